@@ -1,0 +1,129 @@
+// Devices: choosing one, what it can do, and the one-shot command helper transfers use.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "vk.h"
+
+namespace weft {
+
+struct DeviceOptions {
+  // Empty: WEFT_DEVICE from the environment, else the best device (discrete > integrated >
+  // virtual > CPU). Otherwise an index or a case-insensitive name substring.
+  std::string select;
+  // Enable the Khronos validation layer and record every message it prints. Also turned on by
+  // WEFT_VALIDATION=1. Fails with MissingFeature when the layer is not installed.
+  bool validation = false;
+  // Also enable synchronization validation (implies validation): every missing barrier is
+  // reported. It treats a descriptor's whole range as accessed, so it flags stages that the
+  // planner correctly leaves unbarriered because they touch disjoint ranges of one buffer.
+  bool sync_validation = false;
+};
+
+struct DeviceInfo {
+  uint32_t index = 0;
+  std::string name;
+  std::string type;  // "discrete", "integrated", "virtual", "cpu", "other"
+  std::string driver;
+  std::string driver_info;
+  uint32_t vendor_id = 0;
+  uint32_t device_id = 0;
+  uint32_t api_version = 0;
+  uint64_t max_storage_buffer_range = 0;
+  uint64_t max_memory_allocation_size = 0;
+  uint64_t device_local_bytes = 0;
+  uint64_t min_storage_buffer_offset_alignment = 0;
+  uint64_t non_coherent_atom_size = 0;
+  uint32_t max_push_constants = 0;
+  uint32_t max_workgroup_invocations = 0;
+  uint32_t max_workgroup_size[3] = {};
+  uint32_t max_workgroup_count[3] = {};
+  uint32_t subgroup_size = 0;
+  double timestamp_period_ns = 0;
+  bool timestamps = false;
+  // Optional features, enabled on the device whenever present.
+  bool buffer_device_address = false;
+  bool shader_clock = false;
+  bool shader_int64 = false;
+  bool shader_int16 = false;
+  bool shader_float16 = false;
+  bool shader_int8 = false;
+  bool storage_16bit = false;
+  bool storage_8bit = false;
+  bool subgroup_size_control = false;
+  bool usable = false;      // Vulkan 1.2 with timeline semaphores and a compute queue
+  std::string unusable_reason;
+
+  std::string api_string() const;
+  int rank() const;  // higher is preferred by the default choice
+};
+
+// Messages from the validation layer (errors and warnings), kept for tests to assert on.
+class ValidationLog {
+ public:
+  void add(std::string message);
+  size_t count() const;
+  std::vector<std::string> messages() const;
+  void clear();
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<std::string> messages_;
+};
+
+class PipelineCache;
+
+class Device {
+ public:
+  // Every Vulkan device on this machine (usable or not), in enumeration order.
+  static std::vector<DeviceInfo> list();
+  // The device the options (or WEFT_DEVICE) choose; NoDevice when none matches.
+  static std::unique_ptr<Device> open(const DeviceOptions& options = {});
+  ~Device();
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  const DeviceInfo& info() const { return info_; }
+  VkInstance instance() const { return instance_; }
+  VkPhysicalDevice physical() const { return physical_; }
+  VkDevice vk() const { return device_; }
+  VkQueue queue() const { return queue_; }
+  uint32_t queue_family() const { return queue_family_; }
+  bool validation_enabled() const { return validation_enabled_; }
+  ValidationLog& validation() { return *validation_log_; }
+
+  // Memory type with all `required` flags, preferring `preferred` too; UINT32_MAX if none.
+  uint32_t memory_type(uint32_t type_bits, VkMemoryPropertyFlags required,
+                       VkMemoryPropertyFlags preferred) const;
+  VkMemoryPropertyFlags memory_flags(uint32_t type) const;
+
+  // Records with `fn` into a fresh command buffer, submits it and waits. For transfers and
+  // set-up work; never on a hot path.
+  void run_once(const std::function<void(VkCommandBuffer)>& fn);
+
+  // The pipelines of every program on this device share one cache and one pipeline layout.
+  PipelineCache& pipelines();
+
+ private:
+  Device() = default;
+  DeviceInfo info_;
+  VkInstance instance_ = VK_NULL_HANDLE;
+  VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
+  VkPhysicalDevice physical_ = VK_NULL_HANDLE;
+  VkDevice device_ = VK_NULL_HANDLE;
+  VkQueue queue_ = VK_NULL_HANDLE;
+  uint32_t queue_family_ = 0;
+  VkPhysicalDeviceMemoryProperties memory_{};
+  VkCommandPool once_pool_ = VK_NULL_HANDLE;
+  bool validation_enabled_ = false;
+  std::unique_ptr<ValidationLog> validation_log_ = std::make_unique<ValidationLog>();
+  std::unique_ptr<PipelineCache> pipelines_;
+  std::mutex pipelines_mutex_;
+};
+
+}  // namespace weft

@@ -1,0 +1,13 @@
+// Kernels the engine itself ships (shaders/*.comp): copy, fill, message_stats.
+#pragma once
+
+#include <string>
+
+#include "kernel.h"
+
+namespace weft {
+
+// NotFound-style BadInput error listing the known names when `name` is not an engine kernel.
+KernelRef engine_kernel(const std::string& name);
+
+}  // namespace weft

@@ -1,0 +1,302 @@
+#include "executable.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "device.h"
+#include "pipeline_cache.h"
+
+namespace weft {
+
+namespace {
+
+uint64_t padded(uint64_t bytes) { return std::max<uint64_t>((bytes + 15) / 16 * 16, 16); }
+
+void barrier(VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags src_access, VkPipelineStageFlags dst,
+             VkAccessFlags dst_access) {
+  VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  mb.srcAccessMask = src_access;
+  mb.dstAccessMask = dst_access;
+  vkCmdPipelineBarrier(cmd, src, dst, 0, 1, &mb, 0, nullptr, 0, nullptr);
+}
+
+constexpr VkPipelineStageFlags kCompute = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT;
+constexpr VkAccessFlags kComputeAccess =
+    VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_INDIRECT_COMMAND_READ_BIT;
+
+}  // namespace
+
+Executable::Executable(Device& device, Program program, RecordOptions options)
+    : device_(device), program_(std::move(program)), options_(options) {
+  const DeviceInfo& info = device.info();
+  program_.validate(info);
+  plan_ = plan_program(program_, options_.barriers);
+
+  const uint64_t sizes[WEFT_BINDING_COUNT] = {program_.registers_bytes(), program_.metrics_bytes(),
+                                              program_.globals().size(), program_.control_bytes(),
+                                              program_.heap().size()};
+  for (uint32_t b = 0; b < WEFT_BINDING_COUNT; ++b) {
+    VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+    if (b == WEFT_BINDING_CONTROL) usage |= VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
+    MemoryUse use = b == WEFT_BINDING_METRICS ? MemoryUse::HostVisible : MemoryUse::DeviceLocal;
+    buffers_.push_back(std::make_unique<Buffer>(device, padded(sizes[b]), usage, use, binding_name(Binding(b))));
+    buffers_.back()->fill(0, buffers_.back()->size(), 0);  // every program starts from zeroed state
+  }
+  // The Control image: the program's sections plus the far-access addresses of Heap and Globals.
+  control_image_ = program_.control_image();
+  abi::WeftControlHeader header;
+  std::memcpy(&header, control_image_.data(), sizeof header);
+  const uint64_t heap_address = buffer(Binding::Heap).device_address();
+  const uint64_t globals_address = buffer(Binding::Globals).device_address();
+  header.heap_address_lo = uint32_t(heap_address);
+  header.heap_address_hi = uint32_t(heap_address >> 32);
+  header.globals_address_lo = uint32_t(globals_address);
+  header.globals_address_hi = uint32_t(globals_address >> 32);
+  std::memcpy(control_image_.data(), &header, sizeof header);
+  control_init_ = std::make_unique<Buffer>(device, padded(control_image_.size() * 4), 0, MemoryUse::DeviceLocal,
+                                           "Control.initial");
+  control_init_->write(0, control_image_.data(), control_image_.size() * 4);
+  buffer(Binding::Control).write(0, control_image_.data(), control_image_.size() * 4);
+
+  PipelineCache& cache = device.pipelines();
+  for (const Stage& s : program_.stages()) pipelines_.push_back(cache.pipeline(*s.kernel));
+
+  VkDescriptorPoolSize pool_size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, WEFT_BINDING_COUNT};
+  VkDescriptorPoolCreateInfo pi{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  pi.maxSets = 1;
+  pi.poolSizeCount = 1;
+  pi.pPoolSizes = &pool_size;
+  vk_check(vkCreateDescriptorPool(device.vk(), &pi, nullptr, &pool_), "vkCreateDescriptorPool");
+  VkDescriptorSetLayout set_layout = cache.set_layout();
+  VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  ai.descriptorPool = pool_;
+  ai.descriptorSetCount = 1;
+  ai.pSetLayouts = &set_layout;
+  vk_check(vkAllocateDescriptorSets(device.vk(), &ai, &set_), "vkAllocateDescriptorSets");
+  VkDescriptorBufferInfo infos[WEFT_BINDING_COUNT];
+  VkWriteDescriptorSet writes[WEFT_BINDING_COUNT];
+  for (uint32_t b = 0; b < WEFT_BINDING_COUNT; ++b) {
+    // A descriptor covers at most maxStorageBufferRange bytes; the rest is far access.
+    infos[b] = {buffers_[b]->vk(), 0, std::min<uint64_t>(buffers_[b]->size(), info.max_storage_buffer_range / 4 * 4)};
+    writes[b] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    writes[b].dstSet = set_;
+    writes[b].dstBinding = b;
+    writes[b].descriptorCount = 1;
+    writes[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[b].pBufferInfo = &infos[b];
+  }
+  vkUpdateDescriptorSets(device.vk(), WEFT_BINDING_COUNT, writes, 0, nullptr);
+
+  VkSemaphoreTypeCreateInfo ti{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+  ti.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+  VkSemaphoreCreateInfo si{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+  si.pNext = &ti;
+  vk_check(vkCreateSemaphore(device.vk(), &si, nullptr, &timeline_), "vkCreateSemaphore");
+
+  if (info.timestamps) {
+    VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    qi.queryCount = query_count();
+    vk_check(vkCreateQueryPool(device.vk(), &qi, nullptr, &queries_), "vkCreateQueryPool");
+  }
+
+  VkCommandPoolCreateInfo ci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  ci.queueFamilyIndex = device.queue_family();
+  vk_check(vkCreateCommandPool(device.vk(), &ci, nullptr, &command_pool_), "vkCreateCommandPool");
+  VkCommandBufferAllocateInfo cai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  cai.commandPool = command_pool_;
+  cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  cai.commandBufferCount = 1;
+  vk_check(vkAllocateCommandBuffers(device.vk(), &cai, &command_buffer_), "vkAllocateCommandBuffers");
+  VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  bi.flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT;
+  vk_check(vkBeginCommandBuffer(command_buffer_, &bi), "vkBeginCommandBuffer");
+  record_into(command_buffer_);
+  vk_check(vkEndCommandBuffer(command_buffer_), "vkEndCommandBuffer");
+}
+
+Executable::~Executable() {
+  wait_idle();
+  VkDevice d = device_.vk();
+  if (command_pool_) vkDestroyCommandPool(d, command_pool_, nullptr);
+  if (queries_) vkDestroyQueryPool(d, queries_, nullptr);
+  if (timeline_) vkDestroySemaphore(d, timeline_, nullptr);
+  if (pool_) vkDestroyDescriptorPool(d, pool_, nullptr);
+}
+
+uint32_t Executable::query_count() const {
+  return options_.stage_timestamps ? uint32_t(program_.stages().size()) + 1 : 2;
+}
+
+void Executable::record_into(VkCommandBuffer cmd) {
+  if (queries_) vkCmdResetQueryPool(cmd, queries_, 0, query_count());
+  if (options_.reset_control || options_.reset_metrics) {
+    // Earlier runs on this queue must be done with Control/Metrics before the reset copies.
+    barrier(cmd, kCompute, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+    if (options_.reset_control) {
+      VkBufferCopy c{0, 0, control_image_.size() * 4};
+      vkCmdCopyBuffer(cmd, control_init_->vk(), buffer(Binding::Control).vk(), 1, &c);
+    }
+    if (options_.reset_metrics) vkCmdFillBuffer(cmd, buffer(Binding::Metrics).vk(), 0, VK_WHOLE_SIZE, 0);
+  }
+  // Transfers above, earlier runs and staged uploads become visible to this run's kernels.
+  barrier(cmd, kCompute | VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+          kCompute, kComputeAccess);
+  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, device_.pipelines().pipeline_layout(), 0, 1, &set_, 0,
+                          nullptr);
+  if (queries_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries_, 0);
+  record_stages(cmd, program_, plan_, pipelines_, device_.pipelines().pipeline_layout(), buffer(Binding::Control).vk(),
+                options_.stage_timestamps ? queries_ : VK_NULL_HANDLE);
+  if (queries_ && !options_.stage_timestamps) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, 1);
+  // Results become visible to host reads (mapped) and to staged copies.
+  barrier(cmd, kCompute, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+          VK_ACCESS_HOST_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT);
+}
+
+Ticket Executable::submit() {
+  const uint64_t value = submitted_ + 1;
+  VkTimelineSemaphoreSubmitInfo ts{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+  ts.signalSemaphoreValueCount = 1;
+  ts.pSignalSemaphoreValues = &value;
+  VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  si.pNext = &ts;
+  si.commandBufferCount = 1;
+  si.pCommandBuffers = &command_buffer_;
+  si.signalSemaphoreCount = 1;
+  si.pSignalSemaphores = &timeline_;
+  vk_check(vkQueueSubmit(device_.queue(), 1, &si, VK_NULL_HANDLE), "vkQueueSubmit");
+  submitted_ = value;
+  return {value};
+}
+
+Status Executable::wait(Ticket ticket, uint64_t timeout_ns) {
+  if (ticket.value == 0 || ticket.value > submitted_)
+    return Status::failure(ErrorCode::BadInput, "wait: ticket " + std::to_string(ticket.value) + " was never submitted");
+  VkSemaphoreWaitInfo wi{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
+  wi.semaphoreCount = 1;
+  wi.pSemaphores = &timeline_;
+  wi.pValues = &ticket.value;
+  VkResult r = vkWaitSemaphores(device_.vk(), &wi, timeout_ns);
+  if (r == VK_TIMEOUT) return Status::failure(ErrorCode::Timeout, "wait: run " + std::to_string(ticket.value) + " not done");
+  return vk_status(r, "vkWaitSemaphores");
+}
+
+bool Executable::done(Ticket ticket) const {
+  uint64_t value = 0;
+  vkGetSemaphoreCounterValue(device_.vk(), timeline_, &value);
+  return value >= ticket.value;
+}
+
+void Executable::run() { wait(submit()).throw_if_failed(); }
+
+void Executable::wait_idle() {
+  if (submitted_ && timeline_) wait(Ticket{submitted_});
+}
+
+Timings Executable::timings() {
+  Timings t;
+  if (!queries_ || submitted_ == 0) return t;
+  wait_idle();
+  const uint32_t n = query_count();
+  std::vector<uint64_t> raw(n);
+  if (vkGetQueryPoolResults(device_.vk(), queries_, 0, n, n * 8, raw.data(), 8, VK_QUERY_RESULT_64_BIT) != VK_SUCCESS)
+    return t;
+  const double period = device_.info().timestamp_period_ns;
+  t.valid = true;
+  t.total_ns = double(raw[n - 1] - raw[0]) * period;
+  if (options_.stage_timestamps) {
+    t.stage_ns.assign(program_.stages().size(), 0);
+    for (size_t pos = 0; pos < plan_.order.size(); ++pos)
+      t.stage_ns[plan_.order[pos]] = double(raw[pos + 1] - raw[pos]) * period;
+  }
+  return t;
+}
+
+// ---- host access ----------------------------------------------------------------------------
+
+void Executable::write(Binding b, uint64_t offset, const void* data, uint64_t bytes) {
+  const uint64_t size = program_.whole(b).size;
+  if (offset > size || bytes > size - offset)
+    fail(ErrorCode::SegmentOutOfRange, std::string("write of ") + std::to_string(bytes) + " bytes at offset " +
+                                           std::to_string(offset) + " is outside " + binding_name(b) + " (" +
+                                           std::to_string(size) + " bytes)");
+  wait_idle();
+  buffer(b).write(offset, data, bytes);
+}
+
+void Executable::read(Binding b, uint64_t offset, void* data, uint64_t bytes) {
+  const uint64_t size = program_.whole(b).size;
+  if (offset > size || bytes > size - offset)
+    fail(ErrorCode::SegmentOutOfRange, std::string("read of ") + std::to_string(bytes) + " bytes at offset " +
+                                           std::to_string(offset) + " is outside " + binding_name(b) + " (" +
+                                           std::to_string(size) + " bytes)");
+  wait_idle();
+  buffer(b).read(offset, data, bytes);
+}
+
+void Executable::write_segment(Binding b, const std::string& name, const void* data, uint64_t bytes, uint64_t offset) {
+  const Range r = program_.segment(b, name);
+  if (offset > r.size || bytes > r.size - offset)
+    fail(ErrorCode::SegmentOutOfRange, std::string(binding_name(b)) + " segment '" + name + "' has " +
+                                           std::to_string(r.size) + " bytes; cannot write " + std::to_string(bytes) +
+                                           " at offset " + std::to_string(offset));
+  write(b, r.offset + offset, data, bytes);
+}
+
+void Executable::read_segment(Binding b, const std::string& name, void* data, uint64_t bytes, uint64_t offset) {
+  const Range r = program_.segment(b, name);
+  if (offset > r.size || bytes > r.size - offset)
+    fail(ErrorCode::SegmentOutOfRange, std::string(binding_name(b)) + " segment '" + name + "' has " +
+                                           std::to_string(r.size) + " bytes; cannot read " + std::to_string(bytes) +
+                                           " at offset " + std::to_string(offset));
+  read(b, r.offset + offset, data, bytes);
+}
+
+void Executable::write_register(InstanceId id, uint32_t reg, const void* data, uint64_t bytes) {
+  const Range r = program_.registers(id, reg, 1);
+  if (bytes > r.size)
+    fail(ErrorCode::RegisterWindowOverflow, "write of " + std::to_string(bytes) + " bytes into R" + std::to_string(reg) +
+                                                " of '" + program_.instance(id).name + "', which holds " +
+                                                std::to_string(r.size));
+  write(Binding::Registers, r.offset, data, bytes);
+}
+
+void Executable::read_register(InstanceId id, uint32_t reg, void* data, uint64_t bytes) {
+  const Range r = program_.registers(id, reg, 1);
+  if (bytes > r.size)
+    fail(ErrorCode::RegisterWindowOverflow, "read of " + std::to_string(bytes) + " bytes from R" + std::to_string(reg) +
+                                                " of '" + program_.instance(id).name + "', which holds " +
+                                                std::to_string(r.size));
+  read(Binding::Registers, r.offset, data, bytes);
+}
+
+abi::WeftMetrics Executable::metrics(InstanceId id) {
+  const Range r = program_.metrics(id);
+  abi::WeftMetrics m{};
+  buffer(Binding::Metrics).read(r.offset, &m, sizeof m);  // mapped: no wait, a live poll
+  return m;
+}
+
+void Executable::set_control_word(uint32_t word, uint32_t value) {
+  // The host may set halt and step in the header; the rest of the header is the engine's.
+  const bool header_word = word < WEFT_CONTROL_HEADER_WORDS;
+  if (word >= control_image_.size() || (header_word && word != 0 && word != 2))
+    fail(ErrorCode::SegmentOutOfRange, "control word " + std::to_string(word) + " is not host-settable (halt = 0, step = 2, or [" +
+                                           std::to_string(WEFT_CONTROL_HEADER_WORDS) + ", " +
+                                           std::to_string(control_image_.size()) + "))");
+  wait_idle();
+  control_image_[word] = value;
+  control_init_->write(uint64_t(word) * 4, &value, 4);
+  buffer(Binding::Control).write(uint64_t(word) * 4, &value, 4);
+}
+
+uint32_t Executable::control_word(uint32_t word) {
+  if (word >= control_image_.size())
+    fail(ErrorCode::SegmentOutOfRange, "control word " + std::to_string(word) + " is outside the Control buffer (" +
+                                           std::to_string(control_image_.size()) + " words)");
+  uint32_t v = 0;
+  read(Binding::Control, uint64_t(word) * 4, &v, 4);
+  return v;
+}
+
+}  // namespace weft

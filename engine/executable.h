@@ -1,0 +1,110 @@
+// An Executable is a Program made real on one device: its five buffers, the descriptor set
+// (bound once per command buffer), pipelines, and the command buffer recorded once and
+// replayed by every submit().
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "buffer.h"
+#include "error.h"
+#include "program.h"
+#include "recorder.h"
+
+namespace weft {
+
+class Device;
+
+struct RecordOptions {
+  BarrierMode barriers = BarrierMode::Planned;
+  bool stage_timestamps = true;  // a GPU timestamp after every stage (else only around the run)
+  bool reset_control = true;     // every run starts from the program's Control image
+  bool reset_metrics = true;     // every run starts with zeroed Metrics records
+};
+
+// A submitted run: the timeline-semaphore value that marks its completion.
+struct Ticket {
+  uint64_t value = 0;
+};
+
+struct Timings {
+  bool valid = false;
+  double total_ns = 0;            // first to last timestamp of the run
+  std::vector<double> stage_ns;   // by stage index: completion time since the previous stage
+};
+
+class Executable {
+ public:
+  Executable(Device& device, Program program, RecordOptions options = {});
+  ~Executable();
+  Executable(const Executable&) = delete;
+  Executable& operator=(const Executable&) = delete;
+
+  Device& device() const { return device_; }
+  const Program& program() const { return program_; }
+  const Plan& plan() const { return plan_; }
+  Buffer& buffer(Binding b) { return *buffers_[uint32_t(b)]; }
+
+  // ---- host access. Writes and reads wait for runs in flight first, so they never race the
+  // device. Ranges are checked: SegmentOutOfRange / RegisterWindowOverflow, never a silent clip.
+  void write(Binding b, uint64_t offset, const void* data, uint64_t bytes);
+  void read(Binding b, uint64_t offset, void* data, uint64_t bytes);
+  void write_segment(Binding b, const std::string& segment, const void* data, uint64_t bytes, uint64_t offset = 0);
+  void read_segment(Binding b, const std::string& segment, void* data, uint64_t bytes, uint64_t offset = 0);
+  void write_register(InstanceId instance, uint32_t reg, const void* data, uint64_t bytes);
+  void read_register(InstanceId instance, uint32_t reg, void* data, uint64_t bytes);
+  template <class T>
+  std::vector<T> read_segment(Binding b, const std::string& segment) {
+    const Segment& s = (b == Binding::Heap ? program_.heap() : program_.globals()).at(segment);
+    std::vector<T> out(s.size / sizeof(T));
+    read_segment(b, segment, out.data(), out.size() * sizeof(T));
+    return out;
+  }
+  template <class T>
+  std::vector<T> read_register(InstanceId instance, uint32_t reg) {
+    std::vector<T> out(program_.instance(instance).width * 4 / sizeof(T));
+    read_register(instance, reg, out.data(), out.size() * sizeof(T));
+    return out;
+  }
+
+  // Polls an instance's Metrics record without waiting (it may change while a run is going).
+  abi::WeftMetrics metrics(InstanceId instance);
+  // Control words: `set` changes the image every run starts from (and the live buffer).
+  void set_control_word(uint32_t word, uint32_t value);
+  uint32_t control_word(uint32_t word);
+
+  // ---- execution ----
+  Ticket submit();                                        // non-blocking
+  Status wait(Ticket ticket, uint64_t timeout_ns = UINT64_MAX);  // DeviceLost / Timeout as status
+  bool done(Ticket ticket) const;
+  void run();                                             // submit + wait, throwing on failure
+  Timings timings();                                      // of the last completed run
+
+  // Appends this program to a command buffer the caller records and submits (VkFFT style):
+  // binds the shared descriptor set, resets Control/Metrics if asked, records every stage.
+  void record_into(VkCommandBuffer cmd);
+
+ private:
+  void wait_idle();
+  uint32_t query_count() const;
+
+  Device& device_;
+  Program program_;
+  RecordOptions options_;
+  Plan plan_;
+  std::vector<std::unique_ptr<Buffer>> buffers_;
+  std::unique_ptr<Buffer> control_init_;
+  std::vector<uint32_t> control_image_;
+  std::vector<VkPipeline> pipelines_;
+  VkDescriptorPool pool_ = VK_NULL_HANDLE;
+  VkDescriptorSet set_ = VK_NULL_HANDLE;
+  VkCommandPool command_pool_ = VK_NULL_HANDLE;
+  VkCommandBuffer command_buffer_ = VK_NULL_HANDLE;
+  VkSemaphore timeline_ = VK_NULL_HANDLE;
+  VkQueryPool queries_ = VK_NULL_HANDLE;
+  uint64_t submitted_ = 0;
+};
+
+}  // namespace weft

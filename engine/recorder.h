@@ -1,0 +1,63 @@
+// The recorder: orders a program's stages and plans the barriers between them.
+//
+// Stage j depends on an earlier stage i when their declared ranges overlap and at least one
+// writes (RAW, WAR, WAW; an indirect dispatch reads its slot). Stages are grouped in levels
+// (level = 1 + the deepest level they depend on) and recorded level by level, so independent
+// stages sit side by side with no barrier and the GPU may overlap them. One pipeline barrier
+// precedes each level after the first, carrying exactly the stage and access masks its
+// hazards need; its first scope covers every earlier command, so one barrier suffices even
+// for a dependency that skips levels.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "program.h"
+#include "vk.h"
+
+namespace weft {
+
+enum class BarrierMode {
+  Planned,     // a barrier only where a hazard needs one (the default)
+  EveryStage,  // a full barrier after every stage (the baseline benchmarks compare against)
+  None,        // no barrier between stages: only for tests proving the planned ones matter
+};
+
+enum class HazardKind { ReadAfterWrite, WriteAfterRead, WriteAfterWrite };
+const char* hazard_name(HazardKind k);
+
+struct Hazard {
+  uint32_t earlier = 0;  // stage indices
+  uint32_t later = 0;
+  HazardKind kind = HazardKind::ReadAfterWrite;
+  Binding binding = Binding::Globals;
+  bool indirect = false;  // the later stage reads the range as its indirect dispatch
+};
+
+struct Barrier {
+  uint32_t before = 0;  // position in Plan::order this barrier precedes
+  VkPipelineStageFlags src_stages = 0, dst_stages = 0;
+  VkAccessFlags src_access = 0, dst_access = 0;
+  std::vector<Hazard> hazards;
+};
+
+struct Plan {
+  std::vector<uint32_t> order;  // stage indices in recording order
+  std::vector<uint32_t> level;  // level of each stage (by stage index)
+  std::vector<Barrier> barriers;
+  std::vector<Hazard> hazards;  // every dependency found
+  // Human-readable listing of stages and barriers (weft run --dry-run).
+  std::string describe(const Program& program) const;
+};
+
+Plan plan_program(const Program& program, BarrierMode mode);
+
+// Records the stages in plan order with their barriers, pushes and dispatches. The caller has
+// bound the descriptor set. Writes a timestamp after each stage when `queries` is non-null
+// (query i + 1 after the stage at position i; query 0 is the caller's).
+void record_stages(VkCommandBuffer cmd, const Program& program, const Plan& plan,
+                   const std::vector<VkPipeline>& pipelines, VkPipelineLayout layout, VkBuffer control,
+                   VkQueryPool queries);
+
+}  // namespace weft

@@ -1,0 +1,123 @@
+// weft.glsl — what every Weft kernel includes first.
+//
+// Usage: #version 450, `#extension GL_GOOGLE_include_directive : require`, then
+// `#include "weft.glsl"` before any declaration. Define WEFT_FAR_ACCESS before the include to
+// reach Heap/Globals words past the bound window (see bindings_layout/weft_layout.h).
+// The engine defines WEFT_SHADER_CLOCK when it builds the variant for devices with
+// VK_KHR_shader_clock; kernels never test for it themselves.
+#ifndef WEFT_GLSL
+#define WEFT_GLSL
+
+#ifdef WEFT_SHADER_CLOCK
+#extension GL_ARB_shader_clock : require
+#endif
+#ifdef WEFT_FAR_ACCESS
+#extension GL_EXT_buffer_reference : require
+#extension GL_EXT_buffer_reference_uvec2 : require
+#endif
+
+#include "weft_layout.h"
+
+// ---- the five bindings ------------------------------------------------------------------
+// Registers and Globals have a uint and a float view of the same memory. Within one invocation,
+// do not write a word through one view and read it back through the other.
+layout(set = 0, binding = WEFT_BINDING_REGISTERS, std430) buffer WeftRegistersU { uint regs_u[]; };
+layout(set = 0, binding = WEFT_BINDING_REGISTERS, std430) buffer WeftRegistersF { float regs_f[]; };
+layout(set = 0, binding = WEFT_BINDING_METRICS, std430) buffer WeftMetricsBlock { WeftMetrics metrics[]; };
+layout(set = 0, binding = WEFT_BINDING_GLOBALS, std430) buffer WeftGlobalsU { uint globals_u[]; };
+layout(set = 0, binding = WEFT_BINDING_GLOBALS, std430) buffer WeftGlobalsF { float globals_f[]; };
+layout(set = 0, binding = WEFT_BINDING_CONTROL, std430) buffer WeftControl {
+  WeftControlHeader header;
+  uint words[];  // word w of the whole buffer is words[w - WEFT_CONTROL_HEADER_WORDS]
+} control;
+layout(set = 0, binding = WEFT_BINDING_HEAP, std430) readonly buffer WeftHeapU { uint heap_u[]; };
+layout(set = 0, binding = WEFT_BINDING_HEAP, std430) readonly buffer WeftHeapF { float heap_f[]; };
+
+layout(push_constant, std430) uniform WeftPushBlock {
+  WeftPushHeader header;
+  uint user[WEFT_PUSH_USER_WORDS];
+} pc;
+
+// ---- push constants ----------------------------------------------------------------------
+float weft_user_f(uint i) { return uintBitsToFloat(pc.user[i]); }
+
+// ---- control -----------------------------------------------------------------------------
+uint weft_control_word(uint w) { return control.words[w - WEFT_CONTROL_HEADER_WORDS]; }
+float weft_control_f(uint w) { return uintBitsToFloat(weft_control_word(w)); }
+void weft_set_control_word(uint w, uint v) { control.words[w - WEFT_CONTROL_HEADER_WORDS] = v; }
+
+// Field `field` of this stage's instance control record (WeftInstanceControl).
+uint weft_instance_control_word(uint field) { return weft_control_word(pc.header.control + field); }
+// The scale word of this stage's instance (1.0 unless a host or a rule changed it).
+float weft_scale() { return uintBitsToFloat(weft_instance_control_word(0u)); }
+uint weft_instance_flags() { return weft_instance_control_word(1u); }
+uint weft_limit() { return weft_instance_control_word(2u); }
+float weft_param(uint i) { return uintBitsToFloat(weft_instance_control_word(4u + i)); }
+
+// A stage that honours halt calls this first and returns when it is true.
+bool weft_halted() {
+  return (pc.header.flags & WEFT_PUSH_HONOUR_HALT) != 0u && control.header.halt != 0u;
+}
+
+// ---- registers and messages ---------------------------------------------------------------
+uint weft_reg_index(uint r, uint j) { return pc.header.window + r * pc.header.width + j; }
+float weft_inbox_f(uint j) { return regs_f[pc.header.inbox + j]; }
+uint weft_inbox_u(uint j) { return regs_u[pc.header.inbox + j]; }
+void weft_outbox_f(uint j, float v) { regs_f[pc.header.outbox + j] = v; }
+void weft_outbox_u(uint j, uint v) { regs_u[pc.header.outbox + j] = v; }
+
+bool weft_has_inbox() { return pc.header.inbox_instance != WEFT_NONE; }
+
+// ---- device ticks ---------------------------------------------------------------------------
+uvec2 weft_clock() {
+#ifdef WEFT_SHADER_CLOCK
+  return clock2x32ARB();
+#else
+  return uvec2(0u);
+#endif
+}
+uvec2 weft_ticks_since(uvec2 start) {
+  uvec2 now = weft_clock();
+  uint borrow = now.x < start.x ? 1u : 0u;
+  return uvec2(now.x - start.x, now.y - start.y - borrow);
+}
+
+// Writes this stage's message metadata. Call from exactly one invocation, after the payload is
+// written (the ticks then cover the work of that invocation's workgroup).
+void weft_message_write(float norm, float max_abs, uint status, uvec2 ticks) {
+  uint i = pc.header.instance;
+  metrics[i].norm = norm;
+  metrics[i].max_abs = max_abs;
+  metrics[i].status = status;
+  metrics[i].ticks_lo = ticks.x;
+  metrics[i].ticks_hi = ticks.y;
+  metrics[i].sequence = metrics[i].sequence + 1u;
+}
+
+// ---- far access: words past the bound window ------------------------------------------------
+#ifdef WEFT_FAR_ACCESS
+layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer WeftFarWordsRO { uint w[]; };
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer WeftFarWords { uint w[]; };
+
+// Address of word `word` (a 32-bit word index reaches 16 GiB) of the buffer at `base`.
+uvec2 weft_word_address(uint base_lo, uint base_hi, uint word) {
+  uint off_lo = word << 2;
+  uint lo = base_lo + off_lo;
+  return uvec2(lo, base_hi + (word >> 30) + (lo < base_lo ? 1u : 0u));
+}
+uint weft_heap_far_u(uint word) {
+  WeftFarWordsRO p = WeftFarWordsRO(weft_word_address(control.header.heap_address_lo, control.header.heap_address_hi, word));
+  return p.w[0];
+}
+float weft_heap_far_f(uint word) { return uintBitsToFloat(weft_heap_far_u(word)); }
+uint weft_globals_far_u(uint word) {
+  WeftFarWords p = WeftFarWords(weft_word_address(control.header.globals_address_lo, control.header.globals_address_hi, word));
+  return p.w[0];
+}
+void weft_globals_far_set_u(uint word, uint v) {
+  WeftFarWords p = WeftFarWords(weft_word_address(control.header.globals_address_lo, control.header.globals_address_hi, word));
+  p.w[0] = v;
+}
+#endif
+
+#endif  // WEFT_GLSL

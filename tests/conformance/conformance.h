@@ -1,0 +1,61 @@
+// The conformance suite: device-agnostic cases, each comparing device behaviour with an
+// independent reference under a declared tolerance. `weft conformance` runs them per device;
+// the doctest suite runs them on the default device with validation on.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <weft/weft.h>
+
+namespace weft::conformance {
+
+enum class Outcome { Pass, Fail, Skip };
+const char* outcome_name(Outcome o);
+
+struct Result {
+  Outcome outcome = Outcome::Pass;
+  std::string detail;      // why it failed or was skipped; what was checked when it passed
+  double worst_error = 0;  // largest error against the reference (0 for exact cases)
+  static Result pass(std::string detail = {}, double worst = 0) { return {Outcome::Pass, std::move(detail), worst}; }
+  static Result fail(std::string detail, double worst = 0) { return {Outcome::Fail, std::move(detail), worst}; }
+  static Result skip(std::string reason) { return {Outcome::Skip, std::move(reason), 0}; }
+};
+
+struct Case {
+  std::string name;       // "group.behaviour"
+  std::string tolerance;  // "exact", or the bound and why
+  std::function<Result(Device&)> run;
+};
+
+// Every registered case (engine cases first, then each workload's).
+const std::vector<Case>& all_cases();
+std::vector<Case> engine_cases();
+
+struct CaseReport {
+  std::string name;
+  std::string tolerance;
+  Result result;
+  double seconds = 0;
+};
+
+struct DeviceReport {
+  DeviceInfo device;
+  std::vector<CaseReport> cases;
+  size_t passed() const;
+  size_t failed() const;
+  size_t skipped() const;
+};
+
+// Runs the cases whose name contains `filter` (all when empty). A case that throws, or that
+// leaves validation messages behind, fails with the message as its detail.
+DeviceReport run_cases(Device& device, const std::string& filter = {});
+
+std::string format_table(const std::vector<DeviceReport>& reports);
+std::string format_json(const std::vector<DeviceReport>& reports);
+
+// Test kernels (tests/shaders/*.comp), embedded at build time.
+KernelRef test_kernel(const std::string& name);
+
+}  // namespace weft::conformance
