@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 
 #include "error.h"
@@ -236,6 +237,7 @@ int DeviceInfo::rank() const {
 
 void ValidationLog::add(std::string message) {
   std::lock_guard lock(mutex_);
+  if (echo) std::fprintf(stderr, "[validation] %s\n", message.c_str());
   messages_.push_back(std::move(message));
 }
 size_t ValidationLog::count() const {
@@ -264,9 +266,38 @@ std::vector<DeviceInfo> Device::list() {
   return out;
 }
 
+uint32_t Device::choose(const std::vector<DeviceInfo>& infos, const std::string& requested) {
+  if (infos.empty()) fail(ErrorCode::NoDevice, "the Vulkan loader reports no physical device");
+  std::string select = requested;
+  if (select.empty()) {
+    const char* env = std::getenv("WEFT_DEVICE");
+    if (env) select = env;
+  }
+  const size_t n = infos.size();
+  int chosen = -1;
+  if (select.empty()) {
+    for (size_t i = 0; i < n; ++i)
+      if (infos[i].usable && (chosen < 0 || infos[i].rank() > infos[chosen].rank())) chosen = int(i);
+    if (chosen < 0) fail(ErrorCode::NoDevice, "no usable Vulkan device: " + infos[0].name + " has " + infos[0].unusable_reason);
+  } else if (std::all_of(select.begin(), select.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+    const unsigned long idx = std::strtoul(select.c_str(), nullptr, 10);
+    if (select.size() > 9 || idx >= n)
+      fail(ErrorCode::NoDevice, "device index " + select + " is out of range (" + std::to_string(n) + " devices)");
+    chosen = int(idx);
+  } else {
+    for (size_t i = 0; i < n && chosen < 0; ++i)
+      if (lower(infos[i].name).find(lower(select)) != std::string::npos) chosen = int(i);
+    if (chosen < 0) fail(ErrorCode::NoDevice, "no device name contains '" + select + "' (see weft info)");
+  }
+  if (!infos[chosen].usable)
+    fail(ErrorCode::MissingFeature, "device " + infos[chosen].name + " is not usable: " + infos[chosen].unusable_reason);
+  return uint32_t(chosen);
+}
+
 std::unique_ptr<Device> Device::open(const DeviceOptions& options) {
   std::unique_ptr<Device> dev(new Device());
   dev->validation_enabled_ = options.validation || options.sync_validation || env_flag("WEFT_VALIDATION");
+  dev->validation_log_->echo = env_flag("WEFT_VALIDATION");
   dev->instance_ = create_instance(dev->validation_enabled_, options.sync_validation, dev->validation_log_.get(),
                                    &dev->messenger_);
 
@@ -274,31 +305,10 @@ std::unique_ptr<Device> Device::open(const DeviceOptions& options) {
   vkEnumeratePhysicalDevices(dev->instance_, &n, nullptr);
   std::vector<VkPhysicalDevice> pds(n);
   vkEnumeratePhysicalDevices(dev->instance_, &n, pds.data());
-  if (n == 0) fail(ErrorCode::NoDevice, "the Vulkan loader reports no physical device");
   std::vector<DeviceInfo> infos;
   for (uint32_t i = 0; i < n; ++i) infos.push_back(describe(pds[i], i, nullptr));
 
-  std::string select = options.select;
-  if (select.empty()) {
-    const char* env = std::getenv("WEFT_DEVICE");
-    if (env) select = env;
-  }
-  int chosen = -1;
-  if (select.empty()) {
-    for (uint32_t i = 0; i < n; ++i)
-      if (infos[i].usable && (chosen < 0 || infos[i].rank() > infos[chosen].rank())) chosen = int(i);
-    if (chosen < 0) fail(ErrorCode::NoDevice, "no usable Vulkan device: " + infos[0].name + " has " + infos[0].unusable_reason);
-  } else if (std::all_of(select.begin(), select.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
-    unsigned long idx = std::strtoul(select.c_str(), nullptr, 10);
-    if (idx >= n) fail(ErrorCode::NoDevice, "device index " + select + " is out of range (" + std::to_string(n) + " devices)");
-    chosen = int(idx);
-  } else {
-    for (uint32_t i = 0; i < n && chosen < 0; ++i)
-      if (lower(infos[i].name).find(lower(select)) != std::string::npos) chosen = int(i);
-    if (chosen < 0) fail(ErrorCode::NoDevice, "no device name contains '" + select + "' (see weft info)");
-  }
-  if (!infos[chosen].usable)
-    fail(ErrorCode::MissingFeature, "device " + infos[chosen].name + " is not usable: " + infos[chosen].unusable_reason);
+  const uint32_t chosen = choose(infos, options.select);
 
   FeatureChain fc;
   dev->info_ = describe(pds[chosen], uint32_t(chosen), &fc);

@@ -66,6 +66,8 @@ struct DeviceInfo {
 // Messages from the validation layer (errors and warnings), kept for tests to assert on.
 class ValidationLog {
  public:
+  // Also print each message to stderr as it arrives (WEFT_VALIDATION=1 from the environment).
+  bool echo = false;
   void add(std::string message);
   size_t count() const;
   std::vector<std::string> messages() const;
@@ -84,6 +86,9 @@ class Device {
   static std::vector<DeviceInfo> list();
   // The device the options (or WEFT_DEVICE) choose; NoDevice when none matches.
   static std::unique_ptr<Device> open(const DeviceOptions& options = {});
+  // Which of `devices` a selection string (empty: WEFT_DEVICE, else the best) picks. NoDevice
+  // when nothing matches; MissingFeature when the match cannot run Weft.
+  static uint32_t choose(const std::vector<DeviceInfo>& devices, const std::string& select);
   ~Device();
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;

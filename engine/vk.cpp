@@ -24,7 +24,7 @@ const char* vk_result_name(VkResult r) {
     case VK_ERROR_FRAGMENTED_POOL: return "VK_ERROR_FRAGMENTED_POOL";
     case VK_ERROR_OUT_OF_POOL_MEMORY: return "VK_ERROR_OUT_OF_POOL_MEMORY";
     case VK_ERROR_INVALID_SHADER_NV: return "VK_ERROR_INVALID_SHADER_NV";
-    default: return "VkResult(other)";
+    default: return "VkResult";
   }
 }
 
@@ -45,7 +45,7 @@ static ErrorCode code_for(VkResult r) {
 
 void vk_check(VkResult r, const char* what) {
   if (r == VK_SUCCESS) return;
-  throw Error(code_for(r), std::string(what) + " failed with " + vk_result_name(r));
+  throw Error(code_for(r), std::string(what) + " failed with " + vk_result_name(r) + " (" + std::to_string(int(r)) + ")");
 }
 
 Status vk_status(VkResult r, const char* what) {

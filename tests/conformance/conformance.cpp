@@ -137,4 +137,38 @@ std::string format_json(const std::vector<DeviceReport>& reports) {
   return out.str();
 }
 
+std::string format_junit(const std::vector<DeviceReport>& reports) {
+  auto xml = [](const std::string& in) {
+    std::string out;
+    for (char c : in) {
+      switch (c) {
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '&': out += "&amp;"; break;
+        case '"': out += "&quot;"; break;
+        default: out += (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') ? ' ' : c;
+      }
+    }
+    return out;
+  };
+  std::ostringstream out;
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n";
+  for (const auto& rep : reports) {
+    double total = 0;
+    for (const auto& c : rep.cases) total += c.seconds;
+    out << "  <testsuite name=\"weft.conformance." << xml(rep.device.name) << "\" tests=\"" << rep.cases.size()
+        << "\" failures=\"" << rep.failed() << "\" skipped=\"" << rep.skipped() << "\" time=\"" << total << "\">\n";
+    for (const auto& c : rep.cases) {
+      out << "    <testcase classname=\"" << xml(rep.device.name) << "\" name=\"" << xml(c.name) << "\" time=\"" << c.seconds
+          << "\">";
+      if (c.result.outcome == Outcome::Fail) out << "<failure message=\"" << xml(c.result.detail) << "\"/>";
+      if (c.result.outcome == Outcome::Skip) out << "<skipped message=\"" << xml(c.result.detail) << "\"/>";
+      out << "</testcase>\n";
+    }
+    out << "  </testsuite>\n";
+  }
+  out << "</testsuites>\n";
+  return out.str();
+}
+
 }  // namespace weft::conformance

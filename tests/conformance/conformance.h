@@ -54,6 +54,8 @@ DeviceReport run_cases(Device& device, const std::string& filter = {});
 
 std::string format_table(const std::vector<DeviceReport>& reports);
 std::string format_json(const std::vector<DeviceReport>& reports);
+// JUnit XML: one <testsuite> per device, one <testcase> per case (skips carry their reason).
+std::string format_junit(const std::vector<DeviceReport>& reports);
 
 // Test kernels (tests/shaders/*.comp), embedded at build time.
 KernelRef test_kernel(const std::string& name);

@@ -1,0 +1,52 @@
+// weft bench: one JSON object per line, each naming the benchmark, the device and its figures.
+#pragma once
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <string>
+
+#include <weft/device.h>
+
+namespace weft {
+namespace cli {
+struct Args;
+}
+
+namespace bench {
+
+class Line {
+ public:
+  Line(const std::string& name, const Device& dev) {
+    out_ << "{\"bench\": \"" << name << "\", \"device\": \"" << dev.info().name << "\", \"device_type\": \""
+         << dev.info().type << "\"";
+  }
+  Line& num(const char* key, double v) {
+    out_ << ", \"" << key << "\": ";
+    if (std::isfinite(v))
+      out_ << v;
+    else
+      out_ << "null";
+    return *this;
+  }
+  Line& str(const char* key, const std::string& v) {
+    out_ << ", \"" << key << "\": \"" << v << "\"";
+    return *this;
+  }
+  Line& boolean(const char* key, bool v) {
+    out_ << ", \"" << key << "\": " << (v ? "true" : "false");
+    return *this;
+  }
+  void print() {
+    std::printf("%s}\n", out_.str().c_str());
+    std::fflush(stdout);
+  }
+
+ private:
+  std::ostringstream out_;
+};
+
+int bench_engine(Device& dev, const cli::Args& args);
+
+}  // namespace bench
+}  // namespace weft

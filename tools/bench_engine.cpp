@@ -1,0 +1,348 @@
+// weft bench engine: the engine's own overheads, each against a peer measured in the same run.
+// Every figure is a median over repetitions; GPU times come from timestamp queries.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <sstream>
+
+#include <weft/weft.h>
+
+#include "bench.h"
+#include "cli.h"
+#include "conformance.h"
+
+namespace weft::bench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+struct RunTimes {
+  double gpu_ns = 0;   // median GPU time of one run
+  double wall_ns = 0;  // median submit-to-wait-returned time of one run
+};
+
+RunTimes time_runs(Executable& exe, int reps) {
+  exe.run();  // warm-up: first-use costs stay out of the figures
+  std::vector<double> gpu, wall;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = Clock::now();
+    exe.run();
+    wall.push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count());
+    gpu.push_back(exe.timings().total_ns);
+  }
+  return {median(gpu), median(wall)};
+}
+
+// N tiny stages; `chained`: each reads the previous one's outbox (a dependent chain).
+Program tiny_program(uint32_t n, bool chained) {
+  Program p(chained ? "tiny-chain" : "tiny-independent");
+  KernelRef tiny = conformance::test_kernel("tiny");
+  std::vector<InstanceId> inst;
+  for (uint32_t i = 0; i < n; ++i) {
+    inst.push_back(p.add_instance("t" + std::to_string(i), 1));
+    if (chained && i > 0) p.connect(inst[i - 1], inst[i]);
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    StageSpec s;
+    s.name = "tiny" + std::to_string(i);
+    s.kernel = tiny;
+    s.instance = inst[i];
+    s.reads = {p.inbox(inst[i])};
+    s.writes = {p.outbox(inst[i])};
+    p.add_stage(s);
+  }
+  return p;
+}
+
+// The same chain written by hand against raw Vulkan: its own buffers, descriptor set, pipeline
+// layout and pipeline from the same SPIR-V, one push + dispatch + barrier per stage.
+class RawChain {
+ public:
+  RawChain(Device& dev, uint32_t n) : dev_(dev), n_(n) {
+    VkDevice d = dev.vk();
+    regs_ = std::make_unique<Buffer>(dev, uint64_t(n) * 32 * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryUse::DeviceLocal, "raw.regs");
+    regs_->fill(0, regs_->size(), 0);
+    VkDescriptorSetLayoutBinding b[WEFT_BINDING_COUNT]{};
+    for (uint32_t i = 0; i < WEFT_BINDING_COUNT; ++i) b[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+    VkDescriptorSetLayoutCreateInfo li{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+    li.bindingCount = WEFT_BINDING_COUNT;
+    li.pBindings = b;
+    vk_check(vkCreateDescriptorSetLayout(d, &li, nullptr, &set_layout_), "raw set layout");
+    VkPushConstantRange pr{VK_SHADER_STAGE_COMPUTE_BIT, 0, WEFT_PUSH_BYTES};
+    VkPipelineLayoutCreateInfo pli{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    pli.setLayoutCount = 1;
+    pli.pSetLayouts = &set_layout_;
+    pli.pushConstantRangeCount = 1;
+    pli.pPushConstantRanges = &pr;
+    vk_check(vkCreatePipelineLayout(d, &pli, nullptr, &layout_), "raw pipeline layout");
+    const KernelRef tiny = conformance::test_kernel("tiny");
+    const auto& spirv = tiny->spirv(dev.info().shader_clock);
+    VkShaderModuleCreateInfo mi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    mi.codeSize = spirv.size() * 4;
+    mi.pCode = spirv.data();
+    VkShaderModule module;
+    vk_check(vkCreateShaderModule(d, &mi, nullptr, &module), "raw shader module");
+    VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    ci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, nullptr, 0, VK_SHADER_STAGE_COMPUTE_BIT, module, "main", nullptr};
+    ci.layout = layout_;
+    vk_check(vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &ci, nullptr, &pipeline_), "raw pipeline");
+    vkDestroyShaderModule(d, module, nullptr);
+    VkDescriptorPoolSize ps{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, WEFT_BINDING_COUNT};
+    VkDescriptorPoolCreateInfo pi{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    pi.maxSets = 1;
+    pi.poolSizeCount = 1;
+    pi.pPoolSizes = &ps;
+    vk_check(vkCreateDescriptorPool(d, &pi, nullptr, &pool_), "raw pool");
+    VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    ai.descriptorPool = pool_;
+    ai.descriptorSetCount = 1;
+    ai.pSetLayouts = &set_layout_;
+    vk_check(vkAllocateDescriptorSets(d, &ai, &set_), "raw set");
+    VkDescriptorBufferInfo info{regs_->vk(), 0, VK_WHOLE_SIZE};
+    VkWriteDescriptorSet w[WEFT_BINDING_COUNT];
+    for (uint32_t i = 0; i < WEFT_BINDING_COUNT; ++i) {
+      w[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+      w[i].dstSet = set_;
+      w[i].dstBinding = i;
+      w[i].descriptorCount = 1;
+      w[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+      w[i].pBufferInfo = &info;  // only Registers is used; the rest alias it to stay valid
+    }
+    vkUpdateDescriptorSets(d, WEFT_BINDING_COUNT, w, 0, nullptr);
+    VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    qi.queryCount = 2;
+    vk_check(vkCreateQueryPool(d, &qi, nullptr, &queries_), "raw query pool");
+  }
+  ~RawChain() {
+    VkDevice d = dev_.vk();
+    vkDestroyQueryPool(d, queries_, nullptr);
+    vkDestroyDescriptorPool(d, pool_, nullptr);
+    vkDestroyPipeline(d, pipeline_, nullptr);
+    vkDestroyPipelineLayout(d, layout_, nullptr);
+    vkDestroyDescriptorSetLayout(d, set_layout_, nullptr);
+  }
+
+  // GPU ns of one run of the loop; wall ns through `wall`.
+  double run(double* wall) {
+    const auto t0 = Clock::now();
+    dev_.run_once([&](VkCommandBuffer cmd) {
+      vkCmdResetQueryPool(cmd, queries_, 0, 2);
+      vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_);
+      vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout_, 0, 1, &set_, 0, nullptr);
+      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries_, 0);
+      VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER, nullptr, VK_ACCESS_SHADER_WRITE_BIT, VK_ACCESS_SHADER_READ_BIT};
+      for (uint32_t i = 0; i < n_; ++i) {
+        abi::WeftPush push{};
+        push.header.inbox = i == 0 ? 31 : (i - 1) * 32 + 30;
+        push.header.outbox = i * 32 + 30;
+        vkCmdPushConstants(cmd, layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
+        vkCmdDispatch(cmd, 1, 1, 1);
+        if (i + 1 < n_)
+          vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0,
+                               nullptr, 0, nullptr);
+      }
+      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, 1);
+    });
+    *wall = std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
+    uint64_t ts[2];
+    vk_check(vkGetQueryPoolResults(dev_.vk(), queries_, 0, 2, sizeof ts, ts, 8, VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+             "raw timestamps");
+    return double(ts[1] - ts[0]) * dev_.info().timestamp_period_ns;
+  }
+
+  uint32_t last_value() {
+    uint32_t v = 0;
+    regs_->read((uint64_t(n_ - 1) * 32 + 30) * 4, &v, 4);
+    return v;
+  }
+
+ private:
+  Device& dev_;
+  uint32_t n_;
+  std::unique_ptr<Buffer> regs_;
+  VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
+  VkPipelineLayout layout_ = VK_NULL_HANDLE;
+  VkPipeline pipeline_ = VK_NULL_HANDLE;
+  VkDescriptorPool pool_ = VK_NULL_HANDLE;
+  VkDescriptorSet set_ = VK_NULL_HANDLE;
+  VkQueryPool queries_ = VK_NULL_HANDLE;
+};
+
+// One repetition of each contender per round, alternating, so drift and neighbours' load hit
+// both alike; the medians are compared.
+void bench_chain(Device& dev, uint32_t n, int reps) {
+  RecordOptions o;
+  o.stage_timestamps = false;
+  Executable weft(dev, tiny_program(n, true), o);
+  RawChain raw(dev, n);
+  double wall = 0;
+  weft.run();
+  raw.run(&wall);  // warm-up of both
+  std::vector<double> wg, ww, rg, rw;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = Clock::now();
+    weft.run();
+    ww.push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count());
+    wg.push_back(weft.timings().total_ns);
+    rg.push_back(raw.run(&wall));
+    rw.push_back(wall);
+  }
+  uint32_t out = 0;
+  weft.read_register(InstanceId{n - 1}, WEFT_R_OUTBOX, &out, 4);
+  const double weft_gpu = median(wg), raw_gpu = median(rg);
+  Line("engine.chain", dev)
+      .num("stages", n)
+      .num("barriers", double(weft.plan().barriers.size()))
+      .num("gpu_ns_per_stage", weft_gpu / n)
+      .num("wall_ns_per_stage", median(ww) / n)
+      .num("raw_gpu_ns_per_stage", raw_gpu / n)
+      .num("raw_wall_ns_per_stage", median(rw) / n)
+      .num("ratio_gpu_vs_raw", weft_gpu / raw_gpu)
+      .boolean("correct", out == n && raw.last_value() == n)
+      .print();
+}
+
+void bench_barriers(Device& dev, uint32_t n, int reps) {
+  RecordOptions planned, every;
+  planned.stage_timestamps = every.stage_timestamps = false;
+  every.barriers = BarrierMode::EveryStage;
+  Executable a(dev, tiny_program(n, false), planned);
+  Executable b(dev, tiny_program(n, false), every);
+  a.run();
+  b.run();
+  std::vector<double> ta, tb;
+  for (int r = 0; r < reps; ++r) {
+    a.run();
+    ta.push_back(a.timings().total_ns);
+    b.run();
+    tb.push_back(b.timings().total_ns);
+  }
+  Line("engine.barriers_independent", dev)
+      .num("stages", n)
+      .num("planned_barriers", double(a.plan().barriers.size()))
+      .num("every_stage_barriers", double(b.plan().barriers.size()))
+      .num("planned_gpu_ns", median(ta))
+      .num("every_stage_gpu_ns", median(tb))
+      .num("ratio_every_stage_vs_planned", median(tb) / median(ta))
+      .print();
+}
+
+void bench_submit(Device& dev, int submits) {
+  RecordOptions o;
+  o.stage_timestamps = false;
+  Executable exe(dev, tiny_program(1, false), o);
+  exe.run();
+  std::vector<double> submit_ns, round_ns;
+  for (int i = 0; i < submits; ++i) {
+    const auto t0 = Clock::now();
+    Ticket t = exe.submit();
+    const auto t1 = Clock::now();
+    exe.wait(t).throw_if_failed();
+    const auto t2 = Clock::now();
+    submit_ns.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count());
+    round_ns.push_back(std::chrono::duration<double, std::nano>(t2 - t0).count());
+  }
+  // Peer: the same program recorded into a fresh command buffer for every run.
+  std::vector<double> once_ns;
+  for (int i = 0; i < submits; ++i) {
+    const auto t0 = Clock::now();
+    dev.run_once([&](VkCommandBuffer cmd) { exe.record_into(cmd); });
+    once_ns.push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count());
+  }
+  Line("engine.replay_submit", dev)
+      .num("submits", submits)
+      .num("submit_call_ns", median(submit_ns))
+      .num("submit_wait_round_trip_ns", median(round_ns))
+      .num("rerecord_submit_wait_round_trip_ns", median(once_ns))
+      .num("ratio_replay_vs_rerecord", median(round_ns) / median(once_ns))
+      .print();
+}
+
+void bench_copy(Device& dev, uint64_t bytes, int reps) {
+  bytes = bytes / 16 * 16;
+  Program p("copy");
+  p.globals().add("src", bytes);
+  p.globals().add("dst", bytes);
+  InstanceId i = p.add_instance("copy", 1);
+  const uint32_t count = uint32_t(bytes / 16);
+  StageSpec s;
+  s.name = "copy";
+  s.kernel = engine_kernel("copy");
+  s.instance = i;
+  s.groups = {std::min<uint32_t>((count + 255) / 256, 4096), 1, 1};
+  s.push = {uint32_t(p.globals().at("src").offset / 16), uint32_t(p.globals().at("dst").offset / 16), count};
+  s.reads = {p.segment(Binding::Globals, "src")};
+  s.writes = {p.segment(Binding::Globals, "dst")};
+  p.add_stage(s);
+  RecordOptions o;
+  o.stage_timestamps = false;
+  Executable exe(dev, std::move(p), o);
+  std::vector<uint32_t> pattern(count * 4);
+  for (size_t k = 0; k < pattern.size(); ++k) pattern[k] = uint32_t(k * 2654435761u);
+  exe.write_segment(Binding::Globals, "src", pattern.data(), bytes);
+  RunTimes kernel = time_runs(exe, reps);
+  std::vector<uint32_t> back(pattern.size());
+  exe.read_segment(Binding::Globals, "dst", back.data(), bytes);
+  const bool correct = back == pattern;
+
+  // Peer: vkCmdCopyBuffer between two buffers of the same size, timed the same way.
+  Buffer a(dev, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryUse::DeviceLocal, "copy.a");
+  Buffer b(dev, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryUse::DeviceLocal, "copy.b");
+  VkQueryPool q;
+  VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+  qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+  qi.queryCount = 2;
+  vk_check(vkCreateQueryPool(dev.vk(), &qi, nullptr, &q), "copy query pool");
+  std::vector<double> copy_ns;
+  for (int r = 0; r <= reps; ++r) {
+    dev.run_once([&](VkCommandBuffer cmd) {
+      vkCmdResetQueryPool(cmd, q, 0, 2);
+      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, q, 0);
+      VkBufferCopy c{0, 0, bytes};
+      vkCmdCopyBuffer(cmd, a.vk(), b.vk(), 1, &c);
+      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, q, 1);
+    });
+    uint64_t ts[2];
+    vk_check(vkGetQueryPoolResults(dev.vk(), q, 0, 2, sizeof ts, ts, 8, VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+             "copy timestamps");
+    if (r) copy_ns.push_back(double(ts[1] - ts[0]) * dev.info().timestamp_period_ns);  // r = 0 is the warm-up
+  }
+  vkDestroyQueryPool(dev.vk(), q, nullptr);
+  const double copy = median(copy_ns);
+  // Bandwidth counts bytes read plus bytes written.
+  Line("engine.copy_bandwidth", dev)
+      .num("bytes", double(bytes))
+      .num("kernel_gpu_ns", kernel.gpu_ns)
+      .num("kernel_gb_per_s", 2.0 * bytes / kernel.gpu_ns)
+      .num("vkCmdCopyBuffer_gpu_ns", copy)
+      .num("vkCmdCopyBuffer_gb_per_s", 2.0 * bytes / copy)
+      .num("ratio_kernel_vs_copy_buffer", copy / kernel.gpu_ns)
+      .boolean("correct", correct)
+      .print();
+}
+
+}  // namespace
+
+int bench_engine(Device& dev, const cli::Args& args) {
+  const bool cpu = dev.info().type == "cpu";
+  const uint32_t stages = uint32_t(args.get_uint("stages", 1000));
+  const int reps = int(args.get_uint("reps", 9));
+  const uint64_t copy_mib = args.get_uint("copy-mib", cpu ? 32 : 256);
+  if (stages == 0 || reps == 0 || copy_mib == 0) fail(ErrorCode::BadInput, "--stages, --reps and --copy-mib must be positive");
+  bench_chain(dev, stages, reps);
+  bench_barriers(dev, stages, reps);
+  bench_submit(dev, int(args.get_uint("submits", 200)));
+  bench_copy(dev, copy_mib << 20, reps);
+  return 0;
+}
+
+}  // namespace weft::bench

@@ -1,0 +1,66 @@
+// Minimal argument handling shared by the weft subcommands.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <weft/error.h>
+
+namespace weft::cli {
+
+struct Args {
+  std::vector<std::string> positional;
+  std::map<std::string, std::string> options;  // --name value
+  std::set<std::string> flags;                 // --name
+
+  bool flag(const std::string& name) const { return flags.count(name) != 0; }
+  std::string get(const std::string& name, const std::string& fallback = {}) const {
+    auto it = options.find(name);
+    return it == options.end() ? fallback : it->second;
+  }
+  uint64_t get_uint(const std::string& name, uint64_t fallback) const {
+    auto it = options.find(name);
+    if (it == options.end()) return fallback;
+    const std::string& v = it->second;
+    if (v.empty() || v.size() > 18 || v.find_first_not_of("0123456789") != std::string::npos)
+      fail(ErrorCode::BadInput, "--" + name + " expects a non-negative integer, got '" + v + "'");
+    return std::stoull(v);
+  }
+};
+
+// `with_value`: options that take a value; `known_flags`: options that do not. Anything else
+// starting with -- is an error naming it.
+inline Args parse(int argc, char** argv, int first, const std::set<std::string>& with_value,
+                  const std::set<std::string>& known_flags) {
+  Args a;
+  for (int i = first; i < argc; ++i) {
+    std::string s = argv[i];
+    if (s.rfind("--", 0) != 0 || s == "--") {
+      a.positional.push_back(s);
+      continue;
+    }
+    std::string name = s.substr(2), value;
+    const size_t eq = name.find('=');
+    const bool inline_value = eq != std::string::npos;
+    if (inline_value) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+    }
+    if (with_value.count(name)) {
+      if (!inline_value) {
+        if (i + 1 >= argc) fail(ErrorCode::BadInput, "--" + name + " needs a value");
+        value = argv[++i];
+      }
+      a.options[name] = value;
+    } else if (known_flags.count(name) && !inline_value) {
+      a.flags.insert(name);
+    } else {
+      fail(ErrorCode::BadInput, "unknown option --" + name + " (see weft help)");
+    }
+  }
+  return a;
+}
+
+}  // namespace weft::cli

@@ -1,0 +1,61 @@
+// weft conformance: the conformance cases on one device or on every device present.
+#include <cstdio>
+#include <fstream>
+
+#include <weft/weft.h>
+
+#include "cli.h"
+#include "conformance.h"
+
+namespace weft {
+
+namespace {
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary);
+  if (!f) fail(ErrorCode::BadInput, path + ": cannot open for writing");
+  f << text;
+  if (!f) fail(ErrorCode::BadInput, path + ": write failed");
+}
+
+}  // namespace
+
+int cmd_conformance(int argc, char** argv) {
+  cli::Args args = cli::parse(argc, argv, 2, {"device", "filter", "report", "junit"}, {"validation", "list"});
+  if (args.flag("list")) {
+    for (const auto& c : conformance::all_cases()) std::printf("%-45s %s\n", c.name.c_str(), c.tolerance.c_str());
+    return 0;
+  }
+  std::vector<std::string> selections;
+  if (args.get("device") == "all") {
+    for (const DeviceInfo& d : Device::list())
+      if (d.usable) selections.push_back(std::to_string(d.index));
+    if (selections.empty()) fail(ErrorCode::NoDevice, "no usable Vulkan device");
+  } else {
+    selections.push_back(args.get("device"));
+  }
+  std::vector<conformance::DeviceReport> reports;
+  for (const std::string& sel : selections) {
+    DeviceOptions o;
+    o.select = sel;
+    o.validation = args.flag("validation");
+    auto dev = Device::open(o);
+    std::fprintf(stderr, "running conformance on %s ...\n", dev->info().name.c_str());
+    reports.push_back(conformance::run_cases(*dev, args.get("filter")));
+  }
+  std::fputs(conformance::format_table(reports).c_str(), stdout);
+  if (!args.get("report").empty()) write_file(args.get("report"), conformance::format_json(reports));
+  if (!args.get("junit").empty()) write_file(args.get("junit"), conformance::format_junit(reports));
+  size_t failed = 0, ran = 0;
+  for (const auto& r : reports) {
+    failed += r.failed();
+    ran += r.cases.size();
+  }
+  if (ran == 0) {
+    std::fprintf(stderr, "no conformance case matches the filter '%s'\n", args.get("filter").c_str());
+    return 1;
+  }
+  return failed ? 1 : 0;
+}
+
+}  // namespace weft

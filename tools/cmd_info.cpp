@@ -1,0 +1,75 @@
+// weft info: every Vulkan device, its limits and features, and which one Weft picks.
+#include <cstdio>
+#include <string>
+
+#include <weft/weft.h>
+
+#include "cli.h"
+
+namespace weft {
+
+namespace {
+
+const char* yes(bool b) { return b ? "yes" : "no"; }
+
+}  // namespace
+
+int cmd_info(int argc, char** argv) {
+  cli::Args args = cli::parse(argc, argv, 2, {"device"}, {"json"});
+  std::vector<DeviceInfo> devices = Device::list();
+  int chosen = -1;
+  std::string why;
+  try {
+    chosen = int(Device::choose(devices, args.get("device")));
+  } catch (const Error& e) {
+    why = e.what();
+  }
+  if (args.flag("json")) {
+    std::printf("{\"default\": %d, \"devices\": [", chosen);
+    for (size_t i = 0; i < devices.size(); ++i) {
+      const DeviceInfo& d = devices[i];
+      std::printf(
+          "%s{\"index\": %u, \"name\": \"%s\", \"type\": \"%s\", \"api\": \"%s\", \"driver\": \"%s\", "
+          "\"usable\": %s, \"subgroup_size\": %u, \"max_storage_buffer_range\": %llu, \"max_push_constants\": %u, "
+          "\"max_workgroup_invocations\": %u, \"timestamps\": %s, \"buffer_device_address\": %s, \"shader_clock\": %s}",
+          i ? ", " : "", d.index, d.name.c_str(), d.type.c_str(), d.api_string().c_str(), d.driver.c_str(),
+          d.usable ? "true" : "false", d.subgroup_size, (unsigned long long)d.max_storage_buffer_range,
+          d.max_push_constants, d.max_workgroup_invocations, d.timestamps ? "true" : "false",
+          d.buffer_device_address ? "true" : "false", d.shader_clock ? "true" : "false");
+    }
+    std::printf("]}\n");
+    return chosen < 0 ? 1 : 0;
+  }
+  std::printf("Weft %s — %zu Vulkan device(s)\n", WEFT_VERSION, devices.size());
+  for (const DeviceInfo& d : devices) {
+    std::printf("\n%s device %u: %s\n", int(d.index) == chosen ? "*" : " ", d.index, d.name.c_str());
+    std::printf("    type %s, Vulkan %s, driver %s (%s), vendor 0x%04x device 0x%04x\n", d.type.c_str(),
+                d.api_string().c_str(), d.driver.c_str(), d.driver_info.c_str(), d.vendor_id, d.device_id);
+    if (!d.usable) {
+      std::printf("    not usable by Weft: %s\n", d.unusable_reason.c_str());
+      continue;
+    }
+    std::printf("    limits: maxStorageBufferRange %llu MiB, maxMemoryAllocationSize %llu MiB, device-local %llu MiB\n",
+                (unsigned long long)(d.max_storage_buffer_range >> 20),
+                (unsigned long long)(d.max_memory_allocation_size >> 20), (unsigned long long)(d.device_local_bytes >> 20));
+    std::printf("            push constants %u B, workgroup %u invocations (%u x %u x %u), groups %u x %u x %u\n",
+                d.max_push_constants, d.max_workgroup_invocations, d.max_workgroup_size[0], d.max_workgroup_size[1],
+                d.max_workgroup_size[2], d.max_workgroup_count[0], d.max_workgroup_count[1], d.max_workgroup_count[2]);
+    std::printf("            subgroup size %u, timestamp period %.3g ns, minStorageBufferOffsetAlignment %llu\n",
+                d.subgroup_size, d.timestamp_period_ns, (unsigned long long)d.min_storage_buffer_offset_alignment);
+    std::printf("    features: timestamps %s, bufferDeviceAddress %s, shader clock %s, int64 %s, int16 %s, int8 %s,\n",
+                yes(d.timestamps), yes(d.buffer_device_address), yes(d.shader_clock), yes(d.shader_int64),
+                yes(d.shader_int16), yes(d.shader_int8));
+    std::printf("              float16 %s, 16-bit storage %s, 8-bit storage %s, subgroup size control %s\n",
+                yes(d.shader_float16), yes(d.storage_16bit), yes(d.storage_8bit), yes(d.subgroup_size_control));
+  }
+  if (chosen >= 0)
+    std::printf("\n* default device: %u (%s)%s\n", unsigned(chosen), devices[chosen].name.c_str(),
+                args.get("device").empty() && !std::getenv("WEFT_DEVICE") ? ", best of discrete > integrated > virtual > cpu"
+                                                                           : "");
+  else
+    std::printf("\nno default device: %s\n", why.c_str());
+  return chosen < 0 ? 1 : 0;
+}
+
+}  // namespace weft

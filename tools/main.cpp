@@ -1,0 +1,74 @@
+// weft: the command line. Subcommands: info, conformance, bench, run.
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include <weft/weft.h>
+
+#include "bench.h"
+#include "cli.h"
+
+#ifdef WEFT_HAVE_CMD_RUN
+int weft_cmd_run(int argc, char** argv);
+#endif
+
+namespace weft {
+int cmd_info(int argc, char** argv);
+int cmd_conformance(int argc, char** argv);
+
+namespace {
+
+const char* kUsage =
+    "weft — a dispatch-graph executor on fixed Vulkan bindings\n"
+    "\n"
+    "usage: weft <command> [options]\n"
+    "  info [--device SEL] [--json]            devices, limits, features and the default choice\n"
+    "  conformance [--device SEL|all] [--filter TEXT] [--report FILE.json] [--junit FILE.xml]\n"
+    "              [--validation] [--list]     run the conformance cases and print a table\n"
+    "  bench engine [--device SEL] [--stages N] [--reps N] [--copy-mib N] [--submits N]\n"
+    "                                          benchmarks as JSON lines\n"
+    "  run MANIFEST.toml [--device SEL] [--out DIR] [--runs N] [--dry-run]\n"
+    "                                          run a workload manifest (no C++ needed)\n"
+    "\n"
+    "SEL is a device index or a name substring; WEFT_DEVICE sets the default the same way.\n";
+
+int cmd_bench(int argc, char** argv) {
+  cli::Args args = cli::parse(argc, argv, 2, {"device", "stages", "reps", "copy-mib", "submits"}, {});
+  const std::string which = args.positional.empty() ? "engine" : args.positional[0];
+  DeviceOptions o;
+  o.select = args.get("device");
+  auto dev = Device::open(o);
+  if (which == "engine") return bench::bench_engine(*dev, args);
+  fail(ErrorCode::BadInput, "unknown benchmark '" + which + "' (known: engine)");
+}
+
+}  // namespace
+}  // namespace weft
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "help") || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    std::fputs(weft::kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  const std::string command = argv[1];
+  try {
+    if (command == "info") return weft::cmd_info(argc, argv);
+    if (command == "conformance") return weft::cmd_conformance(argc, argv);
+    if (command == "bench") return weft::cmd_bench(argc, argv);
+#ifdef WEFT_HAVE_CMD_RUN
+    if (command == "run") return weft_cmd_run(argc - 1, argv + 1);
+#endif
+    if (command == "--version" || command == "version") {
+      std::printf("weft %s\n", WEFT_VERSION);
+      return 0;
+    }
+    std::fprintf(stderr, "weft: unknown command '%s'\n\n%s", command.c_str(), weft::kUsage);
+    return 2;
+  } catch (const weft::Error& e) {
+    std::fprintf(stderr, "weft %s: %s\n", command.c_str(), e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "weft %s: unexpected error: %s\n", command.c_str(), e.what());
+    return 1;
+  }
+}
