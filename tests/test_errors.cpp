@@ -76,3 +76,38 @@ TEST_CASE("an empty program runs") {
   exe.run();
   CHECK(exe.plan().order.empty());
 }
+
+TEST_CASE("a heap above maxStorageBufferRange on a device without buffer device address is a missing feature") {
+  DeviceInfo limited = test::device().info();
+  limited.buffer_device_address = false;
+  limited.max_storage_buffer_range = 1 << 20;
+  Program p("big");
+  p.heap().add("weights", (1 << 20) + 64);
+  CHECK(test::error_code_of([&] { p.validate(limited); }) == ErrorCode::MissingFeature);
+  const std::string msg = test::error_message_of([&] { p.validate(limited); });
+  CHECK(msg.find("Heap") != std::string::npos);
+  CHECK(msg.find("bufferDeviceAddress") != std::string::npos);
+}
+
+TEST_CASE("Registers above maxStorageBufferRange are refused: only Heap and Globals have far access") {
+  DeviceInfo limited = test::device().info();
+  limited.max_storage_buffer_range = 4096;
+  Program p("wide");
+  p.add_instance("a", 64);  // 32 registers x 64 words x 4 bytes = 8 KiB
+  CHECK(test::error_code_of([&] { p.validate(limited); }) == ErrorCode::InvalidProgram);
+}
+
+TEST_CASE("a buffer beyond maxMemoryAllocationSize is out of memory, and the device stays usable") {
+  test::ValidationClean clean;
+  Device& dev = test::device();
+  const uint64_t too_big = dev.info().max_memory_allocation_size + (1u << 20);
+  CHECK(test::error_code_of([&] {
+          Buffer b(dev, too_big, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryUse::DeviceLocal, "huge");
+        }) == ErrorCode::OutOfMemory);
+  Buffer ok(dev, 64, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryUse::DeviceLocal, "small");
+  const uint32_t v = 42;
+  ok.write(8, &v, 4);
+  uint32_t back = 0;
+  ok.read(8, &back, 4);
+  CHECK(back == 42);
+}

@@ -52,3 +52,27 @@ TEST_CASE("submit does not block and wait returns once the run is done") {
   CHECK(x.back() == 2);
   CHECK_FALSE(exe.wait(Ticket{99}));
 }
+
+TEST_CASE("two executables append into one caller-owned command buffer and run with one submit") {
+  test::ValidationClean clean;
+  auto make = [](uint32_t add) {
+    Program p("append" + std::to_string(add));
+    InstanceId a = p.add_instance("a", 1);
+    p.globals().add("x", 64 * 4);
+    StageSpec s;
+    s.name = "x+=" + std::to_string(add);
+    s.kernel = conformance::test_kernel("globals_add");
+    s.instance = a;
+    s.push = {0, 64, add};
+    s.reads = s.writes = {p.segment(Binding::Globals, "x")};
+    p.add_stage(s);
+    return Executable(test::device(), std::move(p));
+  };
+  Executable first = make(3), second = make(5);
+  test::device().run_once([&](VkCommandBuffer cmd) {
+    first.record_into(cmd);
+    second.record_into(cmd);
+  });
+  CHECK(first.read_segment<uint32_t>(Binding::Globals, "x") == std::vector<uint32_t>(64, 3));
+  CHECK(second.read_segment<uint32_t>(Binding::Globals, "x") == std::vector<uint32_t>(64, 5));
+}

@@ -150,6 +150,11 @@ Result three_instance_chain(Device& dev) {
     if (norm_err > 1e-5) return Result::fail("instance " + std::to_string(k) + " norm off by " + std::to_string(norm_err), worst);
     if (m.max_abs != float(mx)) return Result::fail("instance " + std::to_string(k) + " max_abs differs", worst);
     if (m.status != WEFT_STATUS_OK || m.sequence != 1) return Result::fail("instance " + std::to_string(k) + " status/sequence wrong", worst);
+    // ticks come from the shader clock; without one the contract says 0.
+    const uint64_t ticks = (uint64_t(m.ticks_hi) << 32) | m.ticks_lo;
+    if (dev.info().shader_clock ? ticks == 0 : ticks != 0)
+      return Result::fail("instance " + std::to_string(k) + " ticks = " + std::to_string(ticks) + " with shader clock " +
+                          (dev.info().shader_clock ? "present" : "absent"), worst);
   }
   if (exe.plan().barriers.size() != 2) return Result::fail("expected 2 barriers for a 3-hop chain, got " + std::to_string(exe.plan().barriers.size()));
   return Result::pass({}, worst);
