@@ -300,6 +300,9 @@ std::unique_ptr<Device> Device::open(const DeviceOptions& options) {
   dev->validation_log_->echo = env_flag("WEFT_VALIDATION");
   dev->instance_ = create_instance(dev->validation_enabled_, options.sync_validation, dev->validation_log_.get(),
                                    &dev->messenger_);
+  if (dev->messenger_)
+    dev->destroy_messenger_ = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
+        vkGetInstanceProcAddr(dev->instance_, "vkDestroyDebugUtilsMessengerEXT"));
 
   uint32_t n = 0;
   vkEnumeratePhysicalDevices(dev->instance_, &n, nullptr);
@@ -366,7 +369,7 @@ Device::~Device() {
     if (once_pool_) vkDestroyCommandPool(device_, once_pool_, nullptr);
     vkDestroyDevice(device_, nullptr);
   }
-  if (messenger_) vkDestroyDebugUtilsMessengerEXT(instance_, messenger_, nullptr);
+  if (messenger_ && destroy_messenger_) destroy_messenger_(instance_, messenger_, nullptr);
   if (instance_) vkDestroyInstance(instance_, nullptr);
 }
 

@@ -119,6 +119,8 @@ class Device {
   DeviceInfo info_;
   VkInstance instance_ = VK_NULL_HANDLE;
   VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
+  // volk's pointers are process-wide and reloaded for every instance; this one is this instance's.
+  PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger_ = nullptr;
   VkPhysicalDevice physical_ = VK_NULL_HANDLE;
   VkDevice device_ = VK_NULL_HANDLE;
   VkQueue queue_ = VK_NULL_HANDLE;

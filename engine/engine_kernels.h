@@ -1,4 +1,4 @@
-// Kernels the engine itself ships (shaders/*.comp): copy, fill, message_stats.
+// Kernels the engine itself ships (shaders/*.comp): copy, fill, message_stats, regulator.
 #pragma once
 
 #include <string>
@@ -7,7 +7,7 @@
 
 namespace weft {
 
-// NotFound-style BadInput error listing the known names when `name` is not an engine kernel.
+// BadInput listing the known names when `name` is not an engine kernel.
 KernelRef engine_kernel(const std::string& name);
 
 }  // namespace weft

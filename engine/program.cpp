@@ -264,6 +264,14 @@ void Program::validate(const DeviceInfo& device) const {
                                               std::to_string(d) + "; the device allows " +
                                               std::to_string(device.max_workgroup_count[d]));
   }
+  // A slot's size at the start of a run must be dispatchable; sizes that kernels or rules write
+  // later are the writer's responsibility (the device clamps nothing for us).
+  for (const IndirectSlot& slot : slots_)
+    for (int d = 0; d < 3; ++d)
+      if (slot.groups[d] > device.max_workgroup_count[d])
+        fail(ErrorCode::InvalidProgram, "program '" + name_ + "': indirect slot '" + slot.name + "' starts with " +
+                                            std::to_string(slot.groups[d]) + " groups in dimension " + std::to_string(d) +
+                                            "; the device allows " + std::to_string(device.max_workgroup_count[d]));
   for (Binding b : {Binding::Heap, Binding::Globals, Binding::Registers, Binding::Metrics, Binding::Control}) {
     const uint64_t size = binding_size(b);
     if (size <= device.max_storage_buffer_range) continue;

@@ -75,6 +75,12 @@ Plan plan_program(const Program& program, BarrierMode mode) {
           HazardKind kind = a.write ? (b.write ? HazardKind::WriteAfterWrite : HazardKind::ReadAfterWrite)
                                     : HazardKind::WriteAfterRead;
           Hazard h{uint32_t(i), uint32_t(j), kind, a.range.binding, b.indirect && !b.write};
+          // Several overlapping ranges of one pair make one hazard per kind and binding.
+          bool seen = false;
+          for (const auto& [prev, prev_indirect] : incoming[j])
+            seen |= prev.earlier == h.earlier && prev.kind == h.kind && prev.binding == h.binding &&
+                    prev.indirect == h.indirect && prev_indirect == a.indirect;
+          if (seen) continue;
           plan.hazards.push_back(h);
           incoming[j].push_back({h, a.indirect});
           plan.level[j] = std::max(plan.level[j], plan.level[i] + 1);

@@ -111,3 +111,11 @@ TEST_CASE("a buffer beyond maxMemoryAllocationSize is out of memory, and the dev
   ok.read(8, &back, 4);
   CHECK(back == 42);
 }
+
+TEST_CASE("an indirect slot that starts larger than the device's group limit is refused") {
+  DeviceInfo info = test::device().info();
+  Program p("slots");
+  p.add_slot("huge", {info.max_workgroup_count[0] + 1u, 1, 1});
+  CHECK(test::error_code_of([&] { p.validate(info); }) == ErrorCode::InvalidProgram);
+  CHECK(test::error_message_of([&] { p.validate(info); }).find("'huge'") != std::string::npos);
+}
