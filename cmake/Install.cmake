@@ -13,7 +13,8 @@ install(FILES "${CMAKE_SOURCE_DIR}/shaders/weft.glsl" "${CMAKE_SOURCE_DIR}/bindi
   DESTINATION ${CMAKE_INSTALL_DATADIR}/weft/glsl)
 install(EXPORT weftTargets NAMESPACE weft:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/weft)
 configure_package_config_file("${CMAKE_SOURCE_DIR}/cmake/weftConfig.cmake.in"
-  "${CMAKE_BINARY_DIR}/weftConfig.cmake" INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/weft)
+  "${CMAKE_BINARY_DIR}/weftConfig.cmake" INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/weft
+  PATH_VARS CMAKE_INSTALL_DATADIR)  # -> PACKAGE_CMAKE_INSTALL_DATADIR: where the GLSL includes are
 write_basic_package_version_file("${CMAKE_BINARY_DIR}/weftConfigVersion.cmake" COMPATIBILITY SameMinorVersion)
 install(FILES "${CMAKE_BINARY_DIR}/weftConfig.cmake" "${CMAKE_BINARY_DIR}/weftConfigVersion.cmake"
   "${CMAKE_SOURCE_DIR}/cmake/WeftShaders.cmake" "${CMAKE_SOURCE_DIR}/cmake/weft_embed_spirv.cmake"

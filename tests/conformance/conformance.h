@@ -32,6 +32,8 @@ struct Case {
 // Every registered case (engine cases first, then each workload's).
 const std::vector<Case>& all_cases();
 std::vector<Case> engine_cases();
+std::vector<Case> regulator_cases();
+std::vector<Case> manifest_cases();
 
 struct CaseReport {
   std::string name;
@@ -59,5 +61,26 @@ std::string format_junit(const std::vector<DeviceReport>& reports);
 
 // Test kernels (tests/shaders/*.comp), embedded at build time.
 KernelRef test_kernel(const std::string& name);
+
+// ---- manifest fixtures (manifest_cases.cpp) ----
+// A fresh folder under the system temp directory, removed with its contents on destruction.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& tag);
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+void write_text(const std::string& path, const std::string& text);
+// Writes the fixture manifest (or `manifest_text` instead of it), its kernel affine.comp and its
+// inputs x.npy and in.npy into `dir`; returns the manifest's path.
+std::string write_manifest_fixture(const std::string& dir, const std::string& manifest_text = {});
+const char* manifest_fixture_text();
+// The source tree's examples/ folder, or "" when this binary was built elsewhere.
+std::string examples_dir();
 
 }  // namespace weft::conformance
