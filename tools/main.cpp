@@ -11,6 +11,9 @@
 #ifdef WEFT_HAVE_CMD_RUN
 int weft_cmd_run(int argc, char** argv);
 #endif
+#ifdef WEFT_HAVE_CMD_MONTY
+int weft_cmd_monty(int argc, char** argv);
+#endif
 
 namespace weft {
 int cmd_info(int argc, char** argv);
@@ -29,6 +32,8 @@ const char* kUsage =
     "                                          benchmarks as JSON lines\n"
     "  run MANIFEST.toml [--device SEL] [--out DIR] [--runs N] [--dry-run]\n"
     "                                          run a workload manifest (no C++ needed)\n"
+    "  monty replay RUN_DIR [--objects DIR] [--backend cpu]\n"
+    "                                          replay a Monty fixture run, print errors per step\n"
     "\n"
     "SEL is a device index or a name substring; WEFT_DEVICE sets the default the same way.\n";
 
@@ -57,6 +62,9 @@ int main(int argc, char** argv) {
     if (command == "bench") return weft::cmd_bench(argc, argv);
 #ifdef WEFT_HAVE_CMD_RUN
     if (command == "run") return weft_cmd_run(argc - 1, argv + 1);
+#endif
+#ifdef WEFT_HAVE_CMD_MONTY
+    if (command == "monty") return weft_cmd_monty(argc - 1, argv + 1);
 #endif
     if (command == "--version" || command == "version") {
       std::printf("weft %s\n", WEFT_VERSION);

@@ -1,0 +1,325 @@
+// The native CPU backend: hypotheses live in host vectors; dispatch validates and starts the step
+// on a coordinator thread, which fans each phase out over (LM, graph) pairs and hypothesis blocks.
+#include "cpu_backend.h"
+
+#include <weft/error.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+namespace weft::hyp {
+
+namespace {
+
+constexpr size_t kBlock = 256;  // tested hypotheses per evidence work item
+
+[[noreturn]] void bad(const std::string& m) { fail(ErrorCode::BadInput, m); }
+
+void require_finite(const double* v, size_t n, const std::string& what) {
+  for (size_t i = 0; i < n; ++i)
+    if (!std::isfinite(v[i])) bad(what + ": value " + std::to_string(i) + " is NaN or infinite");
+}
+
+}  // namespace
+
+CpuBackend::CpuBackend(unsigned threads) : pool_(threads) {
+  coordinator_ = std::thread([this] { coordinator_loop(); });
+}
+
+CpuBackend::~CpuBackend() {
+  {
+    std::lock_guard<std::mutex> lock(step_mutex_);
+    stop_ = true;
+  }
+  step_cv_.notify_all();
+  coordinator_.join();  // finishes a step still in flight first
+}
+
+void CpuBackend::coordinator_loop() {
+  std::unique_lock<std::mutex> lock(step_mutex_);
+  for (;;) {
+    step_cv_.wait(lock, [&] { return has_job_ || stop_; });
+    if (!has_job_) return;
+    std::vector<StepInput> inputs = std::move(job_);
+    lock.unlock();
+    std::exception_ptr error;
+    try {
+      run_step(inputs);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    lock.lock();
+    has_job_ = false;
+    finished_ = true;
+    step_error_ = error;
+    step_cv_.notify_all();
+  }
+}
+
+int CpuBackend::add_graph(const ObjectGraph& graph) {
+  require_idle("add_graph");
+  if (graph.num_nodes == 0 || graph.pos.size() != graph.num_nodes * 3 ||
+      graph.pose_vectors.size() != graph.num_nodes * 9 || graph.pose_defined.size() != graph.num_nodes ||
+      graph.features.size() % graph.num_nodes != 0)
+    bad("add_graph '" + graph.name + "': arrays do not match num_nodes (build it with ObjectGraph::from_arrays)");
+  graphs_.push_back(std::make_unique<ObjectGraph>(graph));
+  grids_.push_back(std::make_unique<NodeGrid>(graph.pos));
+  return int(graphs_.size()) - 1;
+}
+
+int CpuBackend::add_learning_module(const UpdaterConfig& config, const std::vector<int>& graph_ids) {
+  require_idle("add_learning_module");
+  config.validate();
+  if (graph_ids.empty()) bad("add_learning_module: an LM needs at least one graph");
+  auto lm = std::make_unique<LmState>();
+  lm->config = config;
+  for (int id : graph_ids) {
+    if (id < 0 || id >= int(graphs_.size()))
+      bad("add_learning_module: graph id " + std::to_string(id) + " out of range (have " +
+          std::to_string(graphs_.size()) + ")");
+    const ObjectGraph& g = *graphs_[size_t(id)];
+    if (g.features.size() != g.num_nodes * config.feature_width())
+      bad("add_learning_module: graph '" + g.name + "' has " + std::to_string(g.features.size() / g.num_nodes) +
+          " feature columns, the config describes " + std::to_string(config.feature_width()));
+    if (lm->local.count(id)) bad("add_learning_module: graph id " + std::to_string(id) + " listed twice");
+    lm->local[id] = lm->spaces.size();
+    GraphSpace space;
+    space.graph = id;
+    space.model = &g;
+    space.grid = grids_[size_t(id)].get();
+    space.trace_kernel = trace_kernel_;
+    space.tracker = SlopeTracker(config.burst.slope_window, config.burst.slope_min_age);
+    lm->spaces.push_back(std::move(space));
+  }
+  lms_.push_back(std::move(lm));
+  return int(lms_.size()) - 1;
+}
+
+void CpuBackend::set_groups(const std::vector<std::vector<int>>& groups) {
+  require_idle("set_groups");
+  std::set<int> seen;
+  for (size_t gi = 0; gi < groups.size(); ++gi)
+    for (int lm : groups[gi]) {
+      if (lm < 0 || lm >= int(lms_.size()))
+        bad("set_groups: group " + std::to_string(gi) + " names LM " + std::to_string(lm) + ", out of range (have " +
+            std::to_string(lms_.size()) + ")");
+      if (!seen.insert(lm).second) bad("set_groups: LM " + std::to_string(lm) + " is in more than one group");
+    }
+  groups_ = groups;
+}
+
+void CpuBackend::reset_episode() {
+  require_idle("reset_episode");
+  for (auto& lm : lms_) {
+    lm->started = false;
+    lm->burst_steps = 0;
+    lm->mlh = {};
+    for (GraphSpace& s : lm->spaces) {
+      GraphSpace fresh;
+      fresh.graph = s.graph;
+      fresh.model = s.model;
+      fresh.grid = s.grid;
+      fresh.trace_kernel = s.trace_kernel;
+      fresh.tracker = SlopeTracker(lm->config.burst.slope_window, lm->config.burst.slope_min_age);
+      s = std::move(fresh);
+    }
+  }
+}
+
+void CpuBackend::require_idle(const char* what) const {
+  if (pending_) bad(std::string(what) + ": a dispatched step is still pending; call wait() first");
+}
+
+void CpuBackend::validate(const std::vector<StepInput>& inputs) const {
+  std::set<int> seen;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const StepInput& in = inputs[i];
+    const std::string where = "dispatch input " + std::to_string(i) + " (LM " + std::to_string(in.lm) + ")";
+    if (in.lm < 0 || in.lm >= int(lms_.size()))
+      bad(where + ": LM id out of range (have " + std::to_string(lms_.size()) + ")");
+    if (!seen.insert(in.lm).second) bad(where + ": second input for the same LM in one step");
+    const LmState& lm = *lms_[size_t(in.lm)];
+    const UpdaterConfig& c = lm.config;
+    if (in.channels.empty() || int(in.channels.size()) > c.max_channels)
+      bad(where + ": " + std::to_string(in.channels.size()) + " channels, expected 1.." +
+          std::to_string(c.max_channels));
+    if (in.displacement)
+      require_finite(in.displacement->data(), 3, where + " displacement");
+    else if (lm.started)
+      bad(where + ": displacement is required after the LM's first step");
+    for (size_t ch = 0; ch < in.channels.size(); ++ch) {
+      const ChannelInput& ci = in.channels[ch];
+      const std::string cw = where + " channel " + std::to_string(ch);
+      require_finite(ci.pose_vectors.data(), 9, cw + " pose_vectors");
+      if (ci.features.size() != c.feature_width())
+        bad(cw + ": " + std::to_string(ci.features.size()) + " feature values, the config needs " +
+            std::to_string(c.feature_width()));
+      require_finite(ci.features.data(), ci.features.size(), cw + " features");
+    }
+  }
+}
+
+void CpuBackend::dispatch(const std::vector<StepInput>& inputs) {
+  require_idle("dispatch");
+  validate(inputs);
+  {
+    std::lock_guard<std::mutex> lock(step_mutex_);
+    job_ = inputs;
+    has_job_ = true;
+    finished_ = false;
+  }
+  pending_ = true;
+  step_cv_.notify_all();
+}
+
+void CpuBackend::wait() {
+  if (!pending_) return;
+  std::exception_ptr error;
+  {
+    std::unique_lock<std::mutex> lock(step_mutex_);
+    step_cv_.wait(lock, [&] { return finished_; });
+    error = step_error_;
+    step_error_ = nullptr;
+  }
+  pending_ = false;
+  if (error) std::rethrow_exception(error);
+}
+
+// The order of work follows the groups (then any LM in none), so a group's LMs run together.
+std::vector<int> CpuBackend::lm_order() const {
+  std::vector<int> order;
+  std::vector<uint8_t> listed(lms_.size(), 0);
+  for (const auto& g : groups_)
+    for (int lm : g) order.push_back(lm), listed[size_t(lm)] = 1;
+  for (size_t lm = 0; lm < lms_.size(); ++lm)
+    if (!listed[lm]) order.push_back(int(lm));
+  return order;
+}
+
+void CpuBackend::run_step(const std::vector<StepInput>& inputs) {
+  std::vector<const StepInput*> input_of(lms_.size(), nullptr);
+  for (const StepInput& in : inputs) input_of[size_t(in.lm)] = &in;
+
+  std::vector<LmStepContext> contexts(lms_.size());
+  std::vector<std::pair<int, GraphSpace*>> work;  // (LM, space) pairs with input, in group order
+  for (int lm : lm_order()) {
+    if (!input_of[size_t(lm)]) continue;
+    for (GraphSpace& s : lms_[size_t(lm)]->spaces) work.push_back({lm, &s});
+  }
+  for (auto& lm : lms_)
+    for (GraphSpace& s : lm->spaces) s.info.updated = false;
+
+  // Burst trigger: the largest slope over the LM's graphs before anything changes.
+  std::vector<double> slope(work.size());
+  pool_.parallel_for(work.size(), [&](size_t i) {
+    const LmState& lm = *lms_[size_t(work[i].first)];
+    slope[i] = lm.config.kind == UpdaterKind::BurstSampling ? max_finite_slope(*work[i].second)
+                                                            : -std::numeric_limits<double>::infinity();
+  });
+  std::vector<double> lm_slope(lms_.size(), -std::numeric_limits<double>::infinity());
+  for (size_t i = 0; i < work.size(); ++i)
+    lm_slope[size_t(work[i].first)] = std::max(lm_slope[size_t(work[i].first)], slope[i]);
+  for (size_t lm = 0; lm < lms_.size(); ++lm) {
+    if (!input_of[lm]) continue;
+    LmState& state = *lms_[lm];
+    if (state.config.kind == UpdaterKind::BurstSampling && lm_slope[lm] <= state.config.burst.burst_trigger_slope &&
+        state.burst_steps == 0)
+      state.burst_steps = state.config.burst.sampling_burst_duration;
+    contexts[lm] = {&state.config, input_of[lm], state.mlh.evidence, state.burst_steps};
+  }
+
+  pool_.parallel_for(work.size(),
+                     [&](size_t i) { prepare_graph_step(contexts[size_t(work[i].first)], *work[i].second); });
+
+  std::vector<std::pair<GraphSpace*, size_t>> blocks;
+  for (auto& [lm, s] : work)
+    for (size_t first = 0; first < s->tested.size(); first += kBlock) blocks.push_back({s, first});
+  pool_.parallel_for(blocks.size(), [&](size_t i) {
+    GraphSpace& s = *blocks[i].first;
+    compute_evidence_block(s, blocks[i].second, std::min(blocks[i].second + kBlock, s.tested.size()));
+  });
+
+  pool_.parallel_for(work.size(), [&](size_t i) {
+    finish_graph_step(contexts[size_t(work[i].first)], *work[i].second);
+    work[i].second->telemetry.max_global_slope = lm_slope[size_t(work[i].first)];
+  });
+
+  for (size_t lm = 0; lm < lms_.size(); ++lm) {
+    if (!input_of[lm]) continue;
+    LmState& state = *lms_[lm];
+    state.started = true;
+    update_most_likely(state);
+    if (state.burst_steps > 0) --state.burst_steps;
+  }
+}
+
+// Global argmax over the LM's graphs: the first graph (in the LM's order) holding the largest
+// evidence, and its first hypothesis with it.
+void CpuBackend::update_most_likely(LmState& lm) {
+  MostLikely best;
+  bool any = false;
+  for (const GraphSpace& s : lm.spaces) {
+    if (s.evidence.empty()) continue;
+    const auto it = std::max_element(s.evidence.begin(), s.evidence.end());
+    if (!any || *it > best.evidence) {
+      best = {s.graph, int64_t(it - s.evidence.begin()), *it};
+      any = true;
+    }
+  }
+  if (any) lm.mlh = best;
+}
+
+const GraphSpace& CpuBackend::space(int lm, int graph) const {
+  require_idle("read");
+  if (lm < 0 || lm >= int(lms_.size()))
+    bad("read: LM " + std::to_string(lm) + " out of range (have " + std::to_string(lms_.size()) + ")");
+  const LmState& state = *lms_[size_t(lm)];
+  const auto it = state.local.find(graph);
+  if (it == state.local.end())
+    bad("read: LM " + std::to_string(lm) + " does not hold graph id " + std::to_string(graph));
+  return state.spaces[it->second];
+}
+
+HypothesisArrays CpuBackend::hypotheses(int lm, int graph) const {
+  const GraphSpace& s = space(lm, graph);
+  return {s.evidence, s.locations, s.rotations, s.possible};
+}
+
+GraphStepInfo CpuBackend::step_info(int lm, int graph) const { return space(lm, graph).info; }
+
+BurstTelemetry CpuBackend::burst_telemetry(int lm, int graph) const { return space(lm, graph).telemetry; }
+
+MostLikely CpuBackend::most_likely(int lm) const {
+  require_idle("most_likely");
+  if (lm < 0 || lm >= int(lms_.size())) bad("most_likely: LM " + std::to_string(lm) + " out of range");
+  return lms_[size_t(lm)]->mlh;
+}
+
+const ObjectGraph& CpuBackend::graph(int id) const {
+  if (id < 0 || id >= int(graphs_.size())) bad("graph: id " + std::to_string(id) + " out of range");
+  return *graphs_[size_t(id)];
+}
+
+ChannelEvidence CpuBackend::last_channel_evidence(int lm, int graph, size_t channel) const {
+  const GraphSpace& s = space(lm, graph);
+  ChannelEvidence out;
+  out.tested = s.tested;
+  if (channel == 0) out.traces = s.traces;
+  if (channel < s.kernels.size() && !s.tested.empty())
+    out.evidence.assign(s.new_evidence.begin() + long(channel * s.tested.size()),
+                        s.new_evidence.begin() + long((channel + 1) * s.tested.size()));
+  return out;
+}
+
+void CpuBackend::set_kernel_trace(bool on) {
+  require_idle("set_kernel_trace");
+  trace_kernel_ = on;
+  for (auto& lm : lms_)
+    for (GraphSpace& s : lm->spaces) s.trace_kernel = on, s.traces.clear();
+}
+
+std::unique_ptr<HypothesisBackend> make_cpu_backend(unsigned threads) { return std::make_unique<CpuBackend>(threads); }
+
+}  // namespace weft::hyp

@@ -1,0 +1,206 @@
+#include "fixture_io.h"
+
+#include <weft/error.h>
+#include <weft/npy.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+namespace weft::hyp {
+
+namespace {
+
+[[noreturn]] void bad(const std::string& m) { fail(ErrorCode::BadInput, m); }
+
+std::vector<double> numbers(const json::Value& v, const std::string& where) {
+  if (v.kind != json::Value::Kind::Array) bad(where + ": expected an array");
+  std::vector<double> out;
+  for (size_t i = 0; i < v.items.size(); ++i)
+    out.push_back(v.items[i].as_number(where + "[" + std::to_string(i) + "]"));
+  return out;
+}
+
+// Non-pose features in graph column order, from objects.json's feature_mapping.
+std::vector<std::pair<size_t, std::string>> feature_columns(const std::string& objects_dir) {
+  const std::string path = objects_dir + "/objects.json";
+  const json::Value objects = json::parse_file(path);
+  const json::Value& mapping = objects.at("feature_mapping", path);
+  std::vector<std::pair<size_t, std::string>> columns;
+  for (const auto& [name, range] : mapping.fields) {
+    if (name == "node_ids" || name == "pose_vectors" || name == "pose_fully_defined") continue;
+    const std::vector<double> r = numbers(range, path + " feature_mapping." + name);
+    if (r.size() != 2) bad(path + ": feature_mapping." + name + " must be [start, end]");
+    columns.push_back({size_t(r[0]), name});
+  }
+  std::sort(columns.begin(), columns.end());
+  return columns;
+}
+
+UpdaterConfig parse_config(const json::Value& run, const std::string& path,
+                           const std::vector<std::pair<size_t, std::string>>& columns) {
+  UpdaterConfig c;
+  const std::string updater = run.at("updater", path).as_string(path + " updater");
+  if (updater == "DefaultHypothesesUpdater")
+    c.kind = UpdaterKind::Default;
+  else if (updater == "BurstSamplingHypothesesUpdater")
+    c.kind = UpdaterKind::BurstSampling;
+  else
+    bad(path + ": unknown updater '" + updater + "'");
+  const json::Value& thr = run.at("evidence_threshold_config", path);
+  c.threshold = thr.kind == json::Value::Kind::Number
+                    ? ThresholdConfig{ThresholdMode::Number, thr.number}
+                    : ThresholdConfig::parse(thr.as_string(path + " evidence_threshold_config"));
+  if (const json::Value* x = run.find("x_percent_threshold"))
+    c.x_percent_threshold = x->as_number(path + " x_percent_threshold");
+  if (const json::Value* u = run.find("umbilical_num_poses"))
+    c.umbilical_num_poses = int(u->as_number(path + " umbilical_num_poses"));
+  const json::Value& lm = run.at("lm_params", path);
+  const std::string channel = run.at("channel", path).as_string(path + " channel");
+  c.max_match_distance = lm.at("max_match_distance", path).as_number(path + " max_match_distance");
+  c.max_nneighbors = int(lm.at("max_nneighbors", path).as_number(path + " max_nneighbors"));
+  c.past_weight = lm.at("past_weight", path).as_number(path + " past_weight");
+  c.present_weight = lm.at("present_weight", path).as_number(path + " present_weight");
+  c.feature_evidence_increment =
+      lm.at("feature_evidence_increment", path).as_number(path + " feature_evidence_increment");
+  const json::Value& tol = lm.at("tolerances", path).at(channel, path + " tolerances");
+  const json::Value& wts = lm.at("feature_weights", path).at(channel, path + " feature_weights");
+  const std::vector<double> pose_w = numbers(wts.at("pose_vectors", path + " feature_weights"), path + " pose weights");
+  if (pose_w.size() < 2) bad(path + ": pose_vectors weights need 2 entries");
+  c.sn_weight = pose_w[0];
+  c.cd_weight = pose_w[1];
+  size_t expected_column = kFirstFeatureColumn;
+  for (const auto& [column, name] : columns) {
+    if (column != expected_column)
+      bad(path + ": feature '" + name + "' does not follow the previous feature's columns");
+    FeatureSpec f;
+    f.name = name;
+    f.tolerances = numbers(tol.at(name, path + " tolerances"), path + " tolerances." + name);
+    f.weights = numbers(wts.at(name, path + " feature_weights"), path + " feature_weights." + name);
+    f.first_column_circular = name == "hsv";
+    if (name == "principal_curvatures_log") c.curvature_feature = int(c.features.size());
+    expected_column += f.width();
+    c.features.push_back(std::move(f));
+  }
+  if (const json::Value* b = run.find("burst_params")) {
+    c.burst.sampling_multiplier = b->at("sampling_multiplier", path).as_number(path + " sampling_multiplier");
+    c.burst.deletion_trigger_slope = b->at("deletion_trigger_slope", path).as_number(path + " deletion_trigger_slope");
+    c.burst.sampling_burst_duration =
+        int(b->at("sampling_burst_duration", path).as_number(path + " sampling_burst_duration"));
+    c.burst.burst_trigger_slope = b->at("burst_trigger_slope", path).as_number(path + " burst_trigger_slope");
+  }
+  if (const json::Value* t = run.find("slope_tracker")) {
+    c.burst.slope_window = int(t->at("window_size", path).as_number(path + " window_size"));
+    c.burst.slope_min_age = int(t->at("min_age", path).as_number(path + " min_age"));
+  }
+  c.validate();
+  return c;
+}
+
+}  // namespace
+
+std::vector<double> load_doubles(const std::string& path, std::vector<uint64_t>* shape) {
+  if (!std::filesystem::is_regular_file(path)) bad("fixture file missing: " + path);
+  const NpyArray a = read_npy(path);
+  if (shape) *shape = a.shape;
+  const size_t n = size_t(a.count());
+  std::vector<double> out(n);
+  switch (a.dtype) {
+    case DType::F64:
+      out = a.as<double>();
+      break;
+    case DType::F32: {
+      auto v = a.as<float>();
+      std::copy(v.begin(), v.end(), out.begin());
+      break;
+    }
+    case DType::I64: {
+      auto v = a.as<int64_t>();
+      std::transform(v.begin(), v.end(), out.begin(), [](int64_t x) { return double(x); });
+      break;
+    }
+    case DType::I32: {
+      auto v = a.as<int32_t>();
+      std::copy(v.begin(), v.end(), out.begin());
+      break;
+    }
+    case DType::Bool:
+    case DType::U8: {
+      auto v = a.as<uint8_t>();
+      std::copy(v.begin(), v.end(), out.begin());
+      break;
+    }
+    default:
+      bad(path + ": unsupported dtype " + dtype_descr(a.dtype));
+  }
+  if (out.size() != n) bad(path + ": data does not match its shape");
+  return out;
+}
+
+std::string step_dir(const FixtureRun& run, size_t step) {
+  char name[16];
+  std::snprintf(name, sizeof name, "step%02zu", step);
+  return run.dir + "/" + name;
+}
+
+FixtureRun load_fixture_run(const std::string& run_dir, const std::string& objects_dir) {
+  FixtureRun r;
+  r.dir = run_dir;
+  r.objects_dir = objects_dir.empty() ? run_dir + "/../objects" : objects_dir;
+  const std::string path = run_dir + "/run.json";
+  if (!std::filesystem::is_regular_file(path)) bad("fixture file missing: " + path);
+  r.run = json::parse_file(path);
+  r.name = r.run.find("run") ? r.run.at("run", path).as_string(path + " run") : run_dir;
+  r.updater = r.run.at("updater", path).as_string(path + " updater");
+  r.config = parse_config(r.run, path, feature_columns(r.objects_dir));
+  const json::Value& steps = r.run.at("steps", path);
+  if (steps.kind != json::Value::Kind::Array || steps.items.empty()) bad(path + ": 'steps' must be a non-empty array");
+  r.num_steps = steps.items.size();
+  for (const auto& [name, unused] : steps.items[0].at("graphs", path + " steps[0]").fields)
+    r.graph_names.push_back(name);
+  for (const std::string& name : r.graph_names) {
+    std::vector<uint64_t> ps, xs;
+    const std::string dir = r.objects_dir + "/" + name;
+    const std::vector<double> pos = load_doubles(dir + "/pos.npy", &ps);
+    const std::vector<double> x = load_doubles(dir + "/x.npy", &xs);
+    if (ps.size() != 2 || ps[1] != 3) bad(dir + "/pos.npy: expected shape (N,3)");
+    if (xs.size() != 2 || xs[0] != ps[0]) bad(dir + "/x.npy: expected shape (N,F) with N of pos.npy");
+    r.graphs.push_back(ObjectGraph::from_arrays(name, pos, size_t(ps[0]), x, size_t(xs[1]), r.config.feature_width()));
+  }
+  return r;
+}
+
+StepInput load_step_input(const FixtureRun& run, size_t step) {
+  const std::string dir = step_dir(run, step);
+  const std::string where = run.dir + "/run.json steps[" + std::to_string(step) + "]";
+  const json::Value& s = run.run.at("steps", where).items.at(step);
+  StepInput in;
+  in.lm = 0;
+  const json::Value* has = s.find("has_displacement");
+  if (has && has->boolean) {
+    std::vector<uint64_t> shape;
+    const std::vector<double> d = load_doubles(dir + "/displacement.npy", &shape);
+    if (d.size() != 3) bad(dir + "/displacement.npy: expected 3 values");
+    in.displacement = std::array<double, 3>{d[0], d[1], d[2]};
+  }
+  ChannelInput ch;
+  const std::vector<double> pv = load_doubles(dir + "/features/pose_vectors.npy");
+  if (pv.size() != 9) bad(dir + "/features/pose_vectors.npy: expected (3,3)");
+  std::copy(pv.begin(), pv.end(), ch.pose_vectors.begin());
+  const std::vector<double> pfd = load_doubles(dir + "/features/pose_fully_defined.npy");
+  if (pfd.size() != 1) bad(dir + "/features/pose_fully_defined.npy: expected a scalar");
+  if (std::isnan(pfd[0])) bad(dir + "/features/pose_fully_defined.npy: NaN");
+  ch.pose_fully_defined = pfd[0] != 0;
+  for (const FeatureSpec& f : run.config.features) {
+    const std::string path = dir + "/features/" + f.name + ".npy";
+    const std::vector<double> v = load_doubles(path);
+    if (v.size() != f.width())
+      bad(path + ": expected " + std::to_string(f.width()) + " values, got " + std::to_string(v.size()));
+    ch.features.insert(ch.features.end(), v.begin(), v.end());
+  }
+  in.channels.push_back(std::move(ch));
+  return in;
+}
+
+}  // namespace weft::hyp

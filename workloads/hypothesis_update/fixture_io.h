@@ -1,0 +1,32 @@
+// Reading a Monty fixture run: run.json parameters, object graphs and per-step inputs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hypothesis_types.h"
+#include "json_lite.h"
+
+namespace weft::hyp {
+
+struct FixtureRun {
+  std::string dir, objects_dir, name, updater;
+  UpdaterConfig config;
+  std::vector<std::string> graph_names;  // in run.json order
+  std::vector<ObjectGraph> graphs;
+  json::Value run;  // all of run.json, for the recorded per-step scalars
+  size_t num_steps = 0;
+};
+
+FixtureRun load_fixture_run(const std::string& run_dir, const std::string& objects_dir);
+
+// The sensed inputs of step `step` for LM 0 (one channel).
+StepInput load_step_input(const FixtureRun& run, size_t step);
+
+// Any numeric or bool .npy as float64; BadInput naming the path when it is missing or malformed.
+std::vector<double> load_doubles(const std::string& path, std::vector<uint64_t>* shape = nullptr);
+
+std::string step_dir(const FixtureRun& run, size_t step);
+
+}  // namespace weft::hyp

@@ -1,0 +1,98 @@
+#include "node_grid.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace weft::hyp {
+
+NodeGrid::NodeGrid(const std::vector<double>& pos) {
+  const size_t n = pos.size() / 3;
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (size_t i = 0; i < n; ++i)
+    for (int a = 0; a < 3; ++a)
+      lo[a] = std::min(lo[a], pos[3 * i + size_t(a)]), hi[a] = std::max(hi[a], pos[3 * i + size_t(a)]);
+  double widest = 0;
+  for (int a = 0; a < 3; ++a) origin_[a] = lo[a], widest = std::max(widest, hi[a] - lo[a]);
+  // About two nodes per cell of the bounding box, at most 64 cells along an axis.
+  double volume = 1;
+  for (int a = 0; a < 3; ++a) volume *= std::max(hi[a] - lo[a], widest / 64);
+  cell_ = std::max(std::cbrt(volume / std::max(1.0, double(n) / 2)), widest / 64);
+  if (!(cell_ > 0)) cell_ = 1;  // a single node, or all nodes at one point
+  for (int a = 0; a < 3; ++a) dims_[a] = std::clamp(int((hi[a] - lo[a]) / cell_) + 1, 1, 64);
+
+  const size_t cells = size_t(dims_[0]) * size_t(dims_[1]) * size_t(dims_[2]);
+  std::vector<uint32_t> cell_of(n);
+  cell_start_.assign(cells + 1, 0);
+  for (size_t i = 0; i < n; ++i) {
+    const size_t c = size_t(cell_index(pos[3 * i], 0)) +
+                     size_t(dims_[0]) * (size_t(cell_index(pos[3 * i + 1], 1)) +
+                                         size_t(dims_[1]) * size_t(cell_index(pos[3 * i + 2], 2)));
+    cell_of[i] = uint32_t(c);
+    ++cell_start_[c + 1];
+  }
+  for (size_t c = 0; c < cells; ++c) cell_start_[c + 1] += cell_start_[c];
+  cell_nodes_.resize(n);
+  std::vector<uint32_t> fill(cell_start_.begin(), cell_start_.end() - 1);
+  for (size_t i = 0; i < n; ++i) cell_nodes_[fill[cell_of[i]]++] = uint32_t(i);
+  // Positions in cell order, so a scan over a row of cells reads one contiguous run.
+  cell_pos_.resize(n * 3);
+  for (size_t j = 0; j < n; ++j)
+    for (int a = 0; a < 3; ++a) cell_pos_[3 * j + size_t(a)] = pos[3 * size_t(cell_nodes_[j]) + size_t(a)];
+}
+
+// floor((v - origin) / cell) clamped to the grid: monotone in v, so every node whose coordinate
+// lies in [a, b] sits in a cell between cell_index(a) and cell_index(b).
+int NodeGrid::cell_index(double v, int axis) const {
+  const double f = std::floor((v - origin_[axis]) / cell_);
+  if (!(f >= 0)) return 0;
+  return f >= dims_[axis] - 1 ? dims_[axis] - 1 : int(f);
+}
+
+int NodeGrid::nearest_within(const double* q, double radius, int k, int* ids, double* d2) const {
+  if (k <= 0) return 0;
+  const double r2 = radius * radius;
+  int lo[3], hi[3];
+  for (int a = 0; a < 3; ++a) lo[a] = cell_index(q[a] - radius, a), hi[a] = cell_index(q[a] + radius, a);
+  // Gather every node inside the ball, then order by (distance, id): cells are not visited in id
+  // order. A few dozen candidates are typical; ranking them by counting (branch-free, keys are
+  // unique because ids are) is several times faster than a comparison sort that mispredicts.
+  constexpr size_t kInline = 64;
+  double cand_d[kInline];
+  uint32_t cand_id[kInline];
+  std::vector<std::pair<double, uint32_t>> many;  // only past kInline candidates
+  size_t found = 0;
+  for (int z = lo[2]; z <= hi[2]; ++z)
+    for (int y = lo[1]; y <= hi[1]; ++y) {
+      const size_t row = size_t(dims_[0]) * (size_t(y) + size_t(dims_[1]) * size_t(z));
+      for (uint32_t j = cell_start_[row + size_t(lo[0])]; j < cell_start_[row + size_t(hi[0]) + 1]; ++j) {
+        const double* p = cell_pos_.data() + 3 * size_t(j);
+        const double dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
+        const double d = dx * dx + dy * dy + dz * dz;
+        if (!(d < r2)) continue;
+        if (found < kInline) {
+          cand_d[found] = d;
+          cand_id[found] = cell_nodes_[j];
+        } else {
+          if (many.empty())
+            for (size_t i = 0; i < kInline; ++i) many.push_back({cand_d[i], cand_id[i]});
+          many.push_back({d, cell_nodes_[j]});
+        }
+        ++found;
+      }
+    }
+  const size_t take = std::min(found, size_t(k));
+  if (found > kInline) {
+    std::partial_sort(many.begin(), many.begin() + long(take), many.end());
+    for (size_t i = 0; i < take; ++i) d2[i] = many[i].first, ids[i] = int(many[i].second);
+    return int(take);
+  }
+  for (size_t i = 0; i < found; ++i) {
+    size_t rank = 0;
+    for (size_t j = 0; j < found; ++j)
+      rank += size_t((cand_d[j] < cand_d[i]) | ((cand_d[j] == cand_d[i]) & (cand_id[j] < cand_id[i])));
+    if (rank < take) d2[rank] = cand_d[i], ids[rank] = int(cand_id[i]);
+  }
+  return int(take);
+}
+
+}  // namespace weft::hyp

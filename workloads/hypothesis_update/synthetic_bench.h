@@ -1,0 +1,36 @@
+// A synthetic workload at the scale of spec §5 for timing backends: graphs of `nodes` points on
+// a 5 cm sphere (about Monty's node spacing), an unpinned first pose so every node gets
+// `umbilical` hypotheses, then steps that slide the sensor along the surface with every
+// hypothesis tested (threshold "all").
+#pragma once
+
+#include <string>
+
+#include "hypothesis_backend.h"
+
+namespace weft::hyp {
+
+struct BenchOptions {
+  size_t nodes = 2000;
+  int umbilical = 8;  // hypotheses per node
+  int graphs = 1;
+  int lms = 1;
+  int steps = 10;  // timed steps after the initialising one
+  int k = 10;
+  UpdaterKind kind = UpdaterKind::Default;
+  unsigned threads = 0;
+};
+
+struct BenchResult {
+  unsigned threads = 0;
+  size_t hypotheses_per_graph = 0;   // after initialisation
+  double seconds_per_step = 0;       // mean over the timed steps, dispatch + wait
+  double hypotheses_per_second = 0;  // tested hypotheses over all LMs and graphs per second
+};
+
+BenchResult run_synthetic_bench(const BenchOptions& options);
+
+// The synthetic graph itself, for tests that want a realistic surface graph.
+ObjectGraph sphere_surface_graph(const std::string& name, size_t nodes, uint64_t seed);
+
+}  // namespace weft::hyp
