@@ -8,27 +8,35 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "fixture_json.h"
+
 namespace weft::hyp {
 
 namespace {
 
+using fixture_json::as_number;
+using fixture_json::as_string;
+using fixture_json::at;
+using fixture_json::find;
+using fixture_json::Json;
+
 [[noreturn]] void bad(const std::string& m) { fail(ErrorCode::BadInput, m); }
 
-std::vector<double> numbers(const json::Value& v, const std::string& where) {
-  if (v.kind != json::Value::Kind::Array) bad(where + ": expected an array");
+std::vector<double> numbers(const Json& v, const std::string& where) {
+  if (!v.is_array()) bad(where + ": expected an array");
   std::vector<double> out;
-  for (size_t i = 0; i < v.items.size(); ++i)
-    out.push_back(v.items[i].as_number(where + "[" + std::to_string(i) + "]"));
+  for (size_t i = 0; i < v.size(); ++i) out.push_back(as_number(v[i], where + "[" + std::to_string(i) + "]"));
   return out;
 }
 
 // Non-pose features in graph column order, from objects.json's feature_mapping.
 std::vector<std::pair<size_t, std::string>> feature_columns(const std::string& objects_dir) {
   const std::string path = objects_dir + "/objects.json";
-  const json::Value objects = json::parse_file(path);
-  const json::Value& mapping = objects.at("feature_mapping", path);
+  const Json objects = fixture_json::parse_file(path);
+  const Json& mapping = at(objects, "feature_mapping", path);
   std::vector<std::pair<size_t, std::string>> columns;
-  for (const auto& [name, range] : mapping.fields) {
+  if (!mapping.is_object()) return columns;
+  for (const auto& [name, range] : mapping.items()) {
     if (name == "node_ids" || name == "pose_vectors" || name == "pose_fully_defined") continue;
     const std::vector<double> r = numbers(range, path + " feature_mapping." + name);
     if (r.size() != 2) bad(path + ": feature_mapping." + name + " must be [start, end]");
@@ -38,35 +46,35 @@ std::vector<std::pair<size_t, std::string>> feature_columns(const std::string& o
   return columns;
 }
 
-UpdaterConfig parse_config(const json::Value& run, const std::string& path,
+UpdaterConfig parse_config(const Json& run, const std::string& path,
                            const std::vector<std::pair<size_t, std::string>>& columns) {
   UpdaterConfig c;
-  const std::string updater = run.at("updater", path).as_string(path + " updater");
+  const std::string updater = as_string(at(run, "updater", path), path + " updater");
   if (updater == "DefaultHypothesesUpdater")
     c.kind = UpdaterKind::Default;
   else if (updater == "BurstSamplingHypothesesUpdater")
     c.kind = UpdaterKind::BurstSampling;
   else
     bad(path + ": unknown updater '" + updater + "'");
-  const json::Value& thr = run.at("evidence_threshold_config", path);
-  c.threshold = thr.kind == json::Value::Kind::Number
-                    ? ThresholdConfig{ThresholdMode::Number, thr.number}
-                    : ThresholdConfig::parse(thr.as_string(path + " evidence_threshold_config"));
-  if (const json::Value* x = run.find("x_percent_threshold"))
-    c.x_percent_threshold = x->as_number(path + " x_percent_threshold");
-  if (const json::Value* u = run.find("umbilical_num_poses"))
-    c.umbilical_num_poses = int(u->as_number(path + " umbilical_num_poses"));
-  const json::Value& lm = run.at("lm_params", path);
-  const std::string channel = run.at("channel", path).as_string(path + " channel");
-  c.max_match_distance = lm.at("max_match_distance", path).as_number(path + " max_match_distance");
-  c.max_nneighbors = int(lm.at("max_nneighbors", path).as_number(path + " max_nneighbors"));
-  c.past_weight = lm.at("past_weight", path).as_number(path + " past_weight");
-  c.present_weight = lm.at("present_weight", path).as_number(path + " present_weight");
+  const Json& thr = at(run, "evidence_threshold_config", path);
+  c.threshold = thr.is_number()
+                    ? ThresholdConfig{ThresholdMode::Number, thr.get<double>()}
+                    : ThresholdConfig::parse(as_string(thr, path + " evidence_threshold_config"));
+  if (const Json* x = find(run, "x_percent_threshold"))
+    c.x_percent_threshold = as_number(*x, path + " x_percent_threshold");
+  if (const Json* u = find(run, "umbilical_num_poses"))
+    c.umbilical_num_poses = int(as_number(*u, path + " umbilical_num_poses"));
+  const Json& lm = at(run, "lm_params", path);
+  const std::string channel = as_string(at(run, "channel", path), path + " channel");
+  c.max_match_distance = as_number(at(lm, "max_match_distance", path), path + " max_match_distance");
+  c.max_nneighbors = int(as_number(at(lm, "max_nneighbors", path), path + " max_nneighbors"));
+  c.past_weight = as_number(at(lm, "past_weight", path), path + " past_weight");
+  c.present_weight = as_number(at(lm, "present_weight", path), path + " present_weight");
   c.feature_evidence_increment =
-      lm.at("feature_evidence_increment", path).as_number(path + " feature_evidence_increment");
-  const json::Value& tol = lm.at("tolerances", path).at(channel, path + " tolerances");
-  const json::Value& wts = lm.at("feature_weights", path).at(channel, path + " feature_weights");
-  const std::vector<double> pose_w = numbers(wts.at("pose_vectors", path + " feature_weights"), path + " pose weights");
+      as_number(at(lm, "feature_evidence_increment", path), path + " feature_evidence_increment");
+  const Json& tol = at(at(lm, "tolerances", path), channel, path + " tolerances");
+  const Json& wts = at(at(lm, "feature_weights", path), channel, path + " feature_weights");
+  const std::vector<double> pose_w = numbers(at(wts, "pose_vectors", path + " feature_weights"), path + " pose weights");
   if (pose_w.size() < 2) bad(path + ": pose_vectors weights need 2 entries");
   c.sn_weight = pose_w[0];
   c.cd_weight = pose_w[1];
@@ -76,23 +84,24 @@ UpdaterConfig parse_config(const json::Value& run, const std::string& path,
       bad(path + ": feature '" + name + "' does not follow the previous feature's columns");
     FeatureSpec f;
     f.name = name;
-    f.tolerances = numbers(tol.at(name, path + " tolerances"), path + " tolerances." + name);
-    f.weights = numbers(wts.at(name, path + " feature_weights"), path + " feature_weights." + name);
+    f.tolerances = numbers(at(tol, name, path + " tolerances"), path + " tolerances." + name);
+    f.weights = numbers(at(wts, name, path + " feature_weights"), path + " feature_weights." + name);
     f.first_column_circular = name == "hsv";
     if (name == "principal_curvatures_log") c.curvature_feature = int(c.features.size());
     expected_column += f.width();
     c.features.push_back(std::move(f));
   }
-  if (const json::Value* b = run.find("burst_params")) {
-    c.burst.sampling_multiplier = b->at("sampling_multiplier", path).as_number(path + " sampling_multiplier");
-    c.burst.deletion_trigger_slope = b->at("deletion_trigger_slope", path).as_number(path + " deletion_trigger_slope");
+  if (const Json* b = find(run, "burst_params")) {
+    c.burst.sampling_multiplier = as_number(at(*b, "sampling_multiplier", path), path + " sampling_multiplier");
+    c.burst.deletion_trigger_slope =
+        as_number(at(*b, "deletion_trigger_slope", path), path + " deletion_trigger_slope");
     c.burst.sampling_burst_duration =
-        int(b->at("sampling_burst_duration", path).as_number(path + " sampling_burst_duration"));
-    c.burst.burst_trigger_slope = b->at("burst_trigger_slope", path).as_number(path + " burst_trigger_slope");
+        int(as_number(at(*b, "sampling_burst_duration", path), path + " sampling_burst_duration"));
+    c.burst.burst_trigger_slope = as_number(at(*b, "burst_trigger_slope", path), path + " burst_trigger_slope");
   }
-  if (const json::Value* t = run.find("slope_tracker")) {
-    c.burst.slope_window = int(t->at("window_size", path).as_number(path + " window_size"));
-    c.burst.slope_min_age = int(t->at("min_age", path).as_number(path + " min_age"));
+  if (const Json* t = find(run, "slope_tracker")) {
+    c.burst.slope_window = int(as_number(at(*t, "window_size", path), path + " window_size"));
+    c.burst.slope_min_age = int(as_number(at(*t, "min_age", path), path + " min_age"));
   }
   c.validate();
   return c;
@@ -144,21 +153,25 @@ std::string step_dir(const FixtureRun& run, size_t step) {
   return run.dir + "/" + name;
 }
 
-FixtureRun load_fixture_run(const std::string& run_dir, const std::string& objects_dir) {
+FixtureRun load_fixture_run(const std::string& run_dir, const std::string& objects_dir) try {
   FixtureRun r;
   r.dir = run_dir;
   r.objects_dir = objects_dir.empty() ? run_dir + "/../objects" : objects_dir;
   const std::string path = run_dir + "/run.json";
   if (!std::filesystem::is_regular_file(path)) bad("fixture file missing: " + path);
-  r.run = json::parse_file(path);
-  r.name = r.run.find("run") ? r.run.at("run", path).as_string(path + " run") : run_dir;
-  r.updater = r.run.at("updater", path).as_string(path + " updater");
-  r.config = parse_config(r.run, path, feature_columns(r.objects_dir));
-  const json::Value& steps = r.run.at("steps", path);
-  if (steps.kind != json::Value::Kind::Array || steps.items.empty()) bad(path + ": 'steps' must be a non-empty array");
-  r.num_steps = steps.items.size();
-  for (const auto& [name, unused] : steps.items[0].at("graphs", path + " steps[0]").fields)
-    r.graph_names.push_back(name);
+  auto run = std::make_shared<RunJson>();
+  run->doc = fixture_json::parse_file(path);
+  r.run = run;
+  const Json& doc = run->doc;
+  r.name = find(doc, "run") ? as_string(at(doc, "run", path), path + " run") : run_dir;
+  r.updater = as_string(at(doc, "updater", path), path + " updater");
+  r.config = parse_config(doc, path, feature_columns(r.objects_dir));
+  const Json& steps = at(doc, "steps", path);
+  if (!steps.is_array() || steps.empty()) bad(path + ": 'steps' must be a non-empty array");
+  r.num_steps = steps.size();
+  const Json& graphs = at(steps[0], "graphs", path + " steps[0]");
+  if (graphs.is_object())
+    for (const auto& [name, unused] : graphs.items()) r.graph_names.push_back(name);
   for (const std::string& name : r.graph_names) {
     std::vector<uint64_t> ps, xs;
     const std::string dir = r.objects_dir + "/" + name;
@@ -169,16 +182,19 @@ FixtureRun load_fixture_run(const std::string& run_dir, const std::string& objec
     r.graphs.push_back(ObjectGraph::from_arrays(name, pos, size_t(ps[0]), x, size_t(xs[1]), r.config.feature_width()));
   }
   return r;
+} catch (const nlohmann::json::exception& e) {
+  fixture_json::fail_json(run_dir + "/run.json", e);
 }
 
-StepInput load_step_input(const FixtureRun& run, size_t step) {
+StepInput load_step_input(const FixtureRun& run, size_t step) try {
   const std::string dir = step_dir(run, step);
   const std::string where = run.dir + "/run.json steps[" + std::to_string(step) + "]";
-  const json::Value& s = run.run.at("steps", where).items.at(step);
+  if (!run.run) bad(where + ": run.json is not loaded");
+  const Json& s = fixture_json::item(at(run.run->doc, "steps", where), step, where);
   StepInput in;
   in.lm = 0;
-  const json::Value* has = s.find("has_displacement");
-  if (has && has->boolean) {
+  const Json* has = find(s, "has_displacement");
+  if (has && has->is_boolean() && has->get<bool>()) {
     std::vector<uint64_t> shape;
     const std::vector<double> d = load_doubles(dir + "/displacement.npy", &shape);
     if (d.size() != 3) bad(dir + "/displacement.npy: expected 3 values");
@@ -201,6 +217,8 @@ StepInput load_step_input(const FixtureRun& run, size_t step) {
   }
   in.channels.push_back(std::move(ch));
   return in;
+} catch (const nlohmann::json::exception& e) {
+  fixture_json::fail_json(run.dir + "/run.json", e);
 }
 
 }  // namespace weft::hyp

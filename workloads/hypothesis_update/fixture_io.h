@@ -2,20 +2,22 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "hypothesis_types.h"
-#include "json_lite.h"
 
 namespace weft::hyp {
+
+struct RunJson;  // fixture_json.h
 
 struct FixtureRun {
   std::string dir, objects_dir, name, updater;
   UpdaterConfig config;
   std::vector<std::string> graph_names;  // in run.json order
   std::vector<ObjectGraph> graphs;
-  json::Value run;  // all of run.json, for the recorded per-step scalars
+  std::shared_ptr<const RunJson> run;  // all of run.json, for the recorded per-step scalars
   size_t num_steps = 0;
 };
 

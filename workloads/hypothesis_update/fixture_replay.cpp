@@ -13,10 +13,16 @@
 
 #include "cpu_backend.h"
 #include "fixture_io.h"
+#include "fixture_json.h"
 
 namespace weft::hyp {
 
 namespace {
+
+using fixture_json::as_number;
+using fixture_json::as_string;
+using fixture_json::at;
+using fixture_json::Json;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -187,7 +193,7 @@ struct GraphStepContext {
   size_t frames;  // hypotheses per node this step
   bool trace_kernel;
   size_t max_neighbors;
-  const json::Value& step_json;
+  const Json& step_json;
   const std::string& json_where;
 };
 
@@ -275,11 +281,14 @@ Pairing compare_graph_step(const GraphStepContext& c, GraphReplay& gs, StepRepor
   }
 
   // Kernel output of the first channel: location evidence of each tested hypothesis.
-  const json::Value& jg = c.step_json.at("graphs", c.json_where).at(c.name, c.json_where + " graphs");
-  const double rec_threshold = jg.at("evidence_update_threshold", c.json_where).as_number(c.json_where + " threshold");
+  const Json& jg = at(at(c.step_json, "graphs", c.json_where), c.name, c.json_where + " graphs");
+  const double rec_threshold =
+      as_number(at(jg, "evidence_update_threshold", c.json_where), c.json_where + " threshold");
   cmp.add("run.json/evidence_update_threshold", diff(info.threshold, rec_threshold));
-  const json::Value& jpe = jg.at("mlh_prediction_error", c.json_where);
-  cmp.add("run.json/mlh_prediction_error", diff(info.prediction_error, jpe.is_null() ? NAN : jpe.number));
+  const Json& jpe = at(jg, "mlh_prediction_error", c.json_where);
+  // null: no prediction error recorded; anything else but a number reads as 0, as it always has.
+  const double rec_pe = jpe.is_null() ? NAN : jpe.is_number() ? jpe.get<double>() : 0.0;
+  cmp.add("run.json/mlh_prediction_error", diff(info.prediction_error, rec_pe));
   const std::string kernel_path = c.dir + "/kernel0/new_evidence.npy";
   const ChannelEvidence ce = c.backend.last_channel_evidence(c.lm, c.graph_id, 0);
   if (std::filesystem::exists(kernel_path)) {
@@ -323,7 +332,7 @@ double ReplayReport::worst() const {
   return w;
 }
 
-ReplayReport replay_fixture_run(const std::string& run_dir, const ReplayOptions& options) {
+ReplayReport replay_fixture_run(const std::string& run_dir, const ReplayOptions& options) try {
   const FixtureRun run = load_fixture_run(run_dir, options.objects_dir);
   CpuBackend backend(options.threads);
   backend.set_kernel_trace(options.trace_kernel);
@@ -343,8 +352,8 @@ ReplayReport replay_fixture_run(const std::string& run_dir, const ReplayOptions&
   for (size_t step = 0; step < run.num_steps; ++step) {
     const StepInput input = load_step_input(run, step);
     const std::string dir = step_dir(run, step);
-    const json::Value& js = run.run.at("steps", run.dir).items[step];
     const std::string jwhere = run.dir + "/run.json steps[" + std::to_string(step) + "]";
+    const Json& js = fixture_json::item(at(run.run->doc, "steps", run.dir), step, jwhere);
     const auto t0 = std::chrono::steady_clock::now();
     backend.dispatch({input});
     backend.wait();
@@ -363,12 +372,11 @@ ReplayReport replay_fixture_run(const std::string& run_dir, const ReplayOptions&
 
     // Per-LM scalars of the step.
     StepComparer lm_cmp(sr, "");
-    const json::Value& mlh = js.at("mlh", jwhere);
+    const Json& mlh = at(js, "mlh", jwhere);
     const MostLikely ml = backend.most_likely(lm);
-    lm_cmp.add("run.json/mlh_evidence",
-               diff(ml.evidence, mlh.at("evidence", jwhere).as_number(jwhere + " mlh.evidence")));
-    const std::string rec_graph = mlh.at("graph_id", jwhere).as_string(jwhere + " mlh.graph_id");
-    const int64_t rec_id = int64_t(mlh.at("mlh_id", jwhere).as_number(jwhere + " mlh.mlh_id"));
+    lm_cmp.add("run.json/mlh_evidence", diff(ml.evidence, as_number(at(mlh, "evidence", jwhere), jwhere + " mlh.evidence")));
+    const std::string rec_graph = as_string(at(mlh, "graph_id", jwhere), jwhere + " mlh.graph_id");
+    const int64_t rec_id = int64_t(as_number(at(mlh, "mlh_id", jwhere), jwhere + " mlh.mlh_id"));
     const size_t our_graph = size_t(std::find(graph_ids.begin(), graph_ids.end(), ml.graph) - graph_ids.begin());
     const bool same_graph = our_graph < run.graph_names.size() && run.graph_names[our_graph] == rec_graph;
     const bool same_id =
@@ -381,13 +389,15 @@ ReplayReport replay_fixture_run(const std::string& run_dir, const ReplayOptions&
     if (burst) {
       const BurstTelemetry tel = backend.burst_telemetry(lm, graph_ids[0]);
       lm_cmp.add("run.json/max_global_slope",
-                 diff(tel.max_global_slope, js.at("max_global_slope", jwhere).as_number(jwhere)));
+                 diff(tel.max_global_slope, as_number(at(js, "max_global_slope", jwhere), jwhere)));
       lm_cmp.add("run.json/sampling_burst_steps_in_step",
-                 diff(tel.burst_steps_in_step, js.at("sampling_burst_steps_in_step", jwhere).as_number(jwhere)));
+                 diff(tel.burst_steps_in_step, as_number(at(js, "sampling_burst_steps_in_step", jwhere), jwhere)));
     }
     report.steps.push_back(std::move(sr));
   }
   return report;
+} catch (const nlohmann::json::exception& e) {
+  fixture_json::fail_json(run_dir + "/run.json", e);
 }
 
 }  // namespace weft::hyp

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include "cpu_backend.h"
@@ -131,5 +132,49 @@ TEST_CASE("missing or malformed fixture files name the file") {
     broken << "{\"updater\": \"DefaultHypothesesUpdater\", \"steps\": [";
   }
   CHECK(contains(bad_input([&] { replay_fixture_run(tmp.string(), {monty + "/objects", 1}); }), "run.json"));
+  std::filesystem::remove_all(tmp);
+}
+
+TEST_CASE("malformed or missing run.json fields name the file and the key") {
+  const std::string monty = std::string(WEFT_FIXTURES_DIR) + "/monty";
+  const std::string source = monty + "/default_cylinder";
+  std::string original;
+  {
+    std::ifstream in(source + "/run.json");
+    std::ostringstream s;
+    s << in.rdbuf();
+    original = s.str();
+  }
+  // A copy of default_cylinder whose step folders are links to the recorded ones.
+  const std::filesystem::path tmp = std::filesystem::temp_directory_path() / "weft_hyp_bad_json";
+  std::filesystem::remove_all(tmp);
+  std::filesystem::create_directories(tmp);
+  for (const auto& entry : std::filesystem::directory_iterator(source))
+    if (entry.is_directory()) std::filesystem::create_directory_symlink(entry.path(), tmp / entry.path().filename());
+  // The BadInput message of replaying the copy with `from` (first occurrence) replaced by `to`.
+  auto replay_with = [&](const std::string& from, const std::string& to) {
+    std::string text = original;
+    const size_t at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(), to);
+    {
+      std::ofstream out(tmp / "run.json");
+      out << text;
+    }
+    return bad_input([&] { replay_fixture_run(tmp.string(), {monty + "/objects", 1}); });
+  };
+  const std::string file = (tmp / "run.json").string();
+  CHECK(replay_with("\"run\": \"default_cylinder\"", "\"run\": \"default_cylinder\"").empty());
+  CHECK(contains(replay_with("\"max_nneighbors\": 10", "\"max_nneighbors\": \"ten\""),
+                 file + " max_nneighbors: expected a number"));
+  CHECK(contains(replay_with("\"past_weight\": 1,", ""), file + ": missing 'past_weight'"));
+  CHECK(contains(replay_with("\"channel\": \"patch\"", "\"channel\": 7"), file + " channel: expected a string"));
+  CHECK(contains(replay_with("\"updater\": \"DefaultHypothesesUpdater\"", "\"updater\": null"),
+                 file + " updater: expected a string"));
+  CHECK(contains(replay_with("\"steps\": [", "\"steps\": {"), file));
+  CHECK(contains(replay_with("\"mlh_id\": 73", "\"mlh_idx\": 73"), file + " steps[0]: missing 'mlh_id'"));
+  CHECK(contains(replay_with("\"graph_id\": \"cylinder\"", "\"graph_id\": Infinity"),
+                 file + " steps[0] mlh.graph_id: expected a string"));
+  CHECK(contains(replay_with("\"x_percent_threshold\": 20", "\"x_percent_threshold\": 20,,"), file + ": "));
   std::filesystem::remove_all(tmp);
 }
