@@ -12,6 +12,7 @@
 #include "bench.h"
 #include "cli.h"
 #include "conformance.h"
+#include "regulator_demo.h"
 
 namespace weft::bench {
 
@@ -330,6 +331,74 @@ void bench_copy(Device& dev, uint64_t bytes, int reps) {
       .print();
 }
 
+// A regulator pass of `rules` rules (each fires and updates a word) against a tiny stage in the
+// same program: the pass's own GPU time, from per-stage timestamps.
+void bench_regulator(Device& dev, int reps) {
+  for (uint32_t rules : {1u, 64u, 1024u}) {
+    Program p("regulator");
+    InstanceId a = p.add_instance("a", 1);
+    const uint32_t word = p.add_control_words("target", {0});
+    StageSpec s;
+    s.name = "tiny";
+    s.kernel = conformance::test_kernel("tiny");
+    s.instance = a;
+    s.reads = {p.inbox(a)};
+    s.writes = {p.outbox(a)};
+    p.add_stage(s);
+    std::vector<abi::WeftRule> list;
+    for (uint32_t r = 0; r < rules; ++r) list.push_back(rule(Condition::always(), Action::set_word(word, r)));
+    add_regulator(p, "regulate", list);
+    Executable exe(dev, std::move(p));
+    exe.run();
+    std::vector<double> tiny_ns, reg_ns;
+    for (int r = 0; r < reps; ++r) {
+      exe.run();
+      Timings t = exe.timings();
+      tiny_ns.push_back(t.stage_ns[0]);
+      reg_ns.push_back(t.stage_ns[1]);
+    }
+    Line("engine.regulator_pass", dev)
+        .num("rules", rules)
+        .num("regulator_gpu_ns", median(reg_ns))
+        .num("tiny_stage_gpu_ns", median(tiny_ns))
+        .num("ratio_regulator_vs_tiny_stage", median(reg_ns) / median(tiny_ns))
+        .boolean("correct", exe.control_word(word) == rules - 1)
+        .print();
+  }
+}
+
+// The self-stopping Jacobi loop (N = 64 unrolled sweeps, a regulator after each) against the
+// same program whose rule never fires: stopping at sweep k should cost about k/N of the time.
+void bench_loop(Device& dev, int reps) {
+  const uint32_t n = 48, iterations = 64;
+  const conformance::JacobiSystem system = conformance::make_jacobi_system(n, 7);
+  RecordOptions o;
+  o.stage_timestamps = false;
+  conformance::JacobiProgram early = conformance::jacobi_program(n, iterations, 1e-4f, true);
+  conformance::JacobiProgram never = conformance::jacobi_program(n, iterations, 0.0f, true);
+  Executable e(dev, std::move(early.program), o), f(dev, std::move(never.program), o);
+  uint32_t k = 0, all = 0;
+  std::vector<double> te, tf;
+  for (int r = 0; r <= reps; ++r) {
+    k = conformance::run_jacobi(e, system, early.solver).sweeps;
+    const double early_ns = e.timings().total_ns;
+    all = conformance::run_jacobi(f, system, never.solver).sweeps;
+    if (r == 0) continue;  // warm-up
+    te.push_back(early_ns);
+    tf.push_back(f.timings().total_ns);
+  }
+  const double early_ns = median(te), full_ns = median(tf);
+  Line("engine.loop_early_exit", dev)
+      .num("unrolled", iterations)
+      .num("stopped_after", k)
+      .num("full_run_sweeps", all)
+      .num("early_gpu_ns", early_ns)
+      .num("full_gpu_ns", full_ns)
+      .num("ratio_early_vs_full", early_ns / full_ns)
+      .num("ratio_early_vs_k_sweeps", early_ns / (full_ns * k / all))
+      .print();
+}
+
 }  // namespace
 
 int bench_engine(Device& dev, const cli::Args& args) {
@@ -342,6 +411,8 @@ int bench_engine(Device& dev, const cli::Args& args) {
   bench_barriers(dev, stages, reps);
   bench_submit(dev, int(args.get_uint("submits", 200)));
   bench_copy(dev, copy_mib << 20, reps);
+  bench_regulator(dev, reps);
+  bench_loop(dev, reps);
   return 0;
 }
 
