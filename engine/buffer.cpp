@@ -100,24 +100,26 @@ void Buffer::check_range(uint64_t offset, uint64_t bytes, const char* what) cons
                                            std::to_string(size_) + " bytes)");
 }
 
-// Non-coherent memory needs flush/invalidate on nonCoherentAtomSize-aligned ranges.
-void Buffer::flush(uint64_t offset, uint64_t bytes) {
-  if (coherent_ || bytes == 0) return;
-  uint64_t atom = std::max<uint64_t>(device_->info().non_coherent_atom_size, 1);
+// Non-coherent memory needs flush/invalidate on nonCoherentAtomSize-aligned ranges; from the
+// aligned start to the end of the allocation is always valid.
+static VkMappedMemoryRange mapped_tail(const Device& device, VkDeviceMemory memory, uint64_t offset) {
+  const uint64_t atom = std::max<uint64_t>(device.info().non_coherent_atom_size, 1);
   VkMappedMemoryRange range{VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE};
-  range.memory = memory_;
+  range.memory = memory;
   range.offset = offset / atom * atom;
   range.size = VK_WHOLE_SIZE;
+  return range;
+}
+
+void Buffer::flush(uint64_t offset, uint64_t bytes) {
+  if (coherent_ || bytes == 0) return;
+  const VkMappedMemoryRange range = mapped_tail(*device_, memory_, offset);
   vk_check(vkFlushMappedMemoryRanges(device_->vk(), 1, &range), "vkFlushMappedMemoryRanges");
 }
 
 void Buffer::invalidate(uint64_t offset, uint64_t bytes) {
   if (coherent_ || bytes == 0) return;
-  uint64_t atom = std::max<uint64_t>(device_->info().non_coherent_atom_size, 1);
-  VkMappedMemoryRange range{VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE};
-  range.memory = memory_;
-  range.offset = offset / atom * atom;
-  range.size = VK_WHOLE_SIZE;
+  const VkMappedMemoryRange range = mapped_tail(*device_, memory_, offset);
   vk_check(vkInvalidateMappedMemoryRanges(device_->vk(), 1, &range), "vkInvalidateMappedMemoryRanges");
 }
 

@@ -20,6 +20,14 @@ void barrier(VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags src_ac
   vkCmdPipelineBarrier(cmd, src, dst, 0, 1, &mb, 0, nullptr, 0, nullptr);
 }
 
+// SegmentOutOfRange unless [offset, offset + bytes) lies inside `size` bytes of `where`.
+void check_inside(uint64_t size, uint64_t offset, uint64_t bytes, const char* verb, const std::string& where) {
+  if (offset > size || bytes > size - offset)
+    fail(ErrorCode::SegmentOutOfRange, std::string(verb) + " of " + std::to_string(bytes) + " bytes at offset " +
+                                           std::to_string(offset) + " is outside " + where + " (" + std::to_string(size) +
+                                           " bytes)");
+}
+
 constexpr VkPipelineStageFlags kCompute = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT;
 constexpr VkAccessFlags kComputeAccess =
     VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_INDIRECT_COMMAND_READ_BIT;
@@ -215,40 +223,26 @@ Timings Executable::timings() {
 // ---- host access ----------------------------------------------------------------------------
 
 void Executable::write(Binding b, uint64_t offset, const void* data, uint64_t bytes) {
-  const uint64_t size = program_.whole(b).size;
-  if (offset > size || bytes > size - offset)
-    fail(ErrorCode::SegmentOutOfRange, std::string("write of ") + std::to_string(bytes) + " bytes at offset " +
-                                           std::to_string(offset) + " is outside " + binding_name(b) + " (" +
-                                           std::to_string(size) + " bytes)");
+  check_inside(program_.whole(b).size, offset, bytes, "write", binding_name(b));
   wait_idle();
   buffer(b).write(offset, data, bytes);
 }
 
 void Executable::read(Binding b, uint64_t offset, void* data, uint64_t bytes) {
-  const uint64_t size = program_.whole(b).size;
-  if (offset > size || bytes > size - offset)
-    fail(ErrorCode::SegmentOutOfRange, std::string("read of ") + std::to_string(bytes) + " bytes at offset " +
-                                           std::to_string(offset) + " is outside " + binding_name(b) + " (" +
-                                           std::to_string(size) + " bytes)");
+  check_inside(program_.whole(b).size, offset, bytes, "read", binding_name(b));
   wait_idle();
   buffer(b).read(offset, data, bytes);
 }
 
 void Executable::write_segment(Binding b, const std::string& name, const void* data, uint64_t bytes, uint64_t offset) {
   const Range r = program_.segment(b, name);
-  if (offset > r.size || bytes > r.size - offset)
-    fail(ErrorCode::SegmentOutOfRange, std::string(binding_name(b)) + " segment '" + name + "' has " +
-                                           std::to_string(r.size) + " bytes; cannot write " + std::to_string(bytes) +
-                                           " at offset " + std::to_string(offset));
+  check_inside(r.size, offset, bytes, "write", std::string(binding_name(b)) + " segment '" + name + "'");
   write(b, r.offset + offset, data, bytes);
 }
 
 void Executable::read_segment(Binding b, const std::string& name, void* data, uint64_t bytes, uint64_t offset) {
   const Range r = program_.segment(b, name);
-  if (offset > r.size || bytes > r.size - offset)
-    fail(ErrorCode::SegmentOutOfRange, std::string(binding_name(b)) + " segment '" + name + "' has " +
-                                           std::to_string(r.size) + " bytes; cannot read " + std::to_string(bytes) +
-                                           " at offset " + std::to_string(offset));
+  check_inside(r.size, offset, bytes, "read", std::string(binding_name(b)) + " segment '" + name + "'");
   read(b, r.offset + offset, data, bytes);
 }
 

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <map>
 
+#include "bits.h"
 #include "device.h"
 #include "manifest_internal.h"
 #include "manifest_resolve.h"
@@ -33,10 +34,7 @@ auto at_key(const Manifest& m, const std::string& key, F&& f) -> decltype(f()) {
 
 uint32_t encode(double v, uint32_t type, const Manifest& m, const std::string& key, bool allow_negative) {
   if (type == WEFT_SOURCE_F32) {
-    const float f = float(v);
-    uint32_t w;
-    std::memcpy(&w, &f, 4);
-    return w;
+    return f32_bits(float(v));
   }
   if (v != std::floor(v) || v > double(UINT32_MAX) || v < (allow_negative ? double(INT32_MIN) : 0.0))
     bad(m.path, key, "value " + std::to_string(v) + " is not a valid integer for an integer target");

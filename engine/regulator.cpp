@@ -4,22 +4,13 @@
 #include <cstring>
 
 #include "engine_kernels.h"
+#include "bits.h"
 #include "error.h"
 
 namespace weft {
 
 namespace {
 
-uint32_t bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-float as_float(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
 
 // Fields the engine itself writes as integers; comparing them as floats would round counts.
 bool integer_field(uint32_t field) {
@@ -51,20 +42,20 @@ Condition make(InstanceId instance, uint32_t field, uint32_t type, uint32_t comp
 // ---- conditions -----------------------------------------------------------------------------
 
 Condition Condition::less(InstanceId i, uint32_t field, float t) {
-  return make(i, field, WEFT_SOURCE_F32, WEFT_CMP_LESS, bits(t), 0, "less");
+  return make(i, field, WEFT_SOURCE_F32, WEFT_CMP_LESS, f32_bits(t), 0, "less");
 }
 Condition Condition::less(InstanceId i, uint32_t field, uint32_t t) {
   return make(i, field, WEFT_SOURCE_U32, WEFT_CMP_LESS, t, 0, "less");
 }
 Condition Condition::greater(InstanceId i, uint32_t field, float t) {
-  return make(i, field, WEFT_SOURCE_F32, WEFT_CMP_GREATER, bits(t), 0, "greater");
+  return make(i, field, WEFT_SOURCE_F32, WEFT_CMP_GREATER, f32_bits(t), 0, "greater");
 }
 Condition Condition::greater(InstanceId i, uint32_t field, uint32_t t) {
   return make(i, field, WEFT_SOURCE_U32, WEFT_CMP_GREATER, t, 0, "greater");
 }
 Condition Condition::outside(InstanceId i, uint32_t field, float lo, float hi) {
   if (!(lo <= hi)) fail(ErrorCode::InvalidProgram, "Condition::outside: lo must not exceed hi (and neither may be NaN)");
-  return make(i, field, WEFT_SOURCE_F32, WEFT_CMP_OUTSIDE, bits(lo), bits(hi), "outside");
+  return make(i, field, WEFT_SOURCE_F32, WEFT_CMP_OUTSIDE, f32_bits(lo), f32_bits(hi), "outside");
 }
 Condition Condition::outside(InstanceId i, uint32_t field, uint32_t lo, uint32_t hi) {
   if (lo > hi) fail(ErrorCode::InvalidProgram, "Condition::outside: lo must not exceed hi");
@@ -80,9 +71,9 @@ Condition Condition::always() { return {WEFT_NONE, 0, WEFT_SOURCE_U32, WEFT_CMP_
 
 // ---- actions --------------------------------------------------------------------------------
 
-Action Action::set_word(uint32_t word, float v) { return {WEFT_ACTION_SET_WORD, word, WEFT_SOURCE_F32, bits(v), 0}; }
+Action Action::set_word(uint32_t word, float v) { return {WEFT_ACTION_SET_WORD, word, WEFT_SOURCE_F32, f32_bits(v), 0}; }
 Action Action::set_word(uint32_t word, uint32_t v) { return {WEFT_ACTION_SET_WORD, word, WEFT_SOURCE_U32, v, 0}; }
-Action Action::scale_word(uint32_t word, float f) { return {WEFT_ACTION_SCALE_WORD, word, WEFT_SOURCE_F32, bits(f), 0}; }
+Action Action::scale_word(uint32_t word, float f) { return {WEFT_ACTION_SCALE_WORD, word, WEFT_SOURCE_F32, f32_bits(f), 0}; }
 Action Action::scale_word(uint32_t word, uint32_t num, uint32_t den) {
   if (den == 0) fail(ErrorCode::InvalidProgram, "Action::scale_word: control word " + std::to_string(word) + " scaled by " +
                                                     std::to_string(num) + "/0");
@@ -90,7 +81,7 @@ Action Action::scale_word(uint32_t word, uint32_t num, uint32_t den) {
 }
 Action Action::clamp_word(uint32_t word, float lo, float hi) {
   if (!(lo <= hi)) fail(ErrorCode::InvalidProgram, "Action::clamp_word: control word " + std::to_string(word) + ": lo must not exceed hi");
-  return {WEFT_ACTION_CLAMP_WORD, word, WEFT_SOURCE_F32, bits(lo), bits(hi)};
+  return {WEFT_ACTION_CLAMP_WORD, word, WEFT_SOURCE_F32, f32_bits(lo), f32_bits(hi)};
 }
 Action Action::clamp_word(uint32_t word, uint32_t lo, uint32_t hi) {
   if (lo > hi) fail(ErrorCode::InvalidProgram, "Action::clamp_word: control word " + std::to_string(word) + ": lo must not exceed hi");
@@ -229,7 +220,7 @@ StageId add_regulator(Program& p, const std::string& name, const std::vector<abi
         break;
       case WEFT_ACTION_CLAMP_WORD:
         check_word();
-        if (r.target_type == WEFT_SOURCE_U32 ? r.value > r.value2 : !(as_float(r.value) <= as_float(r.value2)))
+        if (r.target_type == WEFT_SOURCE_U32 ? r.value > r.value2 : !(bits_f32(r.value) <= bits_f32(r.value2)))
           fail(ErrorCode::InvalidProgram, who + ": clamp of control word " + std::to_string(r.target) + " has lo > hi");
         break;
       case WEFT_ACTION_SET_SLOT: add_once(writes, p.slot({slot_at(p, r.target, who)})); break;

@@ -1,6 +1,7 @@
 // Weft: a dispatch-graph executor on fixed SSBO bindings. Include this for the whole C++ API.
 #pragma once
 
+#include "bits.h"
 #include "buffer.h"
 #include "compiler.h"
 #include "device.h"

@@ -13,12 +13,6 @@ using conformance::TempDir;
 
 namespace {
 
-uint32_t bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-
 // The fixture manifest with `from` replaced by `to` (which must be there).
 std::string fixture_with(const std::string& from, const std::string& to) {
   std::string text = conformance::manifest_fixture_text();
@@ -72,14 +66,14 @@ TEST_CASE("manifest: the fixture loads and every push reference resolves to the 
   const auto& push = p.stages()[0].push;
   REQUIRE(push.size() == 19);
   const uint32_t k_word = p.control_image().size() - 1;  // the last word allocated
-  CHECK(push[0] == bits(1.5f));
+  CHECK(push[0] == f32_bits(1.5f));
   CHECK(push[1] == p.heap().at("x").word_offset());
   CHECK(push[2] == p.globals().at("acc").word_offset());
   CHECK(push[3] == k_word);
   CHECK(push[4] == uint32_t(-2));
   CHECK(push[5] == 0xFFFFFFFFu);
   CHECK(push[6] == 7u);
-  CHECK(push[7] == bits(3.0f));
+  CHECK(push[7] == f32_bits(3.0f));
   CHECK(push[8] == 1u);
   CHECK(push[9] == 1u);
   CHECK(push[10] == p.slot_word(SlotId{0}));
@@ -91,9 +85,9 @@ TEST_CASE("manifest: the fixture loads and every push reference resolves to the 
   CHECK(push[16] == p.window_word(InstanceId{1}, 2));
   CHECK(push[17] == k_word);
   CHECK(push[18] == 8u);
-  CHECK(p.stages()[1].push[0] == bits(-1.0f));
+  CHECK(p.stages()[1].push[0] == f32_bits(-1.0f));
   CHECK(p.stages()[1].indirect.has_value());
-  CHECK(m.controls[0].words == std::vector<uint32_t>{bits(2.0f)});
+  CHECK(m.controls[0].words == std::vector<uint32_t>{f32_bits(2.0f)});
 }
 
 TEST_CASE("manifest: a dry run lists the stages, the barriers and the layout") {
@@ -130,10 +124,10 @@ TEST_CASE("manifest: a regulator stage becomes a rule block the program evaluate
   CHECK(r.source_instance == 0);
   CHECK(r.source_field == WEFT_METRIC_NORM);
   CHECK(r.compare == WEFT_CMP_GREATER);
-  CHECK(r.lo == bits(1.0f));
+  CHECK(r.lo == f32_bits(1.0f));
   CHECK(r.action == WEFT_ACTION_SCALE_WORD);
   CHECK(r.target_type == WEFT_SOURCE_F32);
-  CHECK(r.value == bits(0.5f));
+  CHECK(r.value == f32_bits(0.5f));
 }
 
 TEST_CASE("manifest: every comparison and action is encoded as the regulator reads it") {
@@ -201,8 +195,8 @@ value = 9
   CHECK((r[0].compare == WEFT_CMP_OUTSIDE && r[0].lo == 1 && r[0].hi == 3));
   CHECK((r[0].action == WEFT_ACTION_SCALE_WORD && r[0].target == n_word && r[0].target_type == WEFT_SOURCE_U32));
   CHECK((r[0].value == 3 && r[0].value2 == 2));
-  CHECK((r[1].compare == WEFT_CMP_LESS && r[1].lo == bits(0.5f) && r[1].source_type == WEFT_SOURCE_F32));
-  CHECK((r[1].action == WEFT_ACTION_CLAMP_WORD && r[1].value == bits(0.0f) && r[1].value2 == bits(4.0f)));
+  CHECK((r[1].compare == WEFT_CMP_LESS && r[1].lo == f32_bits(0.5f) && r[1].source_type == WEFT_SOURCE_F32));
+  CHECK((r[1].action == WEFT_ACTION_CLAMP_WORD && r[1].value == f32_bits(0.0f) && r[1].value2 == f32_bits(4.0f)));
   CHECK(r[1].target_type == WEFT_SOURCE_F32);
   CHECK((r[2].compare == WEFT_CMP_ALWAYS && r[2].source_instance == WEFT_NONE));
   CHECK((r[2].action == WEFT_ACTION_SET_SLOT && r[2].target == p.slot_word(SlotId{0}) && r[2].value == 3));

@@ -9,12 +9,6 @@ using namespace weft;
 
 namespace {
 
-uint32_t fbits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-
 bool declares(const std::vector<Range>& v, const Range& r) {
   for (const Range& x : v)
     if (x.binding == r.binding && x.offset == r.offset && x.size == r.size) return true;
@@ -31,7 +25,7 @@ TEST_CASE("condition builders encode the source type from the threshold's type")
   CHECK(f.source_field == WEFT_METRIC_NORM);
   CHECK(f.source_type == WEFT_SOURCE_F32);
   CHECK(f.compare == WEFT_CMP_GREATER);
-  CHECK(f.lo == fbits(4.0f));
+  CHECK(f.lo == f32_bits(4.0f));
   CHECK(f.action == WEFT_ACTION_HALT);
 
   abi::WeftRule u = rule(Condition::outside(i, WEFT_METRIC_COUNTER0 + 2, 16777216u, 16777218u), Action::halt());
@@ -58,14 +52,14 @@ TEST_CASE("integer Metrics fields refuse float thresholds") {
 TEST_CASE("action builders encode targets and values") {
   Program p;
   InstanceId i = p.add_instance("a", 1);
-  const uint32_t gain = p.add_control_words("gain", {fbits(1.0f)});
+  const uint32_t gain = p.add_control_words("gain", {f32_bits(1.0f)});
   SlotId s = p.add_slot("s", {1, 1, 1});
 
   Action a = Action::scale_word(gain, 0.5f);
   CHECK(a.action == WEFT_ACTION_SCALE_WORD);
   CHECK(a.target == gain);
   CHECK(a.target_type == WEFT_SOURCE_F32);
-  CHECK(a.value == fbits(0.5f));
+  CHECK(a.value == f32_bits(0.5f));
   Action q = Action::scale_word(gain, 3u, 4u);
   CHECK(q.target_type == WEFT_SOURCE_U32);
   CHECK((q.value == 3 && q.value2 == 4));
@@ -158,7 +152,7 @@ TEST_CASE("the regulator stage declares what its rules read and write") {
   InstanceId a = p.add_instance("a", 1);
   InstanceId b = p.add_instance("b", 1);
   InstanceId c = p.add_instance("c", 1);
-  const uint32_t gain = p.add_control_words("gain", {fbits(1.0f)});
+  const uint32_t gain = p.add_control_words("gain", {f32_bits(1.0f)});
   SlotId s0 = p.add_slot("s0", {1, 1, 1});
   SlotId s1 = p.add_slot("s1", {1, 1, 1});
   abi::WeftRule raw = rule(Condition::greater(a, WEFT_METRIC_NORM, 1.0f), Action::scale_word(gain, 0.5f));

@@ -122,10 +122,7 @@ Result three_instance_chain(Device& dev) {
     s.kernel = test_kernel("chain_step");
     s.instance = in[k];
     s.message = true;
-    uint32_t m, a;
-    std::memcpy(&m, &mul[k], 4);
-    std::memcpy(&a, &add[k], 4);
-    s.push = {m, a};
+    s.push = {f32_bits(mul[k]), f32_bits(add[k])};
     p.add_stage(s);
   }
   Executable exe(dev, std::move(p));
@@ -289,10 +286,7 @@ Result replay(Device& dev, int runs) {
   s.instance = a;
   s.message = true;
   const float mul = 3.0f, add = 0.5f;
-  uint32_t m, ad;
-  std::memcpy(&m, &mul, 4);
-  std::memcpy(&ad, &add, 4);
-  s.push = {m, ad};
+  s.push = {f32_bits(mul), f32_bits(add)};
   p.add_stage(s);
   Executable exe(dev, std::move(p));
   std::vector<float> in(width), out(width);

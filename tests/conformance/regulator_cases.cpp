@@ -18,16 +18,6 @@ namespace weft::conformance {
 
 namespace {
 
-uint32_t fbits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-float fval(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
 std::string str(double v) {
   std::ostringstream s;
   s << v;
@@ -120,7 +110,7 @@ bool reference_holds(const abi::WeftRule& r, const abi::WeftMetrics& m) {
       case WEFT_CMP_NE_ZERO: return raw != 0;
     }
   } else {
-    const float v = fval(raw), lo = fval(r.lo), hi = fval(r.hi);
+    const float v = bits_f32(raw), lo = bits_f32(r.lo), hi = bits_f32(r.hi);
     switch (r.compare) {
       case WEFT_CMP_LESS: return v < lo;
       case WEFT_CMP_GREATER: return v > lo;
@@ -232,7 +222,7 @@ Result gain_and_limit(Device& dev, const std::string& name, float gain0, uint32_
   const uint32_t n = 100;
   Rig g(name);
   for (const char* seg : {"fin", "fout", "uin", "uout"}) g.p.globals().add(seg, n * 4);
-  const uint32_t gain = g.p.add_control_words("gain", {fbits(gain0)});
+  const uint32_t gain = g.p.add_control_words("gain", {f32_bits(gain0)});
   const uint32_t limit = g.p.add_control_words("limit", {limit0});
   add_regulator(g.p, "regulator", make_rules(g.p, g.src, gain, limit));
   g.consume("gain", g.src, gain, "fin", "fout", n, 0);
@@ -501,7 +491,7 @@ Result indirect_sizing(Device& dev) {
   f.name = "count_above";
   f.kernel = test_kernel("count_above");
   f.instance = filter;
-  f.push = {w("items"), n, fbits(threshold_init), w("list"), p.slot_word(sized)};
+  f.push = {w("items"), n, f32_bits(threshold_init), w("list"), p.slot_word(sized)};
   f.reads = {p.segment(Binding::Globals, "items")};
   f.writes = {p.segment(Binding::Globals, "list"), p.slot(sized), p.metrics(filter)};
   p.add_stage(f);
