@@ -13,6 +13,10 @@
 #include <string>
 #include <vector>
 
+namespace weft {
+class Device;
+}
+
 namespace weft::hyp {
 
 struct ArrayError {
@@ -43,6 +47,12 @@ struct ReplayOptions {
   // Also compare Monty's kernel intermediates (nearest nodes, custom distances, rotated normals).
   // Tracing runs the exact brute-force K nearest, so step times are slower with it.
   bool trace_kernel = true;
+  // Non-null: replay on the Vulkan backend on this device (float32), else on the CPU backend.
+  Device* device = nullptr;
+  // > 0 (float32 replays): the most likely hypothesis and the prediction error (which uses the
+  // previous best) may follow any hypothesis whose recorded evidence is within this of the
+  // recorded best, since such near-ties can fall either way in float32. 0: exact ids.
+  double tie_tolerance = 0;
 };
 
 // BadInput naming the file for a missing or malformed fixture file.
