@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include <weft/weft.h>
 
@@ -13,6 +14,9 @@ int weft_cmd_run(int argc, char** argv);
 #endif
 #ifdef WEFT_HAVE_CMD_MONTY
 int weft_cmd_monty(int argc, char** argv);
+#endif
+#ifdef WEFT_HAVE_CMD_GNN
+int weft_cmd_gnn(int argc, char** argv);
 #endif
 
 namespace weft {
@@ -28,23 +32,33 @@ const char* kUsage =
     "  info [--device SEL] [--json]            devices, limits, features and the default choice\n"
     "  conformance [--device SEL|all] [--filter TEXT] [--report FILE.json] [--junit FILE.xml]\n"
     "              [--validation] [--list]     run the conformance cases and print a table\n"
-    "  bench engine [--device SEL] [--stages N] [--reps N] [--copy-mib N] [--submits N]\n"
+    "  bench engine|gnn [--device SEL] [--stages N] [--reps N] [--copy-mib N] [--submits N]\n"
     "                                          benchmarks as JSON lines\n"
     "  run MANIFEST.toml [--device SEL] [--out DIR] [--runs N] [--dry-run]\n"
     "                                          run a workload manifest (no C++ needed)\n"
+    "  gnn demo|bench [--nodes N --edges E --features F --layers L --seed S]\n"
+    "                                          graph neural network vs its CPU reference\n"
     "  monty replay RUN_DIR [--objects DIR] [--backend cpu]\n"
     "                                          replay a Monty fixture run, print errors per step\n"
     "\n"
     "SEL is a device index or a name substring; WEFT_DEVICE sets the default the same way.\n";
 
 int cmd_bench(int argc, char** argv) {
+#ifdef WEFT_HAVE_CMD_GNN
+  // weft bench gnn ... is weft gnn bench ...
+  if (argc > 2 && std::string(argv[2]) == "gnn") {
+    std::vector<char*> forwarded = {argv[2], const_cast<char*>("bench")};
+    for (int i = 3; i < argc; ++i) forwarded.push_back(argv[i]);
+    return weft_cmd_gnn(int(forwarded.size()), forwarded.data());
+  }
+#endif
   cli::Args args = cli::parse(argc, argv, 2, {"device", "stages", "reps", "copy-mib", "submits"}, {});
   const std::string which = args.positional.empty() ? "engine" : args.positional[0];
   DeviceOptions o;
   o.select = args.get("device");
   auto dev = Device::open(o);
   if (which == "engine") return bench::bench_engine(*dev, args);
-  fail(ErrorCode::BadInput, "unknown benchmark '" + which + "' (known: engine)");
+  fail(ErrorCode::BadInput, "unknown benchmark '" + which + "' (known: engine, gnn)");
 }
 
 }  // namespace
@@ -62,6 +76,9 @@ int main(int argc, char** argv) {
     if (command == "bench") return weft::cmd_bench(argc, argv);
 #ifdef WEFT_HAVE_CMD_RUN
     if (command == "run") return weft_cmd_run(argc - 1, argv + 1);
+#endif
+#ifdef WEFT_HAVE_CMD_GNN
+    if (command == "gnn") return weft_cmd_gnn(argc - 1, argv + 1);
 #endif
 #ifdef WEFT_HAVE_CMD_MONTY
     if (command == "monty") return weft_cmd_monty(argc - 1, argv + 1);

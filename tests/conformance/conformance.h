@@ -34,6 +34,7 @@ const std::vector<Case>& all_cases();
 std::vector<Case> engine_cases();
 std::vector<Case> regulator_cases();
 std::vector<Case> manifest_cases();
+std::vector<Case> gnn_cases();
 
 struct CaseReport {
   std::string name;

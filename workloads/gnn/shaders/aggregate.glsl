@@ -1,0 +1,42 @@
+// Neighbour aggregation over one edge type's CSR, one invocation per (node, feature):
+//   out[i][f] = AGG over edges e of row i of  w_e * h[col_e][f]
+// GNN_AGG selects the reduction (set by the aggregate_<kind>.comp wrappers): 0 sum, 1 mean (sum
+// divided by the row's edge count), 2 max. A row without edges gives 0 for all three.
+// user: [0] row offsets, [1] cols, [2] weights (Heap words), [3] h (Globals word),
+//       [4] out (Globals word), [5] nodes, [6] F.
+#include "weft.glsl"
+
+#ifndef GNN_AGG
+#error "define GNN_AGG (0 sum, 1 mean, 2 max)"
+#endif
+
+layout(local_size_x = 64) in;
+
+void main() {
+  const uint rows = pc.user[0], cols = pc.user[1], wts = pc.user[2], h = pc.user[3], out_w = pc.user[4];
+  const uint nodes = pc.user[5], F = pc.user[6];
+  const uint count = nodes * F;
+  // Consecutive invocations take consecutive features of one node, so the gathers of h[col]
+  // read contiguous words.
+  for (uint k = gl_GlobalInvocationID.x; k < count; k += gl_NumWorkGroups.x * 64u) {
+    const uint i = k / F, f = k - i * F;
+    const uint e0 = heap_u[rows + i], e1 = heap_u[rows + i + 1u];
+#if GNN_AGG == 2
+    float acc = e1 > e0 ? -3.402823466e38 : 0.0;
+#else
+    float acc = 0.0;
+#endif
+    for (uint e = e0; e < e1; ++e) {
+      const float v = heap_f[wts + e] * globals_f[h + heap_u[cols + e] * F + f];
+#if GNN_AGG == 2
+      acc = max(acc, v);
+#else
+      acc += v;
+#endif
+    }
+#if GNN_AGG == 1
+    if (e1 > e0) acc /= float(e1 - e0);
+#endif
+    globals_f[out_w + k] = acc;
+  }
+}
