@@ -18,6 +18,18 @@ int weft_cmd_monty(int argc, char** argv);
 #ifdef WEFT_HAVE_CMD_GNN
 int weft_cmd_gnn(int argc, char** argv);
 #endif
+#ifdef WEFT_HAVE_CMD_DSP
+int weft_cmd_dsp(int argc, char** argv);
+#endif
+
+namespace {
+// weft bench <workload> ... is weft <workload> bench ...
+int forward_bench(int argc, char** argv, int (*command)(int, char**)) {
+  std::vector<char*> forwarded = {argv[2], const_cast<char*>("bench")};
+  for (int i = 3; i < argc; ++i) forwarded.push_back(argv[i]);
+  return command(int(forwarded.size()), forwarded.data());
+}
+}  // namespace
 
 namespace weft {
 int cmd_info(int argc, char** argv);
@@ -32,10 +44,12 @@ const char* kUsage =
     "  info [--device SEL] [--json]            devices, limits, features and the default choice\n"
     "  conformance [--device SEL|all] [--filter TEXT] [--report FILE.json] [--junit FILE.xml]\n"
     "              [--validation] [--list]     run the conformance cases and print a table\n"
-    "  bench engine|gnn [--device SEL] [--stages N] [--reps N] [--copy-mib N] [--submits N]\n"
+    "  bench engine|gnn|dsp [--device SEL] [--stages N] [--reps N] [--copy-mib N] [--submits N]\n"
     "                                          benchmarks as JSON lines\n"
     "  run MANIFEST.toml [--device SEL] [--out DIR] [--runs N] [--dry-run]\n"
     "                                          run a workload manifest (no C++ needed)\n"
+    "  dsp demo|bench [--channels C --frame N --frames F]\n"
+    "                                          streaming FFT filter chain vs FFTW\n"
     "  gnn demo|bench [--nodes N --edges E --features F --layers L --seed S]\n"
     "                                          graph neural network vs its CPU reference\n"
     "  monty replay RUN_DIR [--objects DIR] [--backend cpu]\n"
@@ -45,12 +59,10 @@ const char* kUsage =
 
 int cmd_bench(int argc, char** argv) {
 #ifdef WEFT_HAVE_CMD_GNN
-  // weft bench gnn ... is weft gnn bench ...
-  if (argc > 2 && std::string(argv[2]) == "gnn") {
-    std::vector<char*> forwarded = {argv[2], const_cast<char*>("bench")};
-    for (int i = 3; i < argc; ++i) forwarded.push_back(argv[i]);
-    return weft_cmd_gnn(int(forwarded.size()), forwarded.data());
-  }
+  if (argc > 2 && std::string(argv[2]) == "gnn") return forward_bench(argc, argv, weft_cmd_gnn);
+#endif
+#ifdef WEFT_HAVE_CMD_DSP
+  if (argc > 2 && std::string(argv[2]) == "dsp") return forward_bench(argc, argv, weft_cmd_dsp);
 #endif
   cli::Args args = cli::parse(argc, argv, 2, {"device", "stages", "reps", "copy-mib", "submits"}, {});
   const std::string which = args.positional.empty() ? "engine" : args.positional[0];
@@ -58,7 +70,7 @@ int cmd_bench(int argc, char** argv) {
   o.select = args.get("device");
   auto dev = Device::open(o);
   if (which == "engine") return bench::bench_engine(*dev, args);
-  fail(ErrorCode::BadInput, "unknown benchmark '" + which + "' (known: engine, gnn)");
+  fail(ErrorCode::BadInput, "unknown benchmark '" + which + "' (known: engine, gnn, dsp)");
 }
 
 }  // namespace
@@ -76,6 +88,9 @@ int main(int argc, char** argv) {
     if (command == "bench") return weft::cmd_bench(argc, argv);
 #ifdef WEFT_HAVE_CMD_RUN
     if (command == "run") return weft_cmd_run(argc - 1, argv + 1);
+#endif
+#ifdef WEFT_HAVE_CMD_DSP
+    if (command == "dsp") return weft_cmd_dsp(argc - 1, argv + 1);
 #endif
 #ifdef WEFT_HAVE_CMD_GNN
     if (command == "gnn") return weft_cmd_gnn(argc - 1, argv + 1);
