@@ -25,6 +25,7 @@ const std::vector<Case>& all_cases() {
     for (Case& c : regulator_cases()) all.push_back(std::move(c));
     for (Case& c : manifest_cases()) all.push_back(std::move(c));
     for (Case& c : gnn_cases()) all.push_back(std::move(c));
+    for (Case& c : dsp_cases()) all.push_back(std::move(c));
     return all;
   }();
   return cases;

@@ -35,6 +35,7 @@ std::vector<Case> engine_cases();
 std::vector<Case> regulator_cases();
 std::vector<Case> manifest_cases();
 std::vector<Case> gnn_cases();
+std::vector<Case> dsp_cases();
 
 struct CaseReport {
   std::string name;

@@ -1,0 +1,144 @@
+// DSP workload: a multi-channel streaming spectral filter as a chain on Weft's fixed bindings.
+//
+// Per channel c (one instance, one chain), per replay (one hop of H = N/2 new real samples):
+//   window  : frame = [last H samples | new H samples] * Hann_periodic(N)   (complex, imag 0)
+//   fft     : log2 N Stockham radix-2 passes, twiddles in Heap: in shared memory in one dispatch
+//             for N <= 2048, else one dispatch per pass (ping-pong in Globals)
+//   filter  : X[k] *= G_c[k]            (per-bin complex gains from Heap)
+//   ifft    : log2 N Stockham passes with conjugate twiddles (unscaled)
+//   output  : y[n] = gain_c * (Re(x[n]) / N + tail[n]),  tail[n] = Re(x[n + H]) / N   (n < H)
+//             y -> R30 of the channel's instance; Metrics: norm = ||y||2, max_abs = peak,
+//             status = kStatusClipped when peak > 1 (the clipping flag), ticks = device ticks of
+//             the output stage, counters[0] = frames processed (integer, kept in Globals),
+//             counters[1] = f32 bits of the gain applied.
+//   regulator (rules as data): max_abs > clip_threshold -> gain_c *= gain_factor.
+// The periodic Hann window at 50% overlap sums to 1, so unity gains reproduce the input
+// delayed by one hop: the overlap-add stream has no seams.
+//
+// State carried between replays: Globals (sample history and overlap tail per channel, frame
+// counter) and Control (the gain words; the program records with reset_control = false so the
+// rule's effect lasts into the following frames). Input is real only (complex input: not done).
+#pragma once
+
+#include <complex>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <weft/weft.h>
+
+namespace weft::dsp {
+
+// Frame sizes: powers of two in [512, 4096]; anything else is BadInput. Channels: at most 32
+// (Registers hold 32 x H words per channel: 8 MiB at 32 channels of 4096).
+inline constexpr uint32_t kMinFrame = 512;
+inline constexpr uint32_t kMaxFrame = 4096;
+inline constexpr uint32_t kMaxChannels = 32;
+// Largest frame the one-workgroup FFT takes (N x 8 bytes of shared memory <= the guaranteed 16 KiB).
+inline constexpr uint32_t kFusedMaxFrame = 2048;
+inline constexpr uint32_t kStatusClipped = WEFT_STATUS_WORKLOAD_FIRST;
+
+struct Config {
+  uint32_t channels = 1;
+  uint32_t frame = 1024;                       // N
+  std::vector<std::complex<float>> gains;      // channels x N, channel-major; finite
+  bool clip_rule = true;                       // add the clipping rule
+  float clip_threshold = 1.0f;                 // max_abs above this lowers the gain
+  float gain_factor = 0.5f;                    // ... by this factor, in (0, 1]
+  float initial_gain = 1.0f;
+  // One dispatch per transform (shared memory) when N <= kFusedMaxFrame; else, or when false,
+  // one dispatch per radix-2 pass through Globals.
+  bool fused = true;
+  bool uses_fused() const { return fused && frame <= kFusedMaxFrame; }
+  uint32_t hop() const { return frame / 2; }
+};
+
+// Throws weft::Error BadInput naming what and where.
+void validate(const Config& config);
+// Samples of one hop, channel-major (channels x H): BadInput naming channel and sample for a
+// NaN or infinity, or the wrong size.
+void validate_block(const Config& config, const std::vector<float>& block);
+
+std::vector<float> hann(uint32_t n);  // periodic: 0.5 - 0.5 cos(2 pi n / N)
+// Seeded gains, Hermitian-symmetric per channel (a real filter): magnitudes in [0.5, 1.5],
+// random phases. unity_gains: all 1.
+std::vector<std::complex<float>> random_gains(uint32_t channels, uint32_t frame, uint32_t seed);
+std::vector<std::complex<float>> unity_gains(uint32_t channels, uint32_t frame);
+// Seeded test signal: a few sinusoids per channel plus noise, amplitude `amplitude`, for hop
+// `index` of the stream (continuous across hops).
+std::vector<float> test_block(uint32_t channels, uint32_t frame, uint32_t index, float amplitude, uint32_t seed);
+
+struct FrameMetrics {
+  double peak = 0, norm = 0, gain = 0;
+  bool clipped = false;
+  uint32_t frame = 0;   // frames processed so far (1 after the first)
+  uint64_t ticks = 0;   // device only
+};
+
+// ---- CPU reference: the same chain in double with FFTW, the same rule ---------------------
+class Reference {
+ public:
+  explicit Reference(const Config& config);
+  ~Reference();
+  Reference(const Reference&) = delete;
+  Reference& operator=(const Reference&) = delete;
+  // One hop for every channel; returns the output (channels x H) and fills metrics.
+  std::vector<double> process(const std::vector<float>& block, std::vector<FrameMetrics>* metrics = nullptr);
+  // The gain the rule has left for the next hop.
+  double gain(uint32_t channel) const { return gain_[channel]; }
+
+ private:
+  Config cfg_;
+  std::vector<double> window_, hist_, tail_, gain_;
+  struct Plans;
+  std::unique_ptr<Plans> plans_;
+  uint32_t frames_ = 0;
+};
+
+// ---- device ------------------------------------------------------------------------------
+struct DspProgram {
+  Program program;
+  std::vector<InstanceId> channels;
+  std::vector<uint32_t> gain_words;  // control word of each channel's gain
+  StageId regulator;                 // valid when the rule is on
+};
+DspProgram build_program(const Config& config);
+
+struct StageTime {
+  std::string kind;  // window, fft, filter, ifft, output, regulator
+  double ns = 0;
+};
+
+class Stream {
+ public:
+  // Validates, builds, records once (Control persists between runs), uploads window,
+  // twiddles and gains.
+  Stream(Device& device, const Config& config);
+  // One hop per channel (channels x H, channel-major): validates, uploads, replays, waits.
+  void process(const std::vector<float>& block);
+  std::vector<float> output(uint32_t channel);  // R30 after process()
+  std::vector<float> output_all();              // channels x H
+  std::vector<FrameMetrics> metrics();          // one per channel
+  float gain(uint32_t channel);                 // the live gain word (after the rule)
+  void set_gain(uint32_t channel, float gain);
+  double gpu_ns();                              // GPU-timestamp time of the last replay
+  std::vector<StageTime> stage_times();         // summed over channels per stage kind
+  Executable& executable() { return *exe_; }
+  const DspProgram& program_info() const { return info_; }
+  const Config& config() const { return cfg_; }
+
+ private:
+  Config cfg_;
+  DspProgram info_;
+  std::unique_ptr<Executable> exe_;
+};
+
+// Relative L2 error ||dev - ref|| / ||ref|| (inf when the sizes differ).
+double relative_l2(const std::vector<float>& dev, const std::vector<double>& ref);
+// The stated bound for frame size N: u (14 log2 N + 8) kappa, u = 2^-24, kappa = max|G|/min|G|
+// (Higham's normwise radix-2 FFT bound, eta ~ 6.7u per level, twice for FFT + IFFT, plus window,
+// filter and overlap-add roundings).
+double error_bound(uint32_t frame, double kappa);
+
+}  // namespace weft::dsp
