@@ -1,0 +1,22 @@
+// Checks one step's inputs before any backend touches its state, so a refused dispatch
+// changes nothing. Shared by every backend.
+#pragma once
+
+#include <vector>
+
+#include "hypothesis_types.h"
+
+namespace weft::hyp {
+
+// What validation needs to know of one learning module.
+struct LmInputState {
+  const UpdaterConfig* config = nullptr;
+  bool started = false;  // has had its first step (so a displacement is required)
+};
+
+// BadInput naming the input, LM, channel and field: LM ids out of range, two inputs for one LM,
+// channel counts, a missing displacement after the first step, wrong feature widths, non-finite
+// values.
+void validate_step_inputs(const std::vector<StepInput>& inputs, const std::vector<LmInputState>& lms);
+
+}  // namespace weft::hyp
