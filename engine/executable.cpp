@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 
 #include "device.h"
 #include "pipeline_cache.h"
@@ -291,6 +292,18 @@ uint32_t Executable::control_word(uint32_t word) {
   uint32_t v = 0;
   read(Binding::Control, uint64_t(word) * 4, &v, 4);
   return v;
+}
+
+std::vector<KindTime> stage_times_by_kind(const Program& program, const Timings& timings) {
+  std::vector<KindTime> out;
+  std::map<std::string, size_t> at;
+  for (const Stage& s : program.stages()) {
+    const std::string kind = s.name.substr(0, s.name.find_first_of(".["));
+    auto [it, added] = at.try_emplace(kind, out.size());
+    if (added) out.push_back({kind, 0});
+    if (timings.valid && s.index < timings.stage_ns.size()) out[it->second].ns += timings.stage_ns[s.index];
+  }
+  return out;
 }
 
 }  // namespace weft

@@ -35,6 +35,15 @@ struct Timings {
   std::vector<double> stage_ns;   // by stage index: completion time since the previous stage
 };
 
+// GPU time summed per kind of stage, in first-appearance order. A stage's kind is its name up
+// to the first '.' or '[' ("aggregate[2].type1" -> "aggregate"), so workloads that name
+// repeated stages that way get a per-operation breakdown.
+struct KindTime {
+  std::string kind;
+  double ns = 0;
+};
+std::vector<KindTime> stage_times_by_kind(const Program& program, const Timings& timings);
+
 class Executable {
  public:
   Executable(Device& device, Program program, RecordOptions options = {});

@@ -105,10 +105,8 @@ struct DspProgram {
 };
 DspProgram build_program(const Config& config);
 
-struct StageTime {
-  std::string kind;  // window, fft, filter, ifft, output, regulator
-  double ns = 0;
-};
+// Kinds: window, fft, filter, ifft, output, regulator.
+using StageTime = KindTime;
 
 class Stream {
  public:

@@ -1,7 +1,6 @@
 // Stream: a DSP program on one device, recorded once with Control kept between replays (the
 // gain words are state); each process() uploads one hop per channel and replays.
 #include <cmath>
-#include <map>
 #include <numbers>
 
 #include "dsp.h"
@@ -95,19 +94,6 @@ void Stream::set_gain(uint32_t channel, float g) {
 
 double Stream::gpu_ns() { return exe_->timings().total_ns; }
 
-std::vector<StageTime> Stream::stage_times() {
-  const Timings t = exe_->timings();
-  std::vector<StageTime> out;
-  std::map<std::string, size_t> at;
-  for (const Stage& s : exe_->program().stages()) {
-    const std::string kind = s.name.substr(0, s.name.find_first_of(".["));
-    if (!at.count(kind)) {
-      at[kind] = out.size();
-      out.push_back({kind, 0});
-    }
-    if (t.valid && s.index < t.stage_ns.size()) out[at[kind]].ns += t.stage_ns[s.index];
-  }
-  return out;
-}
+std::vector<StageTime> Stream::stage_times() { return stage_times_by_kind(exe_->program(), exe_->timings()); }
 
 }  // namespace weft::dsp

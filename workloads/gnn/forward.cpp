@@ -1,5 +1,4 @@
 // Forward: a GNN program on one device, recorded once; inputs uploaded once, replayed per run.
-#include <map>
 
 #include "gnn.h"
 
@@ -72,19 +71,6 @@ std::vector<float> Forward::readout() {
 
 double Forward::gpu_ns() { return exe_->timings().total_ns; }
 
-std::vector<StageTime> Forward::stage_times() {
-  const Timings t = exe_->timings();
-  std::vector<StageTime> out;
-  std::map<std::string, size_t> at;
-  for (const Stage& s : exe_->program().stages()) {
-    const std::string kind = s.name.substr(0, s.name.find_first_of(".["));
-    if (!at.count(kind)) {
-      at[kind] = out.size();
-      out.push_back({kind, 0});
-    }
-    if (t.valid && s.index < t.stage_ns.size()) out[at[kind]].ns += t.stage_ns[s.index];
-  }
-  return out;
-}
+std::vector<StageTime> Forward::stage_times() { return stage_times_by_kind(exe_->program(), exe_->timings()); }
 
 }  // namespace weft::gnn

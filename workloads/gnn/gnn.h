@@ -117,10 +117,8 @@ struct DeviceLayerMetrics {
   uint32_t iteration = 0, sequence = 0;
 };
 
-struct StageTime {
-  std::string kind;  // embed, aggregate, transform, activate, readout, metric, regulator
-  double ns = 0;
-};
+// Kinds: embed, aggregate, transform, activate, readout, metric, regulator.
+using StageTime = KindTime;
 
 class Forward {
  public:
