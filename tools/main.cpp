@@ -1,4 +1,4 @@
-// weft: the command line. Subcommands: info, conformance, bench, run.
+// weft: the command line. Subcommands: info, conformance, bench, run, monty, gnn, dsp.
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -9,26 +9,32 @@
 #include "bench.h"
 #include "cli.h"
 
-#ifdef WEFT_HAVE_CMD_RUN
+// Workload and authoring commands, each called with argv[0] = its own name.
 int weft_cmd_run(int argc, char** argv);
-#endif
-#ifdef WEFT_HAVE_CMD_MONTY
 int weft_cmd_monty(int argc, char** argv);
-#endif
-#ifdef WEFT_HAVE_CMD_GNN
 int weft_cmd_gnn(int argc, char** argv);
-#endif
-#ifdef WEFT_HAVE_CMD_DSP
 int weft_cmd_dsp(int argc, char** argv);
-#endif
 
 namespace {
-// weft bench <workload> ... is weft <workload> bench ...
-int forward_bench(int argc, char** argv, int (*command)(int, char**)) {
-  std::vector<char*> forwarded = {argv[2], const_cast<char*>("bench")};
-  for (int i = 3; i < argc; ++i) forwarded.push_back(argv[i]);
-  return command(int(forwarded.size()), forwarded.data());
+
+struct Subcommand {
+  const char* name;
+  int (*run)(int, char**);
+  bool has_bench;  // `weft bench NAME ...` is `weft NAME bench ...`
+};
+const Subcommand kSubcommands[] = {
+    {"run", weft_cmd_run, false},
+    {"monty", weft_cmd_monty, false},
+    {"gnn", weft_cmd_gnn, true},
+    {"dsp", weft_cmd_dsp, true},
+};
+
+const Subcommand* find_subcommand(const std::string& name) {
+  for (const Subcommand& c : kSubcommands)
+    if (name == c.name) return &c;
+  return nullptr;
 }
+
 }  // namespace
 
 namespace weft {
@@ -52,18 +58,18 @@ const char* kUsage =
     "                                          streaming FFT filter chain vs FFTW\n"
     "  gnn demo|bench [--nodes N --edges E --features F --layers L --seed S]\n"
     "                                          graph neural network vs its CPU reference\n"
-    "  monty replay RUN_DIR [--objects DIR] [--backend cpu]\n"
+    "  monty replay RUN_DIR [--objects DIR] [--backend cpu|vulkan]\n"
     "                                          replay a Monty fixture run, print errors per step\n"
     "\n"
     "SEL is a device index or a name substring; WEFT_DEVICE sets the default the same way.\n";
 
 int cmd_bench(int argc, char** argv) {
-#ifdef WEFT_HAVE_CMD_GNN
-  if (argc > 2 && std::string(argv[2]) == "gnn") return forward_bench(argc, argv, weft_cmd_gnn);
-#endif
-#ifdef WEFT_HAVE_CMD_DSP
-  if (argc > 2 && std::string(argv[2]) == "dsp") return forward_bench(argc, argv, weft_cmd_dsp);
-#endif
+  if (argc > 2)
+    if (const Subcommand* c = find_subcommand(argv[2]); c && c->has_bench) {
+      std::vector<char*> forwarded = {argv[2], const_cast<char*>("bench")};
+      for (int i = 3; i < argc; ++i) forwarded.push_back(argv[i]);
+      return c->run(int(forwarded.size()), forwarded.data());
+    }
   cli::Args args = cli::parse(argc, argv, 2, {"device", "stages", "reps", "copy-mib", "submits"}, {});
   const std::string which = args.positional.empty() ? "engine" : args.positional[0];
   DeviceOptions o;
@@ -86,18 +92,7 @@ int main(int argc, char** argv) {
     if (command == "info") return weft::cmd_info(argc, argv);
     if (command == "conformance") return weft::cmd_conformance(argc, argv);
     if (command == "bench") return weft::cmd_bench(argc, argv);
-#ifdef WEFT_HAVE_CMD_RUN
-    if (command == "run") return weft_cmd_run(argc - 1, argv + 1);
-#endif
-#ifdef WEFT_HAVE_CMD_DSP
-    if (command == "dsp") return weft_cmd_dsp(argc - 1, argv + 1);
-#endif
-#ifdef WEFT_HAVE_CMD_GNN
-    if (command == "gnn") return weft_cmd_gnn(argc - 1, argv + 1);
-#endif
-#ifdef WEFT_HAVE_CMD_MONTY
-    if (command == "monty") return weft_cmd_monty(argc - 1, argv + 1);
-#endif
+    if (const Subcommand* c = find_subcommand(command)) return c->run(argc - 1, argv + 1);
     if (command == "--version" || command == "version") {
       std::printf("weft %s\n", WEFT_VERSION);
       return 0;
