@@ -20,38 +20,26 @@ int msb(int64_t n) {
   return depth;
 }
 
+// Moves the element `tmp` down from heap position i (1-based, heap of n), as numpy's loop does.
+void sift_down(const double* v, int64_t* a, int64_t i, int64_t n, int64_t tmp) {
+  for (int64_t j = i << 1; j <= n;) {
+    if (j < n && less(v[a[j]], v[a[j + 1]])) j += 1;
+    if (!less(v[tmp], v[a[j]])) break;
+    a[i] = a[j];
+    i = j;
+    j += j;
+  }
+  a[i] = tmp;
+}
+
 void heapsort(const double* v, int64_t* tosort, int64_t n) {
   int64_t* a = tosort - 1;  // 1-based heap indexing, as numpy does
-  int64_t i, j, l, tmp;
-  for (l = n >> 1; l > 0; --l) {
-    tmp = a[l];
-    for (i = l, j = l << 1; j <= n;) {
-      if (j < n && less(v[a[j]], v[a[j + 1]])) j += 1;
-      if (less(v[tmp], v[a[j]])) {
-        a[i] = a[j];
-        i = j;
-        j += j;
-      } else {
-        break;
-      }
-    }
-    a[i] = tmp;
-  }
+  for (int64_t l = n >> 1; l > 0; --l) sift_down(v, a, l, n, a[l]);
   for (; n > 1;) {
-    tmp = a[n];
+    const int64_t tmp = a[n];
     a[n] = a[1];
     n -= 1;
-    for (i = 1, j = 2; j <= n;) {
-      if (j < n && less(v[a[j]], v[a[j + 1]])) j++;
-      if (less(v[tmp], v[a[j]])) {
-        a[i] = a[j];
-        i = j;
-        j += j;
-      } else {
-        break;
-      }
-    }
-    a[i] = tmp;
+    sift_down(v, a, 1, n, tmp);
   }
 }
 
