@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -149,6 +150,34 @@ struct ManifestRunReport {
   std::vector<std::pair<std::string, uint32_t>> rules_fired;  // "stage[k]", passes it fired in
   std::vector<std::string> files;           // outputs written
   double wall_ms = 0;                       // host time of all runs (submit to completion)
+};
+
+// A manifest made real on one device: built, recorded once, its inputs uploaded. Hosts that
+// embed Weft (the C ABI, Python) drive it run by run; `weft run` goes through run_manifest.
+class ManifestRunner {
+ public:
+  ManifestRunner(Device& device, const Manifest& manifest);
+  ~ManifestRunner();
+  ManifestRunner(const ManifestRunner&) = delete;
+  ManifestRunner& operator=(const ManifestRunner&) = delete;
+
+  const Manifest& manifest() const { return manifest_; }
+  Executable& executable() { return *exe_; }
+  void run();  // engine errors keep their code and gain the manifest's name
+
+  // By manifest name; BadInput naming the manifest when there is no such name or element.
+  InstanceId instance(const std::string& name) const;
+  uint32_t control_word(const std::string& name, uint32_t element) const;
+  // Each regulator rule ("stage[k]") with the passes it fired in during the last run.
+  std::vector<std::pair<std::string, uint32_t>> rules_fired();
+  // The declared outputs as .npy files under `dir` (created if needed), from the last run.
+  std::vector<std::string> write_outputs(const std::string& dir);
+
+ private:
+  Manifest manifest_;
+  struct Built;
+  std::unique_ptr<Built> built_;
+  std::unique_ptr<Executable> exe_;
 };
 
 // Builds, uploads the inputs, runs `runs` times (record once, replay) and writes the declared

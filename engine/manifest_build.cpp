@@ -165,7 +165,7 @@ OutputPlan plan_output(const Manifest& m, const Resolver& res, const Program& p,
 }  // namespace
 
 Built build(const Manifest& m) {
-  Built out{Program(m.name), {}, {}};
+  Built out{Program(m.name), {}, {}, {}};
   Program& p = out.program;
   Resolver res(m, p);
   for (const auto& s : m.segments) {
@@ -180,8 +180,10 @@ Built build(const Manifest& m) {
     at_key(m, "chain", [&] { p.connect(res.instances.at(from), res.instances.at(to)); });
   }
   for (const auto& s : m.slots) res.slots[s.name] = p.add_slot(s.name, s.groups);
-  for (const auto& c : m.controls)
+  for (const auto& c : m.controls) {
     res.controls[c.name] = {p.add_control_words(c.name, c.words), uint32_t(c.words.size()), c.dtype};
+    out.controls.push_back({c.name, res.controls[c.name].first, uint32_t(c.words.size())});
+  }
 
   for (const auto& ms : m.stages) {
     if (ms.is_regulator()) {

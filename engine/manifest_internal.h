@@ -24,10 +24,16 @@ struct RuleBlock {
   uint32_t count = 0;
 };
 
+struct ControlNames {
+  std::string name;
+  uint32_t first_word = 0, count = 0;
+};
+
 struct Built {
   Program program;
   std::vector<OutputPlan> outputs;
   std::vector<RuleBlock> rules;
+  std::vector<ControlNames> controls;  // the manifest's control blocks, in file order
 };
 
 Built build(const Manifest& m);

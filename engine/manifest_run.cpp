@@ -36,66 +36,109 @@ NpyArray metrics_table(Executable& exe, const manifest_detail::OutputPlan& o) {
 
 }  // namespace
 
-ManifestRunReport run_manifest(Device& device, const Manifest& m, const std::string& output_dir, uint32_t runs) {
-  if (runs == 0) fail(ErrorCode::BadInput, m.path + ": runs must be at least 1");
-  manifest_detail::Built built = manifest_detail::build(m);
-  ManifestRunReport report;
-  report.program = m.name;
-  report.runs = runs;
-  for (const Stage& s : built.program.stages()) report.stage_names.push_back(s.name);
-  for (const Instance& in : built.program.instances()) report.instance_names.push_back(in.name);
-  const size_t instance_count = built.program.instances().size();
+struct ManifestRunner::Built : manifest_detail::Built {};
 
-  std::unique_ptr<Executable> exe;
+ManifestRunner::ManifestRunner(Device& device, const Manifest& m) : manifest_(m) {
+  built_ = std::make_unique<Built>(Built{manifest_detail::build(manifest_)});
   try {
-    exe = std::make_unique<Executable>(device, std::move(built.program));
+    // The executable gets a copy: the built program keeps naming stages and instances.
+    exe_ = std::make_unique<Executable>(device, Program(built_->program));
   } catch (const Error& e) {
-    rethrow_for(m, e);
+    rethrow_for(manifest_, e);
   }
-  for (const auto& s : m.segments)
-    if (!s.initial.data.empty()) exe->write_segment(s.binding, s.name, s.initial.data.data(), s.initial.data.size());
-  for (size_t i = 0; i < m.instances.size(); ++i)
-    if (!m.instances[i].inbox.empty())
-      exe->write_register(InstanceId{uint32_t(i)}, WEFT_R_INBOX, m.instances[i].inbox.data(), m.instances[i].inbox.size());
+  for (const auto& s : manifest_.segments)
+    if (!s.initial.data.empty()) exe_->write_segment(s.binding, s.name, s.initial.data.data(), s.initial.data.size());
+  for (size_t i = 0; i < manifest_.instances.size(); ++i)
+    if (!manifest_.instances[i].inbox.empty())
+      exe_->write_register(InstanceId{uint32_t(i)}, WEFT_R_INBOX, manifest_.instances[i].inbox.data(),
+                           manifest_.instances[i].inbox.size());
+}
 
-  const auto t0 = std::chrono::steady_clock::now();
+ManifestRunner::~ManifestRunner() = default;
+
+void ManifestRunner::run() {
   try {
-    for (uint32_t r = 0; r < runs; ++r) exe->run();
+    exe_->run();
   } catch (const Error& e) {
-    rethrow_for(m, e);
+    rethrow_for(manifest_, e);
   }
-  report.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  report.timings = exe->timings();
-  for (size_t i = 0; i < instance_count; ++i) report.metrics.push_back(exe->metrics(InstanceId{uint32_t(i)}));
-  for (const auto& block : built.rules) {
+}
+
+InstanceId ManifestRunner::instance(const std::string& name) const {
+  const auto& list = built_->program.instances();
+  for (size_t i = 0; i < list.size(); ++i)
+    if (list[i].name == name) return InstanceId{uint32_t(i)};
+  fail(ErrorCode::BadInput, manifest_.path + ": no instance named '" + name + "'");
+}
+
+uint32_t ManifestRunner::control_word(const std::string& name, uint32_t element) const {
+  for (const auto& c : built_->controls) {
+    if (c.name != name) continue;
+    if (element >= c.count)
+      fail(ErrorCode::BadInput, manifest_.path + ": control '" + name + "' has " + std::to_string(c.count) +
+                                    " word(s); element " + std::to_string(element) + " is out of range");
+    return c.first_word + element;
+  }
+  fail(ErrorCode::BadInput, manifest_.path + ": no control block named '" + name + "'");
+}
+
+std::vector<std::pair<std::string, uint32_t>> ManifestRunner::rules_fired() {
+  std::vector<std::pair<std::string, uint32_t>> out;
+  for (const auto& block : built_->rules) {
     if (block.word == WEFT_NONE) continue;
     for (uint32_t k = 0; k < block.count; ++k) {
-      const uint32_t fired = exe->control_word(block.word + k * WEFT_RULE_WORDS + offsetof(abi::WeftRule, fired) / 4);
-      report.rules_fired.push_back({report.stage_names[block.stage] + ".rules[" + std::to_string(k) + "]", fired});
+      const uint32_t fired = exe_->control_word(block.word + k * WEFT_RULE_WORDS + offsetof(abi::WeftRule, fired) / 4);
+      out.push_back({built_->program.stages()[block.stage].name + ".rules[" + std::to_string(k) + "]", fired});
     }
   }
+  return out;
+}
 
-  if (!built.outputs.empty()) {
+std::vector<std::string> ManifestRunner::write_outputs(const std::string& output_dir) {
+  std::vector<std::string> files;
+  const std::filesystem::path dir(output_dir.empty() ? "." : output_dir);
+  if (!built_->outputs.empty()) {
     std::error_code ec;
-    std::filesystem::create_directories(output_dir.empty() ? "." : output_dir, ec);
-    if (ec) fail(ErrorCode::BadInput, output_dir + ": cannot create the output folder: " + ec.message());
+    std::filesystem::create_directories(dir, ec);
+    if (ec) fail(ErrorCode::BadInput, dir.string() + ": cannot create the output folder: " + ec.message());
   }
-  for (const auto& o : built.outputs) {
+  for (const auto& o : built_->outputs) {
     NpyArray a;
     if (o.metrics_table) {
-      a = metrics_table(*exe, o);
+      a = metrics_table(*exe_, o);
     } else {
       a.dtype = o.dtype;
       a.shape = o.shape;
       a.data.resize(o.range.size);
-      exe->read(o.range.binding, o.range.offset, a.data.data(), a.data.size());
+      exe_->read(o.range.binding, o.range.offset, a.data.data(), a.data.size());
     }
-    const std::string path = (std::filesystem::path(output_dir.empty() ? "." : output_dir) / o.file).string();
+    const std::string path = (dir / o.file).string();
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
     write_npy(path, a);
-    report.files.push_back(path);
+    files.push_back(path);
   }
+  return files;
+}
+
+ManifestRunReport run_manifest(Device& device, const Manifest& m, const std::string& output_dir, uint32_t runs) {
+  if (runs == 0) fail(ErrorCode::BadInput, m.path + ": runs must be at least 1");
+  ManifestRunner runner(device, m);
+  ManifestRunReport report;
+  report.program = m.name;
+  report.runs = runs;
+  const Program& program = runner.executable().program();
+  for (const Stage& s : program.stages()) report.stage_names.push_back(s.name);
+  for (const Instance& in : program.instances()) report.instance_names.push_back(in.name);
+
+  const auto t0 = std::chrono::steady_clock::now();
+  for (uint32_t r = 0; r < runs; ++r) runner.run();
+  report.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  report.timings = runner.executable().timings();
+  for (size_t i = 0; i < program.instances().size(); ++i)
+    report.metrics.push_back(runner.executable().metrics(InstanceId{uint32_t(i)}));
+  report.rules_fired = runner.rules_fired();
+  report.files = runner.write_outputs(output_dir);
   return report;
 }
 
