@@ -1,0 +1,235 @@
+// Monty's hypothesis-update backend (workloads/hypothesis_update) through the C ABI.
+#include <cstring>
+
+#include "cpu_backend.h"
+#include "handles.h"
+#include "vulkan_backend.h"
+
+using namespace weft;
+using namespace weft::hyp;
+using weft::capi::guard;
+using weft::capi::require;
+
+struct weft_hyp_backend {
+  std::atomic<int> refs{1};
+  std::shared_ptr<Device> device;  // null for the CPU backend
+  std::unique_ptr<HypothesisBackend> backend;
+  std::vector<UpdaterConfig> configs;  // by LM id: inputs are checked against their feature widths
+};
+
+namespace {
+
+UpdaterConfig config_from(const weft_hyp_config& c) {
+  UpdaterConfig out;
+  if (c.updater != WEFT_HYP_DEFAULT && c.updater != WEFT_HYP_BURST_SAMPLING)
+    fail(ErrorCode::BadInput, "weft_hyp_config.updater: " + std::to_string(int(c.updater)) + " is not an updater");
+  out.kind = c.updater == WEFT_HYP_BURST_SAMPLING ? UpdaterKind::BurstSampling : UpdaterKind::Default;
+  out.threshold = ThresholdConfig::parse(c.threshold ? c.threshold : "");
+  out.x_percent_threshold = c.x_percent_threshold;
+  out.max_match_distance = c.max_match_distance;
+  out.max_nneighbors = c.max_nneighbors;
+  out.past_weight = c.past_weight;
+  out.present_weight = c.present_weight;
+  out.feature_evidence_increment = c.feature_evidence_increment;
+  out.sn_weight = c.sn_weight;
+  out.cd_weight = c.cd_weight;
+  out.umbilical_num_poses = c.umbilical_num_poses;
+  if (c.feature_count) require(c.features, "weft_hyp_add_learning_module", "config->features");
+  for (uint32_t i = 0; i < c.feature_count; ++i) {
+    const weft_hyp_feature& f = c.features[i];
+    const std::string where = "weft_hyp_config.features[" + std::to_string(i) + "]";
+    if (!f.name || !f.tolerances || !f.weights || f.width == 0)
+      fail(ErrorCode::BadInput, where + ": needs a name, a width > 0, tolerances and weights");
+    out.features.push_back({f.name, std::vector<double>(f.tolerances, f.tolerances + f.width),
+                            std::vector<double>(f.weights, f.weights + f.width), f.first_column_circular != 0});
+  }
+  out.curvature_feature = c.curvature_feature;
+  out.burst = {c.burst_sampling_multiplier, c.burst_deletion_trigger_slope, c.burst_duration,
+               c.burst_trigger_slope,       c.burst_slope_window,           c.burst_slope_min_age};
+  out.max_channels = c.max_channels;
+  out.validate();
+  return out;
+}
+
+StepInput input_from(const weft_hyp_backend& b, const weft_hyp_input& in, uint32_t index) {
+  const std::string where = "weft_hyp_dispatch: inputs[" + std::to_string(index) + "]";
+  if (in.lm < 0 || size_t(in.lm) >= b.configs.size())
+    fail(ErrorCode::BadInput, where + ".lm: unknown LM " + std::to_string(in.lm));
+  const size_t width = b.configs[size_t(in.lm)].feature_width();
+  StepInput out;
+  out.lm = in.lm;
+  if (in.has_displacement) out.displacement = std::array<double, 3>{in.displacement[0], in.displacement[1], in.displacement[2]};
+  if (in.channel_count) require(in.channels, "weft_hyp_dispatch", "inputs[].channels");
+  for (uint32_t c = 0; c < in.channel_count; ++c) {
+    const weft_hyp_channel& ch = in.channels[c];
+    if (ch.feature_count != width || (width && !ch.features))
+      fail(ErrorCode::BadInput, where + ".channels[" + std::to_string(c) + "].features: expected " +
+                                    std::to_string(width) + " values, got " + std::to_string(ch.feature_count));
+    ChannelInput ci;
+    std::memcpy(ci.pose_vectors.data(), ch.pose_vectors, sizeof ch.pose_vectors);
+    ci.pose_fully_defined = ch.pose_fully_defined != 0;
+    ci.features.assign(ch.features, ch.features + width);
+    out.channels.push_back(std::move(ci));
+  }
+  return out;
+}
+
+weft_status make(weft_hyp_backend** backend, std::shared_ptr<Device> device, std::unique_ptr<HypothesisBackend> impl) {
+  auto handle = std::make_unique<weft_hyp_backend>();
+  handle->device = std::move(device);
+  handle->backend = std::move(impl);
+  *backend = handle.release();
+  return WEFT_OK;
+}
+
+}  // namespace
+
+extern "C" {
+
+void weft_hyp_config_default(weft_hyp_config* config) {
+  if (!config) return;
+  const UpdaterConfig d;
+  std::memset(config, 0, sizeof *config);
+  config->struct_size = sizeof *config;
+  config->updater = WEFT_HYP_DEFAULT;
+  config->threshold = "all";
+  config->x_percent_threshold = d.x_percent_threshold;
+  config->max_match_distance = d.max_match_distance;
+  config->max_nneighbors = d.max_nneighbors;
+  config->past_weight = d.past_weight;
+  config->present_weight = d.present_weight;
+  config->feature_evidence_increment = d.feature_evidence_increment;
+  config->sn_weight = d.sn_weight;
+  config->cd_weight = d.cd_weight;
+  config->umbilical_num_poses = d.umbilical_num_poses;
+  config->curvature_feature = d.curvature_feature;
+  config->burst_sampling_multiplier = d.burst.sampling_multiplier;
+  config->burst_deletion_trigger_slope = d.burst.deletion_trigger_slope;
+  config->burst_trigger_slope = d.burst.burst_trigger_slope;
+  config->burst_duration = d.burst.sampling_burst_duration;
+  config->burst_slope_window = d.burst.slope_window;
+  config->burst_slope_min_age = d.burst.slope_min_age;
+  config->max_channels = d.max_channels;
+}
+
+weft_status weft_hyp_backend_cpu(uint32_t threads, weft_hyp_backend** backend) {
+  return guard([&] {
+    require(backend, "weft_hyp_backend_cpu", "backend");
+    *backend = nullptr;
+    make(backend, nullptr, make_cpu_backend(threads));
+  });
+}
+
+weft_status weft_hyp_backend_vulkan(weft_device* device, weft_hyp_backend** backend) {
+  return guard([&] {
+    require(device, "weft_hyp_backend_vulkan", "device");
+    require(backend, "weft_hyp_backend_vulkan", "backend");
+    *backend = nullptr;
+    make(backend, device->device, std::make_unique<VulkanBackend>(*device->device));
+  });
+}
+
+weft_status weft_hyp_add_graph(weft_hyp_backend* backend, const char* name, const double* pos, uint64_t nodes,
+                               const double* x, uint64_t columns, uint64_t feature_width, int* graph) {
+  return guard([&] {
+    require(backend, "weft_hyp_add_graph", "backend");
+    require(name, "weft_hyp_add_graph", "name");
+    require(graph, "weft_hyp_add_graph", "graph");
+    if (nodes) {
+      require(pos, "weft_hyp_add_graph", "pos");
+      require(x, "weft_hyp_add_graph", "x");
+    }
+    const ObjectGraph g = ObjectGraph::from_arrays(name, std::vector<double>(pos, pos + nodes * 3), nodes,
+                                                   std::vector<double>(x, x + nodes * columns), columns, feature_width);
+    *graph = backend->backend->add_graph(g);
+  });
+}
+
+weft_status weft_hyp_add_learning_module(weft_hyp_backend* backend, const weft_hyp_config* config, const int* graphs,
+                                         uint32_t graph_count, int* lm) {
+  return guard([&] {
+    require(backend, "weft_hyp_add_learning_module", "backend");
+    require(config, "weft_hyp_add_learning_module", "config");
+    require(lm, "weft_hyp_add_learning_module", "lm");
+    if (graph_count) require(graphs, "weft_hyp_add_learning_module", "graphs");
+    if (config->struct_size != sizeof(weft_hyp_config))
+      throw capi::InvalidArgument{"weft_hyp_add_learning_module: config->struct_size is " +
+                                  std::to_string(config->struct_size) + "; fill it with weft_hyp_config_default"};
+    UpdaterConfig c = config_from(*config);
+    *lm = backend->backend->add_learning_module(c, std::vector<int>(graphs, graphs + graph_count));
+    backend->configs.resize(size_t(*lm) + 1);
+    backend->configs[size_t(*lm)] = std::move(c);
+  });
+}
+
+weft_status weft_hyp_reset_episode(weft_hyp_backend* backend) {
+  return guard([&] {
+    require(backend, "weft_hyp_reset_episode", "backend");
+    backend->backend->reset_episode();
+  });
+}
+
+weft_status weft_hyp_dispatch(weft_hyp_backend* backend, const weft_hyp_input* inputs, uint32_t count) {
+  return guard([&] {
+    require(backend, "weft_hyp_dispatch", "backend");
+    if (count) require(inputs, "weft_hyp_dispatch", "inputs");
+    std::vector<StepInput> steps;
+    for (uint32_t i = 0; i < count; ++i) steps.push_back(input_from(*backend, inputs[i], i));
+    backend->backend->dispatch(steps);
+  });
+}
+
+weft_status weft_hyp_wait(weft_hyp_backend* backend) {
+  return guard([&] {
+    require(backend, "weft_hyp_wait", "backend");
+    backend->backend->wait();
+  });
+}
+
+weft_status weft_hyp_count(const weft_hyp_backend* backend, int lm, int graph, uint64_t* hypotheses) {
+  return guard([&] {
+    require(backend, "weft_hyp_count", "backend");
+    require(hypotheses, "weft_hyp_count", "hypotheses");
+    *hypotheses = backend->backend->hypotheses(lm, graph).size();
+  });
+}
+
+weft_status weft_hyp_read(const weft_hyp_backend* backend, int lm, int graph, uint64_t capacity, double* evidence,
+                          double* locations, double* rotations, uint8_t* possible) {
+  return guard([&] {
+    require(backend, "weft_hyp_read", "backend");
+    const HypothesisArrays a = backend->backend->hypotheses(lm, graph);
+    const size_t h = a.size();
+    if (capacity < h)
+      fail(ErrorCode::BadInput, "weft_hyp_read: LM " + std::to_string(lm) + " graph " + std::to_string(graph) + " holds " +
+                                    std::to_string(h) + " hypotheses; capacity is " + std::to_string(capacity));
+    if (evidence) std::memcpy(evidence, a.evidence.data(), h * sizeof(double));
+    if (locations) std::memcpy(locations, a.locations.data(), h * 3 * sizeof(double));
+    if (rotations) std::memcpy(rotations, a.rotations.data(), h * 9 * sizeof(double));
+    if (possible) std::memcpy(possible, a.possible.data(), h);
+  });
+}
+
+weft_status weft_hyp_step_info_get(const weft_hyp_backend* backend, int lm, int graph, weft_hyp_step_info* info) {
+  return guard([&] {
+    require(backend, "weft_hyp_step_info_get", "backend");
+    require(info, "weft_hyp_step_info_get", "info");
+    const GraphStepInfo s = backend->backend->step_info(lm, graph);
+    *info = {s.threshold, s.prediction_error, s.tested, s.updated ? 1 : 0};
+  });
+}
+
+weft_status weft_hyp_most_likely(const weft_hyp_backend* backend, int lm, int* graph, int64_t* hypothesis,
+                                 double* evidence) {
+  return guard([&] {
+    require(backend, "weft_hyp_most_likely", "backend");
+    const MostLikely m = backend->backend->most_likely(lm);
+    if (graph) *graph = m.graph;
+    if (hypothesis) *hypothesis = m.hypothesis;
+    if (evidence) *evidence = m.evidence;
+  });
+}
+
+void weft_hyp_backend_release(weft_hyp_backend* backend) { weft::capi::release(backend); }
+
+}  // extern "C"

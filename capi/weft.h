@@ -1,0 +1,221 @@
+/* Weft's C ABI: the stable door for every host language.
+ *
+ * Rules that hold for every function here:
+ * - Every call returns a weft_status. WEFT_OK is 0; on failure weft_last_error() returns the
+ *   message (naming what failed and where) for the calling thread until its next failing call.
+ * - Handles are opaque and reference-counted. *_release drops the caller's reference; a handle
+ *   keeps what it depends on alive (a program keeps its device), so release order is free.
+ *   Releasing NULL is a no-op.
+ * - Threads: different handles may be used from different threads at once. One handle is used
+ *   by one thread at a time (the caller synchronises), except weft_program_metrics, which may
+ *   poll a program while another thread waits on it.
+ * - Structs passed in carry their own size in their first field (`struct_size`), so later
+ *   versions can grow them without breaking callers built against this one.
+ * - No C++ type, exception or allocation crosses this boundary. */
+#ifndef WEFT_C_H_
+#define WEFT_C_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define WEFT_API __attribute__((visibility("default")))
+#else
+#define WEFT_API
+#endif
+
+#define WEFT_ABI_VERSION 1
+
+typedef enum weft_status {
+  WEFT_OK = 0,
+  WEFT_ERROR_NO_DEVICE = 1,
+  WEFT_ERROR_MISSING_FEATURE = 2,
+  WEFT_ERROR_OUT_OF_MEMORY = 3,
+  WEFT_ERROR_INVALID_PROGRAM = 4,
+  WEFT_ERROR_REGISTER_WINDOW_OVERFLOW = 5,
+  WEFT_ERROR_SEGMENT_OUT_OF_RANGE = 6,
+  WEFT_ERROR_UNDECLARED_BINDING = 7,
+  WEFT_ERROR_SHADER_COMPILE = 8,
+  WEFT_ERROR_BAD_INPUT = 9,
+  WEFT_ERROR_DEVICE_LOST = 10,
+  WEFT_ERROR_TIMEOUT = 11,
+  WEFT_ERROR_VULKAN = 12,
+  WEFT_ERROR_INVALID_ARGUMENT = 13, /* a NULL handle or pointer, a struct_size this library does not know */
+  WEFT_ERROR_INTERNAL = 14          /* anything else; a bug: please report the message */
+} weft_status;
+
+/* ---- library ---- */
+WEFT_API uint32_t weft_abi_version(void);     /* WEFT_ABI_VERSION of the library loaded */
+WEFT_API const char* weft_version(void);      /* "0.1.0" */
+WEFT_API const char* weft_status_name(weft_status status); /* "WEFT_ERROR_BAD_INPUT" */
+WEFT_API const char* weft_last_error(void);   /* this thread's last failure message, "" if none */
+
+/* ---- devices ---- */
+typedef struct weft_device weft_device;
+
+typedef struct weft_device_info {
+  uint32_t struct_size;
+  uint32_t index;
+  char name[256];
+  char type[16];      /* "discrete", "integrated", "virtual", "cpu", "other" */
+  char driver[128];
+  char api_version[32];
+  uint32_t vendor_id, device_id;
+  uint32_t subgroup_size;
+  uint64_t max_storage_buffer_range;
+  uint64_t device_local_bytes;
+  double timestamp_period_ns;
+  int usable;         /* 0: the device cannot run Weft; see unusable_reason */
+  char unusable_reason[256];
+} weft_device_info;
+
+typedef struct weft_device_options {
+  uint32_t struct_size;
+  const char* select; /* NULL or "": WEFT_DEVICE, else the best device; an index or a name part */
+  int validation;     /* nonzero: Khronos validation layer on, messages recorded */
+} weft_device_options;
+
+WEFT_API weft_status weft_device_count(uint32_t* count);
+WEFT_API weft_status weft_device_describe(uint32_t index, weft_device_info* info);
+WEFT_API weft_status weft_device_open(const weft_device_options* options, weft_device** device);
+WEFT_API weft_status weft_device_info_get(const weft_device* device, weft_device_info* info);
+/* Validation messages recorded so far (0 without validation). */
+WEFT_API weft_status weft_device_validation_count(const weft_device* device, uint32_t* count);
+WEFT_API void weft_device_retain(weft_device* device);
+WEFT_API void weft_device_release(weft_device* device);
+
+/* ---- buffers: device memory the host uploads to and downloads from ---- */
+typedef struct weft_buffer weft_buffer;
+WEFT_API weft_status weft_buffer_create(weft_device* device, uint64_t bytes, weft_buffer** buffer);
+WEFT_API weft_status weft_buffer_size(const weft_buffer* buffer, uint64_t* bytes);
+WEFT_API weft_status weft_buffer_upload(weft_buffer* buffer, uint64_t offset, const void* data, uint64_t bytes);
+WEFT_API weft_status weft_buffer_download(weft_buffer* buffer, uint64_t offset, void* data, uint64_t bytes);
+WEFT_API void weft_buffer_release(weft_buffer* buffer);
+
+/* ---- programs: a manifest (docs/manifest.md) recorded once into one command buffer ---- */
+typedef struct weft_program weft_program;
+
+typedef enum weft_binding {
+  WEFT_BIND_REGISTERS = 0,
+  WEFT_BIND_METRICS = 1,
+  WEFT_BIND_GLOBALS = 2,
+  WEFT_BIND_CONTROL = 3,
+  WEFT_BIND_HEAP = 4
+} weft_binding;
+
+typedef struct weft_metrics { /* one instance's Metrics record (bindings_layout/weft_layout.h) */
+  float norm, max_abs;
+  uint32_t ticks_lo, ticks_hi, status, sequence;
+  uint32_t counters[10];
+} weft_metrics;
+
+/* Loads, compiles and records; the segments start from the manifest's inputs. */
+WEFT_API weft_status weft_program_from_manifest(weft_device* device, const char* path, weft_program** program);
+/* Same, from manifest text; relative paths resolve against base_dir. */
+WEFT_API weft_status weft_program_from_manifest_text(weft_device* device, const char* text, const char* base_dir,
+                                                     weft_program** program);
+WEFT_API weft_status weft_program_submit(weft_program* program, uint64_t* ticket); /* non-blocking */
+/* WEFT_ERROR_TIMEOUT when timeout_ns passes first (the run goes on); UINT64_MAX waits forever. */
+WEFT_API weft_status weft_program_wait(weft_program* program, uint64_t ticket, uint64_t timeout_ns);
+WEFT_API weft_status weft_program_run(weft_program* program); /* submit + wait */
+/* Named segments of Heap or Globals; bytes + offset must lie inside the segment. */
+WEFT_API weft_status weft_program_segment_size(weft_program* program, weft_binding binding, const char* segment,
+                                               uint64_t* bytes);
+WEFT_API weft_status weft_program_write_segment(weft_program* program, weft_binding binding, const char* segment,
+                                                uint64_t offset, const void* data, uint64_t bytes);
+WEFT_API weft_status weft_program_read_segment(weft_program* program, weft_binding binding, const char* segment,
+                                               uint64_t offset, void* data, uint64_t bytes);
+WEFT_API weft_status weft_program_instance_count(const weft_program* program, uint32_t* count);
+/* The instance's index by its manifest name. */
+WEFT_API weft_status weft_program_instance(const weft_program* program, const char* name, uint32_t* instance);
+/* Polls without waiting: values may be mid-run. */
+WEFT_API weft_status weft_program_metrics(weft_program* program, uint32_t instance, weft_metrics* metrics);
+/* A control word by manifest name and element ("gain", 0); sets the value every run starts from. */
+WEFT_API weft_status weft_program_control_get(weft_program* program, const char* name, uint32_t element, uint32_t* value);
+WEFT_API weft_status weft_program_control_set(weft_program* program, const char* name, uint32_t element, uint32_t value);
+/* GPU time of the last completed run, in nanoseconds (0 when the device has no timestamps). */
+WEFT_API weft_status weft_program_gpu_time_ns(weft_program* program, double* total_ns);
+/* Writes the manifest's declared outputs as .npy files into dir, from the last run. */
+WEFT_API weft_status weft_program_write_outputs(weft_program* program, const char* dir);
+WEFT_API void weft_program_release(weft_program* program);
+
+/* ---- hypothesis update (Monty's evidence updates; workloads/hypothesis_update) ---- */
+typedef struct weft_hyp_backend weft_hyp_backend;
+
+typedef enum weft_hyp_updater { WEFT_HYP_DEFAULT = 0, WEFT_HYP_BURST_SAMPLING = 1 } weft_hyp_updater;
+
+typedef struct weft_hyp_feature {
+  const char* name;
+  uint32_t width;            /* columns */
+  const double* tolerances;  /* width values, > 0 */
+  const double* weights;     /* width values, >= 0 */
+  int first_column_circular; /* hue wraps at 1 */
+} weft_hyp_feature;
+
+typedef struct weft_hyp_config { /* fill with weft_hyp_config_default, then change fields */
+  uint32_t struct_size;
+  weft_hyp_updater updater;
+  const char* threshold;     /* Monty's evidence_threshold_config: "80%", "mean", "median", "all", ... */
+  double x_percent_threshold, max_match_distance;
+  int max_nneighbors;        /* K, 1..16 */
+  double past_weight, present_weight, feature_evidence_increment, sn_weight, cd_weight;
+  int umbilical_num_poses;
+  const weft_hyp_feature* features;
+  uint32_t feature_count;
+  int curvature_feature;     /* index into features, -1: none */
+  double burst_sampling_multiplier, burst_deletion_trigger_slope, burst_trigger_slope;
+  int burst_duration, burst_slope_window, burst_slope_min_age;
+  int max_channels;
+} weft_hyp_config;
+
+typedef struct weft_hyp_channel {
+  double pose_vectors[9];    /* sn, cd1, cd2 as rows */
+  int pose_fully_defined;
+  const double* features;    /* the config's feature widths, concatenated */
+  uint32_t feature_count;
+} weft_hyp_channel;
+
+typedef struct weft_hyp_input {
+  int lm;
+  int has_displacement;      /* 0 on an LM's first step */
+  double displacement[3];
+  const weft_hyp_channel* channels;
+  uint32_t channel_count;
+} weft_hyp_input;
+
+typedef struct weft_hyp_step_info {
+  double threshold, prediction_error; /* prediction_error is NaN when nothing was tested */
+  uint64_t tested;
+  int updated;
+} weft_hyp_step_info;
+
+WEFT_API void weft_hyp_config_default(weft_hyp_config* config);
+/* threads = 0: one per hardware thread. */
+WEFT_API weft_status weft_hyp_backend_cpu(uint32_t threads, weft_hyp_backend** backend);
+WEFT_API weft_status weft_hyp_backend_vulkan(weft_device* device, weft_hyp_backend** backend);
+/* pos: nodes x 3; x: nodes x columns (spec §2 layout), feature_width of them non-pose features. */
+WEFT_API weft_status weft_hyp_add_graph(weft_hyp_backend* backend, const char* name, const double* pos, uint64_t nodes,
+                                        const double* x, uint64_t columns, uint64_t feature_width, int* graph);
+WEFT_API weft_status weft_hyp_add_learning_module(weft_hyp_backend* backend, const weft_hyp_config* config,
+                                                  const int* graphs, uint32_t graph_count, int* lm);
+WEFT_API weft_status weft_hyp_reset_episode(weft_hyp_backend* backend);
+WEFT_API weft_status weft_hyp_dispatch(weft_hyp_backend* backend, const weft_hyp_input* inputs, uint32_t count);
+WEFT_API weft_status weft_hyp_wait(weft_hyp_backend* backend);
+WEFT_API weft_status weft_hyp_count(const weft_hyp_backend* backend, int lm, int graph, uint64_t* hypotheses);
+/* Copies up to `capacity` hypotheses; any output pointer may be NULL. evidence: H, locations: H x 3,
+ * rotations: H x 9, possible: H. WEFT_ERROR_BAD_INPUT when capacity < the count. */
+WEFT_API weft_status weft_hyp_read(const weft_hyp_backend* backend, int lm, int graph, uint64_t capacity,
+                                   double* evidence, double* locations, double* rotations, uint8_t* possible);
+WEFT_API weft_status weft_hyp_step_info_get(const weft_hyp_backend* backend, int lm, int graph, weft_hyp_step_info* info);
+WEFT_API weft_status weft_hyp_most_likely(const weft_hyp_backend* backend, int lm, int* graph, int64_t* hypothesis,
+                                          double* evidence);
+WEFT_API void weft_hyp_backend_release(weft_hyp_backend* backend);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* WEFT_C_H_ */

@@ -1,0 +1,364 @@
+/* The C ABI, exercised from C: every entry point, its results checked against values computed
+ * here independently, and its error paths (NULLs, bad ids, malformed manifests, out-of-range
+ * reads) returning the documented status with a message. Runs with validation on; any
+ * validation message fails the test.
+ *
+ * usage: test_capi EXAMPLES_DIR TEMP_DIR */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <weft.h>
+
+static int failures = 0;
+
+#define CHECK(cond)                                                        \
+  do {                                                                     \
+    if (!(cond)) {                                                         \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+      ++failures;                                                          \
+    }                                                                      \
+  } while (0)
+
+/* A call that must succeed. */
+#define OK(call)                                                                                  \
+  do {                                                                                            \
+    weft_status s_ = (call);                                                                      \
+    if (s_ != WEFT_OK) {                                                                          \
+      fprintf(stderr, "%s:%d: %s -> %s: %s\n", __FILE__, __LINE__, #call, weft_status_name(s_),   \
+              weft_last_error());                                                                 \
+      ++failures;                                                                                 \
+    }                                                                                             \
+  } while (0)
+
+/* A call that must fail with `expected` and leave a message containing `needle`. */
+static void expect_error(weft_status got, weft_status expected, const char* needle, const char* what, int line) {
+  if (got != expected) {
+    fprintf(stderr, "line %d: %s returned %s, expected %s (%s)\n", line, what, weft_status_name(got),
+            weft_status_name(expected), weft_last_error());
+    ++failures;
+  } else if (!strstr(weft_last_error(), needle)) {
+    fprintf(stderr, "line %d: %s: message '%s' does not name '%s'\n", line, what, weft_last_error(), needle);
+    ++failures;
+  }
+}
+#define FAILS(call, status, needle) expect_error((call), (status), (needle), #call, __LINE__)
+
+static float bits_to_float(uint32_t u) {
+  float f;
+  memcpy(&f, &u, sizeof f);
+  return f;
+}
+static uint32_t float_to_bits(float f) {
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+static void test_library(void) {
+  CHECK(weft_abi_version() == WEFT_ABI_VERSION);
+  CHECK(strlen(weft_version()) > 0);
+  CHECK(strcmp(weft_status_name(WEFT_ERROR_BAD_INPUT), "WEFT_ERROR_BAD_INPUT") == 0);
+  CHECK(strcmp(weft_status_name(WEFT_OK), "WEFT_OK") == 0);
+}
+
+static void test_devices(void) {
+  uint32_t count = 0;
+  OK(weft_device_count(&count));
+  CHECK(count >= 1);
+  weft_device_info info;
+  memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  OK(weft_device_describe(0, &info));
+  CHECK(strlen(info.name) > 0 && strlen(info.api_version) > 0);
+  FAILS(weft_device_describe(count, &info), WEFT_ERROR_BAD_INPUT, "does not exist");
+  FAILS(weft_device_count(NULL), WEFT_ERROR_INVALID_ARGUMENT, "weft_device_count: count");
+  info.struct_size = 3;
+  FAILS(weft_device_describe(0, &info), WEFT_ERROR_INVALID_ARGUMENT, "struct_size");
+
+  weft_device_options options = {sizeof options, "no-such-gpu-anywhere", 1};
+  weft_device* device = NULL;
+  FAILS(weft_device_open(&options, &device), WEFT_ERROR_NO_DEVICE, "no-such-gpu-anywhere");
+  CHECK(device == NULL);
+  FAILS(weft_device_open(NULL, NULL), WEFT_ERROR_INVALID_ARGUMENT, "device");
+  weft_device_release(NULL); /* a no-op */
+}
+
+static void test_buffers(weft_device* device) {
+  weft_buffer* buffer = NULL;
+  OK(weft_buffer_create(device, 4096, &buffer));
+  uint64_t size = 0;
+  OK(weft_buffer_size(buffer, &size));
+  CHECK(size == 4096);
+  uint32_t in[1024], out[1024];
+  for (uint32_t i = 0; i < 1024; ++i) in[i] = i * 2654435761u;
+  OK(weft_buffer_upload(buffer, 0, in, sizeof in));
+  memset(out, 0, sizeof out);
+  OK(weft_buffer_download(buffer, 0, out, sizeof out));
+  CHECK(memcmp(in, out, sizeof in) == 0);
+  /* An unaligned window in the middle. */
+  OK(weft_buffer_download(buffer, 13, out, 100));
+  CHECK(memcmp((const char*)in + 13, out, 100) == 0);
+  FAILS(weft_buffer_download(buffer, 4000, out, 100), WEFT_ERROR_SEGMENT_OUT_OF_RANGE, "4000");
+  FAILS(weft_buffer_upload(buffer, 0, NULL, 4), WEFT_ERROR_INVALID_ARGUMENT, "data");
+  weft_buffer* empty = NULL;
+  FAILS(weft_buffer_create(device, 0, &empty), WEFT_ERROR_BAD_INPUT, "at least 1 byte");
+  weft_buffer_release(buffer);
+}
+
+/* examples/gain: amplify x3, a rule scales control.gain by 0.25 when the peak exceeds 2, the
+ * output stage multiplies by the gain. Expectations are computed here from the signal. */
+static void test_program(weft_device* device, const char* examples, const char* temp) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/gain/gain.toml", examples);
+  weft_program* program = NULL;
+  OK(weft_program_from_manifest(device, path, &program));
+  if (!program) return;
+
+  uint64_t bytes = 0;
+  OK(weft_program_segment_size(program, WEFT_BIND_HEAP, "signal", &bytes));
+  CHECK(bytes == 256 * sizeof(float));
+  float signal[256];
+  float peak = 0;
+  for (int i = 0; i < 256; ++i) {
+    signal[i] = 0.8f * sinf(0.1f * (float)i) * (i % 7 == 3 ? -1.0f : 1.0f);
+    if (fabsf(signal[i]) > peak) peak = fabsf(signal[i]);
+  }
+  OK(weft_program_write_segment(program, WEFT_BIND_HEAP, "signal", 0, signal, sizeof signal));
+  float back[256];
+  OK(weft_program_read_segment(program, WEFT_BIND_HEAP, "signal", 0, back, sizeof back));
+  CHECK(memcmp(signal, back, sizeof back) == 0);
+
+  uint32_t instances = 0, amp = 99, out = 99;
+  OK(weft_program_instance_count(program, &instances));
+  CHECK(instances == 2);
+  OK(weft_program_instance(program, "amp", &amp));
+  OK(weft_program_instance(program, "out", &out));
+  CHECK(amp == 0 && out == 1);
+
+  /* Run 1 through submit/wait: the peak 3 * 0.8 exceeds 2, so the gain drops to 0.25. */
+  uint64_t ticket = 0;
+  OK(weft_program_submit(program, &ticket));
+  OK(weft_program_wait(program, ticket, UINT64_MAX));
+  weft_metrics m;
+  OK(weft_program_metrics(program, amp, &m));
+  CHECK(fabsf(m.max_abs - 3.0f * peak) <= 1e-5f);
+  OK(weft_program_metrics(program, out, &m));
+  CHECK(fabsf(m.max_abs - 0.75f * peak) <= 1e-5f);
+  uint32_t gain_bits = 0;
+  OK(weft_program_control_get(program, "gain", 0, &gain_bits));
+  CHECK(bits_to_float(gain_bits) == 0.25f);
+
+  /* Run 2 starts from gain 2.0: the rule still fires, 2.0 * 0.25 = 0.5, output peak 1.5 * peak. */
+  OK(weft_program_control_set(program, "gain", 0, float_to_bits(2.0f)));
+  OK(weft_program_run(program));
+  OK(weft_program_metrics(program, out, &m));
+  CHECK(fabsf(m.max_abs - 1.5f * peak) <= 1e-5f);
+  double gpu_ns = -1;
+  OK(weft_program_gpu_time_ns(program, &gpu_ns));
+  CHECK(gpu_ns >= 0);
+
+  char outputs[1024];
+  snprintf(outputs, sizeof outputs, "%s/capi-gain-out", temp);
+  OK(weft_program_write_outputs(program, outputs));
+  char file[1200];
+  snprintf(file, sizeof file, "%s/output.npy", outputs);
+  FILE* f = fopen(file, "rb");
+  CHECK(f != NULL);
+  if (f) {
+    char magic[6] = {0};
+    CHECK(fread(magic, 1, 6, f) == 6 && memcmp(magic, "\x93NUMPY", 6) == 0);
+    fclose(f);
+  }
+
+  /* Error paths: nothing here may change the program. */
+  FAILS(weft_program_read_segment(program, WEFT_BIND_HEAP, "signal", 1000, back, 100), WEFT_ERROR_SEGMENT_OUT_OF_RANGE,
+        "signal");
+  FAILS(weft_program_read_segment(program, WEFT_BIND_HEAP, "no_such_segment", 0, back, 4), WEFT_ERROR_SEGMENT_OUT_OF_RANGE,
+        "no_such_segment");
+  FAILS(weft_program_read_segment(program, WEFT_BIND_REGISTERS, "signal", 0, back, 4), WEFT_ERROR_BAD_INPUT, "Heap or Globals");
+  FAILS(weft_program_instance(program, "nobody", &amp), WEFT_ERROR_BAD_INPUT, "nobody");
+  FAILS(weft_program_metrics(program, 7, &m), WEFT_ERROR_BAD_INPUT, "instance 7");
+  FAILS(weft_program_control_get(program, "gain", 3, &gain_bits), WEFT_ERROR_BAD_INPUT, "element 3");
+  FAILS(weft_program_control_set(program, "volume", 0, 0), WEFT_ERROR_BAD_INPUT, "volume");
+  FAILS(weft_program_submit(program, NULL), WEFT_ERROR_INVALID_ARGUMENT, "ticket");
+  FAILS(weft_program_run(NULL), WEFT_ERROR_INVALID_ARGUMENT, "program");
+  /* Still runs and still computes the same thing after all that. */
+  OK(weft_program_control_set(program, "gain", 0, float_to_bits(1.0f)));
+  OK(weft_program_run(program));
+  OK(weft_program_metrics(program, out, &m));
+  CHECK(fabsf(m.max_abs - 0.75f * peak) <= 1e-5f);
+
+  weft_program_release(program);
+
+  /* Lifetime: a program keeps its device alive after the caller's last device reference. */
+  weft_device_options options = {sizeof options, NULL, 1};
+  weft_device* second = NULL;
+  OK(weft_device_open(&options, &second));
+  weft_device_retain(second); /* two references ... */
+  weft_device_release(second);
+  weft_program* orphan = NULL;
+  OK(weft_program_from_manifest(second, path, &orphan));
+  weft_device_release(second); /* ... and the caller's last one is gone */
+  if (orphan) {
+    OK(weft_program_run(orphan));
+    OK(weft_program_metrics(orphan, 0, &m));
+    CHECK(m.max_abs > 0);
+    weft_program_release(orphan);
+  }
+
+  weft_program* bad = NULL;
+  FAILS(weft_program_from_manifest(device, "/nonexistent/manifest.toml", &bad), WEFT_ERROR_BAD_INPUT, "manifest.toml");
+  CHECK(bad == NULL);
+  FAILS(weft_program_from_manifest_text(device, "name = \"x\"\n[[stages]]\nname = 3\n", temp, &bad), WEFT_ERROR_BAD_INPUT,
+        "stages");
+  FAILS(weft_program_from_manifest_text(device, "this is = = not toml", temp, &bad), WEFT_ERROR_BAD_INPUT, "<text>");
+  CHECK(bad == NULL);
+}
+
+/* Nodes on a 3x3x3 lattice, features per node; one LM, a few steps on the CPU and the Vulkan
+ * backend with the same inputs. The CPU backend (float64) is the reference; the Vulkan backend
+ * (float32) must agree within its documented evidence tolerance (vulkan_tolerance.h: 1e-4). */
+static void test_hypothesis(weft_device* device) {
+  enum { N = 27, COLS = 16 };
+  double pos[N * 3], x[N * COLS];
+  for (int i = 0; i < N; ++i) {
+    pos[i * 3 + 0] = 0.01 * (i % 3);
+    pos[i * 3 + 1] = 0.01 * ((i / 3) % 3);
+    pos[i * 3 + 2] = 0.01 * (i / 9);
+    double* row = x + i * COLS;
+    memset(row, 0, COLS * sizeof(double));
+    row[0] = i;
+    const double a = 0.3 * i, c = cos(a), s = sin(a);
+    const double frame[9] = {c, s, 0, -s, c, 0, 0, 0, 1};
+    memcpy(row + 1, frame, sizeof frame);
+    row[10] = i % 2;
+    row[11] = 0.03 * i;
+    row[12] = 0.5;
+    row[13] = 0.5;
+    row[14] = 0.1 * (i % 5) - 0.2;
+    row[15] = 0.2 - 0.1 * (i % 4);
+  }
+  const double hsv_tol[3] = {0.1, 0.2, 0.2}, hsv_w[3] = {1, 0.5, 0.5};
+  const double curv_tol[2] = {1, 1}, curv_w[2] = {1, 1};
+  const weft_hyp_feature features[2] = {{"hsv", 3, hsv_tol, hsv_w, 1}, {"principal_curvatures_log", 2, curv_tol, curv_w, 0}};
+  weft_hyp_config config;
+  weft_hyp_config_default(&config);
+  config.threshold = "80%";
+  config.features = features;
+  config.feature_count = 2;
+  config.curvature_feature = 1;
+
+  weft_hyp_backend* backends[2] = {NULL, NULL};
+  OK(weft_hyp_backend_cpu(1, &backends[0]));
+  OK(weft_hyp_backend_vulkan(device, &backends[1]));
+  if (!backends[0] || !backends[1]) return;
+  int lms[2] = {-1, -1};
+  for (int b = 0; b < 2; ++b) {
+    int graph = -1;
+    OK(weft_hyp_add_graph(backends[b], "lattice", pos, N, x, COLS, 5, &graph));
+    CHECK(graph == 0);
+    OK(weft_hyp_add_learning_module(backends[b], &config, &graph, 1, &lms[b]));
+    CHECK(lms[b] == 0);
+  }
+
+  for (int step = 0; step < 4; ++step) {
+    const double a = 0.7 * step, c = cos(a), s = sin(a);
+    weft_hyp_channel channel = {{c, 0, s, 0, 1, 0, -s, 0, c}, 1, NULL, 5};
+    const double sensed[5] = {0.03 * (step + 4), 0.5, 0.5, 0.1 * step - 0.2, 0.1};
+    channel.features = sensed;
+    weft_hyp_input input = {0, step > 0, {0.01, 0.0, 0.0}, &channel, 1};
+    for (int b = 0; b < 2; ++b) {
+      OK(weft_hyp_dispatch(backends[b], &input, 1));
+      OK(weft_hyp_wait(backends[b]));
+    }
+  }
+  uint64_t counts[2] = {0, 0};
+  for (int b = 0; b < 2; ++b) OK(weft_hyp_count(backends[b], 0, 0, &counts[b]));
+  CHECK(counts[0] > 0 && counts[0] == counts[1]);
+  if (counts[0] > 0 && counts[0] == counts[1]) {
+    const uint64_t h = counts[0];
+    double* evidence[2] = {malloc(h * sizeof(double)), malloc(h * sizeof(double))};
+    double* locations = malloc(h * 3 * sizeof(double));
+    double* rotations = malloc(h * 9 * sizeof(double));
+    uint8_t* possible = malloc(h);
+    OK(weft_hyp_read(backends[0], 0, 0, h, evidence[0], locations, rotations, possible));
+    OK(weft_hyp_read(backends[1], 0, 0, h, evidence[1], NULL, NULL, NULL));
+    double worst = 0, spread = 0;
+    for (uint64_t i = 0; i < h; ++i) {
+      const double d = fabs(evidence[0][i] - evidence[1][i]);
+      if (d > worst) worst = d;
+      if (fabs(evidence[0][i] - evidence[0][0]) > spread) spread = fabs(evidence[0][i] - evidence[0][0]);
+    }
+    printf("hypothesis: %llu hypotheses, evidence spread %.3g, worst |cpu - vulkan| %.3g\n", (unsigned long long)h,
+           spread, worst);
+    CHECK(spread > 0.1); /* the steps really moved the evidence */
+    CHECK(worst <= 1e-4);
+    FAILS(weft_hyp_read(backends[0], 0, 0, h - 1, evidence[0], NULL, NULL, NULL), WEFT_ERROR_BAD_INPUT, "capacity");
+    free(evidence[0]);
+    free(evidence[1]);
+    free(locations);
+    free(rotations);
+    free(possible);
+  }
+  weft_hyp_step_info info[2];
+  int graphs[2];
+  int64_t best[2];
+  double best_evidence[2];
+  for (int b = 0; b < 2; ++b) {
+    OK(weft_hyp_step_info_get(backends[b], 0, 0, &info[b]));
+    OK(weft_hyp_most_likely(backends[b], 0, &graphs[b], &best[b], &best_evidence[b]));
+  }
+  CHECK(info[0].updated && info[1].updated && info[0].tested == info[1].tested);
+  CHECK(fabs(info[0].threshold - info[1].threshold) <= 1e-4);
+  CHECK(graphs[0] == 0 && graphs[1] == 0 && fabs(best_evidence[0] - best_evidence[1]) <= 1e-4);
+
+  /* Error paths: an unknown LM, a wrong feature count, a bad threshold, a bad struct size. */
+  double one = 0.5;
+  weft_hyp_channel short_channel = {{1, 0, 0, 0, 1, 0, 0, 0, 1}, 1, &one, 1};
+  weft_hyp_input bad_input = {0, 1, {0, 0, 0}, &short_channel, 1};
+  FAILS(weft_hyp_dispatch(backends[0], &bad_input, 1), WEFT_ERROR_BAD_INPUT, "features");
+  bad_input.lm = 5;
+  FAILS(weft_hyp_dispatch(backends[0], &bad_input, 1), WEFT_ERROR_BAD_INPUT, "unknown LM 5");
+  uint64_t c = 0;
+  FAILS(weft_hyp_count(backends[0], 3, 0, &c), WEFT_ERROR_BAD_INPUT, "3");
+  weft_hyp_config broken = config;
+  broken.threshold = "eighty";
+  int lm = -1, graph0 = 0;
+  FAILS(weft_hyp_add_learning_module(backends[0], &broken, &graph0, 1, &lm), WEFT_ERROR_BAD_INPUT, "eighty");
+  broken = config;
+  broken.struct_size = 8;
+  FAILS(weft_hyp_add_learning_module(backends[0], &broken, &graph0, 1, &lm), WEFT_ERROR_INVALID_ARGUMENT, "struct_size");
+  OK(weft_hyp_reset_episode(backends[0]));
+  for (int b = 0; b < 2; ++b) weft_hyp_backend_release(backends[b]);
+}
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    fprintf(stderr, "usage: %s EXAMPLES_DIR TEMP_DIR\n", argv[0]);
+    return 2;
+  }
+  test_library();
+  test_devices();
+  weft_device_options options = {sizeof options, NULL, 1};
+  weft_device* device = NULL;
+  OK(weft_device_open(&options, &device));
+  if (!device) return 1;
+  weft_device_info info;
+  info.struct_size = sizeof info;
+  OK(weft_device_info_get(device, &info));
+  printf("device: %s (%s, %s), subgroup %u\n", info.name, info.type, info.driver, info.subgroup_size);
+
+  test_buffers(device);
+  test_program(device, argv[1], argv[2]);
+  test_hypothesis(device);
+
+  uint32_t messages = 0;
+  OK(weft_device_validation_count(device, &messages));
+  CHECK(messages == 0);
+  weft_device_release(device);
+  if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
+  else printf("all C ABI checks passed\n");
+  return failures ? 1 : 0;
+}
