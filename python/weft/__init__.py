@@ -1,0 +1,15 @@
+"""Weft: a dispatch-graph executor on fixed Vulkan bindings, from Python.
+
+    import weft, numpy as np
+    dev = weft.Device()                       # WEFT_DEVICE or the best device
+    prog = weft.Program(dev, "examples/gain/gain.toml")
+    prog.write("signal", np.sin(np.arange(256, dtype=np.float32) / 10), binding="heap")
+    prog.run()
+    print(prog.metrics("out"), prog.control_f32("gain"))
+
+Submodules: weft.hypothesis (Monty's hypothesis-update backend).
+Errors are weft.Error (weft.BadInput for malformed input, also a weft.Error).
+"""
+from ._weft import BadInput, Device, Error, Program, conformance, devices
+
+__all__ = ["BadInput", "Device", "Error", "Program", "conformance", "devices"]

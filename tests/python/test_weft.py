@@ -1,0 +1,103 @@
+"""The Python package `weft`: devices, manifest programs with numpy in and out, errors,
+the conformance runner and the hypothesis submodule. Expected values are computed here."""
+import os
+
+import numpy as np
+import pytest
+
+import weft
+
+EXAMPLES = os.environ.get("WEFT_EXAMPLES_DIR", os.path.join(os.path.dirname(__file__), "..", "..", "examples"))
+GAIN = os.path.join(EXAMPLES, "gain", "gain.toml")
+CHAIN = os.path.join(EXAMPLES, "chain", "chain.toml")
+
+
+@pytest.fixture(scope="module")
+def device():
+    dev = weft.Device(validation=True)
+    yield dev
+    assert dev.validation_messages() == []
+
+
+def test_devices_lists_the_default_device(device):
+    listed = weft.devices()
+    assert any(d["name"] == device.info["name"] for d in listed)
+    assert device.info["subgroup_size"] >= 1
+    assert device.info["usable"]
+
+
+def test_unknown_device_selection_is_an_error():
+    with pytest.raises(weft.Error, match="no-such-gpu"):
+        weft.Device("no-such-gpu")
+
+
+def test_chain_reduction_matches_numpy(device):
+    prog = weft.Program(device, CHAIN)
+    x = np.cos(np.arange(256, dtype=np.float32) * np.float32(0.05)).astype(np.float32)
+    y = (np.arange(256) % 10).astype(np.float32) * np.float32(0.1)
+    prog.write("x", x, binding="heap")
+    prog.write("y", y, binding="heap")
+    prog.run()
+    v = (np.float32(0.5) * (np.float32(2) * x + y)).astype(np.float64)
+    total, squares, peak, mean = prog.read("result")
+    assert total == pytest.approx(v.sum(), rel=1e-5)
+    assert squares == pytest.approx((v * v).sum(), rel=1e-5)
+    assert peak == pytest.approx(np.abs(v).max(), rel=1e-6)
+    assert mean == pytest.approx(v.mean(), rel=1e-5)
+    assert prog.instances == ["a", "b", "c"]
+    assert prog.timings()["total_ns"] >= 0
+
+
+def test_gain_rule_scales_the_control_word(device):
+    prog = weft.Program(device, GAIN)
+    signal = (0.9 * np.sin(np.arange(256) / 7.0)).astype(np.float32)
+    peak = float(np.abs(signal).max())
+    prog.write("signal", signal, binding="heap")
+    ticket = prog.submit()
+    prog.wait(ticket)
+    assert prog.control_f32("gain") == 0.25          # 3 * peak > 2: the rule fired
+    assert prog.metrics("out")["max_abs"] == pytest.approx(0.75 * peak, rel=1e-6)
+    prog.set_control_f32("gain", 2.0)
+    prog.run()
+    assert prog.metrics("out")["max_abs"] == pytest.approx(1.5 * peak, rel=1e-6)
+    assert dict(prog.rules_fired())["limiter.rules[0]"] == 1
+
+
+def test_read_returns_the_bytes_written_in_any_dtype(device):
+    prog = weft.Program(device, GAIN)
+    words = np.arange(256, dtype=np.uint32) * np.uint32(2654435761)
+    prog.write("signal", words, binding="heap")
+    back = prog.read("signal", binding="heap", dtype=np.uint32)
+    assert back.dtype == np.uint32 and np.array_equal(back, words)
+
+
+def test_bad_input_names_what_and_where(device):
+    prog = weft.Program(device, GAIN)
+    with pytest.raises(weft.Error, match="no_such"):
+        prog.read("no_such", binding="heap")
+    with pytest.raises(weft.BadInput, match="'registers'"):
+        prog.read("signal", binding="registers")
+    with pytest.raises(weft.Error):
+        prog.write("signal", np.zeros(1000, dtype=np.float32), binding="heap")  # past the segment
+    with pytest.raises(weft.BadInput, match="nobody"):
+        prog.metrics("nobody")
+    with pytest.raises(weft.BadInput, match="stages"):
+        weft.Program.from_text(device, 'name = "x"\n[[stages]]\nname = 3\n')
+    with pytest.raises(weft.BadInput):
+        weft.Program(device, "/nonexistent/manifest.toml")
+    # The program still works after every refusal.
+    prog.write("signal", np.full(256, 0.5, dtype=np.float32), binding="heap")
+    prog.run()
+    assert prog.metrics("amp")["max_abs"] == pytest.approx(1.5)
+
+
+def test_conformance_runner_reports_cases(device):
+    cases = weft.conformance(device, filter="bindings.")
+    assert cases, "no conformance case matched 'bindings.'"
+    assert all(c["outcome"] in ("pass", "skip") for c in cases), cases
+
+
+def test_hypothesis_submodule_is_part_of_the_package():
+    from weft import hypothesis
+    backend = hypothesis.Backend.cpu()
+    assert backend is not None
