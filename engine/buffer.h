@@ -38,6 +38,12 @@ class Buffer {
   void read(uint64_t offset, void* dst, uint64_t bytes);
   void fill(uint64_t offset, uint64_t bytes, uint32_t word);
 
+  // Takes the flush/invalidate path of non-coherent memory even where the memory is coherent
+  // (flushing coherent memory is valid and harmless). Lets the conformance suite exercise that
+  // path, with validation checking its ranges, on devices that only expose coherent memory.
+  void treat_as_non_coherent() { coherent_ = false; }
+  bool coherent() const { return coherent_; }
+
  private:
   void check_range(uint64_t offset, uint64_t bytes, const char* what) const;
   void flush(uint64_t offset, uint64_t bytes);

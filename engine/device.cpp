@@ -154,6 +154,7 @@ DeviceInfo describe(VkPhysicalDevice pd, uint32_t index, FeatureChain* chain) {
   info.non_coherent_atom_size = lim.nonCoherentAtomSize;
   info.max_push_constants = lim.maxPushConstantsSize;
   info.max_workgroup_invocations = lim.maxComputeWorkGroupInvocations;
+  info.max_compute_shared_memory = lim.maxComputeSharedMemorySize;
   for (int i = 0; i < 3; ++i) {
     info.max_workgroup_size[i] = lim.maxComputeWorkGroupSize[i];
     info.max_workgroup_count[i] = lim.maxComputeWorkGroupCount[i];
@@ -188,6 +189,8 @@ DeviceInfo describe(VkPhysicalDevice pd, uint32_t index, FeatureChain* chain) {
   p12.pNext = &m3;
   vkGetPhysicalDeviceProperties2(pd, &p2);
   info.subgroup_size = p11.subgroupSize;
+  info.subgroup_operations = p11.subgroupSupportedOperations;
+  info.subgroup_in_compute = (p11.subgroupSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0;
   info.driver = p12.driverName;
   info.driver_info = p12.driverInfo;
   info.max_memory_allocation_size = m3.maxMemoryAllocationSize;

@@ -44,6 +44,9 @@ struct DeviceInfo {
   uint32_t max_workgroup_size[3] = {};
   uint32_t max_workgroup_count[3] = {};
   uint32_t subgroup_size = 0;
+  uint32_t subgroup_operations = 0;     // VkSubgroupFeatureFlags (basic, arithmetic, ballot, ...)
+  bool subgroup_in_compute = false;     // subgroup operations are supported in compute shaders
+  uint32_t max_compute_shared_memory = 0;  // bytes of shared memory per workgroup
   double timestamp_period_ns = 0;
   bool timestamps = false;
   // Optional features, enabled on the device whenever present.
