@@ -22,6 +22,7 @@ KernelRef test_kernel(const std::string& name) { return find_kernel(weft_test_ke
 const std::vector<Case>& all_cases() {
   static const std::vector<Case> cases = [] {
     std::vector<Case> all = engine_cases();
+    for (Case& c : hostile_cases()) all.push_back(std::move(c));
     for (Case& c : regulator_cases()) all.push_back(std::move(c));
     for (Case& c : manifest_cases()) all.push_back(std::move(c));
     for (Case& c : gnn_cases()) all.push_back(std::move(c));

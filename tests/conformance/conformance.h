@@ -32,6 +32,7 @@ struct Case {
 // Every registered case (engine cases first, then each workload's).
 const std::vector<Case>& all_cases();
 std::vector<Case> engine_cases();
+std::vector<Case> hostile_cases();
 std::vector<Case> regulator_cases();
 std::vector<Case> manifest_cases();
 std::vector<Case> gnn_cases();
