@@ -30,10 +30,11 @@ int cmd_info(int argc, char** argv) {
       const DeviceInfo& d = devices[i];
       std::printf(
           "%s{\"index\": %u, \"name\": \"%s\", \"type\": \"%s\", \"api\": \"%s\", \"driver\": \"%s\", "
-          "\"usable\": %s, \"subgroup_size\": %u, \"max_storage_buffer_range\": %llu, \"max_push_constants\": %u, "
+          "\"usable\": %s, \"subgroup_size\": %u, \"subgroup_operations\": %u, \"max_compute_shared_memory\": %u, \"max_storage_buffer_range\": %llu, \"max_push_constants\": %u, "
           "\"max_workgroup_invocations\": %u, \"timestamps\": %s, \"buffer_device_address\": %s, \"shader_clock\": %s}",
           i ? ", " : "", d.index, d.name.c_str(), d.type.c_str(), d.api_string().c_str(), d.driver.c_str(),
-          d.usable ? "true" : "false", d.subgroup_size, (unsigned long long)d.max_storage_buffer_range,
+          d.usable ? "true" : "false", d.subgroup_size, d.subgroup_operations, d.max_compute_shared_memory,
+          (unsigned long long)d.max_storage_buffer_range,
           d.max_push_constants, d.max_workgroup_invocations, d.timestamps ? "true" : "false",
           d.buffer_device_address ? "true" : "false", d.shader_clock ? "true" : "false");
     }
@@ -55,8 +56,11 @@ int cmd_info(int argc, char** argv) {
     std::printf("            push constants %u B, workgroup %u invocations (%u x %u x %u), groups %u x %u x %u\n",
                 d.max_push_constants, d.max_workgroup_invocations, d.max_workgroup_size[0], d.max_workgroup_size[1],
                 d.max_workgroup_size[2], d.max_workgroup_count[0], d.max_workgroup_count[1], d.max_workgroup_count[2]);
-    std::printf("            subgroup size %u, timestamp period %.3g ns, minStorageBufferOffsetAlignment %llu\n",
-                d.subgroup_size, d.timestamp_period_ns, (unsigned long long)d.min_storage_buffer_offset_alignment);
+    std::printf("            subgroup size %u (operations 0x%x%s), shared memory %u B, timestamp period %.3g ns,\n"
+                "            minStorageBufferOffsetAlignment %llu, nonCoherentAtomSize %llu\n",
+                d.subgroup_size, d.subgroup_operations, d.subgroup_in_compute ? " in compute" : ", not in compute",
+                d.max_compute_shared_memory, d.timestamp_period_ns, (unsigned long long)d.min_storage_buffer_offset_alignment,
+                (unsigned long long)d.non_coherent_atom_size);
     std::printf("    features: timestamps %s, bufferDeviceAddress %s, shader clock %s, int64 %s, int16 %s, int8 %s,\n",
                 yes(d.timestamps), yes(d.buffer_device_address), yes(d.shader_clock), yes(d.shader_int64),
                 yes(d.shader_int16), yes(d.shader_int8));
