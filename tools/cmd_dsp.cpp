@@ -17,6 +17,7 @@
 #include <weft/weft.h>
 
 #include "bench.h"
+#include "vkfft_peer.h"
 #include "cli.h"
 #include "dsp.h"
 
@@ -138,6 +139,12 @@ int run_bench(const cli::Args& a) {
     }
     std::sort(ns.begin(), ns.end());
     const double gpu = ns[ns.size() / 2], cpu = cpu_ns / frames;
+    // The transforms alone (fft + ifft stages of the last frame) against VkFFT doing the same
+    // batched complex forward + inverse on the same device.
+    double weft_fft = 0;
+    for (const StageTime& t : s.stage_times())
+      if (t.kind == "fft" || t.kind == "ifft") weft_fft += t.ns;
+    const bench::VkfftTiming vk = bench::time_vkfft_c2c(*dev, n, channels, std::max<uint32_t>(frames, 5));
     bench::Line("dsp.stream", *dev)
         .num("channels", channels)
         .num("frame", n)
@@ -150,6 +157,11 @@ int run_bench(const cli::Args& a) {
         .num("speedup_vs_fftw", cpu / gpu)
         .num("relative_l2_error", err)
         .num("error_bound", error_bound(n, kappa_of(cfg)))
+        .num("weft_fft_ifft_us", weft_fft * 1e-3)
+        .str("fft_peer", vk.ok ? "vkfft_c2c_forward_inverse" : "vkfft_unavailable: " + vk.error)
+        .num("vkfft_fft_ifft_us", vk.ok ? vk.median_ns * 1e-3 : NAN)
+        .num("vkfft_roundtrip_error", vk.ok ? vk.roundtrip_error : NAN)
+        .num("fft_time_vs_vkfft", vk.ok ? weft_fft / vk.median_ns : NAN)
         .print();
   }
   return 0;
