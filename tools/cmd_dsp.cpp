@@ -27,11 +27,14 @@ using namespace weft;
 using namespace weft::dsp;
 
 const char* kDspUsage =
-    "usage: weft dsp demo  [--channels C] [--frame N] [--frames F] [--amplitude A] [--seed S] [--device SEL] [--validation]\n"
-    "       weft dsp bench [--channels C] [--frame N] [--frames F] [--device SEL]\n"
+    "usage: weft dsp demo  [--channels C] [--frame N] [--frames F] [--amplitude A] [--seed S] [--complex] [--device SEL]\n"
+    "                      [--validation]\n"
+    "       weft dsp bench [--channels C] [--frame N] [--frames F] [--complex] [--device SEL]\n"
+    "  --complex: complex (I/Q) samples in and out with a complex (non-Hermitian) filter\n"
     "  demo: stream F hops of a seeded signal through the spectral filter chain with the clipping rule\n"
     "        (peak > 1 halves the channel's gain); per-frame peak/clip/gain, GPU time per stage, error vs FFTW\n"
-    "  bench: JSON lines, GPU time per frame and the ratio to FFTW (double, 1 thread) in the same run\n"
+    "  bench: JSON lines, GPU time per frame and the ratio to FFTW (double, 1 thread) in the same run; the\n"
+    "         transforms alone against VkFFT (batched complex forward + inverse) on the same device\n"
     "  N is a power of two in [512, 4096]; C is at most 32\n";
 
 uint32_t u32(const cli::Args& a, const char* name, uint32_t fallback) {
@@ -59,13 +62,14 @@ std::unique_ptr<Device> open_device(const cli::Args& a) {
   return Device::open(o);
 }
 
-Config make_config(uint32_t channels, uint32_t frame, uint32_t seed) {
+Config make_config(uint32_t channels, uint32_t frame, uint32_t seed, bool complex_input = false) {
   Config c;
   c.channels = channels;
   c.frame = frame;
+  c.complex_input = complex_input;
   // Gains first need a valid size: let validate() name a bad frame or channel count.
   if (channels <= kMaxChannels && frame >= kMinFrame && frame <= kMaxFrame && (frame & (frame - 1)) == 0)
-    c.gains = random_gains(channels, frame, seed);
+    c.gains = random_gains(channels, frame, seed, !complex_input);
   validate(c);
   return c;
 }
@@ -77,12 +81,13 @@ double kappa_of(const Config& c) {
 }
 
 int run_demo(const cli::Args& a) {
-  const Config cfg = make_config(u32(a, "channels", 2), u32(a, "frame", 1024), u32(a, "seed", 1));
+  const Config cfg = make_config(u32(a, "channels", 2), u32(a, "frame", 1024), u32(a, "seed", 1), a.flag("complex"));
   const uint32_t frames = std::max<uint32_t>(1, u32(a, "frames", 8)), seed = u32(a, "seed", 1);
   const float amp = number(a, "amplitude", 1.5f);
   auto dev = open_device(a);
-  std::printf("device: %s\nstream: %u channel(s), frame %u (hop %u), %u frames, amplitude %g, seed %u\n", dev->info().name.c_str(),
-              cfg.channels, cfg.frame, cfg.hop(), frames, double(amp), seed);
+  std::printf("device: %s\nstream: %u %s channel(s), frame %u (hop %u), %u frames, amplitude %g, seed %u\n",
+              dev->info().name.c_str(), cfg.channels, cfg.complex_input ? "complex" : "real", cfg.frame, cfg.hop(), frames,
+              double(amp), seed);
   std::printf("rule: peak > %g -> gain x %g (the output stage multiplies by the gain word)\n\n", double(cfg.clip_threshold),
               double(cfg.gain_factor));
   Stream s(*dev, cfg);
@@ -92,14 +97,14 @@ int run_demo(const cli::Args& a) {
   bool agree = true;
   std::printf("frame  chan  peak(dev)  peak(fftw)  clip  gain(dev)  gain(fftw)  rel.L2 err  ticks\n");
   for (uint32_t f = 0; f < frames; ++f) {
-    const std::vector<float> block = test_block(cfg.channels, cfg.frame, f, amp, seed);
+    const std::vector<float> block = test_block_for(cfg, f, amp, seed);
     std::vector<FrameMetrics> rm;
     const std::vector<double> want = ref.process(block, &rm);
     s.process(block);
     const std::vector<FrameMetrics> dm = s.metrics();
     for (uint32_t c = 0; c < cfg.channels; ++c) {
       const std::vector<float> got = s.output(c);
-      const std::vector<double> rc(want.begin() + size_t(c) * cfg.hop(), want.begin() + size_t(c + 1) * cfg.hop());
+      const std::vector<double> rc(want.begin() + size_t(c) * cfg.hop_floats(), want.begin() + size_t(c + 1) * cfg.hop_floats());
       const double e = relative_l2(got, rc);
       worst = std::max(worst, e);
       agree = agree && dm[c].clipped == rm[c].clipped && dm[c].gain == rm[c].gain;
@@ -121,12 +126,12 @@ int run_bench(const cli::Args& a) {
   auto dev = open_device(a);
   for (uint32_t n = kMinFrame; n <= kMaxFrame; n *= 2) {
     if (only && n != only) continue;
-    Config cfg = make_config(channels, n, 7);
+    Config cfg = make_config(channels, n, 7, a.flag("complex"));
     cfg.clip_rule = false;  // the figure is the chain itself
     Stream s(*dev, cfg);
     Reference ref(cfg);
     std::vector<std::vector<float>> blocks;
-    for (uint32_t f = 0; f < frames; ++f) blocks.push_back(test_block(channels, n, f, 0.4f, 7));
+    for (uint32_t f = 0; f < frames; ++f) blocks.push_back(test_block_for(cfg, f, 0.4f, 7));
     std::vector<double> ns;
     double err = 0, cpu_ns = 0;
     for (uint32_t f = 0; f < frames; ++f) {
@@ -149,6 +154,7 @@ int run_bench(const cli::Args& a) {
         .num("channels", channels)
         .num("frame", n)
         .num("hop", n / 2)
+        .str("samples", cfg.complex_input ? "complex" : "real")
         .num("frames", frames)
         .str("fft", cfg.uses_fused() ? "one_workgroup_shared" : "per_pass_global")
         .num("gpu_us_per_frame", gpu * 1e-3)
@@ -172,7 +178,7 @@ int run_bench(const cli::Args& a) {
 // argv[0] is "dsp".
 int weft_cmd_dsp(int argc, char** argv) {
   const cli::Args args =
-      cli::parse(argc, argv, 1, {"channels", "frame", "frames", "amplitude", "seed", "device"}, {"validation"});
+      cli::parse(argc, argv, 1, {"channels", "frame", "frames", "amplitude", "seed", "device"}, {"validation", "complex"});
   if (args.positional.empty() || args.positional[0] == "help") {
     std::fputs(kDspUsage, args.positional.empty() ? stderr : stdout);
     return args.positional.empty() ? 2 : 0;

@@ -51,9 +51,9 @@ std::vector<double> channel_of(const std::vector<double>& v, uint32_t c, uint32_
 Result stream_compare(Stream& s, Reference& ref, uint32_t frames, float amplitude, uint32_t seed, double& worst,
                       std::vector<std::vector<double>>* gains = nullptr) {
   const Config& cfg = s.config();
-  const uint32_t H = cfg.hop();
+  const uint32_t H = cfg.hop_floats();
   for (uint32_t f = 0; f < frames; ++f) {
-    const std::vector<float> block = test_block(cfg.channels, cfg.frame, f, amplitude, seed);
+    const std::vector<float> block = test_block_for(cfg, f, amplitude, seed);
     std::vector<FrameMetrics> rm;
     const std::vector<double> want = ref.process(block, &rm);
     s.process(block);
@@ -86,12 +86,14 @@ Result stream_compare(Stream& s, Reference& ref, uint32_t frames, float amplitud
   return Result::pass();
 }
 
-Result chain(Device& dev, uint32_t N, bool fused) {
+Result chain(Device& dev, uint32_t N, bool fused, bool complex_input = false) {
   Config cfg;
   cfg.fused = fused;
   cfg.channels = 3;
   cfg.frame = N;
-  cfg.gains = random_gains(cfg.channels, N, 100 + N);
+  cfg.complex_input = complex_input;
+  // Complex input takes gains without Hermitian symmetry: the filter itself is complex.
+  cfg.gains = random_gains(cfg.channels, N, 100 + N, !complex_input);
   Reference ref(cfg);
   Stream s(dev, cfg);
   double worst = 0;
@@ -105,7 +107,8 @@ Result chain(Device& dev, uint32_t N, bool fused) {
       if (level != WEFT_NONE && plan.level[st.index] != level) return Result::fail("channel windows are not in one level");
       level = plan.level[st.index];
     }
-  return Result::pass(std::string(cfg.uses_fused() ? "one-workgroup FFT" : "per-pass FFT") + ", 3 channels x 5 frames, N " +
+  return Result::pass(std::string(complex_input ? "complex input, " : "") + (cfg.uses_fused() ? "one-workgroup FFT" : "per-pass FFT") +
+                          ", 3 channels x 5 frames, N " +
                           std::to_string(N) + ": worst relative L2 error " + str(worst) +
                           " (bound " + str(error_bound(N, kappa(cfg, 0))) + " for channel 0)",
                       worst);
@@ -276,6 +279,10 @@ std::vector<Case> dsp_cases() {
   // The per-pass kernels serve N = 4096 above; these check them on the sizes the fused one takes.
   for (uint32_t n : {512u, 2048u})
     cases.push_back({"dsp.chain_" + std::to_string(n) + "_per_pass", tol, [n](Device& d) { return chain(d, n, false); }});
+  // Complex (I/Q) input with a complex filter, on both FFT paths.
+  for (uint32_t n : {1024u, 4096u})
+    cases.push_back({"dsp.complex_chain_" + std::to_string(n), tol + " (|y| for complex samples)",
+                     [n](Device& d) { return chain(d, n, true, true); }});
   cases.push_back({"dsp.overlap_add_continuity", tol + "; and vs the input delayed one hop", continuity});
   cases.push_back({"dsp.clipping_rule", tol + "; gains and clip flags exact", clipping});
   cases.push_back({"dsp.bad_input", "exact: BadInput naming what and where", bad_input});

@@ -37,14 +37,20 @@ void validate(const Config& c) {
 }
 
 void validate_block(const Config& c, const std::vector<float>& block) {
-  const uint32_t h = c.hop();
-  if (block.size() != size_t(c.channels) * h)
-    fail(ErrorCode::BadInput, "dsp: input block holds " + std::to_string(block.size()) + " samples, want channels x hop = " +
-                                  std::to_string(size_t(c.channels) * h));
-  for (size_t k = 0; k < block.size(); ++k)
-    if (!std::isfinite(block[k]))
-      fail(ErrorCode::BadInput, std::string("dsp: ") + (std::isnan(block[k]) ? "NaN" : "infinite") + " sample at channel " +
-                                    std::to_string(k / h) + ", sample " + std::to_string(k % h));
+  const uint32_t h = c.hop_floats(), per = c.sample_floats();
+  if (block.size() != size_t(c.channels) * h) {
+    std::string what = "dsp: input block holds " + std::to_string(block.size());
+    what += per == 2 ? " floats, want channels x hop x 2 (complex) = " : " samples, want channels x hop = ";
+    fail(ErrorCode::BadInput, what + std::to_string(size_t(c.channels) * h));
+  }
+  for (size_t k = 0; k < block.size(); ++k) {
+    if (std::isfinite(block[k])) continue;
+    std::string what = "dsp: ";
+    what += std::isnan(block[k]) ? "NaN" : "infinite";
+    what += " sample at channel " + std::to_string(k / h) + ", sample " + std::to_string(k % h / per);
+    if (per == 2) what += k % 2 ? " (imaginary part)" : " (real part)";
+    fail(ErrorCode::BadInput, what);
+  }
 }
 
 std::vector<float> hann(uint32_t n) {
@@ -57,12 +63,16 @@ std::vector<std::complex<float>> unity_gains(uint32_t channels, uint32_t frame) 
   return std::vector<std::complex<float>>(size_t(channels) * frame, {1.0f, 0.0f});
 }
 
-std::vector<std::complex<float>> random_gains(uint32_t channels, uint32_t frame, uint32_t seed) {
+std::vector<std::complex<float>> random_gains(uint32_t channels, uint32_t frame, uint32_t seed, bool hermitian) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> mag(0.5, 1.5), ph(-std::numbers::pi, std::numbers::pi);
   std::vector<std::complex<float>> g(size_t(channels) * frame);
   for (uint32_t c = 0; c < channels; ++c) {
     std::complex<float>* G = g.data() + size_t(c) * frame;
+    if (!hermitian) {
+      for (uint32_t k = 0; k < frame; ++k) G[k] = std::polar(float(mag(rng)), float(ph(rng)));
+      continue;
+    }
     // Hermitian symmetry G[N-k] = conj(G[k]) keeps the filtered frame real.
     G[0] = float(mag(rng));
     G[frame / 2] = float(mag(rng));
@@ -90,6 +100,30 @@ std::vector<float> test_block(uint32_t channels, uint32_t frame, uint32_t index,
       double v = 0.5 * std::sin(2 * std::numbers::pi * fr[0] * t + p[0]) + 0.3 * std::sin(2 * std::numbers::pi * fr[1] * t + p[1]) +
                  0.2 * std::sin(2 * std::numbers::pi * fr[2] * t + p[2]) + noise(rng);
       b[size_t(c) * h + n] = float(amplitude * v);
+    }
+  }
+  return b;
+}
+
+std::vector<float> test_block_for(const Config& cfg, uint32_t index, float amplitude, uint32_t seed) {
+  if (!cfg.complex_input) return test_block(cfg.channels, cfg.frame, index, amplitude, seed);
+  const uint32_t h = cfg.hop();
+  std::vector<float> b(size_t(cfg.channels) * h * 2);
+  std::mt19937 rng(seed * 7919u + index);
+  std::normal_distribution<double> noise(0.0, 0.05);
+  for (uint32_t c = 0; c < cfg.channels; ++c) {
+    // Three complex tones per channel, frequencies of either sign (an I/Q stream is not symmetric).
+    std::mt19937 tone_rng(seed * 104729u + c);
+    std::uniform_real_distribution<double> f(-0.2, 0.2), ph(0, 2 * std::numbers::pi);
+    double fr[3], p[3];
+    for (int t = 0; t < 3; ++t) fr[t] = f(tone_rng), p[t] = ph(tone_rng);
+    const double amp[3] = {0.5, 0.3, 0.2};
+    for (uint32_t n = 0; n < h; ++n) {
+      const double t = double(index) * h + n;
+      std::complex<double> v(noise(rng), noise(rng));
+      for (int k = 0; k < 3; ++k) v += std::polar(amp[k], 2 * std::numbers::pi * fr[k] * t + p[k]);
+      b[(size_t(c) * h + n) * 2] = float(amplitude * v.real());
+      b[(size_t(c) * h + n) * 2 + 1] = float(amplitude * v.imag());
     }
   }
   return b;

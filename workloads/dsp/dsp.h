@@ -17,7 +17,11 @@
 //
 // State carried between replays: Globals (sample history and overlap tail per channel, frame
 // counter) and Control (the gain words; the program records with reset_control = false so the
-// rule's effect lasts into the following frames). Input is real only (complex input: not done).
+// rule's effect lasts into the following frames).
+//
+// Complex input (Config::complex_input): samples, history, tail and the output hop are complex
+// (interleaved re/im, 2H floats per hop); the output keeps the whole complex IFFT instead of its
+// real part, and the peak is the largest magnitude. Gains need no Hermitian symmetry then.
 #pragma once
 
 #include <complex>
@@ -50,24 +54,30 @@ struct Config {
   // One dispatch per transform (shared memory) when N <= kFusedMaxFrame; else, or when false,
   // one dispatch per radix-2 pass through Globals.
   bool fused = true;
+  bool complex_input = false;                  // complex samples in and out (I/Q streams)
   bool uses_fused() const { return fused && frame <= kFusedMaxFrame; }
   uint32_t hop() const { return frame / 2; }
+  uint32_t sample_floats() const { return complex_input ? 2u : 1u; }
+  uint32_t hop_floats() const { return hop() * sample_floats(); }  // floats per channel per hop
 };
 
 // Throws weft::Error BadInput naming what and where.
 void validate(const Config& config);
-// Samples of one hop, channel-major (channels x H): BadInput naming channel and sample for a
+// Samples of one hop, channel-major (channels x hop_floats()): BadInput naming channel and sample for a
 // NaN or infinity, or the wrong size.
 void validate_block(const Config& config, const std::vector<float>& block);
 
 std::vector<float> hann(uint32_t n);  // periodic: 0.5 - 0.5 cos(2 pi n / N)
-// Seeded gains, Hermitian-symmetric per channel (a real filter): magnitudes in [0.5, 1.5],
-// random phases. unity_gains: all 1.
-std::vector<std::complex<float>> random_gains(uint32_t channels, uint32_t frame, uint32_t seed);
+// Seeded gains, magnitudes in [0.5, 1.5], random phases; Hermitian-symmetric per channel (a
+// real filter) unless `hermitian` is false (for complex input). unity_gains: all 1.
+std::vector<std::complex<float>> random_gains(uint32_t channels, uint32_t frame, uint32_t seed, bool hermitian = true);
 std::vector<std::complex<float>> unity_gains(uint32_t channels, uint32_t frame);
 // Seeded test signal: a few sinusoids per channel plus noise, amplitude `amplitude`, for hop
 // `index` of the stream (continuous across hops).
 std::vector<float> test_block(uint32_t channels, uint32_t frame, uint32_t index, float amplitude, uint32_t seed);
+// The same for the config's sample type: for complex input, tones are complex exponentials at
+// positive and negative frequencies plus complex noise (interleaved re/im).
+std::vector<float> test_block_for(const Config& config, uint32_t index, float amplitude, uint32_t seed);
 
 struct FrameMetrics {
   double peak = 0, norm = 0, gain = 0;
@@ -83,7 +93,7 @@ class Reference {
   ~Reference();
   Reference(const Reference&) = delete;
   Reference& operator=(const Reference&) = delete;
-  // One hop for every channel; returns the output (channels x H) and fills metrics.
+  // One hop for every channel; returns the output (channels x hop_floats()) and fills metrics.
   std::vector<double> process(const std::vector<float>& block, std::vector<FrameMetrics>* metrics = nullptr);
   // The gain the rule has left for the next hop.
   double gain(uint32_t channel) const { return gain_[channel]; }
@@ -116,7 +126,7 @@ class Stream {
   // One hop per channel (channels x H, channel-major): validates, uploads, replays, waits.
   void process(const std::vector<float>& block);
   std::vector<float> output(uint32_t channel);  // R30 after process()
-  std::vector<float> output_all();              // channels x H
+  std::vector<float> output_all();              // channels x hop_floats()
   std::vector<FrameMetrics> metrics();          // one per channel
   float gain(uint32_t channel);                 // the live gain word (after the rule)
   void set_gain(uint32_t channel, float gain);

@@ -20,7 +20,8 @@ std::string seg(uint32_t c, const char* what) { return "c" + std::to_string(c) +
 
 DspProgram build_program(const Config& cfg) {
   validate(cfg);
-  const uint32_t N = cfg.frame, H = cfg.hop(), L = uint32_t(std::countr_zero(N));
+  const uint32_t N = cfg.frame, L = uint32_t(std::countr_zero(N));
+  const uint32_t HF = cfg.hop_floats();  // floats of one hop: H real or H complex samples
   DspProgram dp{Program("dsp"), {}, {}, {}};
   Program& p = dp.program;
 
@@ -28,9 +29,9 @@ DspProgram build_program(const Config& cfg) {
   p.heap().add("twiddles", uint64_t(N / 2) * 8);
   for (uint32_t c = 0; c < cfg.channels; ++c) p.heap().add(seg(c, "gains"), uint64_t(N) * 8);
   for (uint32_t c = 0; c < cfg.channels; ++c) {
-    p.globals().add(seg(c, "in"), uint64_t(H) * 4);
-    p.globals().add(seg(c, "hist"), uint64_t(H) * 4);
-    p.globals().add(seg(c, "tail"), uint64_t(H) * 4);
+    p.globals().add(seg(c, "in"), uint64_t(HF) * 4);
+    p.globals().add(seg(c, "hist"), uint64_t(HF) * 4);
+    p.globals().add(seg(c, "tail"), uint64_t(HF) * 4);
     p.globals().add(seg(c, "buf0"), uint64_t(N) * 8);
     p.globals().add(seg(c, "buf1"), uint64_t(N) * 8);
     p.globals().add(seg(c, "frames"), 4);
@@ -43,15 +44,15 @@ DspProgram build_program(const Config& cfg) {
   auto Hp = [&](const std::string& s) { return p.segment(Binding::Heap, s); };
 
   for (uint32_t c = 0; c < cfg.channels; ++c) {
-    // R30 carries the output hop: H words per register.
-    const InstanceId ch = p.add_instance("channel" + std::to_string(c), H);
+    // R30 carries the output hop: H (or 2H, complex) words per register.
+    const InstanceId ch = p.add_instance("channel" + std::to_string(c), HF);
     dp.channels.push_back(ch);
     dp.gain_words.push_back(p.add_control_words("gain" + std::to_string(c), {f32_bits(cfg.initial_gain)}));
     const std::string tag = ".c" + std::to_string(c);
 
     StageSpec w;
     w.name = "window" + tag;
-    w.kernel = kernel("window");
+    w.kernel = kernel(cfg.complex_input ? "window_complex" : "window");
     w.instance = ch;
     w.groups = {N / 64, 1, 1};
     w.push = {word(Binding::Globals, seg(c, "hist")), word(Binding::Globals, seg(c, "in")), word(Binding::Heap, "window"),
@@ -112,7 +113,7 @@ DspProgram build_program(const Config& cfg) {
 
     StageSpec o;
     o.name = "output" + tag;
-    o.kernel = kernel("overlap_add");
+    o.kernel = kernel(cfg.complex_input ? "overlap_add_complex" : "overlap_add");
     o.instance = ch;
     o.groups = {1, 1, 1};
     o.message = true;

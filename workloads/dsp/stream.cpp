@@ -36,16 +36,17 @@ Stream::Stream(Device& device, const Config& config) : cfg_(config), info_(build
   // History, tail and frame counters start at zero (a fresh stream).
   const std::vector<float> zeros(size_t(N) * 2, 0.0f);
   for (uint32_t c = 0; c < cfg_.channels; ++c) {
-    for (const char* s : {"hist", "tail", "in"}) exe_->write_segment(Binding::Globals, seg(c, s), zeros.data(), uint64_t(cfg_.hop()) * 4);
+    for (const char* s : {"hist", "tail", "in"})
+      exe_->write_segment(Binding::Globals, seg(c, s), zeros.data(), uint64_t(cfg_.hop_floats()) * 4);
     exe_->write_segment(Binding::Globals, seg(c, "frames"), zeros.data(), 4);
   }
 }
 
 void Stream::process(const std::vector<float>& block) {
   validate_block(cfg_, block);  // before any upload: a refused block leaves the stream as it was
-  const uint32_t H = cfg_.hop();
+  const uint32_t HF = cfg_.hop_floats();
   for (uint32_t c = 0; c < cfg_.channels; ++c)
-    exe_->write_segment(Binding::Globals, seg(c, "in"), block.data() + size_t(c) * H, uint64_t(H) * 4);
+    exe_->write_segment(Binding::Globals, seg(c, "in"), block.data() + size_t(c) * HF, uint64_t(HF) * 4);
   exe_->run();
 }
 
