@@ -86,9 +86,10 @@ Result stream_compare(Stream& s, Reference& ref, uint32_t frames, float amplitud
   return Result::pass();
 }
 
-Result chain(Device& dev, uint32_t N, bool fused, bool complex_input = false) {
+Result chain(Device& dev, uint32_t N, bool fused, bool complex_input = false, bool batch_channels = true) {
   Config cfg;
   cfg.fused = fused;
+  cfg.batch_channels = batch_channels;
   cfg.channels = 3;
   cfg.frame = N;
   cfg.complex_input = complex_input;
@@ -283,6 +284,10 @@ std::vector<Case> dsp_cases() {
   for (uint32_t n : {1024u, 4096u})
     cases.push_back({"dsp.complex_chain_" + std::to_string(n), tol + " (|y| for complex samples)",
                      [n](Device& d) { return chain(d, n, true, true); }});
+  // Channels batched into one dispatch per transform is the default; one chain per channel too.
+  for (uint32_t n : {1024u, 4096u})
+    cases.push_back({"dsp.chain_" + std::to_string(n) + "_per_channel", tol,
+                     [n](Device& d) { return chain(d, n, true, false, false); }});
   cases.push_back({"dsp.overlap_add_continuity", tol + "; and vs the input delayed one hop", continuity});
   cases.push_back({"dsp.clipping_rule", tol + "; gains and clip flags exact", clipping});
   cases.push_back({"dsp.bad_input", "exact: BadInput naming what and where", bad_input});

@@ -3,7 +3,8 @@
 // Per channel c (one instance, one chain), per replay (one hop of H = N/2 new real samples):
 //   window  : frame = [last H samples | new H samples] * Hann_periodic(N)   (complex, imag 0)
 //   fft     : log2 N Stockham radix-2 passes, twiddles in Heap: in shared memory in one dispatch
-//             for N <= 2048, else one dispatch per pass (ping-pong in Globals)
+//             for N <= 2048, else one dispatch per pass (ping-pong in Globals); by default one
+//             dispatch covers every channel (Config::batch_channels), a workgroup row each
 //   filter  : X[k] *= G_c[k]            (per-bin complex gains from Heap)
 //   ifft    : log2 N Stockham passes with conjugate twiddles (unscaled)
 //   output  : y[n] = gain_c * (Re(x[n]) / N + tail[n]),  tail[n] = Re(x[n + H]) / N   (n < H)
@@ -55,6 +56,9 @@ struct Config {
   // one dispatch per radix-2 pass through Globals.
   bool fused = true;
   bool complex_input = false;                  // complex samples in and out (I/Q streams)
+  // One dispatch per transform (pass) for all channels, a workgroup row per channel, instead of
+  // one per channel: fewer, larger dispatches (what a GPU and a CPU driver both prefer).
+  bool batch_channels = true;
   bool uses_fused() const { return fused && frame <= kFusedMaxFrame; }
   uint32_t hop() const { return frame / 2; }
   uint32_t sample_floats() const { return complex_input ? 2u : 1u; }

@@ -45,76 +45,91 @@ DspProgram build_program(const Config& cfg) {
 
   for (uint32_t c = 0; c < cfg.channels; ++c) {
     // R30 carries the output hop: H (or 2H, complex) words per register.
-    const InstanceId ch = p.add_instance("channel" + std::to_string(c), HF);
-    dp.channels.push_back(ch);
+    dp.channels.push_back(p.add_instance("channel" + std::to_string(c), HF));
     dp.gain_words.push_back(p.add_control_words("gain" + std::to_string(c), {f32_bits(cfg.initial_gain)}));
-    const std::string tag = ".c" + std::to_string(c);
+  }
+  // Batched transforms address channel c's buffers at a fixed distance from channel 0's: every
+  // channel's segments have the same sizes and alignment, so the distance is uniform (checked).
+  const uint32_t stride = cfg.channels > 1 ? word(Binding::Globals, seg(1, "buf0")) - word(Binding::Globals, seg(0, "buf0")) : 0;
+  for (uint32_t c = 1; c < cfg.channels; ++c)
+    if (word(Binding::Globals, seg(c, "buf0")) != word(Binding::Globals, seg(0, "buf0")) + c * stride)
+      fail(ErrorCode::InvalidProgram, "dsp: channel buffers are not evenly spaced; cannot batch the transforms");
+  const bool batched = cfg.batch_channels && cfg.channels > 1;
 
+  auto window = [&](uint32_t c) {
     StageSpec w;
-    w.name = "window" + tag;
+    w.name = "window.c" + std::to_string(c);
     w.kernel = kernel(cfg.complex_input ? "window_complex" : "window");
-    w.instance = ch;
+    w.instance = dp.channels[c];
     w.groups = {N / 64, 1, 1};
     w.push = {word(Binding::Globals, seg(c, "hist")), word(Binding::Globals, seg(c, "in")), word(Binding::Heap, "window"),
               word(Binding::Globals, seg(c, "buf0")), N};
     w.reads = {G(seg(c, "hist")), G(seg(c, "in")), Hp("window")};
     w.writes = {G(seg(c, "hist")), G(seg(c, "buf0"))};
     p.add_stage(w);
-
-    // Passes 0 .. L-1 forward, L .. 2L-1 inverse; pass q reads buf[q % 2] and writes the other,
-    // so the filter works on buf[L % 2] and the inverse ends in buf0.
-    auto pass = [&](uint32_t q) {
-      const bool inverse = q >= L;
-      const uint32_t ns = 1u << (q % L);
-      const std::string src = seg(c, q % 2 ? "buf1" : "buf0"), dst = seg(c, q % 2 ? "buf0" : "buf1");
-      StageSpec f;
-      f.name = std::string(inverse ? "ifft" : "fft") + tag + ".p" + std::to_string(q % L);
-      f.kernel = kernel(inverse ? "fft_inverse" : "fft_forward");
-      f.instance = ch;
-      f.groups = {N / 128, 1, 1};
-      f.push = {word(Binding::Globals, src), word(Binding::Globals, dst), word(Binding::Heap, "twiddles"), N, ns, N / (2 * ns)};
-      f.reads = {G(src), Hp("twiddles")};
-      f.writes = {G(dst)};
-      p.add_stage(f);
-    };
-    // One transform in one workgroup: buf0 -> buf1 forward, buf1 -> buf0 inverse.
-    auto fused = [&](bool inverse) {
-      const std::string src = seg(c, inverse ? "buf1" : "buf0"), dst = seg(c, inverse ? "buf0" : "buf1");
-      StageSpec f;
-      f.name = std::string(inverse ? "ifft" : "fft") + tag;
-      f.kernel = kernel(inverse ? "fft_shared_inverse" : "fft_shared_forward");
-      f.instance = ch;
-      f.groups = {1, 1, 1};
-      f.push = {word(Binding::Globals, src), word(Binding::Globals, dst), word(Binding::Heap, "twiddles"), N};
-      f.reads = {G(src), Hp("twiddles")};
-      f.writes = {G(dst)};
-      p.add_stage(f);
-    };
+  };
+  // The transforms of channels [c, c + count): one dispatch, workgroup row y = channel c + y.
+  // Passes 0 .. L-1 forward, L .. 2L-1 inverse; pass q reads buf[q % 2] and writes the other,
+  // so the filter works on buf[L % 2] and the inverse ends in buf0.
+  auto name_of = [&](const char* kind, uint32_t c, uint32_t count) {
+    return std::string(kind) + (count > 1 ? ".all" : ".c" + std::to_string(c));
+  };
+  auto buffers = [&](StageSpec& f, uint32_t c, uint32_t count, const char* src, const char* dst) {
+    for (uint32_t k = c; k < c + count; ++k) {
+      f.reads.push_back(G(seg(k, src)));
+      f.writes.push_back(G(seg(k, dst)));
+    }
+    f.reads.push_back(Hp("twiddles"));
+  };
+  auto pass = [&](uint32_t c, uint32_t count, uint32_t q) {
+    const bool inverse = q >= L;
+    const uint32_t ns = 1u << (q % L);
+    const char *src = q % 2 ? "buf1" : "buf0", *dst = q % 2 ? "buf0" : "buf1";
+    StageSpec f;
+    f.name = name_of(inverse ? "ifft" : "fft", c, count) + ".p" + std::to_string(q % L);
+    f.kernel = kernel(inverse ? "fft_inverse" : "fft_forward");
+    f.instance = dp.channels[c];
+    f.groups = {N / 128, count, 1};
+    f.push = {word(Binding::Globals, seg(c, src)), word(Binding::Globals, seg(c, dst)), word(Binding::Heap, "twiddles"), N, ns,
+              N / (2 * ns), stride};
+    buffers(f, c, count, src, dst);
+    p.add_stage(f);
+  };
+  // One transform per workgroup: buf0 -> buf1 forward, buf1 -> buf0 inverse.
+  auto fused = [&](uint32_t c, uint32_t count, bool inverse) {
+    const char *src = inverse ? "buf1" : "buf0", *dst = inverse ? "buf0" : "buf1";
+    StageSpec f;
+    f.name = name_of(inverse ? "ifft" : "fft", c, count);
+    f.kernel = kernel(inverse ? "fft_shared_inverse" : "fft_shared_forward");
+    f.instance = dp.channels[c];
+    f.groups = {1, count, 1};
+    f.push = {word(Binding::Globals, seg(c, src)), word(Binding::Globals, seg(c, dst)), word(Binding::Heap, "twiddles"), N, stride};
+    buffers(f, c, count, src, dst);
+    p.add_stage(f);
+  };
+  auto transform = [&](uint32_t c, uint32_t count, bool inverse) {
     if (cfg.uses_fused())
-      fused(false);
+      fused(c, count, inverse);
     else
-      for (uint32_t q = 0; q < L; ++q) pass(q);
-
+      for (uint32_t q = inverse ? L : 0; q < (inverse ? 2 * L : L); ++q) pass(c, count, q);
+  };
+  auto filter = [&](uint32_t c) {
     const std::string spec = seg(c, cfg.uses_fused() || L % 2 ? "buf1" : "buf0");
     StageSpec fl;
-    fl.name = "filter" + tag;
+    fl.name = "filter.c" + std::to_string(c);
     fl.kernel = kernel("filter");
-    fl.instance = ch;
+    fl.instance = dp.channels[c];
     fl.groups = {N / 64, 1, 1};
     fl.push = {word(Binding::Globals, spec), word(Binding::Heap, seg(c, "gains")), N};
     fl.reads = {G(spec), Hp(seg(c, "gains"))};
     fl.writes = {G(spec)};
     p.add_stage(fl);
-
-    if (cfg.uses_fused())
-      fused(true);
-    else
-      for (uint32_t q = L; q < 2 * L; ++q) pass(q);
-
+  };
+  auto output = [&](uint32_t c) {
     StageSpec o;
-    o.name = "output" + tag;
+    o.name = "output.c" + std::to_string(c);
     o.kernel = kernel(cfg.complex_input ? "overlap_add_complex" : "overlap_add");
-    o.instance = ch;
+    o.instance = dp.channels[c];
     o.groups = {1, 1, 1};
     o.message = true;
     o.push = {word(Binding::Globals, seg(c, "buf0")), word(Binding::Globals, seg(c, "tail")), N, dp.gain_words[c],
@@ -122,6 +137,24 @@ DspProgram build_program(const Config& cfg) {
     o.reads = {G(seg(c, "buf0")), G(seg(c, "tail")), G(seg(c, "frames")), p.control_words(dp.gain_words[c], 1)};
     o.writes = {G(seg(c, "tail")), G(seg(c, "frames"))};
     p.add_stage(o);
+  };
+
+  if (batched) {
+    // Per-channel stages around one dispatch per transform for all channels.
+    for (uint32_t c = 0; c < cfg.channels; ++c) window(c);
+    transform(0, cfg.channels, false);
+    for (uint32_t c = 0; c < cfg.channels; ++c) filter(c);
+    transform(0, cfg.channels, true);
+    for (uint32_t c = 0; c < cfg.channels; ++c) output(c);
+  } else {
+    // One chain per channel; chains touch disjoint segments, so they share levels.
+    for (uint32_t c = 0; c < cfg.channels; ++c) {
+      window(c);
+      transform(c, 1, false);
+      filter(c);
+      transform(c, 1, true);
+      output(c);
+    }
   }
 
   // The regulator role, as data: a channel whose output peak passed the threshold has its gain

@@ -7,7 +7,8 @@
 // WEFT_DSP_INVERSE conjugates the twiddles (unnormalized inverse; the output stage divides by N).
 // No shared memory, no subgroup operations: any device, any subgroup size.
 // user: [0] src, [1] dst (Globals, 2N floats each), [2] twiddles (Heap, N/2 complex), [3] N,
-//       [4] Ns, [5] twiddle stride N / (2 Ns).
+//       [4] Ns, [5] twiddle stride N / (2 Ns), [6] channel stride (words): workgroup row y works
+//       on channel y (batched channels), whose buffers sit that many words after channel 0's.
 #include "weft.glsl"
 
 layout(local_size_x = 64) in;
@@ -15,7 +16,9 @@ layout(local_size_x = 64) in;
 vec2 cmul(vec2 a, vec2 b) { return vec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
 
 void main() {
-  const uint src = pc.user[0], dst = pc.user[1], tw = pc.user[2], N = pc.user[3], Ns = pc.user[4], stride = pc.user[5];
+  const uint channel_offset = gl_WorkGroupID.y * pc.user[6];
+  const uint src = pc.user[0] + channel_offset, dst = pc.user[1] + channel_offset, tw = pc.user[2], N = pc.user[3];
+  const uint Ns = pc.user[4], stride = pc.user[5];
   const uint half_n = N / 2u;
   for (uint j = gl_GlobalInvocationID.x; j < half_n; j += gl_NumWorkGroups.x * 64u) {
     const uint k = j & (Ns - 1u);

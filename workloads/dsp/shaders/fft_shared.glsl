@@ -7,7 +7,9 @@
 // Each pass: every invocation reads its butterflies into registers, barrier, writes them back
 // in Stockham order, barrier (one shared buffer serves as both ping and pong).
 // WEFT_DSP_INVERSE conjugates the twiddles (unnormalized inverse).
-// user: [0] src, [1] dst (Globals, 2N floats each), [2] twiddles (Heap, N/2 complex), [3] N.
+// user: [0] src, [1] dst (Globals, 2N floats each), [2] twiddles (Heap, N/2 complex), [3] N,
+//       [4] channel stride (words): workgroup y transforms channel y (batched channels), whose
+//       src and dst sit that many words after channel 0's.
 #include "weft.glsl"
 
 #define WG 128u
@@ -18,7 +20,8 @@ shared vec2 s[MAX_N];
 vec2 cmul(vec2 a, vec2 b) { return vec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
 
 void main() {
-  const uint src = pc.user[0], dst = pc.user[1], tw = pc.user[2], N = pc.user[3];
+  const uint channel_offset = gl_WorkGroupID.y * pc.user[4];
+  const uint src = pc.user[0] + channel_offset, dst = pc.user[1] + channel_offset, tw = pc.user[2], N = pc.user[3];
   const uint t = gl_LocalInvocationIndex, half_n = N / 2u, per = half_n / WG;
   for (uint i = t; i < N; i += WG) s[i] = vec2(globals_f[src + 2u * i], globals_f[src + 2u * i + 1u]);
   barrier();
