@@ -188,6 +188,33 @@ Result node_budget(Device& dev) {
                       std::to_string(n3) + " after 3): stopped after depth 3 with depth 3's moves; unlimited: all 5 depths");
 }
 
+// Time budget: the search kernels' workgroups add their clock ticks to a Control word; a budget
+// of 0 stops the search after depth 1 (the first regulator pass) with depth 1's moves, and the
+// same recorded program runs all depths once the budget is lifted. The tick totals grow with
+// every depth. Needs a shader clock (without one the kernels count nothing).
+Result tick_budget(Device& dev) {
+  if (!dev.info().shader_clock) return Result::skip("the device has no shader clock: nothing counts ticks");
+  const Board b{7, 6};
+  const std::vector<Position> roots = positions(b, 16, 30, 401);
+  SearchConfig cfg;
+  cfg.depth = 4;
+  Search search(dev, b, cfg, uint32_t(roots.size()));
+  const SearchResult free_run = search.run(roots);
+  if (Result r = compare(free_run, reference_search(b, cfg, roots), "no tick budget"); r.outcome != Outcome::Pass) return r;
+  for (size_t d = 0; d < free_run.kiloticks.size(); ++d)
+    if (free_run.kiloticks[d] == 0 || (d && free_run.kiloticks[d] <= free_run.kiloticks[d - 1]))
+      return Result::fail("compute ticks do not grow with depth: depth " + std::to_string(d + 1) + " has " +
+                          std::to_string(free_run.kiloticks[d]) + " x 1024");
+  search.set_tick_budget(0);
+  SearchConfig depth1 = cfg;
+  depth1.depth = 1;
+  if (Result r = compare(search.run(roots), reference_search(b, depth1, roots), "tick budget 0"); r.outcome != Outcome::Pass) return r;
+  search.set_tick_budget(UINT32_MAX);
+  if (search.run(roots).depth_reached != 4) return Result::fail("lifting the tick budget did not restore depth 4");
+  return Result::pass("ticks x1024 per depth " + std::to_string(free_run.kiloticks[0]) + ".." + std::to_string(free_run.kiloticks.back()) +
+                      "; budget 0 stops after depth 1 with depth 1's moves");
+}
+
 // Exploration boost: with an evaluation that scores every open position 0, the nominal depth 1
 // cannot tell the moves apart (degenerate); the boost rule keeps deepening while some root is
 // degenerate, up to max_depth, and stops as soon as none is. Without boost the search stays at
@@ -304,6 +331,7 @@ std::vector<Case> game_cases() {
       {"game.fixed_depth_vs_cpu_reference", "exact (integer scores, moves, node counts, R30 messages)", fixed_depth},
       {"game.optimal_moves_vs_exhaustive_solver", "exact (win/draw/loss of the device's move = the solver's best)", optimal_vs_solver},
       {"game.node_budget_best_so_far", "exact (depth reached, moves, zeroed slots)", node_budget},
+      {"game.tick_budget_best_so_far", "exact moves at the depth reached (tick counts themselves vary)", tick_budget},
       {"game.degenerate_exploration_boost", "exact (depth reached, moves, status)", exploration_boost},
       {"game.bad_input", "exact (typed error with the place named)", bad_input},
   };

@@ -29,15 +29,18 @@
 // Metrics of depth d's instance: counters[0] = nodes of level d, [1] = nodes evaluated so far
 // (levels 1..d), [2] = d, [3] = degenerate roots (more than one legal move, all scoring the
 // same), [4] = roots whose best move changed from depth d-1, [5] = node-capacity overflows,
-// [6] = largest |root score|; norm = degenerate roots / roots (a ratio), max_abs = counters[6];
+// [6] = largest |root score|, [7] = compute ticks so far (sum over the workgroups of the search
+// kernels, in units of 1024 device ticks; 0 without a shader clock); ticks = this depth's; norm = degenerate roots / roots (a ratio), max_abs = counters[6];
 // status = ANOMALY on overflow, kStatusDegenerate when some root is degenerate, else OK.
 //
 // Rules (data, evaluated by the engine's regulator after every depth but the last):
 //   budget: nodes evaluated so far > node budget            -> stop: the best move so far stands;
+//   time:   compute ticks so far > tick budget               -> stop, likewise;
 //   boost:  d >= depth and degenerate roots < boost_min_degenerate -> stop (so while scores are
 //           degenerate the search explores deeper, up to max_depth).
-// The budget is counted in positions evaluated (the compute the search spends), so the rule is
-// deterministic and testable; it is a threshold word in Control that the host can change per run.
+// The node budget counts positions evaluated, so it is deterministic and the CPU reference can
+// follow it; the tick budget is the time budget proper (device clock ticks the search kernels'
+// workgroups spent, summed). Both thresholds are words in Control the host changes per run.
 #pragma once
 
 #include <array>
@@ -109,6 +112,9 @@ struct SearchConfig {
   uint32_t max_depth = 0;  // > depth: the exploration boost may search this deep (0: = depth)
   uint32_t boost_min_degenerate = 1;  // continue past `depth` while this many roots are degenerate
   uint32_t node_budget = UINT32_MAX;  // stop after the first depth whose nodes so far exceed this
+  // Stop after the first depth whose compute ticks so far (units of 1024 device ticks) exceed
+  // this. Needs a shader clock (else nothing is counted); the CPU reference cannot model it.
+  uint32_t tick_budget = UINT32_MAX;
   Evaluation evaluation;
   uint32_t levels() const { return max_depth > depth ? max_depth : depth; }
 };
@@ -138,6 +144,7 @@ struct SearchResult {
   uint32_t depth_reached = 0;
   std::vector<RootResult> roots;
   std::vector<DepthSummary> depths;  // one per depth searched
+  std::vector<uint32_t> kiloticks;   // device: compute ticks so far after each depth (/ 1024)
   uint64_t nodes() const { return depths.empty() ? 0 : depths.back().nodes_so_far; }
 };
 
@@ -176,6 +183,7 @@ struct GameProgram {
   uint32_t count_word = 0;          // Control: node counts of levels 0 .. levels
   uint32_t capacity_word = 0;       // Control: capacity of levels 0 .. levels
   uint32_t overflow_word = 0;       // Control: nodes that found no room
+  uint32_t ticks_word = 0;          // Control: compute ticks so far (units of 1024)
   std::vector<uint64_t> capacity;   // nodes per level
 };
 // `capacity`: nodes per level 0 .. levels (level 0 = max roots).
@@ -195,6 +203,7 @@ class Search {
   SearchResult run(const std::vector<Position>& roots);
   // Changes the budget rule's threshold in Control; no re-recording.
   void set_node_budget(uint32_t nodes);
+  void set_tick_budget(uint32_t kiloticks);
   double gpu_ns();
   std::vector<KindTime> stage_times();
   Executable& executable() { return *exe_; }

@@ -52,7 +52,7 @@ GameProgram build_program(const Board& b, const SearchConfig& c, const std::vect
   for (uint64_t n : capacity)
     if (n > 0xFFFFFFFFull / 2) fail(ErrorCode::BadInput, "game: a level capacity of " + std::to_string(n) + " nodes does not fit the 32-bit counters");
 
-  GameProgram gp{Program("game"), {}, {}, {}, 0, 0, 0, capacity};
+  GameProgram gp{Program("game"), {}, {}, {}, 0, 0, 0, 0, capacity};
   Program& p = gp.program;
   const uint32_t n_windows = uint32_t(windows(b).size());
   p.heap().add("windows", uint64_t(n_windows) * 8);
@@ -69,10 +69,11 @@ GameProgram build_program(const Board& b, const SearchConfig& c, const std::vect
   for (uint64_t n : capacity) caps.push_back(uint32_t(n));
   gp.capacity_word = p.add_control_words("game.capacity", caps);
   gp.overflow_word = p.add_control_words("game.overflow", {0});
+  gp.ticks_word = p.add_control_words("game.ticks", {0});
 
   auto word = [&](Binding bd, const std::string& s) { return (bd == Binding::Heap ? p.heap() : p.globals()).at(s).word_offset(); };
   const Range counts = p.control_words(gp.count_word, L + 1), caps_range = p.control_words(gp.capacity_word, L + 1);
-  const Range overflow = p.control_words(gp.overflow_word, 1);
+  const Range overflow = p.control_words(gp.overflow_word, 1), ticks = p.control_words(gp.ticks_word, 1);
   const Range results = p.segment(Binding::Globals, "results");
 
   std::vector<std::array<uint32_t, 3>> shapes = {{1, 1, 1}, {0, 1, 1}};
@@ -87,9 +88,9 @@ GameProgram build_program(const Board& b, const SearchConfig& c, const std::vect
     ex.kernel = kernel("expand");
     ex.instance = inst;
     ex.push = {b.width, b.height, word(Binding::Globals, level_name(i)), word(Binding::Globals, level_name(d)), gp.count_word,
-               gp.capacity_word, gp.overflow_word, i};
+               gp.capacity_word, gp.overflow_word, i, gp.ticks_word};
     ex.reads = {parents, counts, caps_range};
-    ex.writes = {parents, children, prog.control_words(gp.count_word + d, 1), overflow};
+    ex.writes = {parents, children, prog.control_words(gp.count_word + d, 1), overflow, ticks};
     it.add_stage(prog, ex, kLevel0 + i);
 
     StageSpec sz;
@@ -110,9 +111,9 @@ GameProgram build_program(const Board& b, const SearchConfig& c, const std::vect
     ev.kernel = kernel("evaluate");
     ev.instance = inst;
     ev.push = {b.width, b.height, word(Binding::Globals, level_name(d)), gp.count_word, gp.capacity_word, d,
-               word(Binding::Heap, "windows"), n_windows, word(Binding::Heap, "weights")};
+               word(Binding::Heap, "windows"), n_windows, word(Binding::Heap, "weights"), gp.ticks_word};
     ev.reads = {children, counts, caps_range, prog.segment(Binding::Heap, "windows"), prog.segment(Binding::Heap, "weights")};
-    ev.writes = {children};
+    ev.writes = {children, ticks};
     it.add_stage(prog, ev, kEvaluate);
 
     for (uint32_t k = d; k-- > 0;) {
@@ -120,9 +121,10 @@ GameProgram build_program(const Board& b, const SearchConfig& c, const std::vect
       bu.name = "backup.level" + std::to_string(k);
       bu.kernel = kernel("backup");
       bu.instance = inst;
-      bu.push = {word(Binding::Globals, level_name(k)), word(Binding::Globals, level_name(k + 1)), gp.count_word, gp.capacity_word, k};
+      bu.push = {word(Binding::Globals, level_name(k)), word(Binding::Globals, level_name(k + 1)), gp.count_word, gp.capacity_word, k,
+                 gp.ticks_word};
       bu.reads = {prog.segment(Binding::Globals, level_name(k)), prog.segment(Binding::Globals, level_name(k + 1)), counts, caps_range};
-      bu.writes = {prog.segment(Binding::Globals, level_name(k))};
+      bu.writes = {prog.segment(Binding::Globals, level_name(k)), ticks};
       it.add_stage(prog, bu, kLevel0 + k);
     }
 
@@ -131,10 +133,10 @@ GameProgram build_program(const Board& b, const SearchConfig& c, const std::vect
     se.kernel = kernel("select");
     se.instance = inst;
     se.push = {b.width, word(Binding::Globals, level_name(0)), word(Binding::Globals, level_name(1)), gp.count_word,
-               gp.capacity_word, word(Binding::Globals, "results"), d};
+               gp.capacity_word, word(Binding::Globals, "results"), d, gp.ticks_word};
     se.reads = {prog.segment(Binding::Globals, level_name(0)), prog.segment(Binding::Globals, level_name(1)), counts, caps_range,
                 results, prog.metrics(inst)};
-    se.writes = {results, prog.metrics(inst)};
+    se.writes = {results, prog.metrics(inst), ticks};
     it.add_stage(prog, se, kLevel0);
 
     StageSpec me;
@@ -142,17 +144,18 @@ GameProgram build_program(const Board& b, const SearchConfig& c, const std::vect
     me.kernel = kernel("message");
     me.instance = inst;
     me.message = true;
-    me.push = {gp.count_word, gp.overflow_word, d, word(Binding::Globals, "results")};
-    me.reads = {counts, overflow, results, prog.metrics(inst)};
+    me.push = {gp.count_word, gp.overflow_word, d, word(Binding::Globals, "results"), gp.ticks_word};
+    me.reads = {counts, overflow, results, prog.metrics(inst), ticks};
     me.writes = {prog.metrics(inst)};
     it.add_stage(prog, me, kSingle);
 
-    // The regulator role, as data. Rule 0 (budget) is always present so the host can move its
-    // threshold per run; the boost rule stops the search at the nominal depth unless enough
-    // roots are degenerate. Nothing follows the last depth, so it gets no rules.
+    // The regulator role, as data. Rules 0 and 1 (node and tick budgets) are always present so
+    // the host can move their thresholds per run; the boost rule stops the search at the nominal
+    // depth unless enough roots are degenerate. Nothing follows the last depth: no rules there.
     if (!last) {
       std::vector<abi::WeftRule> rs;
       rs.push_back(rule(Condition::greater(inst, WEFT_METRIC_COUNTER0 + 1, c.node_budget), it.loop.exit_after(prog, i)));
+      rs.push_back(rule(Condition::greater(inst, WEFT_METRIC_COUNTER0 + 7, c.tick_budget), it.loop.exit_after(prog, i)));
       if (d >= c.depth)
         rs.push_back(rule(Condition::less(inst, WEFT_METRIC_COUNTER0 + 3, c.boost_min_degenerate), it.loop.exit_after(prog, i)));
       gp.regulators.push_back(it.add_regulator(prog, "regulator", rs, kSingle));

@@ -53,6 +53,13 @@ void Search::set_node_budget(uint32_t nodes) {
     exe_->set_control_word(regulator_rule_word(info_.program, reg) + uint32_t(offsetof(abi::WeftRule, lo) / 4), nodes);
 }
 
+void Search::set_tick_budget(uint32_t kiloticks) {
+  config_.tick_budget = kiloticks;
+  for (StageId reg : info_.regulators)
+    exe_->set_control_word(regulator_rule_word(info_.program, reg) + WEFT_RULE_WORDS + uint32_t(offsetof(abi::WeftRule, lo) / 4),
+                           kiloticks);
+}
+
 SearchResult Search::run(const std::vector<Position>& roots) {
   if (roots.empty() || roots.size() > max_roots_)
     fail(ErrorCode::BadInput, "game: " + std::to_string(roots.size()) + " roots, this search takes 1.." + std::to_string(max_roots_));
@@ -99,6 +106,7 @@ SearchResult Search::run(const std::vector<Position>& roots) {
     exe_->read_register(info_.depths[d - 1], WEFT_R_OUTBOX, r30.data(), 16);
     std::copy(r30.begin(), r30.end(), s.message.begin());
     out.depths.push_back(s);
+    out.kiloticks.push_back(m.counters[7]);
     out.depth_reached = d;
   }
   std::vector<uint32_t> res(roots.size() * kResultWords);

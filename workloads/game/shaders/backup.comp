@@ -4,7 +4,7 @@
 // (a contiguous block in level k+1), any other node keeps its static score. Run for k = d-1
 // down to 0 after depth d is evaluated, each level after the one below it.
 // user: [0] level k (Globals word), [1] level k+1 (Globals word), [2] first count word,
-//       [3] first capacity word, [4] k.
+//       [3] first capacity word, [4] k, [5] ticks word.
 #include "weft.glsl"
 #include "game.glsl"
 
@@ -12,6 +12,7 @@ layout(local_size_x = 64) in;
 
 void main() {
   if (weft_halted()) return;
+  const uvec2 start = weft_clock();
   const uint level_word = pc.user[0], child_word = pc.user[1], k = pc.user[4];
   const uint n_nodes = level_nodes(pc.user[2], pc.user[3], k);
   const uint stride = gl_NumWorkGroups.x * GROUP;
@@ -26,4 +27,5 @@ void main() {
     }
     globals_u[base + N_VALUE] = uint(value);
   }
+  account_ticks(start, pc.user[5]);
 }

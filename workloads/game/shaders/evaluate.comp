@@ -6,7 +6,8 @@
 //   has no stone there, minus weights[opp] when the side to move has none.
 // The value starts as the static score; a later backup replaces it once the node is expanded.
 // user: [0] W, [1] H, [2] level d (Globals word), [3] first count word, [4] first capacity
-//       word, [5] d, [6] windows (Heap word), [7] window count, [8] weights (Heap word, 4 ints).
+//       word, [5] d, [6] windows (Heap word), [7] window count, [8] weights (Heap word, 4 ints),
+//       [9] ticks word.
 #include "weft.glsl"
 #include "game.glsl"
 
@@ -14,6 +15,7 @@ layout(local_size_x = 64) in;
 
 void main() {
   if (weft_halted()) return;
+  const uvec2 start = weft_clock();
   const uint W = pc.user[0], H = pc.user[1], level_word = pc.user[2], d = pc.user[5];
   const uint windows = pc.user[6], window_count = pc.user[7], weights = pc.user[8];
   const uint n_nodes = level_nodes(pc.user[3], pc.user[4], d);
@@ -40,4 +42,5 @@ void main() {
     globals_u[base + N_STATIC] = uint(score);
     globals_u[base + N_VALUE] = uint(score);
   }
+  account_ticks(start, pc.user[9]);
 }

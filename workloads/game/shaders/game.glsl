@@ -59,4 +59,16 @@ uint level_nodes(uint count_word, uint capacity_word, uint level) {
 // Workgroups for n nodes at GROUP per workgroup, within the guaranteed 65535 (kernels loop).
 uint groups_for(uint n) { return min((n + GROUP - 1u) / GROUP, 65535u); }
 
+// Compute ticks for the time-budget rule: every workgroup adds its own duration, in units of 1024
+// device ticks rounded up, to one Control word. Call from every invocation at the end of a
+// kernel (it holds a barrier) with the clock read at its start. Adds 0 without a shader clock.
+void account_ticks(uvec2 start, uint ticks_word) {
+  barrier();
+  if (gl_LocalInvocationIndex == 0u) {
+    const uvec2 t = weft_ticks_since(start);
+    const uint units = t.y >= 1024u ? 0x3FFFFFFFu : (t.y << 22) + (t.x >> 10) + ((t.x & 1023u) != 0u ? 1u : 0u);
+    if (units != 0u) atomicAdd(control.words[ticks_word - WEFT_CONTROL_HEADER_WORDS], units);
+  }
+}
+
 #endif

@@ -8,7 +8,8 @@
 // [4] novelty [5] degenerate [6] legal moves [7] 0 [8..8+W) column scores (INT_MIN: illegal).
 // Counts into this depth's Metrics: counters[3] degenerate, [4] novel, [6] max |score|.
 // user: [0] W, [1] level 0 (Globals word), [2] level 1 (Globals word), [3] first count word,
-//       [4] first capacity word, [5] results (Globals word), [6] d.
+//       [4] first capacity word, [5] results (Globals word), [6] d,
+//       [7] ticks word.
 #include "weft.glsl"
 #include "game.glsl"
 
@@ -19,6 +20,7 @@ layout(local_size_x = 64) in;
 
 void main() {
   if (weft_halted()) return;
+  const uvec2 start = weft_clock();
   const uint W = pc.user[0], roots = pc.user[1], level1 = pc.user[2], results = pc.user[5], d = pc.user[6];
   const uint n_roots = level_nodes(pc.user[3], pc.user[4], 0u);
   const uint stride = gl_NumWorkGroups.x * GROUP;
@@ -65,4 +67,5 @@ void main() {
     if (novelty) atomicAdd(metrics[me].counters[4], 1u);
     atomicMax(metrics[me].counters[6], uint(abs(best)));
   }
+  account_ticks(start, pc.user[7]);
 }
