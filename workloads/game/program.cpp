@@ -1,0 +1,167 @@
+// The game search as a Weft program: one unrolled loop iteration (and one instance) per depth
+// level, every dispatch sized from indirect slots that the kernels fill from the node counts,
+// and the budget / exploration rules ending the loop by zeroing the slots of the depths left.
+#include <algorithm>
+#include <string>
+
+#include "game.h"
+#include "weft_game_kernels.h"
+
+namespace weft::game {
+
+namespace {
+
+KernelRef kernel(const std::string& name) { return find_kernel(weft_game_kernels, weft_game_kernels_count, name); }
+
+std::string level_name(uint32_t k) { return "level" + std::to_string(k); }
+
+constexpr uint32_t kNodeBytes = 32;    // 8 words, see shaders/game.glsl
+constexpr uint32_t kResultWords = 24;  // see shaders/select.comp
+// Slots of one iteration: single invocation, the evaluation of the new level, then one per
+// level 0 .. levels-1 (expansion of the deepest and backups of all).
+enum Shape : uint32_t { kSingle = 0, kEvaluate = 1, kLevel0 = 2 };
+
+}  // namespace
+
+std::vector<uint64_t> level_capacity(const Board& b, const SearchConfig& c, uint32_t max_roots, uint64_t total_nodes) {
+  // Worst case per level: every node has W children (saturated: W^24 overflows 64 bits).
+  std::vector<uint64_t> full{max_roots};
+  for (uint32_t k = 1; k <= c.levels(); ++k) full.push_back(std::min<uint64_t>(full.back() * b.width, uint64_t(1) << 40));
+  // Water-filling over levels 1..L: the shallow levels get their worst case in full, the deep
+  // ones share what is left equally (a level cap C with sum_k min(full_k, C) = total_nodes).
+  std::vector<uint64_t> cap(full);
+  std::vector<uint32_t> order;
+  for (uint32_t k = 1; k <= c.levels(); ++k) order.push_back(k);
+  std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return full[x] < full[y]; });
+  uint64_t left = total_nodes;
+  for (size_t i = 0; i < order.size(); ++i) {
+    const uint64_t share = left / (order.size() - i);
+    cap[order[i]] = std::min(full[order[i]], share);
+    left -= cap[order[i]];
+  }
+  return cap;
+}
+
+GameProgram build_program(const Board& b, const SearchConfig& c, const std::vector<uint64_t>& capacity) {
+  validate(b);
+  validate(c);
+  validate(b, c.evaluation);
+  const uint32_t L = c.levels();
+  if (capacity.size() != L + 1 || capacity[0] == 0)
+    fail(ErrorCode::BadInput, "game: need a node capacity for levels 0.." + std::to_string(L) + ", roots first");
+  for (uint64_t n : capacity)
+    if (n > 0xFFFFFFFFull / 2) fail(ErrorCode::BadInput, "game: a level capacity of " + std::to_string(n) + " nodes does not fit the 32-bit counters");
+
+  GameProgram gp{Program("game"), {}, {}, {}, 0, 0, 0, 0, capacity};
+  Program& p = gp.program;
+  const uint32_t n_windows = uint32_t(windows(b).size());
+  p.heap().add("windows", uint64_t(n_windows) * 8);
+  p.heap().add("weights", 16);
+  for (uint32_t k = 0; k <= L; ++k) p.globals().add(level_name(k), std::max<uint64_t>(capacity[k], 1) * kNodeBytes);
+  p.globals().add("results", capacity[0] * kResultWords * 4);
+
+  for (uint32_t d = 1; d <= L; ++d) {
+    gp.depths.push_back(p.add_instance("depth" + std::to_string(d), 4));
+    if (d > 1) p.connect(gp.depths[d - 2], gp.depths[d - 1]);  // R31 of depth d = message of depth d-1
+  }
+  gp.count_word = p.add_control_words("game.counts", std::vector<uint32_t>(L + 1, 0));
+  std::vector<uint32_t> caps;
+  for (uint64_t n : capacity) caps.push_back(uint32_t(n));
+  gp.capacity_word = p.add_control_words("game.capacity", caps);
+  gp.overflow_word = p.add_control_words("game.overflow", {0});
+  gp.ticks_word = p.add_control_words("game.ticks", {0});
+
+  auto word = [&](Binding bd, const std::string& s) { return (bd == Binding::Heap ? p.heap() : p.globals()).at(s).word_offset(); };
+  const Range counts = p.control_words(gp.count_word, L + 1), caps_range = p.control_words(gp.capacity_word, L + 1);
+  const Range overflow = p.control_words(gp.overflow_word, 1), ticks = p.control_words(gp.ticks_word, 1);
+  const Range results = p.segment(Binding::Globals, "results");
+
+  std::vector<std::array<uint32_t, 3>> shapes = {{1, 1, 1}, {0, 1, 1}};
+  for (uint32_t k = 0; k < L; ++k) shapes.push_back({0, 1, 1});
+  gp.loop = add_loop(p, "game", L, shapes, [&](Program& prog, const LoopIteration& it) {
+    const uint32_t i = it.index, d = i + 1;
+    const InstanceId inst = gp.depths[i];
+    const Range parents = prog.segment(Binding::Globals, level_name(i)), children = prog.segment(Binding::Globals, level_name(d));
+
+    StageSpec ex;
+    ex.name = "expand";
+    ex.kernel = kernel("expand");
+    ex.instance = inst;
+    ex.push = {b.width, b.height, word(Binding::Globals, level_name(i)), word(Binding::Globals, level_name(d)), gp.count_word,
+               gp.capacity_word, gp.overflow_word, i, gp.ticks_word};
+    ex.reads = {parents, counts, caps_range};
+    ex.writes = {parents, children, prog.control_words(gp.count_word + d, 1), overflow, ticks};
+    it.add_stage(prog, ex, kLevel0 + i);
+
+    StageSpec sz;
+    sz.name = "size";
+    sz.kernel = kernel("size");
+    sz.instance = inst;
+    const bool last = d == L;
+    const uint32_t next_levels = last ? WEFT_NONE : prog.slot_word(it.loop.slot(i + 1, kLevel0));
+    sz.push = {gp.count_word, gp.capacity_word, d, prog.slot_word(it.slot(kEvaluate)), next_levels};
+    sz.reads = {counts, caps_range};
+    sz.writes = {prog.slot(it.slot(kEvaluate))};
+    if (!last)
+      for (uint32_t k = 0; k <= d; ++k) sz.writes.push_back(prog.slot(it.loop.slot(i + 1, kLevel0 + k)));
+    it.add_stage(prog, sz, kSingle);
+
+    StageSpec ev;
+    ev.name = "evaluate";
+    ev.kernel = kernel("evaluate");
+    ev.instance = inst;
+    ev.push = {b.width, b.height, word(Binding::Globals, level_name(d)), gp.count_word, gp.capacity_word, d,
+               word(Binding::Heap, "windows"), n_windows, word(Binding::Heap, "weights"), gp.ticks_word};
+    ev.reads = {children, counts, caps_range, prog.segment(Binding::Heap, "windows"), prog.segment(Binding::Heap, "weights")};
+    ev.writes = {children, ticks};
+    it.add_stage(prog, ev, kEvaluate);
+
+    for (uint32_t k = d; k-- > 0;) {
+      StageSpec bu;
+      bu.name = "backup.level" + std::to_string(k);
+      bu.kernel = kernel("backup");
+      bu.instance = inst;
+      bu.push = {word(Binding::Globals, level_name(k)), word(Binding::Globals, level_name(k + 1)), gp.count_word, gp.capacity_word, k,
+                 gp.ticks_word};
+      bu.reads = {prog.segment(Binding::Globals, level_name(k)), prog.segment(Binding::Globals, level_name(k + 1)), counts, caps_range};
+      bu.writes = {prog.segment(Binding::Globals, level_name(k)), ticks};
+      it.add_stage(prog, bu, kLevel0 + k);
+    }
+
+    StageSpec se;
+    se.name = "select";
+    se.kernel = kernel("select");
+    se.instance = inst;
+    se.push = {b.width, word(Binding::Globals, level_name(0)), word(Binding::Globals, level_name(1)), gp.count_word,
+               gp.capacity_word, word(Binding::Globals, "results"), d, gp.ticks_word};
+    se.reads = {prog.segment(Binding::Globals, level_name(0)), prog.segment(Binding::Globals, level_name(1)), counts, caps_range,
+                results, prog.metrics(inst)};
+    se.writes = {results, prog.metrics(inst), ticks};
+    it.add_stage(prog, se, kLevel0);
+
+    StageSpec me;
+    me.name = "message";
+    me.kernel = kernel("message");
+    me.instance = inst;
+    me.message = true;
+    me.push = {gp.count_word, gp.overflow_word, d, word(Binding::Globals, "results"), gp.ticks_word};
+    me.reads = {counts, overflow, results, prog.metrics(inst), ticks};
+    me.writes = {prog.metrics(inst)};
+    it.add_stage(prog, me, kSingle);
+
+    // The regulator role, as data. Rules 0 and 1 (node and tick budgets) are always present so
+    // the host can move their thresholds per run; the boost rule stops the search at the nominal
+    // depth unless enough roots are degenerate. Nothing follows the last depth: no rules there.
+    if (!last) {
+      std::vector<abi::WeftRule> rs;
+      rs.push_back(rule(Condition::greater(inst, WEFT_METRIC_COUNTER0 + 1, c.node_budget), it.loop.exit_after(prog, i)));
+      rs.push_back(rule(Condition::greater(inst, WEFT_METRIC_COUNTER0 + 7, c.tick_budget), it.loop.exit_after(prog, i)));
+      if (d >= c.depth)
+        rs.push_back(rule(Condition::less(inst, WEFT_METRIC_COUNTER0 + 3, c.boost_min_degenerate), it.loop.exit_after(prog, i)));
+      gp.regulators.push_back(it.add_regulator(prog, "regulator", rs, kSingle));
+    }
+  });
+  return gp;
+}
+
+}  // namespace weft::game

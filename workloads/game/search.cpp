@@ -1,0 +1,133 @@
+// Search: the game program on one device, recorded once; roots uploaded and replayed per run.
+#include <algorithm>
+#include <cstring>
+
+#include "game.h"
+
+namespace weft::game {
+
+namespace {
+
+constexpr uint32_t kResultWords = 24;
+
+uint32_t groups_for(uint64_t n) { return uint32_t(std::min<uint64_t>((n + 63) / 64, 65535)); }
+
+// Nodes of levels 1..L that fit beside the roots and results: Globals is addressed through the
+// bound window only, so every level must fit in it together.
+uint64_t default_node_capacity(const Device& device, uint32_t max_roots) {
+  const uint64_t window = device.info().max_storage_buffer_range, fixed = uint64_t(max_roots) * (32 + kResultWords * 4);
+  return window > fixed + 4096 ? (window - fixed - 4096) / 32 : 1;
+}
+
+}  // namespace
+
+Search::Search(Device& device, const Board& board, const SearchConfig& config, uint32_t max_roots, uint64_t node_capacity)
+    : board_(board), config_(config), max_roots_(max_roots) {
+  validate(board);
+  validate(config);
+  validate(board, config.evaluation);
+  if (max_roots == 0) fail(ErrorCode::BadInput, "game: at least one root position");
+  const uint64_t nodes = node_capacity ? node_capacity : default_node_capacity(device, max_roots);
+  info_ = build_program(board, config, level_capacity(board, config, max_roots, nodes));
+  const uint64_t window = device.info().max_storage_buffer_range;
+  for (const SegmentLayout* s : {&info_.program.heap(), &info_.program.globals()})
+    if (s->size() > window)
+      fail(ErrorCode::BadInput, "game: " + s->buffer_name() + " needs " + std::to_string(s->size()) + " bytes for " +
+                                    std::to_string(max_roots) + " roots and " + std::to_string(config.levels()) +
+                                    " levels, over the device's storage-buffer window of " + std::to_string(window) + " bytes");
+  exe_ = std::make_unique<Executable>(device, info_.program);
+  std::vector<uint32_t> ws;
+  for (uint64_t w : windows(board)) {
+    ws.push_back(uint32_t(w));
+    ws.push_back(uint32_t(w >> 32));
+  }
+  exe_->write_segment(Binding::Heap, "windows", ws.data(), ws.size() * 4);
+  std::vector<uint32_t> weights;
+  for (int32_t w : config.evaluation.weights) weights.push_back(uint32_t(w));
+  exe_->write_segment(Binding::Heap, "weights", weights.data(), weights.size() * 4);
+}
+
+void Search::set_node_budget(uint32_t nodes) {
+  config_.node_budget = nodes;
+  for (StageId reg : info_.regulators)
+    exe_->set_control_word(regulator_rule_word(info_.program, reg) + uint32_t(offsetof(abi::WeftRule, lo) / 4), nodes);
+}
+
+void Search::set_tick_budget(uint32_t kiloticks) {
+  config_.tick_budget = kiloticks;
+  for (StageId reg : info_.regulators)
+    exe_->set_control_word(regulator_rule_word(info_.program, reg) + WEFT_RULE_WORDS + uint32_t(offsetof(abi::WeftRule, lo) / 4),
+                           kiloticks);
+}
+
+SearchResult Search::run(const std::vector<Position>& roots) {
+  if (roots.empty() || roots.size() > max_roots_)
+    fail(ErrorCode::BadInput, "game: " + std::to_string(roots.size()) + " roots, this search takes 1.." + std::to_string(max_roots_));
+  std::vector<uint32_t> nodes(roots.size() * 8, 0);
+  for (size_t i = 0; i < roots.size(); ++i) {
+    const Position& p = roots[i];
+    validate(board_, p, "root " + std::to_string(i));
+    if (is_over(board_, p)) fail(ErrorCode::BadInput, "root " + std::to_string(i) + ": the game is over, there is no move to search");
+    uint32_t* n = &nodes[i * 8];
+    n[0] = uint32_t(p.cur);
+    n[1] = uint32_t(p.cur >> 32);
+    n[2] = uint32_t(p.mask);
+    n[3] = uint32_t(p.mask >> 32);
+    n[5] = 0xFFu << 8;  // no move led here
+  }
+  exe_->write_segment(Binding::Globals, "level0", nodes.data(), nodes.size() * 4);
+  const Program& prog = exe_->program();
+  exe_->set_control_word(info_.count_word, uint32_t(roots.size()));
+  exe_->set_control_word(prog.slot_word(info_.loop.slot(0, 2)), groups_for(roots.size()));
+  exe_->run();
+
+  if (const uint32_t lost = exe_->control_word(info_.overflow_word)) {
+    std::string where;
+    for (uint32_t k = 1; k < info_.capacity.size(); ++k) {
+      const uint32_t n = exe_->control_word(info_.count_word + k);
+      if (n > info_.capacity[k])
+        where += " level " + std::to_string(k) + " wanted " + std::to_string(n) + " nodes (capacity " + std::to_string(info_.capacity[k]) + ");";
+    }
+    fail(ErrorCode::OutOfMemory, "game: " + std::to_string(lost) + " nodes found no room:" + where +
+                                     " search fewer roots, less deep, or with a larger level capacity");
+  }
+
+  SearchResult out;
+  for (uint32_t d = 1; d <= info_.depths.size(); ++d) {
+    const abi::WeftMetrics m = exe_->metrics(info_.depths[d - 1]);
+    if (m.sequence == 0) break;
+    DepthSummary s;
+    s.depth = m.counters[2];
+    s.level_nodes = m.counters[0];
+    s.nodes_so_far = m.counters[1];
+    s.degenerate = m.counters[3];
+    s.novel = m.counters[4];
+    std::vector<int32_t> r30(4);
+    exe_->read_register(info_.depths[d - 1], WEFT_R_OUTBOX, r30.data(), 16);
+    std::copy(r30.begin(), r30.end(), s.message.begin());
+    out.depths.push_back(s);
+    out.kiloticks.push_back(m.counters[7]);
+    out.depth_reached = d;
+  }
+  std::vector<uint32_t> res(roots.size() * kResultWords);
+  exe_->read_segment(Binding::Globals, "results", res.data(), res.size() * 4);
+  for (size_t i = 0; i < roots.size(); ++i) {
+    const uint32_t* r = &res[i * kResultWords];
+    RootResult rr;
+    rr.move = int32_t(r[0]);
+    rr.score = int32_t(r[1]);
+    rr.confidence = int32_t(r[2]);
+    rr.depth = r[3];
+    rr.novelty = r[4] != 0;
+    rr.degenerate = r[5] != 0;
+    for (uint32_t c = 0; c < board_.width; ++c) rr.move_scores.push_back(int32_t(r[8 + c]));
+    out.roots.push_back(std::move(rr));
+  }
+  return out;
+}
+
+double Search::gpu_ns() { return exe_->timings().total_ns; }
+
+std::vector<KindTime> Search::stage_times() { return stage_times_by_kind(exe_->program(), exe_->timings()); }
+
+}  // namespace weft::game
