@@ -1,0 +1,39 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+// Lennard-Jones forces, truncated at r_c and shifted (u(r_c) subtracted) so the potential is
+// continuous there:  u(r) = 4 eps ((s/r)^12 - (s/r)^6) - u(r_c),  F_i = sum_j 24 eps s6 (2 s6 - 1) / r^2 (x_i - x_j).
+// One invocation per particle sums over its grid neighbours in f32; acc = F / m, and acc.w =
+// half of the particle's pair energies (so the sum over particles is the potential energy).
+// user: [0] params (Heap word).
+#include "weft.glsl"
+#include "physics.glsl"
+#include "neighbours.glsl"
+
+layout(local_size_x = 64) in;
+
+void main() {
+  const float rc2 = par_f(PHYS_CUTOFF2), eps = par_f(PHYS_LJ_EPSILON), sigma2 = par_f(PHYS_LJ_SIGMA2);
+  const float shift = par_f(PHYS_LJ_SHIFT);
+  const uint acc_at = par_u(PHYS_OFF_ACC);
+  FOR_EACH_PARTICLE(i, 64u) {
+    const vec3 pi = load_vec(PHYS_OFF_POS, i);
+    vec3 f = vec3(0.0);
+    float pe = 0.0;
+    NEIGHBOURS_BEGIN(cell_coords(pi))
+      if (j == i) continue;
+      const vec3 d = pi - load_vec(PHYS_OFF_POS, j);
+      const float r2 = d.x * d.x + d.y * d.y + d.z * d.z;
+      if (r2 >= rc2) continue;
+      const float inv2 = sigma2 / r2;
+      const float s6 = inv2 * inv2 * inv2;
+      const float fr = 24.0 * eps * s6 * (2.0 * s6 - 1.0) / r2;
+      f += fr * d;
+      pe += 0.5 * (4.0 * eps * s6 * (s6 - 1.0) - shift);
+    NEIGHBOURS_END
+    const float m = mass(i);
+    globals_f[acc_at + 4u * i] = f.x / m;
+    globals_f[acc_at + 4u * i + 1u] = f.y / m;
+    globals_f[acc_at + 4u * i + 2u] = f.z / m;
+    globals_f[acc_at + 4u * i + 3u] = pe;
+  }
+}
