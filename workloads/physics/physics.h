@@ -1,7 +1,7 @@
 // Physics workload: a particle simulation as a chain on Weft's fixed bindings.
 //
 // Model. N particles in the box [0, Lx) x [0, Ly) x [0, Lz) with reflecting walls, either a
-// Lennard-Jones gas (truncated and shifted at r_c) or a simple SPH fluid (Mueller et al. 2003:
+// Lennard-Jones gas (shifted-force form: potential and force both zero at r_c) or a simple SPH fluid (Mueller et al. 2003:
 // poly6 density, spiky pressure gradient, viscosity, gravity). Time integration is velocity
 // Verlet; the time step is a Control word that every integrating kernel reads each step.
 //
@@ -163,6 +163,7 @@ struct Derived {
   std::array<uint32_t, 3> grid{1, 1, 1};
   std::array<float, 3> inv_cell{1, 1, 1};  // cells per unit length
   float cutoff2 = 0, sigma2 = 0, shift = 0;  // LJ: r_c^2, sigma^2, u(r_c)
+  float force_cut = 0;                       // LJ: F(r_c) = -u'(r_c)
   float poly6 = 0, spiky = 0;                // SPH: 315 / (64 pi h^9), 45 / (pi h^6)
   uint64_t cells() const { return uint64_t(grid[0]) * grid[1] * grid[2]; }
 };

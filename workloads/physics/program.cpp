@@ -70,6 +70,8 @@ PhysicsProgram build_program(const Config& cfg, uint32_t n) {
   setf(PHYS_LJ_EPSILON, prm.epsilon);
   setf(PHYS_LJ_SIGMA2, d.sigma2);
   setf(PHYS_LJ_SHIFT, d.shift);
+  setf(PHYS_LJ_CUTOFF, prm.cutoff);
+  setf(PHYS_LJ_FORCE_CUT, d.force_cut);
   setf(PHYS_SPH_H, prm.cutoff);
   setf(PHYS_SPH_REST, prm.rest_density);
   setf(PHYS_SPH_STIFF, prm.stiffness);

@@ -100,7 +100,7 @@ void Reference::compute_forces() {
   };
 
   if (p.model == Model::LennardJones) {
-    const float rc2 = d.cutoff2, eps = p.epsilon, sigma2 = d.sigma2, shift = d.shift;
+    const float rc2 = d.cutoff2, eps = p.epsilon, sigma2 = d.sigma2, shift = d.shift, rc = p.cutoff, fc = d.force_cut;
     for (uint32_t i = 0; i < n; ++i) {
       const Vec pi = get(state_.pos, i);
       Vec f{0, 0, 0};
@@ -113,9 +113,10 @@ void Reference::compute_forces() {
         if (r2 >= rc2) return;
         const float inv2 = sigma2 / r2;
         const float s6 = inv2 * inv2 * inv2;
-        const float fr = 24.0f * eps * s6 * (2.0f * s6 - 1.0f) / r2;
+        const float r = std::sqrt(r2);
+        const float fr = 24.0f * eps * s6 * (2.0f * s6 - 1.0f) / r2 - fc / r;
         for (int a = 0; a < 3; ++a) f[a] += fr * dv[a];
-        pe += 0.5f * (4.0f * eps * s6 * (s6 - 1.0f) - shift);
+        pe += 0.5f * (4.0f * eps * s6 * (s6 - 1.0f) - shift + (r - rc) * fc);
       });
       const float m = state_.mass[i];
       for (int a = 0; a < 3; ++a) acc_[4 * i + a] = f[a] / m;

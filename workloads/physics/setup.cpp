@@ -211,6 +211,7 @@ Derived derive(const Params& p) {
   d.sigma2 = p.sigma * p.sigma;
   const float ic = d.sigma2 / d.cutoff2, s6 = ic * ic * ic;
   d.shift = 4.0f * p.epsilon * s6 * (s6 - 1.0f);
+  d.force_cut = 24.0f * p.epsilon * s6 * (2.0f * s6 - 1.0f) / p.cutoff;
   const double h = p.cutoff;
   d.poly6 = float(315.0 / (64.0 * std::numbers::pi * std::pow(h, 9)));
   d.spiky = float(45.0 / (std::numbers::pi * std::pow(h, 6)));

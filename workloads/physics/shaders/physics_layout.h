@@ -39,6 +39,8 @@
 #define PHYS_GRAVITY_Y    25u
 #define PHYS_GRAVITY_Z    26u
 #define PHYS_RESTITUTION  27u  /* wall reflection keeps this fraction of the normal speed */
+#define PHYS_LJ_CUTOFF    28u  /* r_c */
+#define PHYS_LJ_FORCE_CUT 29u  /* F(r_c) = -u'(r_c), subtracted so the force is continuous at r_c */
 
 /* ---- array offsets: Globals words unless noted (u32) ---- */
 #define PHYS_OFF_POS      32u  /* N x 4 f32: x y z 0 */
