@@ -316,6 +316,31 @@ Result runaway_rule(Device& dev) {
   return Result::pass(std::to_string(anomalies) + " of 20 steps over speed " + str(threshold) + " marked ANOMALY, as the reference says");
 }
 
+// A particle launched so fast that it crosses the whole box in one step: one reflection cannot
+// bring it back, so the constraint stage clamps it onto the wall, stops it and counts a
+// violation; the step's status is ATTENTION. The device must agree with the reference on the
+// count, the wall hits and the state.
+Result constraint_violation(Device& dev) {
+  Scenario sc = lj_gas(125, 0.3f, 1.0f, 0.004f, 5);
+  const float L = sc.config.params.box[0];
+  sc.state.vel[3 * 3] = 3.0f * L / 0.004f;  // 3 box lengths in one step
+  sc.config.steps_per_submit = 2;
+  double worst = 0;
+  if (Result r = compare_run(dev, sc, 1, worst); r.outcome != Outcome::Pass) return r;
+  Simulation sim(dev, sc.config, sc.state);
+  const std::vector<StepRecord> recs = sim.advance();
+  if (recs[0].violations != 1 || recs[0].status != WEFT_STATUS_ATTENTION)
+    return Result::fail("step 1: " + std::to_string(recs[0].violations) + " violations, status " + std::to_string(recs[0].status) +
+                        " (want 1, ATTENTION)");
+  if (recs[1].violations != 0 || recs[1].status != WEFT_STATUS_OK)
+    return Result::fail("step 2: " + std::to_string(recs[1].violations) + " violations, status " + std::to_string(recs[1].status));
+  const State st = sim.state();
+  for (int a = 0; a < 3; ++a)
+    if (!(st.pos[3 * 3 + a] >= 0.0f && st.pos[3 * 3 + a] <= sc.config.params.box[a]))
+      return Result::fail("the runaway particle is outside the box after the constraint stage");
+  return Result::pass("a particle crossing 3 box lengths in a step: clamped, 1 violation, status ATTENTION, as the reference", worst);
+}
+
 Result bad_input(Device& dev) {
   const Scenario good = lj_gas(64, 0.3f, 1.0f, 0.004f, 1);
   struct Bad {
@@ -371,6 +396,7 @@ std::vector<Case> physics_cases() {
       {"physics.momentum_conservation", "|P - P0| <= 1e-4 sum m|v| over 300 steps", momentum_conservation},
       {"physics.dt_rule_unstable_start", "exact (rule history and first firing step)", dt_rule_unstable_start},
       {"physics.runaway_rule", "exact (ANOMALY steps)", runaway_rule},
+      {"physics.constraint_violation", "exact counts; state as the short runs", constraint_violation},
       {"physics.bad_input", "exact", bad_input},
   };
 }
