@@ -1,4 +1,4 @@
-// weft: the command line. Subcommands: info, conformance, bench, run, monty, gnn, dsp.
+// weft: the command line: info, conformance, bench, and the subcommands in kSubcommands.
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -15,6 +15,7 @@ int weft_cmd_monty(int argc, char** argv);
 int weft_cmd_gnn(int argc, char** argv);
 int weft_cmd_dsp(int argc, char** argv);
 int weft_cmd_game(int argc, char** argv);
+int weft_cmd_physics(int argc, char** argv);
 
 namespace {
 
@@ -29,6 +30,7 @@ const Subcommand kSubcommands[] = {
     {"gnn", weft_cmd_gnn, true},
     {"dsp", weft_cmd_dsp, true},
     {"game", weft_cmd_game, true},
+    {"physics", weft_cmd_physics, true},
 };
 
 const Subcommand* find_subcommand(const std::string& name) {
@@ -52,8 +54,8 @@ const char* kUsage =
     "  info [--device SEL] [--json]            devices, limits, features and the default choice\n"
     "  conformance [--device SEL|all] [--filter TEXT] [--report FILE.json] [--junit FILE.xml]\n"
     "              [--validation] [--list]     run the conformance cases and print a table\n"
-    "  bench engine|gnn|dsp|game [--device SEL] [--stages N] [--reps N] [--copy-mib N] [--submits N]\n"
-    "                                          benchmarks as JSON lines\n"
+    "  bench engine|WORKLOAD [--device SEL] [--stages N] [--reps N] [--copy-mib N] [--submits N]\n"
+    "                                          benchmarks as JSON lines (WORKLOAD: a command below with bench)\n"
     "  run MANIFEST.toml [--device SEL] [--out DIR] [--runs N] [--dry-run]\n"
     "                                          run a workload manifest (no C++ needed)\n"
     "  dsp demo|bench [--channels C --frame N --frames F]\n"
@@ -62,6 +64,8 @@ const char* kUsage =
     "                                          graph neural network vs its CPU reference\n"
     "  game demo|bench|solve|play [--board WxH --depth D --roots B]\n"
     "                                          batched connect-four search vs an exhaustive solver\n"
+    "  physics demo|bench [--model lj|sph|both --particles N --steps S --sizes N1,N2]\n"
+    "                                          particles (LJ gas, SPH dam break) vs their CPU reference\n"
     "  monty replay RUN_DIR [--objects DIR] [--backend cpu|vulkan]\n"
     "                                          replay a Monty fixture run, print errors per step\n"
     "\n"
@@ -80,7 +84,10 @@ int cmd_bench(int argc, char** argv) {
   o.select = args.get("device");
   auto dev = Device::open(o);
   if (which == "engine") return bench::bench_engine(*dev, args);
-  fail(ErrorCode::BadInput, "unknown benchmark '" + which + "' (known: engine, gnn, dsp, game)");
+  std::string known = "engine";
+  for (const Subcommand& c : kSubcommands)
+    if (c.has_bench) known += std::string(", ") + c.name;
+  fail(ErrorCode::BadInput, "unknown benchmark '" + which + "' (known: " + known + ")");
 }
 
 }  // namespace

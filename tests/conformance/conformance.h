@@ -38,6 +38,7 @@ std::vector<Case> manifest_cases();
 std::vector<Case> gnn_cases();
 std::vector<Case> dsp_cases();
 std::vector<Case> game_cases();
+std::vector<Case> physics_cases();
 
 struct CaseReport {
   std::string name;

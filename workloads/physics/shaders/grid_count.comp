@@ -1,0 +1,19 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+// Grid rebuild, step 2 of 6 (counting sort: count): each particle finds its cell and takes the
+// next rank in it with an atomic add. The ranks come in whatever order the device runs the
+// particles; cell_sort restores index order afterwards, so nothing downstream depends on it.
+// user: [0] params (Heap word).
+#include "weft.glsl"
+#include "physics.glsl"
+
+layout(local_size_x = 64) in;
+
+void main() {
+  const uint cell_at = par_u(PHYS_OFF_CELL), rank_at = par_u(PHYS_OFF_RANK), count_at = par_u(PHYS_OFF_COUNT);
+  FOR_EACH_PARTICLE(i, 64u) {
+    const uint c = cell_index(cell_coords(load_vec(PHYS_OFF_POS, i)));
+    globals_u[cell_at + i] = c;
+    globals_u[rank_at + i] = atomicAdd(globals_u[count_at + c], 1u);
+  }
+}
