@@ -188,6 +188,11 @@ struct GameProgram {
 };
 // `capacity`: nodes per level 0 .. levels (level 0 = max roots).
 GameProgram build_program(const Board& b, const SearchConfig& c, const std::vector<uint64_t>& capacity);
+// Appends the search to a caller's program (a composition). Every name it adds (segments
+// "<prefix>level<k>", "<prefix>windows", "<prefix>weights", "<prefix>results"; instances,
+// control words and the loop) starts with `prefix`, so two searches fit in one program.
+GameProgram append_program(Program program, const Board& b, const SearchConfig& c, const std::vector<uint64_t>& capacity,
+                           const std::string& prefix);
 
 // Node capacity of levels 0..L: roots, then `total_nodes` spread over levels 1..L, each level at
 // most its worst case roots x W^level, the deepest levels sharing what the shallow ones leave.

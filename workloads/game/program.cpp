@@ -13,7 +13,7 @@ namespace {
 
 KernelRef kernel(const std::string& name) { return find_kernel(weft_game_kernels, weft_game_kernels_count, name); }
 
-std::string level_name(uint32_t k) { return "level" + std::to_string(k); }
+std::string level_name(const std::string& prefix, uint32_t k) { return prefix + "level" + std::to_string(k); }
 
 constexpr uint32_t kNodeBytes = 32;    // 8 words, see shaders/game.glsl
 constexpr uint32_t kResultWords = 24;  // see shaders/select.comp
@@ -43,6 +43,11 @@ std::vector<uint64_t> level_capacity(const Board& b, const SearchConfig& c, uint
 }
 
 GameProgram build_program(const Board& b, const SearchConfig& c, const std::vector<uint64_t>& capacity) {
+  return append_program(Program("game"), b, c, capacity, "");
+}
+
+GameProgram append_program(Program program, const Board& b, const SearchConfig& c, const std::vector<uint64_t>& capacity,
+                           const std::string& prefix) {
   validate(b);
   validate(c);
   validate(b, c.evaluation);
@@ -52,42 +57,42 @@ GameProgram build_program(const Board& b, const SearchConfig& c, const std::vect
   for (uint64_t n : capacity)
     if (n > 0xFFFFFFFFull / 2) fail(ErrorCode::BadInput, "game: a level capacity of " + std::to_string(n) + " nodes does not fit the 32-bit counters");
 
-  GameProgram gp{Program("game"), {}, {}, {}, 0, 0, 0, 0, capacity};
+  GameProgram gp{std::move(program), {}, {}, {}, 0, 0, 0, 0, capacity};
   Program& p = gp.program;
   const uint32_t n_windows = uint32_t(windows(b).size());
-  p.heap().add("windows", uint64_t(n_windows) * 8);
-  p.heap().add("weights", 16);
-  for (uint32_t k = 0; k <= L; ++k) p.globals().add(level_name(k), std::max<uint64_t>(capacity[k], 1) * kNodeBytes);
-  p.globals().add("results", capacity[0] * kResultWords * 4);
+  p.heap().add(prefix + "windows", uint64_t(n_windows) * 8);
+  p.heap().add(prefix + "weights", 16);
+  for (uint32_t k = 0; k <= L; ++k) p.globals().add(level_name(prefix, k), std::max<uint64_t>(capacity[k], 1) * kNodeBytes);
+  p.globals().add(prefix + "results", capacity[0] * kResultWords * 4);
 
   for (uint32_t d = 1; d <= L; ++d) {
-    gp.depths.push_back(p.add_instance("depth" + std::to_string(d), 4));
+    gp.depths.push_back(p.add_instance(prefix + "depth" + std::to_string(d), 4));
     if (d > 1) p.connect(gp.depths[d - 2], gp.depths[d - 1]);  // R31 of depth d = message of depth d-1
   }
-  gp.count_word = p.add_control_words("game.counts", std::vector<uint32_t>(L + 1, 0));
+  gp.count_word = p.add_control_words(prefix + "game.counts", std::vector<uint32_t>(L + 1, 0));
   std::vector<uint32_t> caps;
   for (uint64_t n : capacity) caps.push_back(uint32_t(n));
-  gp.capacity_word = p.add_control_words("game.capacity", caps);
-  gp.overflow_word = p.add_control_words("game.overflow", {0});
-  gp.ticks_word = p.add_control_words("game.ticks", {0});
+  gp.capacity_word = p.add_control_words(prefix + "game.capacity", caps);
+  gp.overflow_word = p.add_control_words(prefix + "game.overflow", {0});
+  gp.ticks_word = p.add_control_words(prefix + "game.ticks", {0});
 
   auto word = [&](Binding bd, const std::string& s) { return (bd == Binding::Heap ? p.heap() : p.globals()).at(s).word_offset(); };
   const Range counts = p.control_words(gp.count_word, L + 1), caps_range = p.control_words(gp.capacity_word, L + 1);
   const Range overflow = p.control_words(gp.overflow_word, 1), ticks = p.control_words(gp.ticks_word, 1);
-  const Range results = p.segment(Binding::Globals, "results");
+  const Range results = p.segment(Binding::Globals, prefix + "results");
 
   std::vector<std::array<uint32_t, 3>> shapes = {{1, 1, 1}, {0, 1, 1}};
   for (uint32_t k = 0; k < L; ++k) shapes.push_back({0, 1, 1});
-  gp.loop = add_loop(p, "game", L, shapes, [&](Program& prog, const LoopIteration& it) {
+  gp.loop = add_loop(p, prefix + "game", L, shapes, [&](Program& prog, const LoopIteration& it) {
     const uint32_t i = it.index, d = i + 1;
     const InstanceId inst = gp.depths[i];
-    const Range parents = prog.segment(Binding::Globals, level_name(i)), children = prog.segment(Binding::Globals, level_name(d));
+    const Range parents = prog.segment(Binding::Globals, level_name(prefix, i)), children = prog.segment(Binding::Globals, level_name(prefix, d));
 
     StageSpec ex;
     ex.name = "expand";
     ex.kernel = kernel("expand");
     ex.instance = inst;
-    ex.push = {b.width, b.height, word(Binding::Globals, level_name(i)), word(Binding::Globals, level_name(d)), gp.count_word,
+    ex.push = {b.width, b.height, word(Binding::Globals, level_name(prefix, i)), word(Binding::Globals, level_name(prefix, d)), gp.count_word,
                gp.capacity_word, gp.overflow_word, i, gp.ticks_word};
     ex.reads = {parents, counts, caps_range};
     ex.writes = {parents, children, prog.control_words(gp.count_word + d, 1), overflow, ticks};
@@ -110,9 +115,9 @@ GameProgram build_program(const Board& b, const SearchConfig& c, const std::vect
     ev.name = "evaluate";
     ev.kernel = kernel("evaluate");
     ev.instance = inst;
-    ev.push = {b.width, b.height, word(Binding::Globals, level_name(d)), gp.count_word, gp.capacity_word, d,
-               word(Binding::Heap, "windows"), n_windows, word(Binding::Heap, "weights"), gp.ticks_word};
-    ev.reads = {children, counts, caps_range, prog.segment(Binding::Heap, "windows"), prog.segment(Binding::Heap, "weights")};
+    ev.push = {b.width, b.height, word(Binding::Globals, level_name(prefix, d)), gp.count_word, gp.capacity_word, d,
+               word(Binding::Heap, prefix + "windows"), n_windows, word(Binding::Heap, prefix + "weights"), gp.ticks_word};
+    ev.reads = {children, counts, caps_range, prog.segment(Binding::Heap, prefix + "windows"), prog.segment(Binding::Heap, prefix + "weights")};
     ev.writes = {children, ticks};
     it.add_stage(prog, ev, kEvaluate);
 
@@ -121,10 +126,10 @@ GameProgram build_program(const Board& b, const SearchConfig& c, const std::vect
       bu.name = "backup.level" + std::to_string(k);
       bu.kernel = kernel("backup");
       bu.instance = inst;
-      bu.push = {word(Binding::Globals, level_name(k)), word(Binding::Globals, level_name(k + 1)), gp.count_word, gp.capacity_word, k,
+      bu.push = {word(Binding::Globals, level_name(prefix, k)), word(Binding::Globals, level_name(prefix, k + 1)), gp.count_word, gp.capacity_word, k,
                  gp.ticks_word};
-      bu.reads = {prog.segment(Binding::Globals, level_name(k)), prog.segment(Binding::Globals, level_name(k + 1)), counts, caps_range};
-      bu.writes = {prog.segment(Binding::Globals, level_name(k)), ticks};
+      bu.reads = {prog.segment(Binding::Globals, level_name(prefix, k)), prog.segment(Binding::Globals, level_name(prefix, k + 1)), counts, caps_range};
+      bu.writes = {prog.segment(Binding::Globals, level_name(prefix, k)), ticks};
       it.add_stage(prog, bu, kLevel0 + k);
     }
 
@@ -132,9 +137,9 @@ GameProgram build_program(const Board& b, const SearchConfig& c, const std::vect
     se.name = "select";
     se.kernel = kernel("select");
     se.instance = inst;
-    se.push = {b.width, word(Binding::Globals, level_name(0)), word(Binding::Globals, level_name(1)), gp.count_word,
-               gp.capacity_word, word(Binding::Globals, "results"), d, gp.ticks_word};
-    se.reads = {prog.segment(Binding::Globals, level_name(0)), prog.segment(Binding::Globals, level_name(1)), counts, caps_range,
+    se.push = {b.width, word(Binding::Globals, level_name(prefix, 0)), word(Binding::Globals, level_name(prefix, 1)), gp.count_word,
+               gp.capacity_word, word(Binding::Globals, prefix + "results"), d, gp.ticks_word};
+    se.reads = {prog.segment(Binding::Globals, level_name(prefix, 0)), prog.segment(Binding::Globals, level_name(prefix, 1)), counts, caps_range,
                 results, prog.metrics(inst)};
     se.writes = {results, prog.metrics(inst), ticks};
     it.add_stage(prog, se, kLevel0);
@@ -144,7 +149,7 @@ GameProgram build_program(const Board& b, const SearchConfig& c, const std::vect
     me.kernel = kernel("message");
     me.instance = inst;
     me.message = true;
-    me.push = {gp.count_word, gp.overflow_word, d, word(Binding::Globals, "results"), gp.ticks_word};
+    me.push = {gp.count_word, gp.overflow_word, d, word(Binding::Globals, prefix + "results"), gp.ticks_word};
     me.reads = {counts, overflow, results, prog.metrics(inst), ticks};
     me.writes = {prog.metrics(inst)};
     it.add_stage(prog, me, kSingle);
