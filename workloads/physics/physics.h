@@ -38,6 +38,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -181,6 +182,11 @@ struct PhysicsProgram {
   std::vector<uint32_t> params;        // the Heap parameter block (physics_layout.h)
 };
 PhysicsProgram build_program(const Config& config, uint32_t particles);
+// Appends the physics chain to a caller's program (a composition): segments, the callback's
+// stages (they run before the prologue and may write the state), then the prologue and steps.
+// Segment names are the ones above; instances "init", "step<k>"; control word "dt".
+using BeforeStages = std::function<void(Program&, const PhysicsProgram&)>;
+PhysicsProgram append_program(Program program, const Config& config, uint32_t particles, const BeforeStages& before_stages = {});
 
 // Kinds: kick_drift, collide, constrain, grid_clear, grid_count, scan_blocks, scan_sums,
 // scan_add, grid_scatter, cell_sort, forces_lj | density_sph + forces_sph, kick, reduce, energy,

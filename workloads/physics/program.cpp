@@ -23,7 +23,9 @@ enum Shape : uint32_t { kParticles = 0, kCells = 1, kBlocks = 2, kSingle = 3, kP
 
 }  // namespace
 
-PhysicsProgram build_program(const Config& cfg, uint32_t n) {
+PhysicsProgram build_program(const Config& cfg, uint32_t n) { return append_program(Program("physics"), cfg, n); }
+
+PhysicsProgram append_program(Program program, const Config& cfg, uint32_t n, const BeforeStages& before_stages) {
   const Params& prm = cfg.params;
   const Derived d = derive(prm);
   const uint64_t cells = d.cells();
@@ -31,7 +33,7 @@ PhysicsProgram build_program(const Config& cfg, uint32_t n) {
   const uint32_t partials = uint32_t(std::min<uint64_t>((uint64_t(n) + PHYS_REDUCE_GROUP - 1) / PHYS_REDUCE_GROUP, PHYS_MAX_PARTIALS));
   const bool sph = prm.model == Model::Sph;
 
-  PhysicsProgram pp{Program("physics"), {}, {}, 0, {}, {}, -1, -1, {}};
+  PhysicsProgram pp{std::move(program), {}, {}, 0, {}, {}, -1, -1, {}};
   Program& p = pp.program;
   p.heap().add("params", PHYS_PARAM_WORDS * 4);
   p.heap().add("mass", uint64_t(n) * 4);
@@ -93,6 +95,10 @@ PhysicsProgram build_program(const Config& cfg, uint32_t n) {
   w[PHYS_OFF_SIM] = gw("sim");
   w[PHYS_OFF_DENSITY] = gw("density");
   w[PHYS_OFF_MASS] = uint32_t(p.heap().at("mass").word_offset());
+
+  // A composition's stages that must run before the prologue (e.g. setting the state up) see
+  // the physics segments here.
+  if (before_stages) before_stages(p, pp);
 
   pp.init = p.add_instance("init", PHYS_MSG_WORDS);
   for (uint32_t k = 0; k < cfg.steps_per_submit; ++k) {
