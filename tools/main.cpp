@@ -16,6 +16,7 @@ int weft_cmd_gnn(int argc, char** argv);
 int weft_cmd_dsp(int argc, char** argv);
 int weft_cmd_game(int argc, char** argv);
 int weft_cmd_physics(int argc, char** argv);
+int weft_cmd_compose(int argc, char** argv);
 
 namespace {
 
@@ -31,6 +32,7 @@ const Subcommand kSubcommands[] = {
     {"dsp", weft_cmd_dsp, true},
     {"game", weft_cmd_game, true},
     {"physics", weft_cmd_physics, true},
+    {"compose", weft_cmd_compose, true},
 };
 
 const Subcommand* find_subcommand(const std::string& name) {
@@ -66,6 +68,8 @@ const char* kUsage =
     "                                          batched connect-four search vs an exhaustive solver\n"
     "  physics demo|bench [--model lj|sph|both --particles N --steps S --sizes N1,N2]\n"
     "                                          particles (LJ gas, SPH dam break) vs their CPU reference\n"
+    "  compose NAME|bench [--only NAME --runs R]  workloads composed into one program, one submit\n"
+    "                                          (NAME: game-physics), vs the parts run host-orchestrated\n"
     "  monty replay RUN_DIR [--objects DIR] [--backend cpu|vulkan]\n"
     "                                          replay a Monty fixture run, print errors per step\n"
     "\n"

@@ -1,0 +1,151 @@
+// weft compose NAME | bench: compositions of workloads as ONE program, one submit
+// (workloads/compose).
+//
+//   weft compose game-physics [--root MOVES] [--steps S] [--particles N] [--depth D] [--device SEL] [--validation]
+//     the AI picks a move, physics flies the disc, the column it lands over is played, the AI
+//     evaluates the outcome: one submit, checked against the host-orchestrated run (three
+//     submits) and the CPU references.
+//   weft compose bench [--only NAME] [--runs R] [--device SEL]   (also: weft bench compose)
+//     JSON lines per composition: host-orchestrated vs single-submit, GPU-timestamp and wall
+//     time, and their ratio.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include <weft/weft.h>
+
+#include "bench.h"
+#include "cli.h"
+#include "compose.h"
+
+namespace {
+
+using namespace weft;
+using namespace weft::compose;
+
+const char* kComposeUsage =
+    "usage: weft compose NAME [--root MOVES] [--steps S] [--particles N] [--depth D] [--device SEL] [--validation]\n"
+    "       weft compose bench [--only NAME] [--runs R] [--device SEL]\n"
+    "  NAME: game-physics (built); gnn-db, dsp-llm, agent-retrieval, model-tokenvm (not yet)\n"
+    "  NAME:  run the composition as one submit, compare with the host-orchestrated parts and CPU references\n"
+    "  bench: JSON lines, host-orchestrated vs single-submit time (GPU timestamps and wall clock)\n";
+
+std::unique_ptr<Device> open_device(const cli::Args& a) {
+  DeviceOptions o;
+  o.select = a.get("device");
+  o.validation = a.flag("validation");
+  return Device::open(o);
+}
+
+GamePhysicsConfig game_physics_config(const cli::Args& a) {
+  GamePhysicsConfig c = game_physics_default();
+  c.root_moves = a.get("root", c.root_moves);
+  c.steps = uint32_t(a.get_uint("steps", c.steps));
+  c.particles = uint32_t(a.get_uint("particles", c.particles));
+  c.search.depth = uint32_t(a.get_uint("depth", c.search.depth));
+  return c;
+}
+
+bool same(const GamePhysicsResult& x, const GamePhysicsResult& y, bool exact_physics) {
+  double w = 0;
+  for (size_t i = 0; i < x.pos.size() && i < y.pos.size(); ++i) w = std::max(w, double(std::abs(x.pos[i] - y.pos[i])));
+  return x.action == y.action && x.played == y.played && x.after == y.after && x.evaluation == y.evaluation &&
+         x.pos.size() == y.pos.size() && (exact_physics ? w == 0 : w <= 1e-3);
+}
+
+int demo_game_physics(const cli::Args& a) {
+  auto dev = open_device(a);
+  const GamePhysicsConfig cfg = game_physics_config(a);
+  GamePhysicsComposed one(*dev, cfg);
+  GamePhysicsOrchestrated host(*dev, cfg);
+  const GamePhysicsResult r = one.run(), h = host.run(), ref = game_physics_reference(cfg);
+  const game::Board& b = cfg.board;
+  const GamePhysicsSetup setup(cfg);
+  std::printf("game-physics on %s: one program, %zu stages, %zu instances, 1 submit\n", dev->info().name.c_str(),
+              one.program().stages().size(), one.program().instances().size());
+  std::printf("root (%ux%u board, moves '%s'):\n%s", b.width, b.height, cfg.root_moves.c_str(), game::render(b, setup.root).c_str());
+  std::printf("AI (depth %u): column %d, score %d, confidence %d\n", cfg.search.depth, r.action.move + 1, r.action.score,
+              r.action.confidence);
+  std::printf("physics: disc launched toward column %u, %u LJ particles, %u steps -> lands over column %u%s; played column %u\n",
+              r.intended + 1, cfg.particles, cfg.steps, setup.landed_column(r.pos[0]) + 1, r.fell_back ? " (full: fell back)" : "",
+              r.played + 1);
+  std::printf("after the move:\n%s", game::render(b, r.after).c_str());
+  std::printf("AI evaluates the outcome (opponent to move): best reply column %d, score %d\n", r.evaluation.move + 1,
+              r.evaluation.score);
+  std::printf("outcome adapter message (R30): played %u, intended %u, fell back %u, physics step %u (its inbox: the last step's R30)\n",
+              r.outcome_message[0] + 1, r.outcome_message[1] + 1, r.outcome_message[2], r.outcome_message[3]);
+  const bool ok_host = same(r, h, true), ok_ref = same(r, ref, false);
+  std::printf("single submit %.3f ms GPU vs host-orchestrated (%u submits) %.3f ms GPU\n", r.gpu_ns * 1e-6, h.submits, h.gpu_ns * 1e-6);
+  std::printf("matches host-orchestrated run: %s; matches CPU references: %s\n", ok_host ? "yes" : "NO", ok_ref ? "yes" : "NO");
+  return ok_host && ok_ref ? 0 : 1;
+}
+
+template <class Run>
+void time_runs(Run&& run, uint32_t runs, double& gpu_ms, double& wall_ms) {
+  run();  // warm-up
+  std::vector<double> g, w;
+  for (uint32_t i = 0; i < runs; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const GamePhysicsResult r = run();
+    w.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    g.push_back(r.gpu_ns * 1e-6);
+  }
+  std::sort(g.begin(), g.end());
+  std::sort(w.begin(), w.end());
+  gpu_ms = g[g.size() / 2];
+  wall_ms = w[w.size() / 2];
+}
+
+int run_bench(const cli::Args& a) {
+  auto dev = open_device(a);
+  const uint32_t runs = std::max<uint32_t>(1, uint32_t(a.get_uint("runs", 5)));
+  const std::string only = a.get("only");
+  for (const std::string& name : names()) {
+    if (!only.empty() && name != only) continue;
+    if (!built(name)) {
+      bench::Line("compose." + name, *dev).str("composition", name).boolean("built", false).print();
+      continue;
+    }
+    const GamePhysicsConfig cfg = game_physics_config(a);
+    GamePhysicsComposed one(*dev, cfg);
+    GamePhysicsOrchestrated host(*dev, cfg);
+    double g1 = 0, w1 = 0, gh = 0, wh = 0;
+    time_runs([&] { return one.run(); }, runs, g1, w1);
+    time_runs([&] { return host.run(); }, runs, gh, wh);
+    bench::Line("compose." + name, *dev)
+        .str("composition", name)
+        .boolean("built", true)
+        .num("runs", runs)
+        .num("particles", cfg.particles)
+        .num("steps", cfg.steps)
+        .num("search_depth", cfg.search.depth)
+        .num("stages", double(one.program().stages().size()))
+        .num("single_submits", 1)
+        .num("host_submits", 3)
+        .num("single_gpu_ms", g1)
+        .num("host_gpu_ms", gh)
+        .num("single_wall_ms", w1)
+        .num("host_wall_ms", wh)
+        .num("gpu_ratio_host_over_single", gh / g1)
+        .num("wall_ratio_host_over_single", wh / w1)
+        .print();
+  }
+  return 0;
+}
+
+}  // namespace
+
+int weft_cmd_compose(int argc, char** argv) {
+  const cli::Args args = cli::parse(argc, argv, 1, {"root", "steps", "particles", "depth", "device", "only", "runs"}, {"validation"});
+  if (args.positional.empty() || args.positional[0] == "help") {
+    std::fputs(kComposeUsage, args.positional.empty() ? stderr : stdout);
+    return args.positional.empty() ? 2 : 0;
+  }
+  const std::string& cmd = args.positional[0];
+  if (cmd == "bench") return run_bench(args);
+  if (cmd == "game-physics") return demo_game_physics(args);
+  for (const std::string& n : names())
+    if (cmd == n) fail(ErrorCode::BadInput, "composition '" + cmd + "' is not built yet (built: game-physics)");
+  fail(ErrorCode::BadInput, "unknown composition '" + cmd + "' (known: game-physics, gnn-db, dsp-llm, agent-retrieval, model-tokenvm; or bench)");
+}

@@ -1,0 +1,99 @@
+// Compositions: several workloads appended to ONE Program, recorded into one command buffer and
+// run with one submit, messages passing R30 -> R31 between the workloads' instances; small
+// adapter kernels (shaders/) turn one workload's output into the next one's input. Each
+// composition also runs "host-orchestrated": the same parts as separate executables, the host
+// reading one part's result and feeding the next (several submits), to compare results and time.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <weft/weft.h>
+
+#include "game.h"
+#include "physics.h"
+
+namespace weft::compose {
+
+// Names `weft compose` knows, in spec order; only some are built (see built()).
+const std::vector<std::string>& names();
+bool built(const std::string& name);
+
+// ---- game-physics -------------------------------------------------------------------------
+// The AI picks a column for root position `root` (search "act."), a disc (physics particle 0 in
+// an LJ gas) is launched toward that column's centre and simulated `steps` steps, the column it
+// ends over is played (the intended one if that column is full), and a second search ("eval.")
+// evaluates the resulting position for the opponent. The last physics step's message is the
+// outcome adapter's inbox, whose message is the second search's first inbox.
+struct GamePhysicsConfig {
+  game::Board board{5, 4};
+  game::SearchConfig search;   // depth 3 by default (set in game_physics_default())
+  std::string root_moves = "3";  // 1-based columns from the empty board
+  uint32_t particles = 27;
+  uint32_t steps = 16;
+  float density = 0.3f, temperature = 0.5f, dt = 0.004f;
+  uint32_t seed = 7;
+  uint64_t node_capacity = 20000;  // per search, levels 1..L
+};
+GamePhysicsConfig game_physics_default();
+
+struct GamePhysicsResult {
+  game::RootResult action;     // first search, root 0
+  uint32_t intended = 0, played = 0;
+  bool fell_back = false;
+  game::Position after;        // root of the second search
+  game::RootResult evaluation;  // second search (the opponent's view)
+  std::vector<float> pos, vel;  // physics state after the steps, xyz per particle
+  std::vector<uint32_t> outcome_message;  // the outcome adapter's R30 (single-submit only)
+  double gpu_ns = 0;            // GPU-timestamp time (sum over the submits)
+  uint32_t submits = 0;
+};
+
+// Everything both paths share: scenario, launch velocity table.
+struct GamePhysicsSetup {
+  GamePhysicsConfig cfg;
+  game::Position root;
+  physics::Scenario scenario;  // steps_per_submit = cfg.steps
+  std::vector<float> launch;   // per column: the disc's velocity xyz
+  float columns_per_length = 0;  // W / Lx
+  explicit GamePhysicsSetup(const GamePhysicsConfig& c);
+  uint32_t landed_column(float x) const;
+};
+
+// One program, one submit.
+class GamePhysicsComposed {
+ public:
+  GamePhysicsComposed(Device& device, const GamePhysicsConfig& cfg);
+  GamePhysicsResult run();
+  const Program& program() const { return exe_->program(); }
+  uint32_t submits_per_run() const { return 1; }
+
+ private:
+  GamePhysicsSetup setup_;
+  game::GameProgram act_, eval_;
+  physics::PhysicsProgram phys_;
+  InstanceId launch_, outcome_;
+  std::unique_ptr<Executable> exe_;
+};
+
+// The same parts as separate executables driven by the host (three submits).
+class GamePhysicsOrchestrated {
+ public:
+  GamePhysicsOrchestrated(Device& device, const GamePhysicsConfig& cfg);
+  GamePhysicsResult run();
+
+ private:
+  Device& device_;
+  GamePhysicsSetup setup_;
+  game::Search act_, eval_;
+  physics::PhysicsProgram phys_;
+  std::unique_ptr<Executable> phys_exe_;
+};
+
+// CPU references of the parts chained the same way (game::reference_search, physics::Reference).
+GamePhysicsResult game_physics_reference(const GamePhysicsConfig& cfg);
+
+}  // namespace weft::compose
