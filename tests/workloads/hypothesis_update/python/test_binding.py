@@ -496,10 +496,10 @@ def test_vulkan_backend_follows_cpu():
         for lm in (0, 1):
             assert vk.most_likely(lm).graph == cpu.most_likely(lm).graph
     assert vk.validation_messages() == []
-    # The Vulkan backend runs the default updater only: a burst LM is a typed error.
+    # One device program stacks every LM: adding one mid-episode is a typed error.
     with pytest.raises(wh.Error) as ei:
         vk.add_learning_module([0], kind="burst_sampling", features=FEATURES)
-    assert ei.value.code == "BadInput" and "default updater" in ei.value.message
+    assert ei.value.code == "BadInput" and "reset_episode" in ei.value.message
 
 
 # ---------------------------------------------------------------- example
