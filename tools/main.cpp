@@ -24,7 +24,7 @@ struct Subcommand {
 };
 const Subcommand kSubcommands[] = {
     {"run", weft_cmd_run, false},
-    {"monty", weft_cmd_monty, false},
+    {"monty", weft_cmd_monty, true},
     {"gnn", weft_cmd_gnn, true},
     {"dsp", weft_cmd_dsp, true},
 };
@@ -50,7 +50,7 @@ const char* kUsage =
     "  info [--device SEL] [--json]            devices, limits, features and the default choice\n"
     "  conformance [--device SEL|all] [--filter TEXT] [--report FILE.json] [--junit FILE.xml]\n"
     "              [--validation] [--list]     run the conformance cases and print a table\n"
-    "  bench engine|gnn|dsp [--device SEL] [--stages N] [--reps N] [--copy-mib N] [--submits N]\n"
+    "  bench engine|gnn|dsp|monty [--device SEL] [--stages N] [--reps N] [--copy-mib N] [--submits N]\n"
     "                                          benchmarks as JSON lines\n"
     "  run MANIFEST.toml [--device SEL] [--out DIR] [--runs N] [--dry-run]\n"
     "                                          run a workload manifest (no C++ needed)\n"
@@ -76,7 +76,7 @@ int cmd_bench(int argc, char** argv) {
   o.select = args.get("device");
   auto dev = Device::open(o);
   if (which == "engine") return bench::bench_engine(*dev, args);
-  fail(ErrorCode::BadInput, "unknown benchmark '" + which + "' (known: engine, gnn, dsp)");
+  fail(ErrorCode::BadInput, "unknown benchmark '" + which + "' (known: engine, gnn, dsp, monty)");
 }
 
 }  // namespace

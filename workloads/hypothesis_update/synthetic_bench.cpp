@@ -67,9 +67,16 @@ ObjectGraph sphere_surface_graph(const std::string& name, size_t n, uint64_t see
 }
 
 BenchResult run_synthetic_bench(const BenchOptions& o) {
+  CpuBackend backend(o.threads);
+  BenchResult r = run_synthetic_bench(backend, o);
+  r.threads = backend.threads();
+  return r;
+}
+
+BenchResult run_synthetic_bench(HypothesisBackend& backend, const BenchOptions& o,
+                                const std::function<double()>& device_seconds) {
   if (o.nodes < 2 || o.graphs < 1 || o.lms < 1 || o.steps < 1 || o.umbilical < 1)
     fail(ErrorCode::BadInput, "bench: nodes >= 2, graphs, lms, steps and poses >= 1");
-  CpuBackend backend(o.threads);
   std::vector<int> graph_ids;
   for (int g = 0; g < o.graphs; ++g)
     graph_ids.push_back(
@@ -93,10 +100,9 @@ BenchResult run_synthetic_bench(const BenchOptions& o) {
   backend.dispatch(inputs_for(true, nullptr));
   backend.wait();
   BenchResult result;
-  result.threads = backend.threads();
   result.hypotheses_per_graph = backend.hypotheses(0, graph_ids[0]).size();
 
-  double seconds = 0;
+  double seconds = 0, device = 0;
   size_t tested = 0;
   for (int s = 0; s < o.steps; ++s) {
     const size_t next = (node + 37) % o.nodes;
@@ -108,11 +114,14 @@ BenchResult run_synthetic_bench(const BenchOptions& o) {
     backend.dispatch(inputs);
     backend.wait();
     seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (device_seconds) device += device_seconds();
     for (int lm = 0; lm < o.lms; ++lm)
       for (int g : graph_ids) tested += backend.step_info(lm, g).tested;
   }
   result.seconds_per_step = seconds / o.steps;
   result.hypotheses_per_second = seconds > 0 ? double(tested) / seconds : 0;
+  result.tested_per_step = double(tested) / o.steps;
+  if (device_seconds) result.device_seconds_per_step = device / o.steps;
   return result;
 }
 
