@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 
+#include "device_grid.h"
 #include "weft_hyp_kernels.h"
 
 namespace weft::hyp {
@@ -42,7 +43,7 @@ uint32_t sampled_nodes(const UpdaterConfig& c, size_t nodes, int j) {
 // Layout block words (L_* in hyp_common.glsl).
 enum : uint32_t {
   kE, kL, kR, kNew, kFe, kInput, kStats, kLmState, kTrace, kHist, kAge, kSlope, kKeep, kRemoved, kOrder,
-  kPos, kPose, kPdf, kFeat, kSpaces, kLms, kWgSpace, kRows, kMaxChannels, kHistStride, kLayoutWords
+  kPos, kPose, kPdf, kFeat, kSpaces, kLms, kWgSpace, kRows, kMaxChannels, kHistStride, kGrid, kLayoutWords
 };
 
 std::vector<uint32_t> lm_params(const UpdaterConfig& c) {
@@ -124,6 +125,9 @@ BackendProgram build_backend_program(Device& device, const std::vector<DeviceLm>
   std::map<const ObjectGraph*, std::pair<uint32_t, uint32_t>> placed;  // -> node offset, feature word offset
   std::vector<float> pos, pose, pdf, feat;
   std::vector<uint32_t> spaces, lm_table, wg_space, params;
+  // Without the kernel trace, nearest nodes come from a grid per space (device_grid.h);
+  // node lists and cell starts are relative here, made absolute once the segments are placed.
+  std::vector<uint32_t> grid_hdr, grid_cells, grid_nodes;
   uint32_t fe_words = 0, order_words = 0, max_nodes = 0, space_count = 0;
   for (size_t m = 0; m < lms.size(); ++m) {
     const UpdaterConfig& c = *lms[m].config;
@@ -146,6 +150,18 @@ BackendProgram build_backend_program(Device& device, const std::vector<DeviceLm>
       spaces.insert(spaces.end(), {it->second.first, n, bp.rows, cap, uint32_t(m), it->second.second,
                                    sampled_nodes(c, n, 2), sampled_nodes(c, n, int(umb)), fe_words, order_words, 0, 0,
                                    0, 0, 0, 0});
+      if (!trace) {
+        const DeviceGrid grid = build_device_grid(*g, c.max_match_distance);
+        std::vector<uint32_t> h(kGridHeaderWords, 0);
+        for (int i = 0; i < 3; ++i) h[size_t(i)] = f2u(grid.origin[i]), h[5 + size_t(i)] = grid.dims[i];
+        h[3] = f2u(grid.cell);
+        h[4] = f2u(grid.radius);
+        h[8] = uint32_t(grid_cells.size());
+        h[9] = uint32_t(grid_nodes.size());
+        grid_hdr.insert(grid_hdr.end(), h.begin(), h.end());
+        grid_cells.insert(grid_cells.end(), grid.cell_start.begin(), grid.cell_start.end());
+        grid_nodes.insert(grid_nodes.end(), grid.nodes.begin(), grid.nodes.end());
+      }
       bp.row_offset.push_back(bp.rows);
       bp.capacity.push_back(cap);
       wg_space.insert(wg_space.end(), cap / kHypWorkgroup, space_count);
@@ -173,6 +189,11 @@ BackendProgram build_backend_program(Device& device, const std::vector<DeviceLm>
   heap.add("lms", bytes(lm_table.size()));
   heap.add("wg_space", bytes(wg_space.size()));
   heap.add("params", bytes(params.size()));
+  if (!trace) {
+    heap.add("grid_hdr", bytes(grid_hdr.size()));
+    heap.add("grid_cells", bytes(grid_cells.size()));
+    heap.add("grid_nodes", bytes(grid_nodes.size()));
+  }
   glob.add("E", bytes(H));
   glob.add("L", bytes(size_t(H) * 3));
   glob.add("R", bytes(size_t(H) * 9));
@@ -220,6 +241,11 @@ BackendProgram build_backend_program(Device& device, const std::vector<DeviceLm>
   layout[kRows] = H;
   layout[kMaxChannels] = C;
   layout[kHistStride] = window;
+  layout[kGrid] = trace ? WEFT_NONE : hw("grid_hdr");
+  for (uint32_t s = 0; !trace && s < S; ++s) {
+    grid_hdr[s * kGridHeaderWords + 8] += hw("grid_cells");
+    grid_hdr[s * kGridHeaderWords + 9] += hw("grid_nodes");
+  }
   // Tables hold absolute word offsets so kernels add nothing.
   for (uint32_t s = 0; s < S; ++s) {
     spaces[s * 16 + 8] += gw("fe");
@@ -276,6 +302,9 @@ BackendProgram build_backend_program(Device& device, const std::vector<DeviceLm>
   upload("lms", lm_table);
   upload("wg_space", wg_space);
   upload("params", params);
+  upload("grid_hdr", grid_hdr);
+  upload("grid_cells", grid_cells);
+  upload("grid_nodes", grid_nodes);
   reset_program_state(bp);
   return bp;
 }

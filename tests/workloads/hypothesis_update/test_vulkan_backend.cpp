@@ -380,6 +380,28 @@ TEST_CASE("device nearest neighbours are exact on graphs of 2000+ nodes") {
     }
     CHECK(agree == ce.tested.size());
     if (lattice) CHECK(exact == ce.tested.size());
+
+    // Without the trace the device searches its grid (device_grid.h): the same evidence, bit for
+    // bit, as its exact search above, and the CPU backend's within the float32 tolerance.
+    VulkanBackend grid(device());
+    CpuBackend cpu(2);
+    for (HypothesisBackend* b : {static_cast<HypothesisBackend*>(&grid), static_cast<HypothesisBackend*>(&cpu)}) {
+      b->add_graph(g);
+      b->add_learning_module(c, {0});
+      b->dispatch({first});
+      b->wait();
+      b->dispatch({second});
+      b->wait();
+    }
+    const ChannelEvidence ge = grid.last_channel_evidence(0, gid, 0), re = cpu.last_channel_evidence(0, gid, 0);
+    REQUIRE(ge.tested == ce.tested);
+    REQUIRE(re.tested == ce.tested);
+    // The lattice has ~7 nodes within max_match_distance (1 cm) of each query, so the grid
+    // finds fewer than K = 16 and adds the far value; the random graph has ~160, a full K.
+    for (size_t t = 0; t < ce.tested.size(); ++t) {
+      CHECK(ge.evidence[t] == ce.evidence[t]);
+      CHECK(std::abs(ge.evidence[t] - re.evidence[t]) <= kVulkanEvidenceTolerance);
+    }
     MESSAGE(std::string(lattice ? "lattice" : "random") << ": " << exact << " of " << ce.tested.size() << " identical in order");
   }
   expect_no_validation_messages();

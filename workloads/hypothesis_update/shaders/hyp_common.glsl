@@ -44,6 +44,7 @@
 #define L_ROWS 22u       // padded rows over all spaces (stride of per-channel arrays)
 #define L_MAX_CHANNELS 23u
 #define L_HIST_STRIDE 24u
+#define L_GRID 25u       // WEFT_NONE: exact brute-force K nearest (kernel tracing); else grid headers
 
 uint lay(uint i) { return heap_u[pc.user[0] + i]; }
 
@@ -100,6 +101,15 @@ uint param_u(uint m, uint i) { return heap_u[lmw(m, LM_PARAMS) + i]; }
 #define MODE_PERCENT 3u
 #define MODE_XPERCENT 4u
 #define MODE_ALL 5u
+
+// Grid header per space (Heap), see device_grid.h.
+#define G_ORIGIN 0u
+#define G_CELL 3u
+#define G_RADIUS 4u
+#define G_DIMS 5u
+#define G_CELL_START 8u   // absolute Heap word
+#define G_NODES 9u        // absolute Heap word
+#define HYP_GRID_WORDS 16u
 
 // Per-space statistics and step bookkeeping (Globals).
 uint stat_word(uint s, uint f) { return lay(L_STATS) + s * HYP_STATS_WORDS + f; }

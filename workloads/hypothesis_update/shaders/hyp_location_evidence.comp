@@ -1,11 +1,15 @@
 // Spec §3.2 and §3.5 for every retained hypothesis of every space with input, stacked: displace
-// L <- L + R d, then for hypotheses at or above their space's threshold the exact K nearest
-// nodes (tiled brute force through shared memory, float32 squared distances, ties to the lower
-// node index) and each channel's location evidence max_k(pose + fe). Untested rows get +inf so
-// the min reduction that follows skips them.
+// L <- L + R d, then for hypotheses at or above their space's threshold the K nearest nodes
+// (float32 squared distances, ties to the lower node index) and each channel's location evidence
+// max_k(pose + fe). Untested rows get +inf so the min reduction that follows skips them.
 //
-// Each workgroup covers 64 rows of ONE space (space blocks are padded to 64), so all its
-// invocations scan the same nodes and share each tile. Every invocation takes part in every
+// Nearest nodes, two ways (one per program, uniform):
+// - grid (the default): the K nearest among the nodes within the search radius, from the cells
+//   the search sphere touches (device_grid.h); fewer than K that close means the true K nearest
+//   hold a far node, which adds the far value -1. Same evidence as the exact search.
+// - exact tiled brute force when the kernel trace is on (Monty's nearest ids are compared):
+//   each workgroup covers 64 rows of ONE space (space blocks are padded to 64), so all its
+//   invocations scan the same nodes and share each tile. Every invocation takes part in every
 // barrier; only the per-thread work is predicated. Workgroups past the space's retained rows
 // leave at once (a uniform exit).
 #version 450
@@ -50,23 +54,63 @@ void main() {
   float bd[HYP_MAX_K];
   uint bi[HYP_MAX_K];
   for (uint i = 0u; i < HYP_MAX_K; ++i) { bd[i] = HYP_INF; bi[i] = 0u; }
-  for (uint base = 0u; base < nodes; base += HYP_WG) {  // uniform over the workgroup
-    if (base + t < nodes) tile[t] = load3h(oPos + (node0 + base + t) * 3u);
-    barrier();
+  uint found = k;  // neighbours in bd/bi; fewer than k: the rest of the K nearest are far
+  const uint oGrid = lay(L_GRID);
+  if (oGrid != WEFT_NONE) {
+    found = 0u;
     if (tested) {
-      const uint span = min(HYP_WG, nodes - base);
-      for (uint j = 0u; j < span; ++j) {
-        const vec3 delta = tile[j] - L;
-        const float d2 = dot(delta, delta);
-        if (d2 < bd[k - 1u]) {  // strict: an equal distance keeps the earlier (lower) node
-          uint i = k - 1u;
-          while (i > 0u && d2 < bd[i - 1u]) { bd[i] = bd[i - 1u]; bi[i] = bi[i - 1u]; --i; }
-          bd[i] = d2;
-          bi[i] = base + j;
+      const uint gh = oGrid + s * HYP_GRID_WORDS;
+      const vec3 origin = load3h(gh + G_ORIGIN);
+      const float cell = heap_f[gh + G_CELL], r = heap_f[gh + G_RADIUS];
+      const ivec3 dims = ivec3(heap_u[gh + G_DIMS], heap_u[gh + G_DIMS + 1u], heap_u[gh + G_DIMS + 2u]);
+      const uint cs = heap_u[gh + G_CELL_START], cn = heap_u[gh + G_NODES];
+      // A slightly larger box than the sphere, so float32 rounding cannot drop a cell.
+      const float rq = r * 1.001;
+      const ivec3 lo = clamp(ivec3(floor((L - vec3(rq) - origin) / cell)), ivec3(0), dims - 1);
+      const ivec3 hi = clamp(ivec3(floor((L + vec3(rq) - origin) / cell)), ivec3(0), dims - 1);
+      const float r2 = r * r;
+      for (int z = lo.z; z <= hi.z; ++z)
+        for (int y = lo.y; y <= hi.y; ++y)
+          for (int x = lo.x; x <= hi.x; ++x) {
+            const uint c = uint((z * dims.y + y) * dims.x + x);
+            const uint end = heap_u[cs + c + 1u];
+            for (uint e = heap_u[cs + c]; e < end; ++e) {
+              const uint n = heap_u[cn + e];
+              const vec3 delta = load3h(oPos + (node0 + n) * 3u) - L;
+              const float d2 = dot(delta, delta);
+              if (d2 >= r2) continue;
+              // Cells are not in node order: rank by (distance, node id) explicitly.
+              if (found == k && (d2 > bd[k - 1u] || (d2 == bd[k - 1u] && n > bi[k - 1u]))) continue;
+              uint i = found < k ? found++ : k - 1u;
+              while (i > 0u && (d2 < bd[i - 1u] || (d2 == bd[i - 1u] && n < bi[i - 1u]))) {
+                bd[i] = bd[i - 1u];
+                bi[i] = bi[i - 1u];
+                --i;
+              }
+              bd[i] = d2;
+              bi[i] = n;
+            }
+          }
+    }
+  } else {
+    for (uint base = 0u; base < nodes; base += HYP_WG) {  // uniform over the workgroup
+      if (base + t < nodes) tile[t] = load3h(oPos + (node0 + base + t) * 3u);
+      barrier();
+      if (tested) {
+        const uint span = min(HYP_WG, nodes - base);
+        for (uint j = 0u; j < span; ++j) {
+          const vec3 delta = tile[j] - L;
+          const float d2 = dot(delta, delta);
+          if (d2 < bd[k - 1u]) {  // strict: an equal distance keeps the earlier (lower) node
+            uint i = k - 1u;
+            while (i > 0u && d2 < bd[i - 1u]) { bd[i] = bd[i - 1u]; bi[i] = bi[i - 1u]; --i; }
+            bd[i] = d2;
+            bi[i] = base + j;
+          }
         }
       }
+      barrier();
     }
-    barrier();
   }
 
   const uint channels = input_channels(m);
@@ -75,7 +119,7 @@ void main() {
   const bool trace = oTrace != WEFT_NONE;
   const uint fe0 = sp(s, SP_FE_OFF);
   for (uint c = 0u; c < channels; ++c) {
-    float best = -HYP_INF;
+    float best = found < k ? -1.0 : -HYP_INF;
     if (tested) {
       const vec3 ssn = load3g(channel_word(m, c, C_SN));
       const vec3 scd = load3g(channel_word(m, c, C_CD1));
@@ -83,7 +127,7 @@ void main() {
       const float cscale = globals_f[channel_word(m, c, C_CSCALE)];
       const vec3 sn = vec3(dot(rows[0], ssn), dot(rows[1], ssn), dot(rows[2], ssn));
       const vec3 cd1 = vec3(dot(rows[0], scd), dot(rows[1], scd), dot(rows[2], scd));
-      for (uint i = 0u; i < k; ++i) {
+      for (uint i = 0u; i < found; ++i) {
         const uint node = node0 + bi[i];
         const vec3 delta = load3h(oPos + node * 3u) - L;
         const float dist = sqrt(dot(delta, delta)) + abs(dot(delta, sn)) * cscale;
