@@ -175,21 +175,27 @@ int bench(const weft::cli::Args& args) {
     if (which != "vulkan") {
       const weft::hyp::BenchResult r = weft::hyp::run_synthetic_bench(o);
       cpu_ms = r.seconds_per_step * 1e3;
-      line.num("cpu_threads", r.threads).num("cpu_ms_per_step", cpu_ms).num("cpu_hypotheses_per_s", r.hypotheses_per_second);
+      line.num("cpu_threads", r.threads)
+          .num("cpu_tested_per_step", r.tested_per_step)
+          .num("cpu_ms_per_step", cpu_ms)
+          .num("cpu_hypotheses_per_s", r.hypotheses_per_second);
     }
-    if (which != "cpu") {
+    if (which != "cpu") try {
       weft::hyp::VulkanBackend vk(*device);
       const weft::hyp::BenchResult r = weft::hyp::run_synthetic_bench(vk, o, [&] {
         const weft::Timings t = vk.last_step_timings();
         return t.valid ? t.total_ns * 1e-9 : NAN;
       });
       gpu_ms = r.device_seconds_per_step * 1e3;
-      line.num("vulkan_gpu_ms_per_step", gpu_ms)
+      line.num("vulkan_tested_per_step", r.tested_per_step)
+          .num("vulkan_gpu_ms_per_step", gpu_ms)
           .num("vulkan_wall_ms_per_step", r.seconds_per_step * 1e3)
           .num("vulkan_hypotheses_per_s", r.tested_per_step / (r.device_seconds_per_step));
       // Where the GPU time goes, per kind of stage (timestamps after every stage).
       for (const weft::KindTime& k : weft::stage_times_by_kind(vk.program()->exe->program(), vk.last_step_timings()))
-        line.num(("gpu_ms_" + k.kind).c_str(), k.ns * 1e-6);
+        line.num(("last_step_gpu_ms_" + k.kind).c_str(), k.ns * 1e-6);
+    } catch (const weft::Error& e) {  // e.g. a case too big for this device's buffer window
+      line.str("vulkan_error", e.what());
     }
     line.num("cpu_over_vulkan_gpu", cpu_ms / gpu_ms)
         .num("monty_numpy_ms_per_step", monty_measured_ms(c))

@@ -101,7 +101,7 @@ void VulkanBackend::ensure_program() {
     lms.push_back(std::move(d));
   }
   program_ = {};
-  program_ = build_backend_program(device_, lms, trace_, capacity_per_node_);
+  program_ = build_backend_program(device_, lms, trace_, capacity_per_node_, row_width_);
   ++programs_recorded_;
   dirty_ = false;
 }

@@ -54,6 +54,9 @@ class VulkanBackend final : public HypothesisBackend {
   // Takes effect when the program is next recorded. A step that would exceed it fails in wait()
   // with OutOfMemory.
   void set_capacity_per_node(double rows_per_node) { capacity_per_node_ = rows_per_node; }
+  // Widest row dispatch (row stages run as a 2D grid of workgroups); tests narrow it to cover
+  // the wrap-around that only programs of millions of rows would otherwise reach.
+  void set_row_dispatch_width(uint32_t workgroups) { row_width_ = workgroups; }
   Device& device() const { return device_; }
   // Programs recorded so far (one per set-up; steps replay it).
   size_t programs_recorded() const { return programs_recorded_; }
@@ -92,6 +95,7 @@ class VulkanBackend final : public HypothesisBackend {
   bool pending_ = false;
   bool trace_ = false;
   double capacity_per_node_ = 0;
+  uint32_t row_width_ = 32768;
   size_t programs_recorded_ = 0;
 };
 

@@ -43,7 +43,7 @@ uint32_t sampled_nodes(const UpdaterConfig& c, size_t nodes, int j) {
 // Layout block words (L_* in hyp_common.glsl).
 enum : uint32_t {
   kE, kL, kR, kNew, kFe, kInput, kStats, kLmState, kTrace, kHist, kAge, kSlope, kKeep, kRemoved, kOrder,
-  kPos, kPose, kPdf, kFeat, kSpaces, kLms, kWgSpace, kRows, kMaxChannels, kHistStride, kGrid, kLayoutWords
+  kPos, kPose, kPdf, kFeat, kSpaces, kLms, kWgSpace, kRows, kMaxChannels, kHistStride, kGrid, kRowWgs, kLayoutWords
 };
 
 std::vector<uint32_t> lm_params(const UpdaterConfig& c) {
@@ -105,7 +105,7 @@ uint32_t space_capacity(const UpdaterConfig& c, size_t nodes, double capacity_pe
 }
 
 BackendProgram build_backend_program(Device& device, const std::vector<DeviceLm>& lms, bool trace,
-                                     double capacity_per_node) {
+                                     double capacity_per_node, uint32_t row_dispatch_width) {
   BackendProgram bp;
   bp.trace = trace;
   uint32_t window = 1;
@@ -242,6 +242,7 @@ BackendProgram build_backend_program(Device& device, const std::vector<DeviceLm>
   layout[kMaxChannels] = C;
   layout[kHistStride] = window;
   layout[kGrid] = trace ? WEFT_NONE : hw("grid_hdr");
+  layout[kRowWgs] = uint32_t(wg_space.size());
   for (uint32_t s = 0; !trace && s < S; ++s) {
     grid_hdr[s * kGridHeaderWords + 8] += hw("grid_cells");
     grid_hdr[s * kGridHeaderWords + 9] += hw("grid_nodes");
@@ -274,20 +275,33 @@ BackendProgram build_backend_program(Device& device, const std::vector<DeviceLm>
   };
   bool median = false;
   for (const DeviceLm& lm : lms) median = median || lm.config->threshold.mode == ThresholdMode::Median;
-  const uint32_t row_groups = uint32_t(wg_space.size());
-  if (bp.burst) stage("hyp_slopes", {row_groups, 1, 1});
+  // Row stages: a 2D grid at most row_dispatch_width wide, within every device's workgroup-count
+  // limit (65535 is the guaranteed minimum).
+  const uint32_t row_wgs = uint32_t(wg_space.size()), width = std::clamp(row_dispatch_width, 1u, 65535u);
+  const std::array<uint32_t, 3> row_groups = {std::min(row_wgs, width), (row_wgs + width - 1) / width, 1};
+  if (bp.burst) stage("hyp_slopes", row_groups);
   if (median) stage("hyp_median", {S, 1, 1});
   stage("hyp_threshold", {M, 1, 1});
   stage("hyp_feature_evidence", {(max_nodes + kHypWorkgroup - 1) / kHypWorkgroup, S, 1});
   if (bp.burst) stage("hyp_compact", {S, 1, 1});
   stage("hyp_select", {S, 1, 1});
-  stage("hyp_location_evidence", {row_groups, 1, 1});
+  stage("hyp_location_evidence", row_groups);
   stage("hyp_floor", {S, 1, 1});
-  stage("hyp_apply", {row_groups, 1, 1});
-  stage("hyp_new_block", {row_groups, 1, 1});
-  if (bp.burst) stage("hyp_tracker", {row_groups, 1, 1});
+  stage("hyp_apply", row_groups);
+  stage("hyp_new_block", row_groups);
+  if (bp.burst) stage("hyp_tracker", row_groups);
   stage("hyp_argmax", {M, 1, 1});
 
+  // The kernels index Heap and Globals through their bindings, which cover the first
+  // maxStorageBufferRange bytes; a bigger program is refused here instead of reading past them.
+  const uint64_t binding_window = device.info().max_storage_buffer_range;
+  for (const SegmentLayout* l : {&heap, &glob})
+    if (binding_window > 0 && l->size() > binding_window)
+      fail(ErrorCode::OutOfMemory, "vulkan backend: " + l->buffer_name() + " needs " + std::to_string(l->size() >> 20) +
+                                       " MiB, over this device's maxStorageBufferRange of " +
+                                       std::to_string(binding_window >> 20) +
+                                       " MiB (fewer graphs, LMs or hypotheses per program, or "
+                                       "set_capacity_per_node lower)");
   bp.exe = std::make_unique<Executable>(device, std::move(p));
   // The object models cross the bus here, once.
   auto upload = [&](const char* name, const auto& v) {

@@ -71,7 +71,7 @@ uint32_t space_capacity(const UpdaterConfig& config, size_t nodes, double capaci
 // Builds, records and uploads the Heap of the program for these LMs. Every LM starts with no
 // hypotheses (the caller zeroes the state with reset_program_state).
 BackendProgram build_backend_program(Device& device, const std::vector<DeviceLm>& lms, bool trace,
-                                     double capacity_per_node);
+                                     double capacity_per_node, uint32_t row_dispatch_width = 32768);
 
 // Zeroes every space's counts and every LM's state (a new episode).
 void reset_program_state(BackendProgram& program);

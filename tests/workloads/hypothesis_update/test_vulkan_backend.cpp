@@ -279,9 +279,10 @@ void expect_burst_matches(const VulkanBackend& vk, const CpuBackend& cpu, int lm
 
 }  // namespace
 
-TEST_CASE("vulkan burst sampling and the median threshold follow the CPU backend, all LMs in one submission") {
+TEST_CASE("vulkan burst sampling and the median threshold follow the CPU backend, all LMs in one submission, across episodes") {
   CpuBackend cpu(1);
   VulkanBackend vk(device());
+  vk.set_row_dispatch_width(3);  // row stages wrap into a 2D grid of workgroups
   UpdaterConfig burst = test::monty_config(UpdaterKind::BurstSampling);
   burst.burst.sampling_burst_duration = 3;  // bursts end and restart within the run
   burst.burst.slope_min_age = 3;             // deletions start early
@@ -302,11 +303,15 @@ TEST_CASE("vulkan burst sampling and the median threshold follow the CPU backend
     b->set_groups({{0, 2}, {1}});
   }
   size_t removed = 0, bursts_started = 0;
-  for (int step = 0; step < 14; ++step) {
+  for (int step = 0; step < 16; ++step) {
+    if (step == 12) {  // a new episode: the device state restarts from nothing, like the CPU's
+      cpu.reset_episode();
+      vk.reset_episode();
+    }
     std::vector<StepInput> inputs;
     for (int lm = 0; lm < 3; ++lm) {
       if (lm == 1 && step == 6) continue;  // a no-op step for one LM
-      StepInput in = test::random_input(lm, 1000 + uint64_t(step * 3 + lm), step == 0);
+      StepInput in = test::random_input(lm, 1000 + uint64_t(step * 3 + lm), step == 0 || step == 12);
       if (lm == 2) in.channels[0].features.clear();
       inputs.push_back(in);
     }

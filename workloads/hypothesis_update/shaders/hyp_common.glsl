@@ -45,6 +45,7 @@
 #define L_MAX_CHANNELS 23u
 #define L_HIST_STRIDE 24u
 #define L_GRID 25u       // WEFT_NONE: exact brute-force K nearest (kernel tracing); else grid headers
+#define L_ROW_WGS 26u    // row workgroups (row stages dispatch them as a 2D grid of at most 32768 wide)
 
 uint lay(uint i) { return heap_u[pc.user[0] + i]; }
 
@@ -158,7 +159,11 @@ uint frame_word(uint m, uint j, uint i) {
 #define C_CSCALE 7u
 #define C_FEAT 8u
 
-// Row workgroups: each covers 64 rows of one space.
+// Row workgroups: each covers 64 rows of one space. Row stages are dispatched 2D so that any
+// number of rows fits the device's workgroup-count limit; surplus workgroups leave at once.
+uint row_wg() { return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; }
+bool row_wg_valid() { return row_wg() < lay(L_ROW_WGS); }
+uint row_h() { return row_wg() * HYP_WG + gl_LocalInvocationID.x; }
 uint wg_space(uint wg) { return heap_u[lay(L_WG_SPACE) + wg]; }
 
 #define HYP_INF uintBitsToFloat(0x7f800000u)

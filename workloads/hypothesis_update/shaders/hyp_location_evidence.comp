@@ -22,13 +22,15 @@ shared vec3 tile[HYP_WG];
 
 void main() {
   const uint t = gl_LocalInvocationID.x;
-  const uint h = gl_WorkGroupID.x * HYP_WG + t;  // row in the stacked arrays
-  const uint s = wg_space(gl_WorkGroupID.x);
+  
+  if (!row_wg_valid()) return;
+  const uint h = row_h();  // row in the stacked arrays
+  const uint s = wg_space(row_wg());
   const uint m = sp(s, SP_LM);
   if (!lm_active(m) || lm_first(m)) return;
   const uint row0 = sp(s, SP_ROW_OFF);
   const uint retained = globals_u[stat_word(s, S_RETAINED)];
-  if (gl_WorkGroupID.x * HYP_WG - row0 >= retained) return;
+  if (row_wg() * HYP_WG - row0 >= retained) return;
   const uint local_h = h - row0;
   const bool valid = local_h < retained;
   const uint node0 = sp(s, SP_NODE_OFF), nodes = sp(s, SP_NODES);

@@ -10,8 +10,10 @@
 layout(local_size_x = 64) in;
 
 void main() {
-  const uint h = gl_GlobalInvocationID.x;
-  const uint s = wg_space(gl_WorkGroupID.x);
+  
+  if (!row_wg_valid()) return;
+  const uint h = row_h();  // row in the stacked arrays
+  const uint s = wg_space(row_wg());
   const uint m = sp(s, SP_LM);
   if (!lm_active(m)) return;
   const uint local_h = h - sp(s, SP_ROW_OFF);

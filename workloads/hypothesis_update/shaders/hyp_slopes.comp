@@ -9,10 +9,12 @@
 layout(local_size_x = 64) in;
 
 void main() {
-  const uint s = wg_space(gl_WorkGroupID.x);
+  if (!row_wg_valid()) return;
+  const uint h = row_h();  // row in the stacked arrays
+  const uint s = wg_space(row_wg());
   const uint m = sp(s, SP_LM);
   if (!lm_active(m) || param_u(m, P_KIND) != 1u) return;
-  const uint h = gl_GlobalInvocationID.x;
+  
   if (h - sp(s, SP_ROW_OFF) >= globals_u[stat_word(s, S_COUNT)]) return;
   float slope;
   const bool has_slope = row_slope(h, m, slope);

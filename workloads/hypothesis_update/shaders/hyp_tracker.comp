@@ -8,8 +8,10 @@
 layout(local_size_x = 64) in;
 
 void main() {
-  const uint h = gl_GlobalInvocationID.x;
-  const uint s = wg_space(gl_WorkGroupID.x);
+  
+  if (!row_wg_valid()) return;
+  const uint h = row_h();  // row in the stacked arrays
+  const uint s = wg_space(row_wg());
   const uint m = sp(s, SP_LM);
   if (!lm_active(m) || param_u(m, P_KIND) != 1u) return;
   const uint live = globals_u[stat_word(s, S_RETAINED)] + globals_u[stat_word(s, S_ADDED)];
