@@ -58,6 +58,29 @@ int VulkanBackend::add_learning_module(const UpdaterConfig& config, const std::v
   return id;
 }
 
+void VulkanBackend::set_kernel_trace(bool on) {
+  require_idle("set_kernel_trace");
+  require_setup_allowed("set_kernel_trace");
+  dirty_ = dirty_ || on != trace_;
+  trace_ = on;
+}
+
+void VulkanBackend::set_capacity_per_node(double rows_per_node) {
+  require_idle("set_capacity_per_node");
+  require_setup_allowed("set_capacity_per_node");
+  if (!(rows_per_node >= 0) || rows_per_node > 1e6)
+    bad("set_capacity_per_node: expects 0 (automatic) or a positive number of rows per node");
+  dirty_ = dirty_ || rows_per_node != capacity_per_node_;
+  capacity_per_node_ = rows_per_node;
+}
+
+void VulkanBackend::set_row_dispatch_width(uint32_t workgroups) {
+  require_idle("set_row_dispatch_width");
+  require_setup_allowed("set_row_dispatch_width");
+  dirty_ = dirty_ || workgroups != row_width_;
+  row_width_ = workgroups;
+}
+
 // Every LM (hence every group) is stacked into the same dispatches, so groups change nothing on
 // the device; they are validated like the CPU backend does.
 void VulkanBackend::set_groups(const std::vector<std::vector<int>>& groups) {

@@ -48,15 +48,16 @@ class VulkanBackend final : public HypothesisBackend {
   // Channel 0's tested hypotheses, location evidence and (when tracing) nearest nodes, custom
   // distances and rotated normals of the last step, read back from the device.
   ChannelEvidence last_channel_evidence(int lm, int graph, size_t channel) const;
-  // Takes effect when the program is next recorded (set it before the first step).
-  void set_kernel_trace(bool on) { trace_ = on; }
+  // The next step records the program anew with the trace on (exact brute-force K nearest) or
+  // off (grid search). Like the other set-up calls: before an episode's first step.
+  void set_kernel_trace(bool on);
   // Hypothesis rows per graph node each (LM, graph) may hold; 0 (default): see space_capacity.
-  // Takes effect when the program is next recorded. A step that would exceed it fails in wait()
-  // with OutOfMemory.
-  void set_capacity_per_node(double rows_per_node) { capacity_per_node_ = rows_per_node; }
+  // Set-up like the others (before an episode's first step). A step that would exceed it fails
+  // in wait() with OutOfMemory.
+  void set_capacity_per_node(double rows_per_node);
   // Widest row dispatch (row stages run as a 2D grid of workgroups); tests narrow it to cover
   // the wrap-around that only programs of millions of rows would otherwise reach.
-  void set_row_dispatch_width(uint32_t workgroups) { row_width_ = workgroups; }
+  void set_row_dispatch_width(uint32_t workgroups);
   Device& device() const { return device_; }
   // Programs recorded so far (one per set-up; steps replay it).
   size_t programs_recorded() const { return programs_recorded_; }
