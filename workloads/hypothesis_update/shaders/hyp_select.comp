@@ -7,8 +7,7 @@
 // the depth limit), step for step like numpy_argsort.cpp: graphs have hundreds of nodes with
 // exactly equal feature evidence, and only the same algorithm picks the same tied nodes as
 // Monty. It is inherently sequential, so one invocation per space sorts (a few thousand keys at
-// most, in a few hundred microseconds); the other invocations fill the identity order. One
-// workgroup per space.
+// most); without a sort the whole workgroup writes the identity order. One workgroup per space.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "weft.glsl"
