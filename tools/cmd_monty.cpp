@@ -10,7 +10,10 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "cli.h"
 #include "fixture_replay.h"
@@ -31,7 +34,8 @@ const char* kMontyUsage =
     "                        [--updater default|burst] [--threads N] [--device D]\n"
     "  synthetic surface graphs (G graphs of N nodes, H hypotheses each, L LMs), every hypothesis\n"
     "  tested each step; one JSON line per case: CPU backend vs Vulkan backend (GPU timestamps) in the\n"
-    "  same run and Monty's numpy figures of the spec. --large adds 10x2000x4000x4 and 77x2000x4000x16.\n";
+    "  same run and Monty's numpy figures of the spec (measured where the spec has them, else a linear\n"
+    "  estimate); then the same as a table on stderr. --large adds 10x2000x4000x4 and 77x2000x4000x16.\n";
 
 int replay(const weft::cli::Args& args) {
   if (args.positional.size() != 2) weft::fail(weft::ErrorCode::BadInput, "monty replay needs exactly one RUN_DIR");
@@ -58,8 +62,9 @@ int replay(const weft::cli::Args& args) {
   options.trace_kernel = !args.flag("no-kernel-trace");
   const weft::hyp::ReplayReport report = weft::hyp::replay_fixture_run(args.positional[1], options);
 
-  std::printf("run %s (%s), backend %s, %u threads, tolerance %.0e\n", report.run.c_str(), report.updater.c_str(),
-              backend.c_str(), report.threads, tolerance);
+  const std::string where = vulkan ? "vulkan (" + device->info().name + ")" : "cpu, " + std::to_string(report.threads) + " threads";
+  std::printf("run %s (%s), backend %s, tolerance %.0e\n", report.run.c_str(), report.updater.c_str(), where.c_str(),
+              tolerance);
   double total_seconds = 0;
   for (const auto& step : report.steps) {
     total_seconds += step.seconds;
@@ -128,6 +133,38 @@ double monty_measured_ms(const BenchCase& c) {
 double monty_estimated_ms(const BenchCase& c) {
   return 26.0 / 3906.0 * double(c.hypotheses) * double(c.graphs) * double(c.lms);
 }
+// The figure the speedups divide: the spec's measurement where it has one, else the estimate.
+double monty_reference_ms(const BenchCase& c) {
+  const double measured = monty_measured_ms(c);
+  return std::isfinite(measured) ? measured : monty_estimated_ms(c);
+}
+
+// One case's figures, kept for the table printed after the JSON lines.
+struct BenchRow {
+  BenchCase c;
+  double cpu_ms = NAN, cpu_hyp_per_s = NAN, cpu_core_ms = NAN, gpu_ms = NAN;
+  double load = NAN;  // 1-minute load average when the case started
+};
+
+// The same figures for people, on stderr so stdout stays JSON lines. Monty's figures in
+// parentheses are the linear estimate, not a measurement.
+// CPU core-ms is the CPU backend's process CPU time (all threads): the wall time it would take on
+// one otherwise idle core, which a loaded machine does not inflate.
+void print_table(const std::vector<BenchRow>& rows, const std::string& device) {
+  std::fprintf(stderr, "\nMonty hypothesis updates, %s (ms per step; x = speedup over Monty's numpy)\n", device.c_str());
+  std::fprintf(stderr, "%-16s %5s %9s %9s %10s %10s %7s %10s %7s %8s %8s\n", "GxNxHxL", "load", "CPU ms",
+               "core-ms", "CPU hyp/s", "Vulkan ms", "CPU/Vk", "Monty ms", "CPU x", "core x", "Vulk x");
+  for (const BenchRow& r : rows) {
+    const std::string name = std::to_string(r.c.graphs) + "x" + std::to_string(r.c.nodes) + "x" +
+                             std::to_string(r.c.hypotheses) + "x" + std::to_string(r.c.lms);
+    const double monty = monty_reference_ms(r.c);
+    char monty_text[32];
+    std::snprintf(monty_text, sizeof monty_text, std::isfinite(monty_measured_ms(r.c)) ? "%.1f" : "(%.1f)", monty);
+    std::fprintf(stderr, "%-16s %5.1f %9.3f %9.3f %10.3g %10.3f %7.3f %10s %7.1f %8.1f %8.2f\n", name.c_str(), r.load,
+                 r.cpu_ms, r.cpu_core_ms, r.cpu_hyp_per_s, r.gpu_ms, r.cpu_ms / r.gpu_ms, monty_text, monty / r.cpu_ms,
+                 monty / r.cpu_core_ms, monty / r.gpu_ms);
+  }
+}
 
 int bench(const weft::cli::Args& args) {
   weft::hyp::BenchOptions o;
@@ -157,11 +194,16 @@ int bench(const weft::cli::Args& args) {
   dopt.select = args.get("device");
   const auto device = weft::Device::open(dopt);
 
+  std::vector<BenchRow> rows;
   for (const BenchCase& c : cases) {
+    BenchRow row{c};
     o.nodes = c.nodes;
     o.umbilical = int(c.hypotheses / c.nodes);
     o.graphs = c.graphs;
     o.lms = c.lms;
+    // The machine may be shared: the load says how much of it the wall times had.
+    double load[1] = {NAN};
+    if (getloadavg(load, 1) == 1) row.load = load[0];
     weft::bench::Line line("monty.hypothesis_update", *device);
     line.str("updater", updater)
         .num("graphs", c.graphs)
@@ -170,7 +212,8 @@ int bench(const weft::cli::Args& args) {
         .num("lms", c.lms)
         .num("hypotheses_total", double(c.hypotheses) * c.graphs * c.lms)
         .num("k", o.k)
-        .num("steps", o.steps);
+        .num("steps", o.steps)
+        .num("loadavg_1min", row.load);
     double cpu_ms = NAN, gpu_ms = NAN;
     if (which != "vulkan") {
       const weft::hyp::BenchResult r = weft::hyp::run_synthetic_bench(o);
@@ -178,7 +221,11 @@ int bench(const weft::cli::Args& args) {
       line.num("cpu_threads", r.threads)
           .num("cpu_tested_per_step", r.tested_per_step)
           .num("cpu_ms_per_step", cpu_ms)
+          .num("cpu_ms_per_step_median", r.median_seconds_per_step * 1e3)
+          .num("cpu_core_ms_per_step", r.process_cpu_seconds_per_step * 1e3)
           .num("cpu_hypotheses_per_s", r.hypotheses_per_second);
+      row.cpu_hyp_per_s = r.hypotheses_per_second;
+      row.cpu_core_ms = r.process_cpu_seconds_per_step * 1e3;
     }
     if (which != "cpu") try {
       weft::hyp::VulkanBackend vk(*device);
@@ -190,6 +237,7 @@ int bench(const weft::cli::Args& args) {
       line.num("vulkan_tested_per_step", r.tested_per_step)
           .num("vulkan_gpu_ms_per_step", gpu_ms)
           .num("vulkan_wall_ms_per_step", r.seconds_per_step * 1e3)
+          .num("vulkan_wall_ms_per_step_median", r.median_seconds_per_step * 1e3)
           .num("vulkan_hypotheses_per_s", r.tested_per_step / (r.device_seconds_per_step));
       // Where the GPU time goes, per kind of stage (timestamps after every stage).
       for (const weft::KindTime& k : weft::stage_times_by_kind(vk.program()->exe->program(), vk.last_step_timings()))
@@ -200,10 +248,15 @@ int bench(const weft::cli::Args& args) {
     line.num("cpu_over_vulkan_gpu", cpu_ms / gpu_ms)
         .num("monty_numpy_ms_per_step", monty_measured_ms(c))
         .num("monty_numpy_ms_per_step_estimated", monty_estimated_ms(c))
-        .num("cpu_speedup_vs_monty", monty_estimated_ms(c) / cpu_ms)
-        .num("vulkan_gpu_speedup_vs_monty", monty_estimated_ms(c) / gpu_ms)
+        .str("monty_numpy_reference", std::isfinite(monty_measured_ms(c)) ? "spec" : "estimate")
+        .num("cpu_speedup_vs_monty", monty_reference_ms(c) / cpu_ms)
+        .num("cpu_core_speedup_vs_monty", monty_reference_ms(c) / row.cpu_core_ms)
+        .num("vulkan_gpu_speedup_vs_monty", monty_reference_ms(c) / gpu_ms)
         .print();
+    row.cpu_ms = cpu_ms, row.gpu_ms = gpu_ms;
+    rows.push_back(row);
   }
+  print_table(rows, device->info().name);
   return 0;
 }
 

@@ -27,6 +27,10 @@ struct BenchResult {
   unsigned threads = 0;
   size_t hypotheses_per_graph = 0;   // after initialisation
   double seconds_per_step = 0;       // mean over the timed steps, dispatch + wait (wall clock)
+  // The median step: on a shared machine other processes' bursts inflate the mean, not this.
+  double median_seconds_per_step = 0;
+  // Mean CPU time of the whole process per step (all threads; on lavapipe its worker threads too).
+  double process_cpu_seconds_per_step = 0;
   double hypotheses_per_second = 0;  // tested hypotheses over all LMs and graphs per wall second
   double tested_per_step = 0;        // mean tested hypotheses over all LMs and graphs
   double device_seconds_per_step = std::numeric_limits<double>::quiet_NaN();  // from `device_seconds`

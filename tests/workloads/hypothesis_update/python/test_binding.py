@@ -505,7 +505,9 @@ def test_vulkan_backend_follows_cpu():
 # ---------------------------------------------------------------- example
 
 
-def test_example_runs():
-    r = subprocess.run([sys.executable, str(EXAMPLE), "--steps", "4"], capture_output=True, text=True, timeout=120)
+@pytest.mark.parametrize("backend", ["cpu", "vulkan"])
+def test_example_runs(backend):
+    r = subprocess.run([sys.executable, str(EXAMPLE), "--backend", backend, "--steps", "4"],
+                       capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "most likely" in r.stdout
