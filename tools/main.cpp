@@ -26,7 +26,7 @@ struct Subcommand {
 };
 const Subcommand kSubcommands[] = {
     {"run", weft_cmd_run, false},
-    {"monty", weft_cmd_monty, false},
+    {"monty", weft_cmd_monty, true},
     {"gnn", weft_cmd_gnn, true},
     {"dsp", weft_cmd_dsp, true},
     {"game", weft_cmd_game, true},

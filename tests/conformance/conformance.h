@@ -39,6 +39,7 @@ std::vector<Case> gnn_cases();
 std::vector<Case> dsp_cases();
 std::vector<Case> game_cases();
 std::vector<Case> physics_cases();
+std::vector<Case> hypothesis_update_cases();
 
 struct CaseReport {
   std::string name;

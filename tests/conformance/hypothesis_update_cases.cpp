@@ -1,0 +1,169 @@
+// The hypothesis-update workload (Monty's evidence updates) on the device against independent
+// references: Monty's own recorded fixture runs (../shared/fixtures/monty, skipped when absent)
+// and the float64 CPU backend on a synthetic scene with every updater feature at once.
+//
+// Tolerances are those of workloads/hypothesis_update/vulkan_tolerance.h, where they are
+// derived: evidence-valued arrays 1e-4 absolute, geometry 1e-6, every decision exact (nearest
+// neighbour sets, removed / added ids, ages, burst steps, sampled nodes, the most likely
+// hypothesis up to recorded ties within 1e-4).
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <sstream>
+
+#include "conformance.h"
+#include "cpu_backend.h"
+#include "fixture_replay.h"
+#include "synthetic_bench.h"
+#include "vulkan_backend.h"
+#include "vulkan_tolerance.h"
+
+namespace weft::conformance {
+
+namespace {
+
+using namespace weft::hyp;
+
+const char* kTolerance = "vulkan_tolerance.h: evidence 1e-4 abs, geometry 1e-6 abs, decisions exact";
+
+std::string str(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+Case replay_case(const std::string& run, bool exact_search) {
+  Case c;
+  c.name = "monty.replay_" + run + (exact_search ? "" : "_grid");
+  c.tolerance = kTolerance;
+  c.run = [run, exact_search](Device& dev) {
+    const std::string dir = std::string(WEFT_MONTY_FIXTURES_DIR) + "/" + run;
+    if (!std::filesystem::exists(dir + "/run.json")) return Result::skip("fixture " + dir + " not found");
+    ReplayOptions o;
+    o.device = &dev;
+    o.tie_tolerance = kVulkanEvidenceTolerance;
+    o.trace_kernel = exact_search;  // the kernel trace compares Monty's neighbour ids: exact search
+    const ReplayReport report = replay_fixture_run(dir, o);
+    double worst = 0;
+    size_t compared = 0;
+    for (const auto& step : report.steps)
+      for (const auto& a : step.arrays) {
+        ++compared;
+        const double tol = vulkan_replay_tolerance(a.array);
+        if (!(a.max_abs_error <= tol))
+          return Result::fail("step " + std::to_string(step.step) + " " + a.graph + " " + a.array + ": error " +
+                                  str(a.max_abs_error) + " > " + str(tol) + (a.note.empty() ? "" : " (" + a.note + ")"),
+                              a.max_abs_error);
+        if (tol > 0) worst = std::max(worst, a.max_abs_error);
+      }
+    return Result::pass(std::to_string(report.steps.size()) + " steps, " + std::to_string(compared) +
+                            " arrays within tolerance",
+                        worst);
+  };
+  return c;
+}
+
+// Two LMs stacked in one program (burst sampling with the "all" threshold, the default updater
+// with the median threshold), each over two surface graphs, 12 steps with a no-op step for LM 1,
+// against the float64 CPU backend step by step.
+Result burst_and_median_vs_cpu(Device& dev) {
+  CpuBackend cpu(1);
+  VulkanBackend vk(dev);
+  UpdaterConfig burst;
+  burst.kind = UpdaterKind::BurstSampling;
+  burst.threshold = ThresholdConfig::parse("all");
+  burst.features = {{"hsv", {0.1, 0.2, 0.2}, {1, 0.5, 0.5}, true}, {"principal_curvatures_log", {1, 1}, {1, 1}, false}};
+  burst.curvature_feature = 1;
+  burst.burst.sampling_burst_duration = 3;
+  burst.burst.slope_min_age = 3;
+  burst.burst.deletion_trigger_slope = 1.2;
+  UpdaterConfig median = burst;
+  median.kind = UpdaterKind::Default;
+  median.threshold = ThresholdConfig::parse("median");
+  const ObjectGraph a = sphere_surface_graph("a", 300, 1), b = sphere_surface_graph("b", 220, 2);
+  for (HypothesisBackend* be : {static_cast<HypothesisBackend*>(&cpu), static_cast<HypothesisBackend*>(&vk)}) {
+    be->add_graph(a);
+    be->add_graph(b);
+    be->add_learning_module(burst, {0, 1});
+    be->add_learning_module(median, {1, 0});
+  }
+  double worst = 0;
+  size_t removed = 0;
+  for (int step = 0; step < 12; ++step) {
+    std::vector<StepInput> inputs;
+    for (int lm = 0; lm < 2; ++lm) {
+      if (lm == 1 && step == 5) continue;
+      StepInput in;
+      in.lm = lm;
+      const size_t node = size_t(step * 17 + lm * 5) % a.num_nodes, prev = size_t((step - 1) * 17 + lm * 5) % a.num_nodes;
+      if (step > 0)
+        in.displacement = std::array<double, 3>{a.pos[node * 3] - a.pos[prev * 3], a.pos[node * 3 + 1] - a.pos[prev * 3 + 1],
+                                                a.pos[node * 3 + 2] - a.pos[prev * 3 + 2]};
+      ChannelInput ch;
+      // The sensed frame is the node's frame turned by a small rotation about a tilted axis, as a
+      // real sensor's noise would: exactly aligned vectors are where float32 loses the most
+      // (vulkan_tolerance.h), and a sensor never delivers them.
+      const double angle = 0.02 + 0.01 * step, axis[3] = {0.6, 0.0, 0.8};
+      const double c = std::cos(angle), sn = std::sin(angle);
+      for (int r = 0; r < 3; ++r) {
+        const double* v = a.pose_vectors.data() + node * 9 + size_t(r) * 3;
+        const double d = axis[0] * v[0] + axis[1] * v[1] + axis[2] * v[2];
+        const double x[3] = {axis[1] * v[2] - axis[2] * v[1], axis[2] * v[0] - axis[0] * v[2], axis[0] * v[1] - axis[1] * v[0]};
+        for (int i = 0; i < 3; ++i)
+          ch.pose_vectors[size_t(r * 3 + i)] = v[i] * c + x[i] * sn + axis[i] * d * (1 - c);  // Rodrigues
+      }
+      ch.pose_fully_defined = step % 3 != 0;
+      ch.features.assign(a.features.begin() + long(node * 5), a.features.begin() + long(node * 5 + 5));
+      in.channels.push_back(ch);
+      inputs.push_back(in);
+    }
+    cpu.dispatch(inputs);
+    vk.dispatch(inputs);
+    cpu.wait();
+    vk.wait();
+    const std::string at = "step " + std::to_string(step);
+    for (int lm = 0; lm < 2; ++lm) {
+      for (int g = 0; g < 2; ++g) {
+        const HypothesisArrays x = vk.hypotheses(lm, g), r = cpu.hypotheses(lm, g);
+        const std::string where = at + " LM " + std::to_string(lm) + " graph " + std::to_string(g);
+        if (x.size() != r.size())
+          return Result::fail(where + ": " + std::to_string(x.size()) + " hypotheses, CPU " + std::to_string(r.size()));
+        for (size_t h = 0; h < x.size(); ++h) {
+          const double e = std::abs(x.evidence[h] - r.evidence[h]);
+          worst = std::max(worst, e);
+          if (!(e <= kVulkanEvidenceTolerance)) return Result::fail(where + ": evidence error " + str(e), e);
+          for (int i = 0; i < 3; ++i)
+            if (!(std::abs(x.locations[h * 3 + size_t(i)] - r.locations[h * 3 + size_t(i)]) <= kVulkanGeometryTolerance))
+              return Result::fail(where + ": location of hypothesis " + std::to_string(h));
+        }
+        const BurstTelemetry xt = vk.burst_telemetry(lm, g), rt = cpu.burst_telemetry(lm, g);
+        if (xt.removed_ids != rt.removed_ids || xt.added_ids != rt.added_ids || xt.ages != rt.ages ||
+            xt.burst_steps_in_step != rt.burst_steps_in_step)
+          return Result::fail(where + ": burst telemetry (removed/added ids, ages or burst steps) differs");
+        removed += rt.removed_ids.size();
+        if (vk.step_info(lm, g).tested != cpu.step_info(lm, g).tested)
+          return Result::fail(where + ": tested " + std::to_string(vk.step_info(lm, g).tested) + ", CPU " +
+                              std::to_string(cpu.step_info(lm, g).tested));
+      }
+      const MostLikely x = vk.most_likely(lm), r = cpu.most_likely(lm);
+      if (x.graph != r.graph || x.hypothesis != r.hypothesis)
+        return Result::fail(at + " LM " + std::to_string(lm) + ": most likely hypothesis differs");
+    }
+  }
+  if (removed == 0) return Result::fail("no hypothesis was ever deleted: the case did not exercise deletion");
+  return Result::pass("12 steps, 2 LMs x 2 graphs, " + std::to_string(removed) + " deletions, ids identical", worst);
+}
+
+}  // namespace
+
+std::vector<Case> hypothesis_update_cases() {
+  std::vector<Case> cases;
+  for (const char* run : {"default_cylinder", "default_sphere", "burst_cylinder", "burst_sphere"}) {
+    cases.push_back(replay_case(run, true));
+    cases.push_back(replay_case(run, false));
+  }
+  cases.push_back({"monty.burst_and_median_vs_cpu", kTolerance, burst_and_median_vs_cpu});
+  return cases;
+}
+
+}  // namespace weft::conformance
