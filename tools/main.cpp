@@ -14,6 +14,7 @@ int weft_cmd_run(int argc, char** argv);
 int weft_cmd_monty(int argc, char** argv);
 int weft_cmd_gnn(int argc, char** argv);
 int weft_cmd_dsp(int argc, char** argv);
+int weft_cmd_db(int argc, char** argv);
 
 namespace {
 
@@ -27,6 +28,7 @@ const Subcommand kSubcommands[] = {
     {"monty", weft_cmd_monty, false},
     {"gnn", weft_cmd_gnn, true},
     {"dsp", weft_cmd_dsp, true},
+    {"db", weft_cmd_db, true},
 };
 
 const Subcommand* find_subcommand(const std::string& name) {
@@ -50,7 +52,7 @@ const char* kUsage =
     "  info [--device SEL] [--json]            devices, limits, features and the default choice\n"
     "  conformance [--device SEL|all] [--filter TEXT] [--report FILE.json] [--junit FILE.xml]\n"
     "              [--validation] [--list]     run the conformance cases and print a table\n"
-    "  bench engine|gnn|dsp [--device SEL] [--stages N] [--reps N] [--copy-mib N] [--submits N]\n"
+    "  bench engine|gnn|dsp|db [--device SEL] [--stages N] [--reps N] [--copy-mib N] [--submits N]\n"
     "                                          benchmarks as JSON lines\n"
     "  run MANIFEST.toml [--device SEL] [--out DIR] [--runs N] [--dry-run]\n"
     "                                          run a workload manifest (no C++ needed)\n"
@@ -58,6 +60,8 @@ const char* kUsage =
     "                                          streaming FFT filter chain vs FFTW\n"
     "  gnn demo|bench [--nodes N --edges E --features F --layers L --seed S]\n"
     "                                          graph neural network vs its CPU reference\n"
+    "  db query --table NAME=FILE.csv ... \"SQL\" [--format table|csv] [--header] [--explain] [--check]\n"
+    "  db demo|bench [--orders N] [--rows N,N]  SQL on CSV tables on the device, checked against SQLite\n"
     "  monty replay RUN_DIR [--objects DIR] [--backend cpu|vulkan]\n"
     "                                          replay a Monty fixture run, print errors per step\n"
     "\n"
@@ -76,7 +80,7 @@ int cmd_bench(int argc, char** argv) {
   o.select = args.get("device");
   auto dev = Device::open(o);
   if (which == "engine") return bench::bench_engine(*dev, args);
-  fail(ErrorCode::BadInput, "unknown benchmark '" + which + "' (known: engine, gnn, dsp)");
+  fail(ErrorCode::BadInput, "unknown benchmark '" + which + "' (known: engine, gnn, dsp, db)");
 }
 
 }  // namespace
