@@ -317,11 +317,17 @@ Plan plan_query(const Query& q, const Database& db) {
   }
   if (q.join) {
     for (const ExprPtr& c : on) {
-      BExprPtr bc = b.bind(*c, false);
-      if (!plan.join && bc->kind == BExpr::Compare && bc->op == "=" && bc->args[0]->kind == BExpr::Col &&
-          bc->args[1]->kind == BExpr::Col && bc->args[0]->side != bc->args[1]->side) {
-        const BExpr& l = bc->args[0]->side == 0 ? *bc->args[0] : *bc->args[1];
-        const BExpr& r = bc->args[0]->side == 0 ? *bc->args[1] : *bc->args[0];
+      // The key: the first column = column between the two sides (bound one by one, so that a
+      // type mismatch is reported as such rather than hidden behind a conversion).
+      BExprPtr x, y;
+      if (!plan.join && c->kind == ExprKind::Binary && c->op == "=" && c->args[0]->kind == ExprKind::Column &&
+          c->args[1]->kind == ExprKind::Column) {
+        x = b.bind(*c->args[0], false);
+        y = b.bind(*c->args[1], false);
+      }
+      if (x && y && x->side != y->side) {
+        const BExpr& l = x->side == 0 ? *x : *y;
+        const BExpr& r = x->side == 0 ? *y : *x;
         if (l.type != r.type || l.type == Type::Float)
           err(*c, "join keys must both be int or both be text (got " + std::string(type_name(l.type)) + " and " +
                       type_name(r.type) + ")");

@@ -14,7 +14,8 @@ void main() {
   const uint out_count = pc.user[6], out0 = pc.user[7], out1 = pc.user[8], mask = pc.user[9], err = pc.user[10];
   const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   for (uint i = gl_GlobalInvocationID.x; i < n; i += stride) {
-    const uint r0 = db_row(in0, i), r1 = in1 == DB_NONE ? 0u : globals_u[in1 + i];
+    // A scan of side 1 has one list: its rows are side-1 rows, so r1 follows r0 there.
+    const uint r0 = db_row(in0, i), r1 = in1 == DB_NONE ? r0 : globals_u[in1 + i];
     bool pass = true;
     if (ninstr > 0u) {
       uvec2 v;

@@ -12,7 +12,7 @@ void main() {
   const uint in0 = pc.user[4], in1 = pc.user[5], out_values = pc.user[6], out_nulls = pc.user[7], err = pc.user[8];
   const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   for (uint i = gl_GlobalInvocationID.x; i < n; i += stride) {
-    const uint r0 = in0 == DB_NONE ? i : globals_u[in0 + i], r1 = in1 == DB_NONE ? 0u : globals_u[in1 + i];
+    const uint r0 = in0 == DB_NONE ? i : globals_u[in0 + i], r1 = in1 == DB_NONE ? r0 : globals_u[in1 + i];
     uvec2 v;
     bool is_null;
     db_eval(code, ninstr, desc, err, r0, r1, i, v, is_null);
