@@ -224,6 +224,15 @@ int run_bench(int argc, char** argv) {
       std::sort(lite.begin(), lite.end());
       const double g = gpu[gpu.size() / 2], s = lite[lite.size() / 2];
       const QueryStats st = dq.stats();
+      // Where the GPU time goes: the three most expensive kinds of stage.
+      std::vector<KindTime> kinds = stage_times_by_kind(dq.executable().program(), dq.executable().timings());
+      std::sort(kinds.begin(), kinds.end(), [](const KindTime& x, const KindTime& y) { return x.ns > y.ns; });
+      std::string top;
+      for (size_t k = 0; k < std::min<size_t>(3, kinds.size()); ++k) {
+        char buf[96];
+        std::snprintf(buf, sizeof(buf), "%s%s %.2f ms", k ? ", " : "", kinds[k].kind.c_str(), kinds[k].ns / 1e6);
+        top += buf;
+      }
       weft::bench::Line(std::string("db.") + q.name, *dev)
           .num("rows", double(n))
           .num("gpu_ms", g * 1e3)
@@ -234,6 +243,7 @@ int run_bench(int argc, char** argv) {
           .num("join_strategy", st.join_strategy)
           .boolean("agrees_with_sqlite", diff.empty())
           .num("runs", runs)
+          .str("top_stages", top)
           .print();
     }
   }

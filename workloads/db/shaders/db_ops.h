@@ -32,7 +32,7 @@
 #define DB_CMP_GT 4u
 #define DB_CMP_GE 5u
 
-#define DB_STACK 16u       /* deepest stack an expression may need */
+#define DB_STACK 16u      /* deepest stack an expression may need */
 #define DB_INSTR_WORDS 4u
 #define DB_MAX_INSTR 256u  /* per expression */
 
