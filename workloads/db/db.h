@@ -83,7 +83,8 @@ struct QueryOptions {
   // Expected build-side rows: above this the cardinality rule switches the join from the nested
   // loop to the hash join on the device.
   uint32_t join_threshold = 64;
-  uint64_t join_capacity = 0;  // joined rows the output holds (0: rows of both sides)
+  uint64_t join_capacity = 0;   // joined rows the output holds (0: rows of both sides)
+  uint64_t group_capacity = 0;  // groups the group table holds (0: min(input rows, 65536))
 };
 
 struct QueryStats {

@@ -302,21 +302,37 @@ class Builder {
     p_.add_stage(st);
   }
 
+  // A key or aggregate argument: a base-table column read through the input's row-id lists, or
+  // a computed column (side 2) that a project stage fills first.
+  struct ColRef {
+    uint32_t values = DB_NONE, nulls = DB_NONE, side = kSideDirect;
+    std::vector<Range> ranges;
+  };
+  ColRef column_ref(const BExpr& e, const RowSet& in, InstanceId inst, const std::string& name, uint64_t cap) {
+    if (e.kind == BExpr::Col && e.side != kSideDirect) {
+      const uint32_t d = desc_base_[e.side] + e.column;
+      return {descs_[d * DB_DESC_WORDS], descs_[d * DB_DESC_WORDS + 1], e.side, table_ranges_};
+    }
+    const Computed c = computed(name, cap);
+    project(e, in, c, inst, "project." + name, {});
+    return {c.values, c.nulls, kSideDirect, c.ranges};
+  }
+
   RowSet aggregate(const RowSet& in) {
     const InstanceId inst = *q_.aggregate;
     const uint64_t cap = std::max<uint64_t>(in.cap, 1);
+    // The group table is sized for min(rows, 65536) groups unless told; more groups set an
+    // error bit after counting them all, and the host rebuilds with the exact count.
+    const uint64_t gcap = std::max<uint64_t>(opt_.group_capacity ? opt_.group_capacity : std::min<uint64_t>(cap, 65536), 1);
+    q_.group_capacity = gcap;
     const size_t K = plan_.keys.size(), A = plan_.aggs.size();
-    std::vector<Computed> keys, args, gkeys, gaggs;
-    for (size_t k = 0; k < K; ++k) {
-      keys.push_back(computed("agg.key" + std::to_string(k), cap));
-      project(*plan_.keys[k], in, keys.back(), inst, "project.key" + std::to_string(k), {});
-    }
-    for (size_t a = 0; a < A; ++a) {
-      args.push_back(computed("agg.arg" + std::to_string(a), cap));
-      if (plan_.aggs[a].arg) project(*plan_.aggs[a].arg, in, args.back(), inst, "project.arg" + std::to_string(a), {});
-    }
-    for (size_t k = 0; k < K; ++k) gkeys.push_back(computed("group.key" + std::to_string(k), cap));
-    for (size_t a = 0; a < A; ++a) gaggs.push_back(computed("group.agg" + std::to_string(a), cap));
+    std::vector<ColRef> keys, args;
+    std::vector<Computed> gkeys, gaggs;
+    for (size_t k = 0; k < K; ++k) keys.push_back(column_ref(*plan_.keys[k], in, inst, "agg.key" + std::to_string(k), cap));
+    for (size_t a = 0; a < A; ++a)
+      args.push_back(plan_.aggs[a].arg ? column_ref(*plan_.aggs[a].arg, in, inst, "agg.arg" + std::to_string(a), cap) : ColRef{});
+    for (size_t k = 0; k < K; ++k) gkeys.push_back(computed("group.key" + std::to_string(k), gcap));
+    for (size_t a = 0; a < A; ++a) gaggs.push_back(computed("group.agg" + std::to_string(a), gcap));
     // Descriptors of the group table (side 2), in the planner's column order: keys, aggregates.
     for (size_t k = 0; k < K; ++k) set_desc(group_desc_[k], {gkeys[k].values, gkeys[k].nulls, kSideDirect, 0});
     for (size_t a = 0; a < A; ++a) set_desc(group_desc_[K + a], {gaggs[a].values, gaggs[a].nulls, kSideDirect, 0});
@@ -324,8 +340,9 @@ class Builder {
     // Tables the kernels read: keys (hashing), aggregates, key copies.
     std::vector<uint32_t> key_table, agg_table, keycopy_table;
     for (size_t k = 0; k < K; ++k) {
-      key_table.insert(key_table.end(), {keys[k].values, keys[k].nulls, key_type(plan_.keys[k]->type), 0});
-      keycopy_table.insert(keycopy_table.end(), {keys[k].values, keys[k].nulls, gkeys[k].values, gkeys[k].nulls, 0, 0, 0, 0});
+      key_table.insert(key_table.end(), {keys[k].values, keys[k].nulls, key_type(plan_.keys[k]->type), keys[k].side});
+      keycopy_table.insert(keycopy_table.end(),
+                           {keys[k].values, keys[k].nulls, gkeys[k].values, gkeys[k].nulls, keys[k].side, 0, 0, 0});
     }
     for (size_t a = 0; a < A; ++a) {
       const AggPlan& ag = plan_.aggs[a];
@@ -338,7 +355,8 @@ class Builder {
         case AggFn::Max: fn = f ? DB_AGG_MAX_F : DB_AGG_MAX_I; break;
         case AggFn::Avg: fn = f ? DB_AGG_AVG_F : DB_AGG_AVG_I; break;
       }
-      agg_table.insert(agg_table.end(), {fn, args[a].values, args[a].nulls, gaggs[a].values, gaggs[a].nulls, 0, 0, 0});
+      agg_table.insert(agg_table.end(),
+                       {fn, args[a].values, args[a].nulls, gaggs[a].values, gaggs[a].nulls, args[a].side, 0, 0});
     }
     const uint32_t ktw = word(seg("group.key_table", key_table.size() * 4));
     const uint32_t atw = word(seg("group.agg_table", agg_table.size() * 4));
@@ -351,20 +369,21 @@ class Builder {
     const uint32_t hw = word(seg("group.heads", heads * 4));
     const uint32_t slot_of_row = word(seg("group.slot_of_row", cap * 4));
     const uint32_t gid_of_slot = word(seg("group.gid_of_slot", heads * 4));
-    const uint32_t rep = word(seg("group.rep", cap * 4));
+    const uint32_t rep = word(seg("group.rep", gcap * 4));
     const uint32_t group_of_row = word(seg("group.group_of_row", cap * 4));
-    const uint32_t sizes = word(seg("group.sizes", cap * 4));
-    const uint32_t offsets = word(seg("group.offsets", cap * 4));
-    const uint32_t cursor = word(seg("group.cursor", cap * 4));
+    const uint32_t sizes = word(seg("group.sizes", gcap * 4));
+    const uint32_t offsets = word(seg("group.offsets", gcap * 4));
+    const uint32_t cursor = word(seg("group.cursor", gcap * 4));
     const uint32_t members = word(seg("group.members", cap * 4));
     const SlotId reduce_slot = p_.add_slot("group.reduce", {0, 1, 1});
     const uint32_t reduce_slot_word = p_.slot_word(reduce_slot);
 
     const std::vector<uint32_t> gpush = {in.count_word, uint32_t(K), ktw, hw, uint32_t(heads - 1), slot_of_row, gid_of_slot,
                                          counters_ + kGroups, rep, group_of_row, sizes, offsets, cursor, members,
-                                         reduce_slot_word};
+                                         reduce_slot_word, in.ids0, in.ids1, uint32_t(gcap), counters_ + kGroupsKept,
+                                         counters_ + kError};
     std::vector<Range> key_reads = in.ranges;
-    for (const Computed& c : keys) key_reads.insert(key_reads.end(), c.ranges.begin(), c.ranges.end());
+    for (const ColRef& c : keys) key_reads.insert(key_reads.end(), c.ranges.begin(), c.ranges.end());
     key_reads.push_back(range("group.key_table"));
     auto gstage = [&](const std::string& name, const char* k, std::vector<Range> rd, std::vector<Range> wr, uint32_t groups) {
       StageSpec st;
@@ -377,37 +396,41 @@ class Builder {
       st.writes = std::move(wr);
       p_.add_stage(st);
     };
-    fill("group.sizes", sizes, cap, 0, range("group.sizes"));
+    fill("group.sizes", sizes, gcap, 0, range("group.sizes"));
     if (K > 0) {
       fill("group.heads", hw, heads, DB_NONE, range("group.heads"));
       gstage("claim", "group_claim", key_reads, {range("group.heads"), range("group.slot_of_row")}, grid(cap));
       std::vector<Range> r2 = key_reads;
       r2.push_back(range("group.heads"));
       r2.push_back(range("group.slot_of_row"));
-      gstage("number", "group_number", r2, {range("group.gid_of_slot"), range("group.rep"), counter(kGroups)}, grid(cap));
+      gstage("number", "group_number", r2,
+             {range("group.gid_of_slot"), range("group.rep"), counter(kGroups), counter(kError)}, grid(cap));
       r2.push_back(range("group.gid_of_slot"));
       gstage("count", "group_count", r2, {range("group.group_of_row"), range("group.sizes")}, grid(cap));
       gstage("scan", "group_scan", {counter(kGroups), range("group.sizes")},
-             {range("group.offsets"), range("group.cursor"), p_.slot(reduce_slot)}, 1);
+             {range("group.offsets"), range("group.cursor"), counter(kGroupsKept), p_.slot(reduce_slot)}, 1);
       std::vector<Range> r3 = in.ranges;
       r3.push_back(range("group.group_of_row"));
       r3.push_back(range("group.cursor"));
       gstage("fill", "group_fill", r3, {range("group.cursor"), range("group.members")}, grid(cap));
     } else {
       gstage("single", "group_single", in.ranges,
-             {counter(kGroups), range("group.rep"), range("group.sizes"), range("group.offsets"), p_.slot(reduce_slot)}, 1);
+             {counter(kGroups), counter(kGroupsKept), range("group.rep"), range("group.sizes"), range("group.offsets"),
+              p_.slot(reduce_slot)},
+             1);
     }
     StageSpec red;
     red.name = "group.reduce";
     red.kernel = kernel("group_reduce");
     red.instance = inst;
     red.indirect = reduce_slot;
-    red.push = {counters_ + kGroups, offsets, sizes, K > 0 ? members : DB_NONE, uint32_t(A), atw, uint32_t(K), kcw, rep,
-                counters_ + kError};
-    red.reads = {counter(kGroups), range("group.offsets"), range("group.sizes"), range("group.members"), range("group.rep"),
-                 range("group.agg_table"), range("group.keycopy_table")};
-    for (const Computed& c : keys) red.reads.insert(red.reads.end(), c.ranges.begin(), c.ranges.end());
-    for (const Computed& c : args) red.reads.insert(red.reads.end(), c.ranges.begin(), c.ranges.end());
+    red.push = {counters_ + kGroupsKept, offsets, sizes, K > 0 ? members : DB_NONE, uint32_t(A), atw, uint32_t(K), kcw, rep,
+                counters_ + kError, in.ids0, in.ids1};
+    red.reads = {counter(kGroupsKept), range("group.offsets"), range("group.sizes"), range("group.members"),
+                 range("group.rep"), range("group.agg_table"), range("group.keycopy_table")};
+    red.reads.insert(red.reads.end(), in.ranges.begin(), in.ranges.end());
+    for (const ColRef& c : keys) red.reads.insert(red.reads.end(), c.ranges.begin(), c.ranges.end());
+    for (const ColRef& c : args) red.reads.insert(red.reads.end(), c.ranges.begin(), c.ranges.end());
     for (const Computed& c : gkeys) red.writes.insert(red.writes.end(), c.ranges.begin(), c.ranges.end());
     for (const Computed& c : gaggs) red.writes.insert(red.writes.end(), c.ranges.begin(), c.ranges.end());
     red.writes.push_back(counter(kError));
@@ -416,11 +439,11 @@ class Builder {
     q_.groups_word = counters_ + kGroups;
 
     RowSet out;
-    out.cap = cap;
-    out.count_word = counters_ + kGroups;
+    out.cap = gcap;
+    out.count_word = counters_ + kGroupsKept;
     out.ids0 = DB_NONE;
     out.ids1 = DB_NONE;
-    out.ranges = {counter(kGroups)};
+    out.ranges = {counter(kGroupsKept)};
     for (const Computed& c : gkeys) out.ranges.insert(out.ranges.end(), c.ranges.begin(), c.ranges.end());
     for (const Computed& c : gaggs) out.ranges.insert(out.ranges.end(), c.ranges.begin(), c.ranges.end());
     return out;

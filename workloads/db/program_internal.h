@@ -10,7 +10,7 @@
 namespace weft::db {
 
 // Counter words (segment "counters"), reset to 0 every run.
-enum Counter : uint32_t { kError, kScan0, kScan1, kJoined, kFiltered, kGroups, kFirst, kCount, kCounters };
+enum Counter : uint32_t { kError, kScan0, kScan1, kJoined, kFiltered, kGroups, kFirst, kCount, kGroupsKept, kCounters };
 
 // Rows flowing between stages: a count word and one row-id list per side (DB_NONE: identity /
 // absent), with the Globals ranges a reader must declare.
@@ -49,7 +49,7 @@ struct BuiltQuery {
   uint32_t counters_word = 0, code_word = 0, desc_word = 0;
   uint32_t output_count_word = 0, groups_word = 0xFFFFFFFFu, join_count_word = 0xFFFFFFFFu;
   uint32_t perm_word = 0xFFFFFFFFu, nested_slot_word = 0xFFFFFFFFu;
-  uint64_t output_cap = 0, join_capacity = 0, rows_scanned = 0;
+  uint64_t output_cap = 0, join_capacity = 0, group_capacity = 0, rows_scanned = 0;
 };
 
 void build_query(BuiltQuery& q, const Database& db, const Plan& plan, const QueryOptions& options);

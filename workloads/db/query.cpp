@@ -92,6 +92,12 @@ ResultSet DeviceQuery::run() {
       build();
       continue;
     }
+    if (counters[kError] & DB_ERROR_GROUP_CAPACITY) {
+      options_.group_capacity = uint64_t(counters[kGroups]);
+      ++rebuilds_;
+      build();
+      continue;
+    }
     if (counters[kError] & DB_ERROR_OVERFLOW) fail(ErrorCode::BadInput, "db: integer overflow");
     if (counters[kError] & DB_ERROR_STACK) fail(ErrorCode::BadInput, "db: expression stack overflow on the device");
     break;

@@ -132,13 +132,18 @@ TEST_CASE("db device: joins agree with SQLite under both strategies the cardinal
   CHECK(big.join_build_rows == 200);
 }
 
-TEST_CASE("db device: a join output larger than planned is rebuilt to fit and still agrees") {
+TEST_CASE("db device: join outputs and group tables larger than planned are rebuilt to fit and still agree") {
   ValidationClean clean;
   QueryOptions small;
   small.join_capacity = 16;
   const QueryStats s = check_query("SELECT a.id, b.id FROM orders a JOIN orders b ON a.qty = b.qty WHERE a.id < 100 AND b.id < 300", small);
   CHECK(s.rebuilds == 1);
   CHECK(s.joined_rows > 16);
+  QueryOptions few;
+  few.group_capacity = 4;  // 50 qty values do not fit: counted on the device, rebuilt to fit
+  const QueryStats g = check_query("SELECT qty, COUNT(*), SUM(amount) FROM orders GROUP BY qty ORDER BY qty", few);
+  CHECK(g.rebuilds == 1);
+  CHECK(g.groups == 50);
 }
 
 TEST_CASE("db device: COUNT = 0 raises the anomaly status through the regulator rule") {

@@ -9,8 +9,9 @@ void main() {
   const uint n = globals_u[pc.user[0]];
   const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   for (uint i = gl_GlobalInvocationID.x; i < n; i += stride) {
+    // After a capacity overflow the group ids are not all valid; the run is discarded then.
     const uint g = globals_u[pc.user[6] + globals_u[pc.user[5] + i]];
-    globals_u[pc.user[9] + i] = g;
-    atomicAdd(globals_u[pc.user[10] + g], 1u);
+    globals_u[pc.user[9] + i] = g < pc.user[17] ? g : DB_NONE;
+    if (g < pc.user[17]) atomicAdd(globals_u[pc.user[10] + g], 1u);
   }
 }

@@ -10,6 +10,6 @@ void main() {
   const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   for (uint i = gl_GlobalInvocationID.x; i < n; i += stride) {
     const uint g = globals_u[pc.user[9] + i];
-    globals_u[pc.user[13] + atomicAdd(globals_u[pc.user[12] + g], 1u)] = i;
+    if (g < pc.user[17]) globals_u[pc.user[13] + atomicAdd(globals_u[pc.user[12] + g], 1u)] = i;
   }
 }

@@ -12,8 +12,12 @@ void main() {
     const uint s = globals_u[pc.user[5] + i];
     if (globals_u[pc.user[3] + s] == i) {
       const uint g = atomicAdd(globals_u[pc.user[7]], 1u);
-      globals_u[pc.user[6] + s] = g;
-      globals_u[pc.user[8] + g] = i;
+      if (g < pc.user[17]) {
+        globals_u[pc.user[6] + s] = g;
+        globals_u[pc.user[8] + g] = i;
+      } else {
+        db_error(pc.user[19], DB_ERROR_GROUP_CAPACITY);  // counted on: the host rebuilds to fit
+      }
     }
   }
 }

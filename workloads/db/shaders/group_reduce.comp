@@ -7,9 +7,11 @@
 // SQLite); SUM/AVG of floats and AVG of ints accumulate in double.
 //
 // push: 0 group count word, 1 offsets, 2 sizes, 3 members (DB_NONE: identity), 4 number of
-// aggregates, 5 aggregate table (8 words each: fn, arg values, arg nulls, out values, out nulls),
-// 6 number of keys, 7 key table (8 words each: src values, src nulls, out values, out nulls),
-// 8 representative rows, 9 error word.
+// aggregates, 5 aggregate table (8 words each: fn, arg values, arg nulls, out values, out nulls,
+// arg side), 6 number of keys, 7 key table (8 words each: src values, src nulls, out values,
+// out nulls, src side), 8 representative rows, 9 error word, 10/11 row-id lists of sides 0/1.
+// Side 0/1 columns are base-table columns reached through the row-id lists; side 2 computed
+// columns are indexed by input position.
 #include "db.glsl"
 
 layout(local_size_x = 64) in;
@@ -27,6 +29,12 @@ bool add_overflows(int64_t x, int64_t y, out int64_t r) {
   return ((x ^ r) & (y ^ r)) < 0l;
 }
 
+uint pos_row(uint side, uint pos) {
+  if (side == 2u) return pos;
+  if (side == 1u && pc.user[11] != DB_NONE) return globals_u[pc.user[11] + pos];
+  return db_row(pc.user[10], pos);
+}
+
 bool better(uint fn, uvec2 cand, uvec2 cur) {
   if (fn == DB_AGG_MIN_I) return db_as_int(cand) < db_as_int(cur);
   if (fn == DB_AGG_MAX_I) return db_as_int(cand) > db_as_int(cur);
@@ -41,12 +49,13 @@ void main() {
     const uint begin = globals_u[pc.user[1] + g], size = globals_u[pc.user[2] + g];
     for (uint a = 0u; a < naggs; ++a) {
       const uint fn = globals_u[aggs + 8u * a], vals = globals_u[aggs + 8u * a + 1u], nulls = globals_u[aggs + 8u * a + 2u];
+      const uint side = globals_u[aggs + 8u * a + 5u];
       int64_t si = 0l;
       double sf = 0.0;
       uvec2 best = uvec2(0u);
       uint cnt = 0u, ovf = 0u;
       for (uint m = t; m < size; m += 64u) {
-        const uint row = db_row(members, begin + m);
+        const uint row = pos_row(side, db_row(members, begin + m));
         if (fn == DB_AGG_COUNT_STAR) {
           ++cnt;
           continue;
@@ -115,8 +124,9 @@ void main() {
       const uint rep = globals_u[pc.user[8] + g];
       for (uint k = 0u; k < nkeys; ++k) {
         const uint src = globals_u[keys + 8u * k], src_nulls = globals_u[keys + 8u * k + 1u];
-        const bool n = db_bit(src_nulls, rep);
-        db_store2(globals_u[keys + 8u * k + 2u] + 2u * g, n ? uvec2(0u) : db_load2(src + 2u * rep));
+        const uint row = pos_row(globals_u[keys + 8u * k + 4u], rep);
+        const bool n = db_bit(src_nulls, row);
+        db_store2(globals_u[keys + 8u * k + 2u] + 2u * g, n ? uvec2(0u) : db_load2(src + 2u * row));
         db_set_bit(globals_u[keys + 8u * k + 3u], g, n);
       }
     }

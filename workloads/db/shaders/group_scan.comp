@@ -9,7 +9,7 @@ layout(local_size_x = 256) in;
 shared uint partial[256];
 
 void main() {
-  const uint G = globals_u[pc.user[7]], t = gl_LocalInvocationID.x;
+  const uint G = min(globals_u[pc.user[7]], pc.user[17]), t = gl_LocalInvocationID.x;
   const uint chunk = (G + 255u) / 256u, begin = min(t * chunk, G), end = min(begin + chunk, G);
   uint sum = 0u;
   for (uint g = begin; g < end; ++g) sum += globals_u[pc.user[10] + g];
@@ -27,5 +27,8 @@ void main() {
     globals_u[pc.user[12] + g] = run;
     run += globals_u[pc.user[10] + g];
   }
-  if (t == 0u) weft_set_control_word(pc.user[14], min(G, 65535u));
+  if (t == 0u) {
+    globals_u[pc.user[18]] = G;
+    weft_set_control_word(pc.user[14], min(G, 65535u));
+  }
 }

@@ -8,6 +8,7 @@ layout(local_size_x = 1) in;
 
 void main() {
   globals_u[pc.user[7]] = 1u;
+  globals_u[pc.user[18]] = 1u;
   globals_u[pc.user[8]] = 0u;
   globals_u[pc.user[10]] = globals_u[pc.user[0]];
   globals_u[pc.user[11]] = 0u;
