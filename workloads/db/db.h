@@ -97,7 +97,8 @@ struct QueryStats {
   uint32_t aggregate_status = 0;  // Metrics status of the aggregate instance (1: anomaly)
   uint32_t rows_out = 0;
   uint32_t output_status = 0;     // Metrics status of the output instance (1: anomaly)
-  uint32_t rebuilds = 0;          // program rebuilt with a larger join output
+  uint32_t rebuilds = 0;          // program rebuilt with a larger join output or group table
+  uint32_t submissions = 0;       // command-buffer submissions of the last run() (1 unless rebuilt)
   double gpu_ns = 0;              // GPU-timestamp time of the last run
 };
 
@@ -125,6 +126,7 @@ class DeviceQuery {
   std::unique_ptr<BuiltQuery> built_;
   std::unique_ptr<Executable> exe_;
   uint32_t rebuilds_ = 0;
+  uint32_t submissions_ = 0;
 };
 
 // Seeded table pair for demos, tests and benchmarks: orders(id, customer, amount, qty, region)

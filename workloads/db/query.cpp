@@ -81,8 +81,10 @@ void DeviceQuery::build() {
 void DeviceQuery::replay() { exe_->run(); }
 
 ResultSet DeviceQuery::run() {
+  submissions_ = 0;
   for (;;) {
-    exe_->run();
+    exe_->run();  // the whole query, join strategy switch included, is one submission
+    ++submissions_;
     uint32_t counters[kCounters];
     exe_->read(Binding::Globals, uint64_t(built_->counters_word) * 4, counters, sizeof(counters));
     if (counters[kError] & DB_ERROR_JOIN_CAPACITY) {
@@ -144,6 +146,7 @@ QueryStats DeviceQuery::stats() {
   QueryStats s;
   s.rows_scanned = built_->rows_scanned;
   s.rebuilds = rebuilds_;
+  s.submissions = submissions_;
   if (built_->join) {
     const abi::WeftMetrics m = exe_->metrics(*built_->join);
     s.join_build_rows = m.counters[DB_COUNTER_ROWS_IN];

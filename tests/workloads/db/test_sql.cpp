@@ -101,6 +101,26 @@ TEST_CASE("db sql: malformed or unsupported SQL names line and column") {
             .find("nested too deeply") != std::string::npos);
 }
 
+// Operator chains are parsed by loops, so their height is bounded separately: a chain of 60000
+// terms overflowed the stack in the planner (and kept one copy of its text per node) before.
+TEST_CASE("db sql: long operator chains are refused with line and column, not a stack overflow") {
+  auto chain = [](const std::string& op, size_t n) {
+    std::string s = "1";
+    for (size_t k = 1; k < n; ++k) s += op + "1";
+    return s;
+  };
+  const std::string deep = "(more than 1000 levels of operators)";
+  CHECK(error_of("SELECT " + chain("+", 60000) + " FROM items") == "sql:1:8: expression nested too deeply " + deep);
+  CHECK(error_of("SELECT id FROM items\nWHERE " + chain(" AND ", 20000)) == "sql:2:7: expression nested too deeply " + deep);
+  CHECK(error_of("SELECT id FROM items ORDER BY " + chain("<", 5000)) == "sql:1:31: expression nested too deeply " + deep);
+  CHECK(error_of("SELECT SUM(" + chain("*", 3000) + ") FROM items") == "sql:1:12: expression nested too deeply " + deep);
+  // Below the bound the chain parses, and the bytecode limit refuses it.
+  const Database db = small_db();
+  const Plan p = plan_sql("SELECT " + chain("-", 900) + " FROM items", db);
+  CHECK_THROWS_WITH_AS(compile_expr(*p.outputs[0], [](uint32_t s, uint32_t c) { return s * 64 + c; }),
+                       doctest::Contains("more than 256"), Error);
+}
+
 // The fuzz targets' calls (workloads/db/fuzz): any input plans or throws weft::Error.
 TEST_CASE("db sql/csv: fuzz regressions load or fail cleanly") {
   namespace fs = std::filesystem;

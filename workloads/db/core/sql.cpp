@@ -31,6 +31,11 @@ struct Token {
 };
 
 constexpr size_t kMaxDepth = 200;  // nesting bound: deep input is an error, not a stack overflow
+// Height bound of an expression tree. Operator chains (a + b + c ...) are parsed by loops, not
+// recursion, so kMaxDepth does not see them, but everything after the parser walks the tree
+// recursively (a chain of 60000 '+' overflowed the stack). The bound is far above anything that
+// compiles: a compiled expression holds at most DB_MAX_INSTR (256) instructions.
+constexpr size_t kMaxHeight = 1000;
 
 [[noreturn]] void err(size_t line, size_t col, const std::string& msg) {
   fail(ErrorCode::BadInput, "sql:" + std::to_string(line) + ":" + std::to_string(col) + ": " + msg);
@@ -144,7 +149,7 @@ const char* kReserved[] = {"SELECT", "FROM", "WHERE", "GROUP", "BY", "ORDER", "L
 
 class Parser {
  public:
-  explicit Parser(const std::string& sql) : sql_(sql), toks_(lex(sql)) {}
+  explicit Parser(const std::string& sql) : sql_(std::make_shared<const std::string>(sql)), toks_(lex(sql)) {}
 
   Query query() {
     Query q;
@@ -262,7 +267,12 @@ class Parser {
   }
   ExprPtr finish(ExprPtr e, size_t begin_tok) {
     const size_t b = toks_[begin_tok].begin, end = toks_[pos_ > begin_tok ? pos_ - 1 : begin_tok].end;
-    e->text = sql_.substr(b, end - b);
+    e->source = sql_;
+    e->begin = b;
+    e->end = end;
+    for (const ExprPtr& a : e->args) e->height = std::max(e->height, a->height + 1);
+    if (e->height > kMaxHeight)
+      err(e->line, e->col, "expression nested too deeply (more than " + std::to_string(kMaxHeight) + " levels of operators)");
     return e;
   }
   struct Depth {
@@ -454,7 +464,7 @@ class Parser {
     return finish(e, b);
   }
 
-  const std::string& sql_;
+  std::shared_ptr<const std::string> sql_;
   std::vector<Token> toks_;
   size_t pos_ = 0;
   size_t depth_ = 0;

@@ -37,7 +37,12 @@ struct Expr {
   bool star = false;     // COUNT(*)
   std::vector<ExprPtr> args;
   size_t line = 0, col = 0;  // where it starts
-  std::string text;          // source text (column names of the result)
+  size_t height = 1;         // levels of operators below and including this node
+  // Source text (column names of the result, error messages): offsets into the shared query
+  // text, so that a long operator chain does not hold one copy of its text per node.
+  std::shared_ptr<const std::string> source;
+  size_t begin = 0, end = 0;
+  std::string text() const { return source ? source->substr(begin, end - begin) : std::string(); }
 };
 
 struct SelectItem {
