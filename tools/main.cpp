@@ -16,6 +16,7 @@ int weft_cmd_gnn(int argc, char** argv);
 int weft_cmd_dsp(int argc, char** argv);
 int weft_cmd_game(int argc, char** argv);
 int weft_cmd_physics(int argc, char** argv);
+int weft_cmd_db(int argc, char** argv);
 
 namespace {
 
@@ -31,6 +32,7 @@ const Subcommand kSubcommands[] = {
     {"dsp", weft_cmd_dsp, true},
     {"game", weft_cmd_game, true},
     {"physics", weft_cmd_physics, true},
+    {"db", weft_cmd_db, true},
 };
 
 const Subcommand* find_subcommand(const std::string& name) {
@@ -66,6 +68,8 @@ const char* kUsage =
     "                                          batched connect-four search vs an exhaustive solver\n"
     "  physics demo|bench [--model lj|sph|both --particles N --steps S --sizes N1,N2]\n"
     "                                          particles (LJ gas, SPH dam break) vs their CPU reference\n"
+    "  db query --table NAME=FILE.csv ... \"SQL\" [--format table|csv] [--header] [--explain] [--check]\n"
+    "  db demo|bench [--orders N] [--rows N,N]  SQL on CSV tables on the device, checked against SQLite\n"
     "  monty replay RUN_DIR [--objects DIR] [--backend cpu|vulkan]\n"
     "                                          replay a Monty fixture run, print errors per step\n"
     "\n"

@@ -40,6 +40,7 @@ std::vector<Case> dsp_cases();
 std::vector<Case> game_cases();
 std::vector<Case> physics_cases();
 std::vector<Case> hypothesis_update_cases();
+std::vector<Case> db_cases();
 
 struct CaseReport {
   std::string name;
