@@ -62,7 +62,8 @@ int replay(const weft::cli::Args& args) {
   options.trace_kernel = !args.flag("no-kernel-trace");
   const weft::hyp::ReplayReport report = weft::hyp::replay_fixture_run(args.positional[1], options);
 
-  const std::string where = vulkan ? "vulkan (" + device->info().name + ")" : "cpu, " + std::to_string(report.threads) + " threads";
+  const std::string where =
+      vulkan ? "vulkan (" + device->info().name + ")" : "cpu, " + std::to_string(report.threads) + " threads";
   std::printf("run %s (%s), backend %s, tolerance %.0e\n", report.run.c_str(), report.updater.c_str(), where.c_str(),
               tolerance);
   double total_seconds = 0;
@@ -151,9 +152,9 @@ struct BenchRow {
 };
 
 // The same figures for people, on stderr so stdout stays JSON lines. Monty's figures in
-// parentheses are the linear estimate, not a measurement.
-// CPU core-ms is the CPU backend's process CPU time (all threads): the wall time it would take on
-// one otherwise idle core, which a loaded machine does not inflate.
+// parentheses are the linear estimate, not a measurement. core-ms is the CPU backend's process CPU
+// time (all threads): the wall time it would take on one otherwise idle core, which a loaded
+// machine inflates far less than wall time.
 void print_table(const std::vector<BenchRow>& rows, const std::string& device) {
   std::fprintf(stderr, "\nMonty hypothesis updates, %s (ms per step; x = speedup over Monty's numpy)\n", device.c_str());
   std::fprintf(stderr, "%-16s %5s %9s %9s %10s %10s %7s %10s %7s %8s %8s\n", "GxNxHxL", "load", "CPU ms",
