@@ -14,6 +14,8 @@
 #include "test_tokenizer.h"
 
 namespace weft::token_vm::test {
+using weft::test::error_code_of;
+using weft::test::error_message_of;
 
 // Appends a pattern spelled by `text` (token = byte, so both forms are the same symbols).
 inline uint32_t pattern(Workflow& w, const std::string& text) {
