@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "device.h"
+#include "device_vm.h"
 #include "machine.h"
 #include "random_workflow.h"
 #include "reference.h"
@@ -46,7 +46,7 @@ struct Pair {
   Machine ref, dev;
   Pair(const Workflow& w, const Tokenizer& tok, const VmConfig& c, uint32_t steps_per_submit = 1)
       : ref(w, tok, std::make_unique<Reference>(w, c)),
-        dev(w, tok, std::make_unique<DeviceVm>(weft::test::device(), w, c, DeviceOptions{steps_per_submit, 0})) {}
+        dev(w, tok, std::make_unique<DeviceVm>(weft::test::device(), w, c, DeviceVmOptions{steps_per_submit, 0})) {}
 };
 
 // Per-step records of every stream must be the same on both, and so must the final state.

@@ -98,7 +98,7 @@ TEST_CASE("token_vm differential: the device sampler equals the CPU sampler, N s
     for (uint32_t b = 0; b < c.batch; ++b)  // make the alphabet likely
       for (const char* a = kRandomAlphabet; *a; ++a) logits[size_t(b) * V + uint8_t(*a)] += 6.0f;
     Machine ref(rw.workflow, tok, std::make_unique<Reference>(rw.workflow, c));
-    Machine dev(rw.workflow, tok, std::make_unique<DeviceVm>(weft::test::device(), rw.workflow, c, DeviceOptions{8, V}));
+    Machine dev(rw.workflow, tok, std::make_unique<DeviceVm>(weft::test::device(), rw.workflow, c, DeviceVmOptions{8, V}));
     register_tools(ref, rw.workflow);
     register_tools(dev, rw.workflow);
     const SamplerConfig sampler{k < 2 ? uint32_t(TVM_SAMPLE_ARGMAX) : uint32_t(TVM_SAMPLE_QUANTIZED), 1234u + k, 4.0f};

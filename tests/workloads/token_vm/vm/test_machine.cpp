@@ -170,7 +170,7 @@ TEST_CASE("token_vm machine: bad input is refused with BadInput naming it") {
   VmConfig small = c;
   small.capture_capacity = 3;  // below the Output zone's timeout of 16
   CHECK(error_code_of([&] { Reference r(w, small); }) == ErrorCode::BadInput);
-  CHECK(error_code_of([&] { DeviceVm d(weft::test::device(), w, c, DeviceOptions{0, 0}); }) == ErrorCode::BadInput);
+  CHECK(error_code_of([&] { DeviceVm d(weft::test::device(), w, c, DeviceVmOptions{0, 0}); }) == ErrorCode::BadInput);
 }
 
 }  // namespace

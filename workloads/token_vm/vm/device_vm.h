@@ -13,14 +13,14 @@
 
 namespace weft::token_vm {
 
-struct DeviceOptions {
+struct DeviceVmOptions {
   uint32_t steps_per_submit = 1;
   uint32_t sampler_vocab = 0;  // V of the logits rows; 0: no sampler stages
 };
 
 class DeviceVm final : public Backend {
  public:
-  DeviceVm(Device& device, const Workflow& workflow, const VmConfig& config, const DeviceOptions& options = {});
+  DeviceVm(Device& device, const Workflow& workflow, const VmConfig& config, const DeviceVmOptions& options = {});
   ~DeviceVm() override;
 
   const StateLayout& layout() const override { return layout_; }
@@ -44,7 +44,7 @@ class DeviceVm final : public Backend {
 
   Workflow w_;
   VmConfig config_;
-  DeviceOptions options_;
+  DeviceVmOptions options_;
   StateLayout layout_;
   weft::Loop loop_;
   std::unique_ptr<Executable> exe_;

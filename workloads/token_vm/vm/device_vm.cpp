@@ -1,4 +1,4 @@
-#include "device.h"
+#include "device_vm.h"
 
 #include <cstring>
 
@@ -66,7 +66,7 @@ uint64_t heap_words(const Workflow& w, const VmConfig& c) {
 
 }  // namespace
 
-DeviceVm::DeviceVm(Device& device, const Workflow& workflow, const VmConfig& config, const DeviceOptions& options)
+DeviceVm::DeviceVm(Device& device, const Workflow& workflow, const VmConfig& config, const DeviceVmOptions& options)
     : w_(workflow), config_(resolve_config(workflow, config)), options_(options), layout_(w_, config_) {
   const uint32_t N = options_.steps_per_submit, B = config_.batch, V = options_.sampler_vocab;
   if (N == 0 || N > 4096)
