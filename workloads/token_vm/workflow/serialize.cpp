@@ -177,6 +177,9 @@ Workflow workflow_from_json(std::string_view text, const std::string& source) {
     const size_t colon = what.rfind(": ");
     fail(ErrorCode::BadInput, source + ":" + line_col(text, e.byte == 0 ? 0 : e.byte - 1) + ": malformed JSON" +
                                   (colon == std::string::npos ? "" : what.substr(colon)));
+  } catch (const json::exception& e) {
+    // Not a syntax error but still unreadable, e.g. a number too large for a double (1e999).
+    fail(ErrorCode::BadInput, source + ": unreadable JSON: " + e.what());
   }
   const Reader r(source);
   const std::string top = "workflow";
