@@ -14,6 +14,7 @@ int weft_cmd_run(int argc, char** argv);
 int weft_cmd_monty(int argc, char** argv);
 int weft_cmd_gnn(int argc, char** argv);
 int weft_cmd_dsp(int argc, char** argv);
+int weft_cmd_tokenvm_vm(int argc, char** argv);
 
 namespace {
 
@@ -27,6 +28,7 @@ const Subcommand kSubcommands[] = {
     {"monty", weft_cmd_monty, false},
     {"gnn", weft_cmd_gnn, true},
     {"dsp", weft_cmd_dsp, true},
+    {"tokenvm", weft_cmd_tokenvm_vm, true},
 };
 
 const Subcommand* find_subcommand(const std::string& name) {
@@ -50,7 +52,7 @@ const char* kUsage =
     "  info [--device SEL] [--json]            devices, limits, features and the default choice\n"
     "  conformance [--device SEL|all] [--filter TEXT] [--report FILE.json] [--junit FILE.xml]\n"
     "              [--validation] [--list]     run the conformance cases and print a table\n"
-    "  bench engine|gnn|dsp [--device SEL] [--stages N] [--reps N] [--copy-mib N] [--submits N]\n"
+    "  bench engine|gnn|dsp|tokenvm [--device SEL] [--stages N] [--reps N] [--copy-mib N] [--submits N]\n"
     "                                          benchmarks as JSON lines\n"
     "  run MANIFEST.toml [--device SEL] [--out DIR] [--runs N] [--dry-run]\n"
     "                                          run a workload manifest (no C++ needed)\n"
@@ -58,6 +60,10 @@ const char* kUsage =
     "                                          streaming FFT filter chain vs FFTW\n"
     "  gnn demo|bench [--nodes N --edges E --features F --layers L --seed S]\n"
     "                                          graph neural network vs its CPU reference\n"
+    "  tokenvm run WORKFLOW.json [--batch B] [--steps N] [--tokens scripted FILE|random|sampler] [--seed S]\n"
+    "          [--steps-per-submit N] [--backend device|cpu]\n"
+    "                                          run a compiled token VM workflow, print extractions\n"
+    "  tokenvm bench [--steps N] [--reps R]    token VM step cost vs its CPU reference (JSON lines)\n"
     "  monty replay RUN_DIR [--objects DIR] [--backend cpu|vulkan]\n"
     "                                          replay a Monty fixture run, print errors per step\n"
     "\n"
@@ -76,7 +82,7 @@ int cmd_bench(int argc, char** argv) {
   o.select = args.get("device");
   auto dev = Device::open(o);
   if (which == "engine") return bench::bench_engine(*dev, args);
-  fail(ErrorCode::BadInput, "unknown benchmark '" + which + "' (known: engine, gnn, dsp)");
+  fail(ErrorCode::BadInput, "unknown benchmark '" + which + "' (known: engine, gnn, dsp, tokenvm)");
 }
 
 }  // namespace

@@ -81,7 +81,9 @@ const char* source_name(uint32_t source);
 struct SamplerConfig {
   uint32_t mode = TVM_SAMPLE_ARGMAX;  // argmax (ties: lowest id) or quantized sampling
   uint32_t seed = 0;
-  float scale = 16.0f;                // quantized: q = floor((logit - max) * scale)
+  // quantized: q = floor((logit - max) * scale), weight 2^(q/16): scale = 16 / (T ln 2) for
+  // temperature T (23.08 is T = 1); logits more than 16 octaves below the maximum get weight 0.
+  float scale = 23.0831f;
 };
 
 // A VM over B streams. Both implementations run the same step on the same state layout, so
