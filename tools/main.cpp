@@ -14,6 +14,7 @@ int weft_cmd_run(int argc, char** argv);
 int weft_cmd_monty(int argc, char** argv);
 int weft_cmd_gnn(int argc, char** argv);
 int weft_cmd_dsp(int argc, char** argv);
+int weft_cmd_tokenvm(int argc, char** argv);
 
 namespace {
 
@@ -27,6 +28,7 @@ const Subcommand kSubcommands[] = {
     {"monty", weft_cmd_monty, false},
     {"gnn", weft_cmd_gnn, true},
     {"dsp", weft_cmd_dsp, true},
+    {"tokenvm", weft_cmd_tokenvm, false},
 };
 
 const Subcommand* find_subcommand(const std::string& name) {
@@ -58,6 +60,9 @@ const char* kUsage =
     "                                          streaming FFT filter chain vs FFTW\n"
     "  gnn demo|bench [--nodes N --edges E --features F --layers L --seed S]\n"
     "                                          graph neural network vs its CPU reference\n"
+    "  tokenvm compile PROMPTS.toml|DIR [--program FLOW.toml] [--resource NAME=VALUE] [--tokenizer tokenizer.json]\n"
+    "              [--match token|byte] [--dump] [--dot FILE]\n"
+    "                                          UDPL prompts + flow -> token VM zone table (lint, dump, DOT)\n"
     "  monty replay RUN_DIR [--objects DIR] [--backend cpu|vulkan]\n"
     "                                          replay a Monty fixture run, print errors per step\n"
     "\n"
