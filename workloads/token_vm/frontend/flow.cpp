@@ -33,6 +33,7 @@ struct ZoneProto {
   uint32_t timeout = 1;
   uint32_t block = 0;
   uint32_t zone_in_block = 0;
+  bool closed = false;  // the forced text ends with the close pattern: the model never writes here
 };
 
 struct Exit {
@@ -149,7 +150,7 @@ class Lowering {
           text, ps, block_where(s.file, s.name, b.source_block, b.line, "text") + " (placeholders resolved)",
           placeholders ? warnings_ : nullptr);
       for (uint32_t k = 0; k < split.zones.size(); ++k)
-        zones.push_back({tokenize(split.zones[k]), k, b.zone_tags[k], b.timeout, bi, k});
+        zones.push_back({tokenize(split.zones[k]), k, b.zone_tags[k], b.timeout, bi, k, split.zones[k].closed});
     }
     return compiled_[index] = std::move(zones);
   }
@@ -188,7 +189,23 @@ class Lowering {
     return pending;
   }
 
+  // A decision, capture or feed on a zone whose forced text already ends with its close pattern
+  // does nothing useful: the forced pattern leaves the zone before the model or the feed speaks.
+  void warn_if_forced(const Program::Step& s) {
+    if (!warnings_ || !sequence_zones(s.sequence).back().closed) return;
+    static const char* const kWhat[] = {"", "the model never chooses the loop exit (only the bounds decide)",
+                                        "the model never chooses the branch (always the then-branch)",
+                                        "nothing generated is captured", "no input is fed"};
+    static const char* const kKind[] = {"run", "loop", "when", "capture", "feed"};
+    const std::string& name = p_.config.sequences[s.sequence];
+    const std::string w = "flow: " + std::string(kKind[int(s.kind)]) + " '" + name + "': the last zone of sequence '" +
+                          name + "' is fully forced (its text ends with '" + p_.config.zone_patterns.back() + "'), so " +
+                          kWhat[int(s.kind)];
+    if (std::find(warnings_->begin(), warnings_->end(), w) == warnings_->end()) warnings_->push_back(w);
+  }
+
   Exits lower(const Program::Step& s, const Exits& pending) {
+    if (s.kind != Program::Kind::Run) warn_if_forced(s);  // compiles the sequence if needed; emit reuses it
     switch (s.kind) {
       case Program::Kind::Run:
       case Program::Kind::Capture:

@@ -340,3 +340,40 @@ tags = [[]]
                  "p.toml: [config]: field 'zone_patterns[1]': pattern '[0123456789012345678901234567890123]' is 36 tokens long; "
                  "the matcher takes 1..32");
 }
+
+TEST_CASE("token_vm frontend: a decision, capture or feed on a fully forced zone is a warning") {
+  auto ps = prompts_from(R"([config]
+zone_patterns = ["[A]", "[E]"]
+valid_tags = []
+default_max_token_length = 4
+sequences = ["open", "forced"]
+control_pattern = "[J]"
+tools = ["calc"]
+[[open]]
+text = "q[A]"
+tags = [[]]
+[[forced]]
+text = "q[A]done[E]"
+tags = [[]]
+)");
+  std::vector<std::string> warnings;
+  Program quiet(ps);
+  quiet.loop("open", 0, 2, [](Program& b) { b.run("forced"); }).capture("open", "calc").feed("open").run("forced");
+  quiet.compile(ByteTokenizer(), {}, {}, &warnings);
+  CHECK(warnings.empty());
+
+  Program loud(ps);
+  loud.loop("forced", 0, 2, [](Program& b) { b.run("open"); })
+      .when("forced", {}, {})
+      .capture("forced", "calc")
+      .feed("forced")
+      .loop("forced", 1, 1, [](Program& b) { b.run("open"); });  // the same warning once
+  loud.compile(ByteTokenizer(), {}, {}, &warnings);
+  REQUIRE(warnings.size() == 4);
+  CHECK(warnings[0] == "flow: loop 'forced': the last zone of sequence 'forced' is fully forced (its text ends with '[E]'), "
+                       "so the model never chooses the loop exit (only the bounds decide)");
+  CHECK_CONTAINS(warnings[1], "flow: when 'forced': ");
+  CHECK_CONTAINS(warnings[1], "always the then-branch");
+  CHECK_CONTAINS(warnings[2], "nothing generated is captured");
+  CHECK_CONTAINS(warnings[3], "no input is fed");
+}
