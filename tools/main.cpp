@@ -14,7 +14,7 @@ int weft_cmd_run(int argc, char** argv);
 int weft_cmd_monty(int argc, char** argv);
 int weft_cmd_gnn(int argc, char** argv);
 int weft_cmd_dsp(int argc, char** argv);
-int weft_cmd_tokenvm_vm(int argc, char** argv);
+int weft_cmd_tokenvm(int argc, char** argv);
 
 namespace {
 
@@ -28,7 +28,7 @@ const Subcommand kSubcommands[] = {
     {"monty", weft_cmd_monty, false},
     {"gnn", weft_cmd_gnn, true},
     {"dsp", weft_cmd_dsp, true},
-    {"tokenvm", weft_cmd_tokenvm_vm, true},
+    {"tokenvm", weft_cmd_tokenvm, true},
 };
 
 const Subcommand* find_subcommand(const std::string& name) {
@@ -60,10 +60,13 @@ const char* kUsage =
     "                                          streaming FFT filter chain vs FFTW\n"
     "  gnn demo|bench [--nodes N --edges E --features F --layers L --seed S]\n"
     "                                          graph neural network vs its CPU reference\n"
-    "  tokenvm run WORKFLOW.json [--batch B] [--steps N] [--tokens scripted FILE|random|sampler] [--seed S]\n"
-    "          [--steps-per-submit N] [--backend device|cpu]\n"
-    "                                          run a compiled token VM workflow, print extractions\n"
-    "  tokenvm bench [--steps N] [--reps R]    token VM step cost vs its CPU reference (JSON lines)\n"
+    "  tokenvm compile PROMPTS.toml|DIR [--program FLOW.toml] [--resource NAME=VALUE] [--tokenizer tokenizer.json]\n"
+    "              [--match token|byte] [--dump] [--dot FILE] [--out WORKFLOW.json]\n"
+    "                                          UDPL prompts + flow -> token VM zone table (lint, dump, DOT, save)\n"
+    "  tokenvm run PROMPTS.toml|DIR|WORKFLOW.json [--program FLOW.toml] [--batch B] [--steps N]\n"
+    "              [--tokens scripted FILE|random|sampler] [--seed S] [--steps-per-submit N] [--backend device|cpu]\n"
+    "                                          run a workflow over a batch, print extractions and decisions\n"
+    "  tokenvm fuzz-diff [--runs N] [--seed S] device vs CPU reference on random workflows and tokens\n"
     "  monty replay RUN_DIR [--objects DIR] [--backend cpu|vulkan]\n"
     "                                          replay a Monty fixture run, print errors per step\n"
     "\n"
