@@ -2,30 +2,11 @@
 // loops, escapes, tools, feeds) x random sampled streams biased to spell the patterns, run on
 // the device and on the CPU reference through the same host API; every step's token, tags,
 // pc, token_num and trigger bits, and the final state, must be bit-identical.
+#include "differential.h"
 #include "helpers.h"
 
 namespace weft::token_vm::test {
 namespace {
-
-// The host side of a run, identical for both machines: submissions of `chunk` steps; after
-// each, tool calls are resolved and waiting streams are sometimes given an input message.
-void drive(Machine& m, const std::vector<Token>& tokens, uint32_t steps, uint32_t chunk, uint32_t seed) {
-  std::mt19937 rng(seed);
-  const uint32_t B = m.batch();
-  for (uint32_t s = 0; s < steps; s += chunk) {
-    const uint32_t k = std::min(chunk, steps - s);
-    m.run(std::span<const Token>(tokens).subspan(size_t(s) * B, size_t(k) * B), k);
-    m.resolve_callbacks();
-    const std::vector<uint32_t> st = m.stream_status();
-    for (uint32_t b = 0; b < B; ++b)
-      if (st[b] == TVM_WAIT_TOOL && std::bernoulli_distribution(0.5)(rng)) {
-        std::string text;
-        for (uint32_t i = std::uniform_int_distribution<uint32_t>(0, 5)(rng); i > 0; --i)
-          text += kRandomAlphabet[std::uniform_int_distribution<uint32_t>(0, 7)(rng)];
-        m.feed(b, text);
-      }
-  }
-}
 
 void register_tools(Machine& m, const Workflow& w) {
   for (size_t t = 0; t < w.tools.size(); ++t)
@@ -35,43 +16,25 @@ void register_tools(Machine& m, const Workflow& w) {
     });
 }
 
+// `workflows` random workflows of `batch` streams each (differential.h); submissions of 1, 4
+// or 16 steps in turn.
 void differential(MatchMode mode, uint32_t workflows, uint32_t batch, uint32_t steps, uint32_t seed) {
   weft::test::ValidationClean clean;
-  uint64_t runs = 0, transitions = 0, calls = 0, feeds = 0, waits = 0;
+  DifferentialStats stats;
   for (uint32_t k = 0; k < workflows; ++k) {
-    std::mt19937 rng(seed + k);
-    const RandomWorkflow rw = random_workflow(rng, mode);
-    const TableTokenizer tok(rw.extra_vocab);
-    VmConfig c;
-    c.batch = batch;
-    c.feed_capacity = 8;
-    if (mode == MatchMode::Byte) c.vocab_bytes = vocab_bytes(tok);
-    const uint32_t chunk = std::array<uint32_t, 3>{1, 4, 16}[k % 3];
-    const std::vector<Token> tokens = random_tokens(rng, rw, batch, steps);
-    CAPTURE(k);
-    CAPTURE(chunk);
-    Pair p(rw.workflow, tok, c, chunk);
-    register_tools(p.ref, rw.workflow);
-    register_tools(p.dev, rw.workflow);
-    drive(p.ref, tokens, steps, chunk, seed * 7 + k);
-    drive(p.dev, tokens, steps, chunk, seed * 7 + k);
-    check_same(p.ref, p.dev);
-    runs += batch;
-    for (const auto& stream : p.ref.status())
-      for (const TraceRecord& r : stream) {
-        transitions += r.transition() != TVM_TR_NONE;
-        calls += (r.bits & TVM_CALL_READY) != 0;
-        feeds += r.source() == TVM_SRC_FEED;
-        waits += r.source() == TVM_SRC_WAIT;
-      }
+    const DifferentialRun run{seed + k, mode, batch, steps, std::array<uint32_t, 3>{1, 4, 16}[k % 3]};
+    CAPTURE(run.seed);
+    CAPTURE(run.steps_per_submit);
+    const std::string diff = differential_run(weft::test::device(), run, &stats);
+    if (!diff.empty()) FAIL(diff);
   }
-  MESSAGE(runs << " runs: " << transitions << " transitions, " << calls << " tool calls, " << feeds << " feed tokens, "
-               << waits << " waiting steps");
+  MESSAGE(workflows << " workflows, " << stats.streams << " stream runs: " << stats.transitions << " transitions, "
+                    << stats.calls << " tool calls, " << stats.feed_tokens << " feed tokens, " << stats.waits << " waiting steps");
   // The generator must actually exercise the machinery it claims to.
-  CHECK(transitions > runs);
-  CHECK(calls > 0);
-  CHECK(feeds > 0);
-  CHECK(waits > 0);
+  CHECK(stats.transitions > stats.streams);
+  CHECK(stats.calls > 0);
+  CHECK(stats.feed_tokens > 0);
+  CHECK(stats.waits > 0);
 }
 
 TEST_CASE("token_vm differential: token-level matching, device == reference bit-exact") {
