@@ -1,11 +1,19 @@
 // Tokenizers: the byte-level one, and the tokenizer.json byte-level BPE loader on a small
 // vocabulary written here (ids 0..255 the 256 byte symbols, then merge results, then added
-// tokens), with expectations worked out by hand from the merge ranks.
+// tokens), with expectations worked out by hand from the merge ranks, and random texts against
+// the Python GPT-2 reference encoder (bpe_reference.py).
 #include <doctest/doctest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <random>
+
+#include <nlohmann/json.hpp>
 
 #include "bpe_tokenizer.h"
 #include "byte_tokenizer.h"
@@ -237,4 +245,50 @@ TEST_CASE("token_vm frontend: malformed tokenizer.json names the key") {
   CHECK_CONTAINS(malformed(replace("\"content\": \"<tool>\"", "\"content\": \"\"")), "key 'added_tokens[1].content'");
   CHECK_CONTAINS(malformed(replace("\"id\": 301", "\"id\": 5")), "key 'added_tokens[1].id': id 5 already belongs to another token");
   CHECK_CONTAINS(malformed(replace("\"added_tokens\": [", "\"added_tokens\": 3, \"x\": [")), "key 'added_tokens': expected an array");
+}
+
+// An independent reference: bpe_reference.py runs GPT-2's encoder (the pre-tokenizer regex with
+// real Unicode classes from Python's `regex` module, rank-ordered merges) on the same
+// tokenizer.json. Random texts mix the merged words, digits, punctuation, contractions,
+// whitespace runs, non-ASCII letters and numbers, and the added tokens.
+TEST_CASE("token_vm frontend: BPE encodes random texts exactly as the Python GPT-2 reference") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("weft_bpe_reference_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path tok = dir / "tokenizer.json", in = dir / "inputs.jsonl", out = dir / "outputs.jsonl";
+  std::ofstream(tok) << tokenizer_json();
+
+  const std::vector<std::string> atoms = {"hello", "hell", "world", " world", "he", "ll", "b1", "ab", "12", "7", " ", "  ",
+                                          "\n", "\t", "\r\n", ",", "!", "?!", "'s", "'ll", "don't", "é", "日本", "٣", "Ⅻ",
+                                          "☃", "ß", "<|endoftext|>", "<tool>", "<", "|", "old", "or", "d", "w"};
+  std::mt19937 rng(2026);
+  std::vector<std::string> texts;
+  for (int i = 0; i < 400; ++i) {
+    std::string s;
+    for (int n = std::uniform_int_distribution<int>(0, 12)(rng); n > 0; --n)
+      s += atoms[std::uniform_int_distribution<size_t>(0, atoms.size() - 1)(rng)];
+    texts.push_back(s);
+  }
+  {
+    std::ofstream f(in);
+    for (const std::string& s : texts) f << nlohmann::json(s).dump() << "\n";
+  }
+  const std::string cmd = std::string("\"") + WEFT_PYTHON3 + "\" \"" + WEFT_TOKEN_VM_BPE_REFERENCE + "\" \"" + tok.string() + "\" \"" +
+                          in.string() + "\" > \"" + out.string() + "\"";
+  const int status = std::system(cmd.c_str());
+  REQUIRE_MESSAGE(WIFEXITED(status), cmd);
+  REQUIRE_MESSAGE(WEXITSTATUS(status) != 77, "bpe_reference.py needs the Python 'regex' module (python3-regex)");
+  REQUIRE_MESSAGE(WEXITSTATUS(status) == 0, cmd);
+
+  const BpeTokenizer t = bpe();
+  std::ifstream f(out);
+  size_t n = 0;
+  for (std::string line; std::getline(f, line); ++n) {
+    REQUIRE(n < texts.size());
+    CAPTURE(texts[n]);
+    const std::vector<Token> want = nlohmann::json::parse(line).at("ids").get<std::vector<Token>>();
+    CHECK(t.encode(texts[n]) == want);
+  }
+  CHECK(n == texts.size());
+  fs::remove_all(dir);
 }
