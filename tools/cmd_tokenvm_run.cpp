@@ -107,7 +107,7 @@ int run(int argc, char** argv) {
   const cli::Args a = cli::parse(int(rest.size()), rest.data(), 1,
                                  {"program", "tokenizer", "match", "pad", "batch", "steps", "tokens", "tokens-file", "seed",
                                   "steps-per-submit", "feed", "backend", "device"},
-                                 {});
+                                 {"check-reference"});
   if (a.positional.size() != 2) fail(ErrorCode::BadInput, std::string("run takes one prompt file, folder or WORKFLOW.json\n") + kUsage);
   const cli_source::Loaded l = cli_source::load(cli_source::source_from(a, resources));
   for (const std::string& warning : l.warnings) std::fprintf(stderr, "warning: %s\n", warning.c_str());
@@ -141,13 +141,27 @@ int run(int argc, char** argv) {
   }
   const char* backend_name = be->name();
   Machine m(w, tok, std::move(be));
-  for (const std::string& t : w.tools)
-    m.set_tool(t, [t](const std::string& text) { return t == "calculator" || t == "calc" ? calculator(text) : text + "\n"; });
-  if (a.options.count("feed"))
-    for (uint32_t b = 0; b < c.batch; ++b) m.feed(b, a.get("feed"));
+  // --check-reference: the CPU reference gets every host call the device gets, and must end
+  // with the same per-step records and state.
+  const bool check = a.flag("check-reference");
+  if (check && backend != "device") fail(ErrorCode::BadInput, "--check-reference compares the device backend with the CPU reference");
+  std::unique_ptr<Machine> ref = check ? std::make_unique<Machine>(w, tok, std::make_unique<Reference>(w, c)) : nullptr;
+  const auto both = [&](auto&& call) {
+    call(m);
+    if (ref) call(*ref);
+  };
+  both([&](Machine& x) {
+    for (const std::string& t : w.tools)
+      x.set_tool(t, [t](const std::string& text) { return t == "calculator" || t == "calc" ? calculator(text) : text + "\n"; });
+    if (a.options.count("feed"))
+      for (uint32_t b = 0; b < c.batch; ++b) x.feed(b, a.get("feed"));
+  });
 
   uint64_t tool_calls = 0;
-  const auto resolve = [&] { tool_calls += m.resolve_callbacks(); };
+  const auto resolve = [&] {
+    tool_calls += m.resolve_callbacks();
+    if (ref) ref->resolve_callbacks();
+  };
   if (source == "scripted") {
     std::vector<std::vector<Token>> lines;
     for (const std::string& s : script) {
@@ -161,7 +175,7 @@ int run(int argc, char** argv) {
         const std::vector<Token>& l = lines[b % lines.size()];
         t[b] = l[cursor[b] % l.size()];
       }
-      m.step(t);
+      both([&](Machine& x) { x.step(t); });
       for (uint32_t b = 0; b < c.batch; ++b) {
         const uint32_t src = m.status()[b].back().source();
         if (src == TVM_SRC_SAMPLED || src == TVM_SRC_TIMEOUT) ++cursor[b];
@@ -174,7 +188,7 @@ int run(int argc, char** argv) {
     for (uint32_t done = 0; done < steps && !m.done(); done += per_submit) {
       const uint32_t k = std::min(per_submit, steps - done);
       const std::vector<Token> t = random_tokens(rng, rw, c.batch, k);
-      m.run(t, k);
+      both([&](Machine& x) { x.run(t, k); });
       resolve();
     }
   } else {
@@ -192,7 +206,8 @@ int run(int argc, char** argv) {
       if (w.pad_token < V) logits[size_t(b) * V + w.pad_token] = -1e30f;
     }
     for (uint32_t done = 0; done < steps && !m.done(); done += per_submit) {
-      m.run_sampler(logits, V, SamplerConfig{TVM_SAMPLE_QUANTIZED, seed, 23.0831f}, std::min(per_submit, steps - done));
+      const uint32_t k = std::min(per_submit, steps - done);
+      both([&](Machine& x) { x.run_sampler(logits, V, SamplerConfig{TVM_SAMPLE_QUANTIZED, seed, 23.0831f}, k); });
       resolve();
     }
   }
@@ -201,6 +216,14 @@ int run(int argc, char** argv) {
               w.zones.size(), c.batch, backend_name, source.c_str(), (unsigned long long)m.steps_taken(),
               (unsigned long long)tool_calls);
   print_results(m, w);
+  if (ref) {
+    if (const std::string diff = difference(*ref, m); !diff.empty()) {
+      std::printf("reference check: DIFFERENT: %s\n", diff.c_str());
+      return 1;
+    }
+    std::printf("reference check: the CPU reference took the same %llu steps, identical records and final state\n",
+                (unsigned long long)ref->steps_taken());
+  }
   return 0;
 }
 

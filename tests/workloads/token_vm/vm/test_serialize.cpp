@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "helpers.h"
+#include "fuzz/fuzz_workflow_input.h"
 #include "serialize.h"
 
 namespace weft::token_vm::test {
@@ -100,21 +101,26 @@ TEST_CASE("token_vm serialize: malformed files are refused naming the key or the
   }
 }
 
-// Inputs the fuzzer once found troublesome (kept as files): each must load or be refused
-// with BadInput, never crash.
-TEST_CASE("token_vm serialize: fuzzer regression inputs are refused cleanly") {
+// Inputs the fuzzer once found troublesome (kept as files), and seeds: each goes through the fuzz
+// target's own check (load, validate, save round trip, a run on the CPU reference) and must pass
+// it or be refused with BadInput.
+TEST_CASE("token_vm serialize: fuzzer regression inputs load and run, or are refused cleanly") {
   const std::filesystem::path dir = WEFT_TOKEN_VM_FUZZ_CORPUS;
-  if (!std::filesystem::exists(dir)) return;
+  REQUIRE(std::filesystem::is_directory(dir));
+  size_t files = 0, loaded = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     std::ifstream f(entry.path(), std::ios::binary);
     const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
     CAPTURE(entry.path().string());
+    ++files;
     try {
-      workflow_from_json(text, entry.path().filename().string());
+      loaded += fuzz_detail::fuzz_workflow_input(text);
     } catch (const Error& e) {
       CHECK(e.code() == ErrorCode::BadInput);
     }
   }
+  CHECK(files >= 2);
+  MESSAGE(files << " regression inputs, " << loaded << " loaded and ran");
 }
 
 }  // namespace
