@@ -96,7 +96,17 @@ DeviceVm::DeviceVm(Device& device, const Workflow& workflow, const VmConfig& con
   const Range heap = p.segment(Binding::Heap, "tvm"), state = p.segment(Binding::Globals, "state");
   const Range sampled = p.segment(Binding::Globals, "sampled"), trace = p.segment(Binding::Globals, "trace");
   std::vector<std::array<uint32_t, 3>> shapes = {{groups_, 1, 1}};
-  if (V) shapes.push_back({groups_, 1, 1});
+  if (V) {
+    // The sampler runs one workgroup per stream, on a 2D grid when B exceeds the x limit.
+    const uint32_t max_x = device.info().max_workgroup_count[0] ? device.info().max_workgroup_count[0] : 65535u;
+    const uint32_t max_y = device.info().max_workgroup_count[1] ? device.info().max_workgroup_count[1] : 65535u;
+    sample_x_ = std::min(B, max_x);
+    const uint32_t y = (B + sample_x_ - 1) / sample_x_;
+    if (y > max_y)
+      fail(ErrorCode::BadInput, "token_vm: batch " + std::to_string(B) + " needs a " + std::to_string(sample_x_) + " x " +
+                                    std::to_string(y) + " sampler grid, over the device's workgroup count limits");
+    shapes.push_back({sample_x_, y, 1});
+  }
   loop_ = add_loop(p, "step", N, shapes, [&](Program& prog, const LoopIteration& it) {
     const uint32_t i = it.index;
     const Range sampled_i{Binding::Globals, sampled.offset + uint64_t(i) * B * 4, uint64_t(B) * 4};
@@ -126,6 +136,7 @@ DeviceVm::DeviceVm(Device& device, const Workflow& workflow, const VmConfig& con
   const std::vector<uint32_t> init = initial_state(layout_);
   exe_->write_segment(Binding::Globals, "state", init.data(), init.size() * 4);
   slot_x_.assign(size_t(N) * shapes.size(), groups_);
+  for (uint32_t i = 0; V && i < N; ++i) slot_x_[size_t(i) * shapes.size() + kSampleShape] = sample_x_;
 }
 
 DeviceVm::~DeviceVm() = default;
@@ -134,7 +145,7 @@ void DeviceVm::gate(uint32_t steps, bool sampler) {
   const uint32_t shapes = loop_.shapes;
   for (uint32_t i = 0; i < options_.steps_per_submit; ++i)
     for (uint32_t k = 0; k < shapes; ++k) {
-      const uint32_t x = (i < steps && (k == kStepShape || sampler)) ? groups_ : 0;
+      const uint32_t x = (i < steps && (k == kStepShape || sampler)) ? (k == kStepShape ? groups_ : sample_x_) : 0;
       uint32_t& cur = slot_x_[size_t(i) * shapes + k];
       if (cur != x) {
         exe_->set_control_word(exe_->program().slot_word(loop_.slot(i, k)), x);

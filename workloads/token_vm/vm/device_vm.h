@@ -50,7 +50,8 @@ class DeviceVm final : public Backend {
   std::unique_ptr<Executable> exe_;
   uint64_t state_offset_ = 0;  // bytes in Globals
   std::vector<uint32_t> slot_x_;  // the current x of every step slot (avoids rewriting Control)
-  uint32_t groups_ = 1;
+  uint32_t groups_ = 1;    // step workgroups (64 streams each)
+  uint32_t sample_x_ = 0;  // sampler workgroups in x (one per stream, 2D beyond the x limit)
 };
 
 }  // namespace weft::token_vm

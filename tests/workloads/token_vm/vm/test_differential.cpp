@@ -78,3 +78,58 @@ TEST_CASE("token_vm differential: the device sampler equals the CPU sampler, N s
 
 }  // namespace
 }  // namespace weft::token_vm::test
+
+namespace weft::token_vm::test {
+namespace {
+
+// A one-zone workflow that samples on every step: the trace's tokens are the sampler's draws.
+Workflow sampling_only() {
+  Workflow w;
+  w.pad_token = 70000;
+  zone(w, "", {.next_addr = 1, .flags = kAdvanceActive, .timeout = 1000, .close_pattern = pattern(w, "\x01\x02\x03")});
+  return w;
+}
+
+TEST_CASE("token_vm differential: sampler edge rows (ties, NaN, infinities, vocabularies not a multiple of 64)") {
+  weft::test::ValidationClean clean;
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  for (uint32_t V : {1u, 7u, 64u, 65u, 300u, 4099u}) {
+    std::mt19937 rng(V);
+    const Workflow w = sampling_only();
+    const TableTokenizer tok(std::vector<std::string>(V > 256 ? V - 256 : 0, "x"));
+    VmConfig c;
+    c.batch = 12;
+    std::vector<float> logits(size_t(c.batch) * V);
+    std::normal_distribution<float> normal(0.0f, 3.0f);
+    for (uint32_t b = 0; b < c.batch; ++b) {
+      float* row = &logits[size_t(b) * V];
+      for (uint32_t i = 0; i < V; ++i) row[i] = normal(rng);
+      switch (b) {
+        case 0: std::fill(row, row + V, 1.5f); break;                         // all tied: lowest index
+        case 1: row[0] = nan; break;                                           // NaN first: index 0
+        case 2: for (uint32_t i = 0; i < V; i += 3) row[i] = nan; if (V > 1) row[1] = 0.5f; break;
+        case 3: row[V - 1] = inf; if (V > 2) row[V / 2] = inf; break;          // tied infinities
+        case 4: std::fill(row, row + V, -inf); break;
+        case 5: for (uint32_t i = 0; i < V; ++i) row[i] = float(i % 5); break;  // many ties at the maximum
+        case 6: for (uint32_t i = 0; i < V; ++i) row[i] = -1000.0f * float(i); break;  // one token has all the weight
+        case 7: row[V / 3] = -0.0f; if (V > 1) row[V / 3 + (V / 3 + 1 < V)] = 0.0f; break;
+        default: break;
+      }
+    }
+    for (uint32_t mode : {uint32_t(TVM_SAMPLE_ARGMAX), uint32_t(TVM_SAMPLE_QUANTIZED)}) {
+      Machine ref(w, tok, std::make_unique<Reference>(w, c));
+      Machine dev(w, tok, std::make_unique<DeviceVm>(weft::test::device(), w, c, DeviceVmOptions{4, V}));
+      const SamplerConfig sampler{mode, 99u + V, 23.0831f};
+      for (int round = 0; round < 2; ++round) {
+        ref.run_sampler(logits, V, sampler, 4);
+        dev.run_sampler(logits, V, sampler, 4);
+      }
+      CAPTURE(V);
+      CAPTURE(mode);
+      check_same(ref, dev);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace weft::token_vm::test
