@@ -17,7 +17,7 @@ const char* const kUsage =
     "                        [--steps-per-submit N] [--feed TEXT] [--backend device|cpu] [--check-reference]\n"
     "                        [--device SEL]\n"
     "       weft tokenvm fuzz-diff [--runs N] [--batch B] [--steps N] [--seed S] [--device SEL]\n"
-    "       weft tokenvm bench [--device SEL] [--steps N] [--reps R]      (also: weft bench tokenvm)\n"
+    "       weft tokenvm bench [--device SEL] [--steps N] [--reps R] [--vocab V]   (also: weft bench tokenvm)\n"
     "  compile: without --program every declared sequence runs once, in order. --resource supplies\n"
     "    the standard and argument placeholders. Without --tokenizer the byte-level tokenizer is used.\n"
     "    --out saves the compiled workflow as JSON (what run also accepts).\n"
@@ -37,7 +37,8 @@ const char* const kUsage =
     "  fuzz-diff: N random workflows (default 500) x B streams (64) x steps (64), alternately\n"
     "    token and byte matching, 1/4/16 steps per submission: device vs the CPU reference,\n"
     "    bit-exact per step and final state; exits 1 on the first difference.\n"
-    "  bench: JSON lines, per-step cost at B = 64, 256, 1024, 4096 vs the CPU reference.\n";
+    "  bench: JSON lines, per-step cost at B = 64, 256, 1024, 4096 vs the CPU reference; the sampler\n"
+    "    rows use V logits per stream (default 256), with each sampler kernel.\n";
 
 }  // namespace weft::token_vm::cli_commands
 

@@ -96,8 +96,13 @@ DeviceVm::DeviceVm(Device& device, const Workflow& workflow, const VmConfig& con
   const Range heap = p.segment(Binding::Heap, "tvm"), state = p.segment(Binding::Globals, "state");
   const Range sampled = p.segment(Binding::Globals, "sampled"), trace = p.segment(Binding::Globals, "trace");
   std::vector<std::array<uint32_t, 3>> shapes = {{groups_, 1, 1}};
-  if (V) {
-    // The sampler runs one workgroup per stream, on a 2D grid when B exceeds the x limit.
+  const bool rows = V && (options_.sampler_kernel == SamplerKernel::PerRow ||
+                          (options_.sampler_kernel == SamplerKernel::Auto && V >= kRowSamplerMinVocab));
+  if (V && !rows) {
+    sample_x_ = groups_;
+    shapes.push_back({groups_, 1, 1});
+  } else if (V) {
+    // One workgroup per stream, on a 2D grid when B exceeds the x limit.
     const uint32_t max_x = device.info().max_workgroup_count[0] ? device.info().max_workgroup_count[0] : 65535u;
     const uint32_t max_y = device.info().max_workgroup_count[1] ? device.info().max_workgroup_count[1] : 65535u;
     sample_x_ = std::min(B, max_x);
@@ -113,7 +118,7 @@ DeviceVm::DeviceVm(Device& device, const Workflow& workflow, const VmConfig& con
     if (V) {
       StageSpec s;
       s.name = "sample";
-      s.kernel = kernel("sample");
+      s.kernel = kernel(rows ? "sample_rows" : "sample");
       s.instance = inst;
       s.push = {header, i};
       s.reads = {heap, prog.segment(Binding::Globals, "logits"), prog.segment(Binding::Globals, "sampler")};

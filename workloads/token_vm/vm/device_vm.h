@@ -13,9 +13,17 @@
 
 namespace weft::token_vm {
 
+// Which sampler kernel: one invocation per stream walking its row (sample.comp; cheap for small
+// vocabularies and on CPU drivers, where workgroup barriers are costly), or one workgroup per
+// stream splitting the row (sample_rows.comp; for large vocabularies on GPUs). Both give the
+// CPU sampler's bits.
+enum class SamplerKernel : uint32_t { Auto, PerStream, PerRow };
+inline constexpr uint32_t kRowSamplerMinVocab = 4096;  // Auto picks PerRow from this V on
+
 struct DeviceVmOptions {
   uint32_t steps_per_submit = 1;
   uint32_t sampler_vocab = 0;  // V of the logits rows; 0: no sampler stages
+  SamplerKernel sampler_kernel = SamplerKernel::Auto;
 };
 
 class DeviceVm final : public Backend {

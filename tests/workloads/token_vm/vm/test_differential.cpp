@@ -90,7 +90,7 @@ Workflow sampling_only() {
   return w;
 }
 
-TEST_CASE("token_vm differential: sampler edge rows (ties, NaN, infinities, vocabularies not a multiple of 64)") {
+TEST_CASE("token_vm differential: both sampler kernels on edge rows (ties, NaN, infinities, V not a multiple of 64)") {
   weft::test::ValidationClean clean;
   const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
   for (uint32_t V : {1u, 7u, 64u, 65u, 300u, 4099u}) {
@@ -116,9 +116,10 @@ TEST_CASE("token_vm differential: sampler edge rows (ties, NaN, infinities, voca
         default: break;
       }
     }
-    for (uint32_t mode : {uint32_t(TVM_SAMPLE_ARGMAX), uint32_t(TVM_SAMPLE_QUANTIZED)}) {
+    for (uint32_t mode : {uint32_t(TVM_SAMPLE_ARGMAX), uint32_t(TVM_SAMPLE_QUANTIZED)})
+    for (SamplerKernel kernel : {SamplerKernel::PerStream, SamplerKernel::PerRow}) {
       Machine ref(w, tok, std::make_unique<Reference>(w, c));
-      Machine dev(w, tok, std::make_unique<DeviceVm>(weft::test::device(), w, c, DeviceVmOptions{4, V}));
+      Machine dev(w, tok, std::make_unique<DeviceVm>(weft::test::device(), w, c, DeviceVmOptions{4, V, kernel}));
       const SamplerConfig sampler{mode, 99u + V, 23.0831f};
       for (int round = 0; round < 2; ++round) {
         ref.run_sampler(logits, V, sampler, 4);
@@ -126,6 +127,7 @@ TEST_CASE("token_vm differential: sampler edge rows (ties, NaN, infinities, voca
       }
       CAPTURE(V);
       CAPTURE(mode);
+      CAPTURE(uint32_t(kernel));
       check_same(ref, dev);
     }
   }

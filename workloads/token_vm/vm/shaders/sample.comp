@@ -1,32 +1,17 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// The sampler: one workgroup per stream turns its row of logits [B][V] into the sampled token of
-// one step, exactly as vm/sampler.cpp does on the CPU. The 64 invocations read the row in
-// consecutive runs (coalesced on a GPU, vector loads on a CPU driver) and combine in shared
-// memory, with results identical to the sequential CPU loops:
-//  - argmax: the lowest index of the largest non-NaN logit; a NaN at index 0 wins (the CPU loop
-//    starts from index 0 and nothing compares greater than NaN);
-//  - quantized sampling: weights are integers (after the float subtract/multiply/floor, which
-//    every invocation computes the same way), so their sum is exact in any order (V <= 65536
-//    keeps it below 2^32), and the sample is the first index whose running sum exceeds r,
-//    found tile by tile with a prefix scan.
+// The sampler: one invocation per stream turns its row of logits [B][V] into the sampled
+// token of one step, as vm/sampler.cpp does on the CPU (argmax, or quantized sampling whose
+// arithmetic after the float subtract/multiply/floor is integer, so it is the same bits).
 // user: [0] Heap word of the VM header, [1] step slot. Mode, seed, scale and the first step
-// index come from the sampler parameters in Globals (token_vm_layout.h, TVM_P_*). Streams are
-// numbered x-fastest over a 2D grid of workgroups (a batch can exceed the x limit).
+// index come from the sampler parameters in Globals (token_vm_layout.h, TVM_P_*).
 #include "weft.glsl"
 #include "token_vm_layout.h"
 
-#define WG 64u
 layout(local_size_x = 64) in;
 
-const uint kNoIndex = 0xFFFFFFFFu;
 const uint kQuantTable[16] = uint[16](32768u, 31379u, 30048u, 28774u, 27554u, 26386u, 25268u, 24196u,
                                       23170u, 22188u, 21247u, 20347u, 19484u, 18658u, 17867u, 17109u);
-
-shared float sh_value[WG];
-shared uint sh_index[WG];
-shared uint sh_sum[WG];
-shared uint sh_found;
 
 uint mix32(uint x) {
   x ^= x >> 16;
@@ -47,83 +32,32 @@ uint quant_weight(float x, float m, float scale) {
 void main() {
   const uint H = pc.user[0];
   const uint B = heap_u[H + TVM_H_BATCH];
-  const uint b = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-  if (b >= B) return;  // uniform over the workgroup
-  const uint t = gl_LocalInvocationID.x;
+  const uint b = gl_GlobalInvocationID.x;
+  if (b >= B) return;
   const uint V = heap_u[H + TVM_H_VOCAB_LOGITS];
   const uint row = heap_u[H + TVM_H_LOGITS] + b * V;
-
-  // argmax: each invocation's first largest non-NaN logit, then a tree (ties: lower index).
-  float best_value = 0.0;
-  uint best_index = kNoIndex;
-  for (uint i = t; i < V; i += WG) {
-    const float v = globals_f[row + i];
-    if (!isnan(v) && (best_index == kNoIndex || v > best_value)) {
-      best_value = v;
-      best_index = i;
-    }
-  }
-  sh_value[t] = best_value;
-  sh_index[t] = best_index;
-  barrier();
-  for (uint s = WG / 2u; s > 0u; s >>= 1u) {
-    if (t < s) {
-      const float ov = sh_value[t + s];
-      const uint oi = sh_index[t + s];
-      const uint mi = sh_index[t];
-      if (oi != kNoIndex && (mi == kNoIndex || ov > sh_value[t] || (ov == sh_value[t] && oi < mi))) {
-        sh_value[t] = ov;
-        sh_index[t] = oi;
-      }
-    }
-    barrier();
-  }
-  const uint best = (isnan(globals_f[row]) || sh_index[0] == kNoIndex) ? 0u : sh_index[0];
+  uint best = 0u;
+  for (uint i = 1u; i < V; ++i)
+    if (globals_f[row + i] > globals_f[row + best]) best = i;
   uint token = best;
-
   const uint P = heap_u[H + TVM_H_SAMPLER];
   if (globals_u[P + TVM_P_MODE] == TVM_SAMPLE_QUANTIZED) {
     const float m = globals_f[row + best];
     const float scale = uintBitsToFloat(globals_u[P + TVM_P_SCALE]);
-    uint part = 0u;
-    for (uint i = t; i < V; i += WG) part += quant_weight(globals_f[row + i], m, scale);
-    sh_sum[t] = part;
-    barrier();
-    for (uint s = WG / 2u; s > 0u; s >>= 1u) {
-      if (t < s) sh_sum[t] += sh_sum[t + s];
-      barrier();
-    }
-    const uint total = sh_sum[0];
-    barrier();
+    uint total = 0u;
+    for (uint i = 0u; i < V; ++i) total += quant_weight(globals_f[row + i], m, scale);
     if (total != 0u) {
       const uint step = globals_u[P + TVM_P_FIRST_STEP] + pc.user[1];
       const uint r = mix32(mix32(mix32(globals_u[P + TVM_P_SEED]) ^ (step * 0x9E3779B9u)) ^ (b * 0x85EBCA6Bu)) % total;
-      // Tiles of WG logits: inclusive scan of the weights; the tile where carry + its total
-      // first exceeds r holds the sample: the one index whose exclusive sum <= r < inclusive.
-      uint carry = 0u;
-      for (uint base = 0u; base < V; base += WG) {
-        const uint i = base + t;
-        const uint w = i < V ? quant_weight(globals_f[row + i], m, scale) : 0u;
-        sh_sum[t] = w;
-        barrier();
-        for (uint off = 1u; off < WG; off <<= 1u) {
-          const uint add = t >= off ? sh_sum[t - off] : 0u;
-          barrier();
-          sh_sum[t] += add;
-          barrier();
-        }
-        const uint inclusive = carry + sh_sum[t];
-        const uint tile_total = sh_sum[WG - 1u];
-        if (carry + tile_total > r) {  // uniform: every invocation sees the same values
-          if (inclusive > r && inclusive - w <= r) sh_found = i;
-          barrier();
-          token = sh_found;
+      uint sum = 0u;
+      for (uint i = 0u; i < V; ++i) {
+        sum += quant_weight(globals_f[row + i], m, scale);
+        if (sum > r) {
+          token = i;
           break;
         }
-        carry += tile_total;
-        barrier();
       }
     }
   }
-  if (t == 0u) globals_u[heap_u[H + TVM_H_SAMPLED] + pc.user[1] * B + b] = token;
+  globals_u[heap_u[H + TVM_H_SAMPLED] + pc.user[1] * B + b] = token;
 }
