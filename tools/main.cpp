@@ -17,6 +17,7 @@ int weft_cmd_dsp(int argc, char** argv);
 int weft_cmd_game(int argc, char** argv);
 int weft_cmd_physics(int argc, char** argv);
 int weft_cmd_db(int argc, char** argv);
+int weft_cmd_tokenvm(int argc, char** argv);
 
 namespace {
 
@@ -33,6 +34,7 @@ const Subcommand kSubcommands[] = {
     {"game", weft_cmd_game, true},
     {"physics", weft_cmd_physics, true},
     {"db", weft_cmd_db, true},
+    {"tokenvm", weft_cmd_tokenvm, true},
 };
 
 const Subcommand* find_subcommand(const std::string& name) {
@@ -70,6 +72,13 @@ const char* kUsage =
     "                                          particles (LJ gas, SPH dam break) vs their CPU reference\n"
     "  db query --table NAME=FILE.csv ... \"SQL\" [--format table|csv] [--header] [--explain] [--check]\n"
     "  db demo|bench [--orders N] [--rows N,N]  SQL on CSV tables on the device, checked against SQLite\n"
+    "  tokenvm compile PROMPTS.toml|DIR [--program FLOW.toml] [--resource NAME=VALUE] [--tokenizer tokenizer.json]\n"
+    "              [--match token|byte] [--dump] [--dot FILE] [--out WORKFLOW.json]\n"
+    "                                          UDPL prompts + flow -> token VM zone table (lint, dump, DOT, save)\n"
+    "  tokenvm run PROMPTS.toml|DIR|WORKFLOW.json [--program FLOW.toml] [--batch B] [--steps N]\n"
+    "              [--tokens scripted FILE|random|sampler] [--seed S] [--steps-per-submit N] [--backend device|cpu]\n"
+    "                                          run a workflow over a batch, print extractions and decisions\n"
+    "  tokenvm fuzz-diff [--runs N] [--seed S] device vs CPU reference on random workflows and tokens\n"
     "  monty replay RUN_DIR [--objects DIR] [--backend cpu|vulkan]\n"
     "                                          replay a Monty fixture run, print errors per step\n"
     "\n"
