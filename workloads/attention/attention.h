@@ -93,7 +93,9 @@ class Decoder {
   void reset() { pos_ = 0; }  // the cache rows are overwritten from position 0 on
   uint32_t position() const { return pos_; }
   uint32_t context() const { return dp_.context; }
-  std::vector<LayerMetrics> layer_metrics();  // of the last run
+  // Of the last prefill or step; a prefill run in several chunks is merged into one report
+  // (largest RMS, anomaly if any chunk had one). The norm rule itself acts per chunk.
+  const std::vector<LayerMetrics>& layer_metrics() const { return metrics_; }
   std::vector<float> hidden();               // R30 of the last layer: the last token's hidden state
   double gpu_ns();                           // of the last run
   std::vector<KindTime> stage_times();       // of the last run, per operation
@@ -105,6 +107,8 @@ class Decoder {
   DecoderProgram dp_;
   std::unique_ptr<Executable> exe_;
   uint32_t pos_ = 0;
+  std::vector<LayerMetrics> metrics_;
+  void merge_metrics(bool first);
 };
 
 }  // namespace weft::attention

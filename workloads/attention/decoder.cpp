@@ -1,4 +1,6 @@
 // Decoder: the chain on one device, recorded once; each prefill chunk or step is one replay.
+#include <cmath>
+
 #include "attention.h"
 
 namespace weft::attention {
@@ -35,6 +37,7 @@ std::vector<float> Decoder::prefill(std::span<const uint32_t> tokens) {
     set_batch(*exe_, dp_, model_, chunk, pos_);
     exe_->run();
     pos_ += uint32_t(chunk.size());
+    merge_metrics(i == 0);
   }
   return exe_->read_segment<float>(Binding::Globals, dp_.name("logits"));
 }
@@ -47,13 +50,24 @@ uint32_t Decoder::sampled() {
 
 void Decoder::set_sampling(const Sampling& s) { attention::set_sampling(*exe_, dp_, s); }
 
-std::vector<LayerMetrics> Decoder::layer_metrics() {
-  std::vector<LayerMetrics> out;
-  for (InstanceId id : dp_.layers) {
-    const abi::WeftMetrics m = exe_->metrics(id);
-    out.push_back({m.norm, m.max_abs, m.status, m.counters[0], m.counters[1], m.counters[2], m.sequence});
+void Decoder::merge_metrics(bool first) {
+  if (first) metrics_.clear();
+  for (size_t l = 0; l < dp_.layers.size(); ++l) {
+    const abi::WeftMetrics m = exe_->metrics(dp_.layers[l]);
+    const LayerMetrics run{m.norm, m.max_abs, m.status, m.counters[0], m.counters[1], m.counters[2], m.sequence};
+    if (first) {
+      metrics_.push_back(run);
+      continue;
+    }
+    // A chunked prefill reports as one batch: the largest norm (NaN sticks), any anomaly, all
+    // its tokens from the first chunk's position on.
+    LayerMetrics& a = metrics_[l];
+    a.rms = std::isnan(a.rms) || std::isnan(run.rms) ? NAN : std::max(a.rms, run.rms);
+    a.max_abs = std::isnan(a.max_abs) || std::isnan(run.max_abs) ? NAN : std::max(a.max_abs, run.max_abs);
+    if (run.status == WEFT_STATUS_ANOMALY) a.status = run.status;
+    a.tokens += run.tokens;
+    a.sequence = run.sequence;
   }
-  return out;
 }
 
 std::vector<float> Decoder::hidden() {

@@ -119,7 +119,8 @@ uint32_t sample(std::span<const float> logits, const Sampling& s, float u) {
 
 }  // namespace ref
 
-Reference::Reference(const Model& model, uint32_t context, Rules rules) : m_(model), context_(context), rules_(rules) {
+Reference::Reference(const Model& model, uint32_t context, Rules rules, uint32_t max_batch)
+    : m_(model), context_(context), rules_(rules), max_batch_(max_batch) {
   const Config& c = m_.config;
   k_.assign(c.layers, {});
   v_.assign(c.layers, {});
@@ -133,11 +134,33 @@ Reference::Reference(const Model& model, uint32_t context, Rules rules) : m_(mod
 }
 
 std::vector<double> Reference::forward(std::span<const uint32_t> tokens) {
-  const Config& c = m_.config;
-  const auto data = m_.file.data_section();
   if (tokens.empty()) fail(ErrorCode::BadInput, "reference: no tokens");
   if (pos_ + tokens.size() > context_)
     fail(ErrorCode::BadInput, "reference: " + std::to_string(pos_ + tokens.size()) + " positions exceed the context of " + std::to_string(context_));
+  const size_t chunk = max_batch_ ? max_batch_ : tokens.size();
+  std::vector<LayerReport> merged;
+  std::vector<double> logits;
+  for (size_t i = 0; i < tokens.size(); i += chunk) {
+    logits = run(tokens.subspan(i, std::min(chunk, tokens.size() - i)));
+    if (i == 0) {
+      merged = reports_;
+      continue;
+    }
+    for (size_t l = 0; l < merged.size(); ++l) {
+      LayerReport& a = merged[l];
+      const LayerReport& r = reports_[l];
+      a.rms = std::isnan(a.rms) || std::isnan(r.rms) ? NAN : std::max(a.rms, r.rms);
+      a.max_abs = std::isnan(a.max_abs) || std::isnan(r.max_abs) ? NAN : std::max(a.max_abs, r.max_abs);
+      a.anomaly = a.anomaly || r.anomaly;
+    }
+  }
+  reports_ = std::move(merged);
+  return logits;
+}
+
+std::vector<double> Reference::run(std::span<const uint32_t> tokens) {
+  const Config& c = m_.config;
+  const auto data = m_.file.data_section();
   const uint32_t T = uint32_t(tokens.size()), D = c.dim;
   std::vector<std::vector<double>> x(T);
   for (uint32_t t = 0; t < T; ++t) {

@@ -58,8 +58,11 @@ struct LayerReport {
 
 class Reference {
  public:
-  Reference(const Model& model, uint32_t context, Rules rules = {});
+  // max_batch: tokens per run, as the decoder's (0: any number in one run). The norm rule acts
+  // per run, so a prefill longer than max_batch is split the same way on both sides.
+  Reference(const Model& model, uint32_t context, Rules rules = {}, uint32_t max_batch = 0);
   // Runs `tokens` at the next positions (appending to the KV cache); logits of the last one.
+  // layers() then merges the runs: largest RMS and max |x|, anomaly if any run had one.
   std::vector<double> forward(std::span<const uint32_t> tokens);
   uint32_t position() const { return pos_; }
   const std::vector<LayerReport>& layers() const { return reports_; }  // of the last forward
@@ -69,6 +72,8 @@ class Reference {
   const Model& m_;
   uint32_t context_;
   Rules rules_;
+  uint32_t max_batch_;
+  std::vector<double> run(std::span<const uint32_t> tokens);  // one run: reports_ of this run
   uint32_t pos_ = 0;
   std::vector<std::vector<std::vector<double>>> k_, v_;  // [layer][pos][kv_dim]
   std::vector<std::vector<float>> norms_;               // attn/ffn norms per layer, then output
