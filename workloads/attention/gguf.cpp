@@ -137,8 +137,8 @@ class Parser {
     const uint64_t tensor_count = u64("tensor_count");
     const uint64_t kv_count = u64("metadata_kv_count");
     // Every pair needs at least a key length, a type and one byte; every tensor info at least 24.
-    if (kv_count > left() / 13) bad(16, "metadata_kv_count " + std::to_string(kv_count) + " cannot fit in the " + std::to_string(left()) + " bytes left");
-    if (tensor_count > left() / 24) bad(8, "tensor_count " + std::to_string(tensor_count) + " cannot fit in the " + std::to_string(left()) + " bytes left");
+    if (kv_count > left() / 13) bad(16, "truncated: metadata_kv_count " + std::to_string(kv_count) + " cannot fit in the " + std::to_string(left()) + " bytes left");
+    if (tensor_count > left() / 24) bad(8, "truncated: tensor_count " + std::to_string(tensor_count) + " cannot fit in the " + std::to_string(left()) + " bytes left");
 
     for (uint64_t k = 0; k < kv_count; ++k) {
       const uint64_t at = pos_;
@@ -253,7 +253,7 @@ class Parser {
         v.element = ValueType(et);
         const uint64_t count = u64("array length of '" + key + "'");
         if (count > left() / min_size(v.element))
-          bad(pos_ - 8, "metadata key '" + key + "': array of " + std::to_string(count) + " " + value_type_name(v.element) +
+          bad(pos_ - 8, "truncated: metadata key '" + key + "': array of " + std::to_string(count) + " " + value_type_name(v.element) +
                             " items cannot fit in the " + std::to_string(left()) + " bytes left");
         v.items.reserve(size_t(count));
         for (uint64_t k = 0; k < count; ++k) v.items.push_back(value(v.element, key, depth + 1));
