@@ -298,6 +298,8 @@ TEST_CASE("attention quant: ggml block layouts, hand-computed") {
   for (int k = 0; k < 32; k += 2) CHECK(back[k] == w[k]);  // even values are exact
 }
 
+// gguf_regressions/: inputs from the libFuzzer corpus (workloads/attention/fuzz), one per distinct
+// refusal message the fuzzer reached; any crashing input it finds goes here too.
 TEST_CASE("attention gguf: inputs the fuzzer found are loaded or refused, never crash") {
   const fs::path dir = fs::path(WEFT_ATTENTION_TEST_DIR) / "gguf_regressions";
   uint32_t files = 0;
