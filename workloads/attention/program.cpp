@@ -143,9 +143,8 @@ void set_batch(Executable& exe, const DecoderProgram& dp, const Model& m, std::s
   const uint32_t st[2] = {pos0, T};
   exe.write_segment(Binding::Globals, dp.name("state"), st, sizeof st);
   for (const auto& bs : dp.batch_slots) exe.set_control_word(exe.program().slot_word(bs.slot) + bs.axis, T);
-  // The norm rule acts within one run: a damping it set in the previous run must not leak into
-  // this one (the reference starts every run at scale 1 too).
-  for (uint32_t word : dp.scale_words) exe.set_control_word(word, f32_bits(1.0f));
+  // The norm rule's damping acts within one run: the engine starts every run from the Control
+  // image (reset_control), where every scale word is 1, as the reference does.
 }
 
 void set_sampling(Executable& exe, const DecoderProgram& dp, const Sampling& s) {
