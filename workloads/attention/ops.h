@@ -3,6 +3,7 @@
 // through these, so a test exercises exactly the dispatch the decoder records.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -37,7 +38,8 @@ KernelRef kernel(const std::string& name);
 // state: Globals words (pos0, T) of the batch. Groups are given per op in its comment.
 // embed: groups (T).
 StageSpec embed(InstanceId in, uint32_t type, Array table, uint32_t D, uint32_t vocab, Array tokens, Array x, Dispatch d);
-// matvec: groups (min(N, 65535), T).
+// matvec: groups (min(ceil(N / 8), 65535), T) (eight rows per group; more groups are idle).
+inline uint32_t matvec_groups(uint32_t N) { return std::min((N + 7) / 8, 65535u); }
 StageSpec matvec(InstanceId in, uint32_t type, Array w, uint32_t K, uint32_t N, Array x, uint32_t x_stride, Array y,
                  uint32_t y_stride, uint32_t flags, Array state, Dispatch d);
 // rmsnorm: groups (T), or (1) with last_only (only the batch's last token, into out row 0).

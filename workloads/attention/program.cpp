@@ -64,12 +64,11 @@ DecoderProgram add_decoder(Program& p, const Model& m, const DecoderOptions& o) 
   dp.head = p.add_instance(N("head"), 1);
   dp.sampler = p.add_instance(N("sampler"), 1);
   dp.sampling_words = p.add_control_words(N("sampling"), {f32_bits(0.0f), 0u, 0u});
-  const auto cap = [](uint32_t n) { return std::min(n, 65535u); };
   const std::array<std::array<uint32_t, 3>, kShapes> shapes = {{{1, 1, 1},
-                                                                 {cap(D), 1, 1},
-                                                                 {cap(c.q_dim()), 1, 1},
-                                                                 {cap(c.kv_dim()), 1, 1},
-                                                                 {cap(c.ffn), 1, 1},
+                                                                 {ops::matvec_groups(D), 1, 1},
+                                                                 {ops::matvec_groups(c.q_dim()), 1, 1},
+                                                                 {ops::matvec_groups(c.kv_dim()), 1, 1},
+                                                                 {ops::matvec_groups(c.ffn), 1, 1},
                                                                  {c.heads, 1, 1},
                                                                  {(c.ffn + 63) / 64, 1, 1}}};
   std::vector<SlotId> slot(kShapes);
@@ -115,7 +114,7 @@ DecoderProgram add_decoder(Program& p, const Model& m, const DecoderOptions& o) 
   }
   add(ops::rmsnorm(p, dp.head, x, g("xlast"), w(m.output_norm), D, c.rms_eps, WEFT_NONE, true, state, {}), "." + dp.prefix + ".out");
   add(ops::matvec(dp.head, m.output.type, w(m.output), D, c.vocab, g("xlast"), D, g("logits"), c.vocab, 0, state,
-                  {std::nullopt, {cap(c.vocab), 1, 1}}),
+                  {std::nullopt, {ops::matvec_groups(c.vocab), 1, 1}}),
       "." + dp.prefix + ".output");
   add(ops::sample(p, dp.sampler, g("logits"), c.vocab, dp.sampling_words, state, g("sampled")), "." + dp.prefix);
   return dp;
