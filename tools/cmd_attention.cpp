@@ -178,12 +178,13 @@ int run_generate(const cli::Args& a) {
                m.tied ? ", tied output" : "", m.weight_bytes() / 1048576.0);
   Decoder dec(*dev, m, o);
   std::unique_ptr<Reference> ref;
-  if (a.flag("check")) ref = std::make_unique<Reference>(m, dec.context(), o.rules);
+  // The reference splits the prompt as the decoder does: the norm rule acts per run.
+  if (a.flag("check")) ref = std::make_unique<Reference>(m, dec.context(), o.rules, dec.program().max_batch);
   std::fprintf(stderr, "prompt: %zu tokens\n", prompt.size());
   std::printf("%s", printable(detokenize(m.vocab, prompt)).c_str());
   const GenerateResult r = generate(dec, m, prompt, n, s, ref.get(), true);
   std::printf("\n");
-  std::fprintf(stderr, "generated %zu tokens; last decode step %.3f ms GPU; %u anomaly flags\n", r.generated.size(),
+  std::fprintf(stderr, "generated %zu tokens; mean decode step %.3f ms GPU; %u anomaly flags\n", r.generated.size(),
                r.generated.size() > 1 ? r.decode_gpu_ns / double(r.generated.size() - 1) * 1e-6 : 0.0, r.anomalies);
   if (ref) {
     std::fprintf(stderr, "check vs CPU reference: worst normalized logit error %.3e, sampler mismatches %u\n", r.worst_logit_error,
@@ -218,7 +219,7 @@ int run_demo(const cli::Args& a) {
   const uint32_t n = u32(a, "n", 16);
   DecoderOptions o;
   Decoder dec(*dev, m, o);
-  Reference ref(m, dec.context(), o.rules);
+  Reference ref(m, dec.context(), o.rules, dec.program().max_batch);
   std::printf("prompt: \"%s\" (%zu tokens with BOS)\ngreedy output: ", printable(prompt_text).c_str(), prompt.size());
   const GenerateResult r = generate(dec, m, prompt, n, Sampling{}, &ref, true);
   std::printf("\ntokens:");
@@ -302,6 +303,7 @@ int run_bench(const cli::Args& a) {
     dec.prefill(prompt);
     return dec.gpu_ns();
   });
+  const std::vector<KindTime> prefill_ops = dec.stage_times();
   // Decode steps at positions max_batch .. max_batch + steps - 1.
   const uint32_t steps = std::min(16u, o.context - o.max_batch);
   std::vector<double> step_ns;
@@ -313,6 +315,7 @@ int run_bench(const cli::Args& a) {
       step_ns.push_back(dec.gpu_ns());
     }
   }
+  const std::vector<KindTime> decode_ops = dec.stage_times();
   std::sort(step_ns.begin(), step_ns.end());
   const double decode_ns = step_ns[step_ns.size() / 2];
   const double bytes_per_token = double(m.weight_bytes());
@@ -355,6 +358,13 @@ int run_bench(const cli::Args& a) {
       .num("decode_speedup_vs_cpu", cpu_decode_ns / decode_ns)
       .num("prefill_speedup_vs_cpu", cpu_prefill_ns / prefill_ns)
       .print();
+  // Where the time goes: GPU ms per operation of one prefill run and of one decode step.
+  for (const auto& [phase, ops] : {std::pair{"prefill", &prefill_ops}, std::pair{"decode", &decode_ops}}) {
+    bench::Line line("attention.ops", *dev);
+    line.str("model", label).str("phase", phase);
+    for (const KindTime& t : *ops) line.num((t.kind + "_ms").c_str(), t.ns * 1e-6);
+    line.print();
+  }
   if (!dir.empty()) fs::remove_all(dir);
   return 0;
 }

@@ -56,7 +56,8 @@ struct DecoderProgram {
   InstanceId head, sampler;
   struct BatchSlot {
     SlotId slot;
-    uint32_t axis;  // which group count is the batch size
+    uint32_t axis;     // which group count follows the batch size
+    uint32_t per = 1;  // tokens per group along it (matvec: a tile of ops::kMatvecTokens)
   };
   std::vector<BatchSlot> batch_slots;
   std::vector<uint32_t> scale_words;  // residual scale of each layer (f32, 1.0)

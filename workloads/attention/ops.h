@@ -31,6 +31,7 @@ struct Dispatch {
 // Flags of matvec.
 inline constexpr uint32_t kAccumulate = 1;  // y += W x (the residual connection)
 inline constexpr uint32_t kCacheRow = 2;    // token t writes row pos0 + t (a KV-cache row)
+inline constexpr uint32_t kOneToken = 4;    // one token (x row 0), whatever the batch size
 
 const char* type_suffix(uint32_t ggml_type);  // "f32", "f16", "q8_0", "q4_0"; BadInput otherwise
 KernelRef kernel(const std::string& name);
@@ -38,8 +39,11 @@ KernelRef kernel(const std::string& name);
 // state: Globals words (pos0, T) of the batch. Groups are given per op in its comment.
 // embed: groups (T).
 StageSpec embed(InstanceId in, uint32_t type, Array table, uint32_t D, uint32_t vocab, Array tokens, Array x, Dispatch d);
-// matvec: groups (min(ceil(N / 8), 65535), T) (eight rows per group; more groups are idle).
+// matvec: groups (min(ceil(N / 8), 65535), ceil(T / 4)): eight rows and a tile of four tokens
+// per group; more groups are idle.
+inline constexpr uint32_t kMatvecTokens = 4;  // TOKENS in shaders/dequant.glsl
 inline uint32_t matvec_groups(uint32_t N) { return std::min((N + 7) / 8, 65535u); }
+inline uint32_t matvec_tiles(uint32_t T) { return (T + kMatvecTokens - 1) / kMatvecTokens; }
 StageSpec matvec(InstanceId in, uint32_t type, Array w, uint32_t K, uint32_t N, Array x, uint32_t x_stride, Array y,
                  uint32_t y_stride, uint32_t flags, Array state, Dispatch d);
 // rmsnorm: groups (T), or (1) with last_only (only the batch's last token, into out row 0).

@@ -74,7 +74,8 @@ DecoderProgram add_decoder(Program& p, const Model& m, const DecoderOptions& o) 
   std::vector<SlotId> slot(kShapes);
   for (uint32_t s = 0; s < kShapes; ++s) {
     slot[s] = p.add_slot(N("batch" + std::to_string(s)), shapes[s]);
-    dp.batch_slots.push_back({slot[s], s == kTok ? 0u : 1u});
+    const bool matvec = s == kDim || s == kQ || s == kKv || s == kFfn;
+    dp.batch_slots.push_back({slot[s], s == kTok ? 0u : 1u, matvec ? ops::kMatvecTokens : 1u});
   }
   auto on = [&](Shape s) { return ops::Dispatch{slot[s], {}}; };
 
@@ -113,7 +114,7 @@ DecoderProgram add_decoder(Program& p, const Model& m, const DecoderOptions& o) 
     dp.regulators.push_back(add_regulator(p, "regulator" + L, rs));
   }
   add(ops::rmsnorm(p, dp.head, x, g("xlast"), w(m.output_norm), D, c.rms_eps, WEFT_NONE, true, state, {}), "." + dp.prefix + ".out");
-  add(ops::matvec(dp.head, m.output.type, w(m.output), D, c.vocab, g("xlast"), D, g("logits"), c.vocab, 0, state,
+  add(ops::matvec(dp.head, m.output.type, w(m.output), D, c.vocab, g("xlast"), D, g("logits"), c.vocab, ops::kOneToken, state,
                   {std::nullopt, {ops::matvec_groups(c.vocab), 1, 1}}),
       "." + dp.prefix + ".output");
   add(ops::sample(p, dp.sampler, g("logits"), c.vocab, dp.sampling_words, state, g("sampled")), "." + dp.prefix);
@@ -141,7 +142,7 @@ void set_batch(Executable& exe, const DecoderProgram& dp, const Model& m, std::s
   exe.write_segment(Binding::Globals, dp.name("tokens"), tokens.data(), uint64_t(T) * 4);
   const uint32_t st[2] = {pos0, T};
   exe.write_segment(Binding::Globals, dp.name("state"), st, sizeof st);
-  for (const auto& bs : dp.batch_slots) exe.set_control_word(exe.program().slot_word(bs.slot) + bs.axis, T);
+  for (const auto& bs : dp.batch_slots) exe.set_control_word(exe.program().slot_word(bs.slot) + bs.axis, (T + bs.per - 1) / bs.per);
   // The norm rule's damping acts within one run: the engine starts every run from the Control
   // image (reset_control), where every scale word is 1, as the reference does.
 }

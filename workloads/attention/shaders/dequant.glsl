@@ -52,34 +52,49 @@ float weight_at(uint row, uint k) {
 #endif
 }
 
-// Dot product of block `b` of the row at byte `row` with x (Globals words from `x`; the block's
-// first element is x[b * BLOCK_ELEMS]).
-float block_dot(uint row, uint b, uint x) {
+// Dot products of block `b` of the row at byte `row` with the x vectors of `nt` <= TOKENS
+// tokens (Globals words from `x`, `xs` words apart; a block's first element is x[b *
+// BLOCK_ELEMS]), added to acc[0 .. nt-1]. The block is read from Heap once for all of them.
+#ifndef TOKENS
+#define TOKENS 4u
+#endif
+void block_dots(uint row, uint b, uint x, uint xs, uint nt, inout float acc[TOKENS]) {
 #if WTYPE == 0
-  return heap_f[(row >> 2) + b] * globals_f[x + b];
+  const float w = heap_f[(row >> 2) + b];
+  for (uint i = 0u; i < nt; ++i) acc[i] += w * globals_f[x + i * xs + b];
 #elif WTYPE == 1
-  return heap_half(row + 2u * b) * globals_f[x + b];
+  const float w = heap_half(row + 2u * b);
+  for (uint i = 0u; i < nt; ++i) acc[i] += w * globals_f[x + i * xs + b];
 #elif WTYPE == 8
-  const uint blk = row + b * 34u, xb = x + b * 32u;
-  float acc = 0.0;
-  for (uint w = 0u; w < 8u; ++w) {
-    const int q = int(heap_u32_2(blk + 2u + 4u * w));
-    const uint e = xb + 4u * w;
-    acc += float(bitfieldExtract(q, 0, 8)) * globals_f[e] + float(bitfieldExtract(q, 8, 8)) * globals_f[e + 1u] +
-           float(bitfieldExtract(q, 16, 8)) * globals_f[e + 2u] + float(bitfieldExtract(q, 24, 8)) * globals_f[e + 3u];
-  }
-  return acc * heap_half(blk);
-#else
-  const uint blk = row + b * 18u, xb = x + b * 32u;
-  float acc = 0.0;
-  for (uint w = 0u; w < 4u; ++w) {
-    const uint q = heap_u32_2(blk + 2u + 4u * w);
-    for (uint j = 0u; j < 4u; ++j) {
-      const uint byte = (q >> (8u * j)) & 0xFFu, e = 4u * w + j;
-      acc += (float(byte & 15u) - 8.0) * globals_f[xb + e] + (float(byte >> 4) - 8.0) * globals_f[xb + e + 16u];
+  const uint blk = row + b * 34u;
+  const float d = heap_half(blk);
+  int q[8];
+  for (uint w = 0u; w < 8u; ++w) q[w] = int(heap_u32_2(blk + 2u + 4u * w));
+  for (uint i = 0u; i < nt; ++i) {
+    const uint xb = x + i * xs + b * 32u;
+    float sum = 0.0;
+    for (uint w = 0u; w < 8u; ++w) {
+      const uint e = xb + 4u * w;
+      sum += float(bitfieldExtract(q[w], 0, 8)) * globals_f[e] + float(bitfieldExtract(q[w], 8, 8)) * globals_f[e + 1u] +
+             float(bitfieldExtract(q[w], 16, 8)) * globals_f[e + 2u] + float(bitfieldExtract(q[w], 24, 8)) * globals_f[e + 3u];
     }
+    acc[i] += sum * d;
   }
-  return acc * heap_half(blk);
+#else
+  const uint blk = row + b * 18u;
+  const float d = heap_half(blk);
+  uint q[4];
+  for (uint w = 0u; w < 4u; ++w) q[w] = heap_u32_2(blk + 2u + 4u * w);
+  for (uint i = 0u; i < nt; ++i) {
+    const uint xb = x + i * xs + b * 32u;
+    float sum = 0.0;
+    for (uint w = 0u; w < 4u; ++w)
+      for (uint j = 0u; j < 4u; ++j) {
+        const uint byte = (q[w] >> (8u * j)) & 0xFFu, e = 4u * w + j;
+        sum += (float(byte & 15u) - 8.0) * globals_f[xb + e] + (float(byte >> 4) - 8.0) * globals_f[xb + e + 16u];
+      }
+    acc[i] += sum * d;
+  }
 #endif
 }
 
