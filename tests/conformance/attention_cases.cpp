@@ -331,6 +331,56 @@ Result swiglu_case(Device& dev) {
   return Result::pass("ffn 200 (a partial workgroup), 2 tokens; NMSE " + str(e), e);
 }
 
+Result layer_stats_case(Device& dev) {
+  // The layer's message: Metrics norm = the largest token RMS, max_abs = the largest |x|,
+  // anomaly status when anything is not finite; R30 = the last token's row; counters say the
+  // layer, the tokens and pos0.
+  const uint32_t D = 96, T = 3, pos0 = 7;
+  std::vector<float> x = randoms(size_t(D) * T, 61);
+  for (uint32_t k = 0; k < D; ++k) x[D + k] *= 3.0f;  // token 1 has the largest RMS
+  Bench b(D);
+  b.p.globals().add("state", 8);
+  b.p.globals().add("x", x.size() * 4);
+  b.p.add_stage(ops::layer_stats(b.in, b.g("x"), D, b.g("state"), 4));
+  Executable exe(dev, b.p);
+  const uint32_t state[2] = {pos0, T};
+  put(exe, Binding::Globals, "state", state, 8);
+  double worst = 0;
+  for (const char* variant : {"finite", "NaN", "inf"}) {
+    std::vector<float> xv = x;
+    if (variant[0] == 'N') xv[2 * D + 5] = NAN;
+    if (variant[0] == 'i') xv[17] = -INFINITY;
+    put(exe, Binding::Globals, "x", xv);
+    exe.run();
+    const abi::WeftMetrics m = exe.metrics(b.in);
+    const std::string where = std::string(variant) + ": ";
+    if (m.counters[0] != 5 || m.counters[1] != T || m.counters[2] != pos0)
+      return Result::fail(where + "counters " + std::to_string(m.counters[0]) + " " + std::to_string(m.counters[1]) + " " + std::to_string(m.counters[2]));
+    const auto r30 = exe.read_register<float>(b.in, WEFT_R_OUTBOX);
+    if (std::memcmp(r30.data(), xv.data() + (T - 1) * D, D * 4) != 0 && variant[0] != 'N')
+      return Result::fail(where + "R30 is not the last token's row");
+    if (variant[0] == 'f') {
+      double rms = 0, mx = 0;
+      for (uint32_t t = 0; t < T; ++t) {
+        double ss = 0;
+        for (uint32_t k = 0; k < D; ++k) {
+          ss += double(xv[t * D + k]) * xv[t * D + k];
+          mx = std::max(mx, std::fabs(double(xv[t * D + k])));
+        }
+        rms = std::max(rms, std::sqrt(ss / D));
+      }
+      const double e = std::fabs(m.norm - rms) / rms;
+      worst = e;
+      if (!(e <= 1e-6) || m.max_abs != float(mx) || m.status != WEFT_STATUS_OK)
+        return Result::fail(where + "norm " + str(m.norm) + " vs " + str(rms) + ", max_abs " + str(m.max_abs) + " vs " + str(mx) +
+                            ", status " + std::to_string(m.status));
+    } else if (m.status != WEFT_STATUS_ANOMALY) {
+      return Result::fail(where + "status " + std::to_string(m.status) + ", not anomaly");
+    }
+  }
+  return Result::pass("D=96 T=3: largest token RMS (rel. err " + str(worst) + "), max |x|, last row in R30, counters; NaN and -inf give anomaly", worst);
+}
+
 // ---- sampler ------------------------------------------------------------------------------
 
 Result sample_case(Device& dev) {
@@ -619,6 +669,7 @@ std::vector<Case> attention_cases() {
       {"attention.softmax", "NMSE <= 1e-10 (exp 3+2|x| ulp, one division)", softmax_case},
       {"attention.gqa_attention", "NMSE <= 1e-10 (scores, softmax, weighted sum of <= 12 rows)", attention_case},
       {"attention.swiglu", "NMSE <= 1e-10 (exp, a division, two products)", swiglu_case},
+      {"attention.layer_stats", "RMS within 1e-6 relative (a D-term f32 sum), the rest exact", layer_stats_case},
       {"attention.sampler", "exact token unless the draw is within 1e-4 of a CDF boundary", sample_case},
       {"attention.forward_seeded_gguf", "logits NMSE <= 1e-8 (every op above, 2 layers, the head); layer RMS within 1e-5", forward_case},
       {"attention.kv_cache_decode_equals_recompute", "NMSE <= 1e-12 (same arithmetic per token; 0 expected); vs reference 1e-8",
