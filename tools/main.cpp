@@ -18,6 +18,7 @@ int weft_cmd_game(int argc, char** argv);
 int weft_cmd_physics(int argc, char** argv);
 int weft_cmd_db(int argc, char** argv);
 int weft_cmd_tokenvm(int argc, char** argv);
+int weft_cmd_attention(int argc, char** argv);
 
 namespace {
 
@@ -35,6 +36,7 @@ const Subcommand kSubcommands[] = {
     {"physics", weft_cmd_physics, true},
     {"db", weft_cmd_db, true},
     {"tokenvm", weft_cmd_tokenvm, true},
+    {"attention", weft_cmd_attention, true},
 };
 
 const Subcommand* find_subcommand(const std::string& name) {
@@ -64,6 +66,8 @@ const char* kUsage =
     "                                          run a workload manifest (no C++ needed)\n"
     "  dsp demo|bench [--channels C --frame N --frames F]\n"
     "                                          streaming FFT filter chain vs FFTW\n"
+    "  attention generate MODEL.gguf --prompt TEXT -n N [--temperature T --top-k K --seed S]\n"
+    "  attention demo|bench|write-model       llama decoder from GGUF vs its CPU reference\n"
     "  gnn demo|bench [--nodes N --edges E --features F --layers L --seed S]\n"
     "                                          graph neural network vs its CPU reference\n"
     "  game demo|bench|solve|play [--board WxH --depth D --roots B]\n"
@@ -101,6 +105,7 @@ int cmd_bench(int argc, char** argv) {
   for (const Subcommand& c : kSubcommands)
     if (c.has_bench) known += std::string(", ") + c.name;
   fail(ErrorCode::BadInput, "unknown benchmark '" + which + "' (known: " + known + ")");
+  fail(ErrorCode::BadInput, "unknown benchmark '" + which + "' (known: engine, gnn, dsp, attention)");
 }
 
 }  // namespace

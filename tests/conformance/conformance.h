@@ -42,6 +42,7 @@ std::vector<Case> physics_cases();
 std::vector<Case> hypothesis_update_cases();
 std::vector<Case> db_cases();
 std::vector<Case> token_vm_cases();
+std::vector<Case> attention_cases();
 
 struct CaseReport {
   std::string name;
