@@ -85,6 +85,9 @@ struct QueryOptions {
   uint32_t join_threshold = 64;
   uint64_t join_capacity = 0;   // joined rows the output holds (0: rows of both sides)
   uint64_t group_capacity = 0;  // groups the group table holds (0: min(input rows, 65536))
+  // Scan predicates of the form `col <cmp> const AND col IS NULL AND ...` run as a term list
+  // without the bytecode interpreter; true forces the interpreter (tests compare both).
+  bool interpret_filters = false;
 };
 
 struct QueryStats {
@@ -99,6 +102,7 @@ struct QueryStats {
   uint32_t output_status = 0;     // Metrics status of the output instance (1: anomaly)
   uint32_t rebuilds = 0;          // program rebuilt with a larger join output or group table
   uint32_t submissions = 0;       // command-buffer submissions of the last run() (1 unless rebuilt)
+  uint32_t term_filters = 0;      // scans whose predicate ran as a term list, not interpreted
   double gpu_ns = 0;              // GPU-timestamp time of the last run
 };
 

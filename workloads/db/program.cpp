@@ -3,6 +3,7 @@
 // whole query runs in one submission with no host round trip.
 #include <algorithm>
 #include <array>
+#include <bit>
 
 #include "db.h"
 #include "db_ops.h"
@@ -127,6 +128,56 @@ class Builder {
     return group_desc_[column];
   }
 
+  // Appends the terms of a scan predicate that is a conjunction of `column <cmp> constant` and
+  // `column IS [NOT] NULL` (columns of `side`) to `out`; false when it has any other shape.
+  bool add_terms(const BExpr& e, uint32_t side, std::vector<uint32_t>& out) const {
+    if (e.kind == BExpr::And) return add_terms(*e.args[0], side, out) && add_terms(*e.args[1], side, out);
+    auto column = [&](const BExpr& c) { return c.kind == BExpr::Col && c.side == side; };
+    auto push = [&](const BExpr& col, uint32_t kind, uint32_t op, uint64_t bits) {
+      const uint32_t d = desc_base_[side] + col.column;
+      out.insert(out.end(), {descs_[d * DB_DESC_WORDS], descs_[d * DB_DESC_WORDS + 1], kind, op, uint32_t(bits),
+                             uint32_t(bits >> 32), 0, 0});
+    };
+    if (e.kind == BExpr::IsNull) {
+      if (!column(*e.args[0])) return false;
+      push(*e.args[0], e.negated ? DB_TERM_IS_NOT_NULL : DB_TERM_IS_NULL, 0, 0);
+      return true;
+    }
+    if (e.kind != BExpr::Compare) return false;
+    const BExpr *l = e.args[0].get(), *r = e.args[1].get();
+    std::string op = e.op;
+    if (l->kind == BExpr::Const || (l->kind == BExpr::ToFloat && l->args[0]->kind == BExpr::Const)) {
+      std::swap(l, r);  // constant <op> column: column <flipped op> constant
+      op = op == "<" ? ">" : op == ">" ? "<" : op == "<=" ? ">=" : op == ">=" ? "<=" : op;
+    }
+    const BExpr* col = nullptr;
+    uint32_t kind = DB_TERM_INT;
+    if (column(*l)) {
+      col = l;
+      kind = l->type == Type::Float ? DB_TERM_FLOAT : DB_TERM_INT;
+    } else if (l->kind == BExpr::ToFloat && column(*l->args[0])) {
+      col = l->args[0].get();
+      kind = DB_TERM_INT_AS_FLOAT;
+    } else {
+      return false;
+    }
+    // The constant, in the column's comparison type (the planner made both sides agree).
+    uint64_t bits = 0;
+    const bool want_float = kind != DB_TERM_INT;
+    if (r->kind == BExpr::Const && !r->null && (r->type == Type::Float) == want_float) {
+      bits = r->bits;
+    } else if (want_float && r->kind == BExpr::ToFloat && r->args[0]->kind == BExpr::Const && !r->args[0]->null &&
+               r->args[0]->type == Type::Int) {
+      bits = std::bit_cast<uint64_t>(double(int64_t(r->args[0]->bits)));
+    } else {
+      return false;
+    }
+    const uint32_t cmp = op == "=" ? DB_CMP_EQ : op == "!=" ? DB_CMP_NE : op == "<" ? DB_CMP_LT : op == "<=" ? DB_CMP_LE
+                       : op == ">" ? DB_CMP_GT : DB_CMP_GE;
+    push(*col, kind, cmp, bits);
+    return true;
+  }
+
   void fill(const std::string& name, uint32_t first, uint64_t count, uint32_t value, Range r) {
     StageSpec s;
     s.name = "fill." + name;
@@ -155,14 +206,26 @@ class Builder {
     out.ids0 = word(seg(ids, n * 4));
     out.ranges = {range(ids), counter(s == 0 ? kScan0 : kScan1)};
     const uint32_t mask_word = word(seg(mask, n * 4));
-    auto [cw, ni] = plan_.scan_filters[s] ? code(*plan_.scan_filters[s]) : std::pair<uint32_t, uint32_t>{0, 0};
     StageSpec st;
     st.name = "scan_filter." + std::to_string(s);
-    st.kernel = kernel("filter");
     st.instance = q_.scans[s];
     st.groups = {grid(n), 1, 1};
-    st.push = {cw, ni, q_.desc_word, DB_NONE, DB_NONE, DB_NONE, out.count_word, out.ids0, DB_NONE, mask_word, counters_ + kError, uint32_t(n)};
     st.reads = static_reads();
+    std::vector<uint32_t> terms;
+    if (plan_.scan_filters[s] && !opt_.interpret_filters && add_terms(*plan_.scan_filters[s], uint32_t(s), terms)) {
+      // The common shape runs without the interpreter (filter_terms.comp).
+      const std::string name = "scan" + std::to_string(s) + ".terms";
+      const uint32_t tw = word(seg(name, terms.size() * 4));
+      st.kernel = kernel("filter_terms");
+      st.push = {tw, uint32_t(terms.size() / DB_TERM_WORDS), 0, 0, 0, 0, out.count_word, out.ids0, 0, mask_word, 0, uint32_t(n)};
+      st.reads.push_back(range(name));
+      q_.host_tables.push_back({name, terms});
+      ++q_.term_filters;
+    } else {
+      auto [cw, ni] = plan_.scan_filters[s] ? code(*plan_.scan_filters[s]) : std::pair<uint32_t, uint32_t>{0, 0};
+      st.kernel = kernel("filter");
+      st.push = {cw, ni, q_.desc_word, DB_NONE, DB_NONE, DB_NONE, out.count_word, out.ids0, DB_NONE, mask_word, counters_ + kError, uint32_t(n)};
+    }
     st.writes = {range(ids), range(mask), counter(s == 0 ? kScan0 : kScan1), counter(kError)};
     p_.add_stage(st);
     report(q_.scans[s], "scan_report." + std::to_string(s), DB_NONE, uint32_t(n), out.count_word, {}, DB_NONE);

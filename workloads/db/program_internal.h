@@ -50,6 +50,7 @@ struct BuiltQuery {
   uint32_t output_count_word = 0, groups_word = 0xFFFFFFFFu, join_count_word = 0xFFFFFFFFu;
   uint32_t perm_word = 0xFFFFFFFFu, nested_slot_word = 0xFFFFFFFFu;
   uint64_t output_cap = 0, join_capacity = 0, group_capacity = 0, rows_scanned = 0;
+  uint32_t term_filters = 0;  // scans whose predicate runs as a term list (filter_terms)
 };
 
 void build_query(BuiltQuery& q, const Database& db, const Plan& plan, const QueryOptions& options);

@@ -147,6 +147,7 @@ QueryStats DeviceQuery::stats() {
   s.rows_scanned = built_->rows_scanned;
   s.rebuilds = rebuilds_;
   s.submissions = submissions_;
+  s.term_filters = built_->term_filters;
   if (built_->join) {
     const abi::WeftMetrics m = exe_->metrics(*built_->join);
     s.join_build_rows = m.counters[DB_COUNTER_ROWS_IN];

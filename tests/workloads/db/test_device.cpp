@@ -62,6 +62,16 @@ TEST_CASE("db device: scans, filters and projections agree with SQLite row for r
   check_query("SELECT id FROM orders WHERE qty > 10.5 AND amount < qty * 10");            // int vs float
   check_query("SELECT id, region FROM orders WHERE region < 'east' OR region >= 'west'");   // text order
   check_query("SELECT id FROM orders WHERE region = 'no such region'");                      // absent literal
+  // Predicates of the term shape skip the interpreter (check_query also runs them interpreted).
+  CHECK(check_query("SELECT id FROM orders WHERE 20 < qty AND amount >= -100 AND region IS NOT NULL").term_filters == 1);
+  CHECK(check_query("SELECT id FROM orders WHERE qty > 10.5 AND 99.5 > amount AND region != 'east'").term_filters == 1);
+  CHECK(check_query("SELECT id FROM orders WHERE amount <= 7 AND qty = 3 AND 4 >= qty AND amount IS NULL").term_filters == 1);
+  CHECK(check_query("SELECT id FROM orders WHERE region = 'west' AND 100.25 = amount").term_filters == 1);
+  CHECK(check_query("SELECT o.id FROM orders o JOIN customers c ON o.customer = c.id WHERE o.qty < 3 AND c.tier = 'gold'")
+            .term_filters == 2);
+  CHECK(check_query("SELECT id FROM orders WHERE qty > 10 OR amount < 0").term_filters == 0);
+  CHECK(check_query("SELECT id FROM orders WHERE qty + 1 > 10 AND qty < 40").term_filters == 0);
+  CHECK(check_query("SELECT id FROM orders WHERE NOT (qty > 10)").term_filters == 0);
 }
 
 TEST_CASE("db device: group-by aggregates agree with SQLite, NULLs included") {

@@ -1,5 +1,5 @@
 // `--format csv` against the sqlite3 shell itself: the same typed tables are recreated in
-// `sqlite3 -csv -header :memory:` by a script, the same query runs there, and the device's rows
+// `sqlite3 -csv [-header] :memory:` by a script, the same query runs there, and the device's rows
 // formatted by format_csv must be the same bytes (ORDER BY total orders only, so row order is
 // fixed on both sides).
 #include <doctest/doctest.h>
@@ -52,8 +52,8 @@ void write_tables(std::ostream& out, const Database& db) {
   }
 }
 
-// What `sqlite3 -csv -header :memory:` prints for `sql` over `db`.
-std::string sqlite3_shell_csv(const Database& db, const std::string& sql) {
+// What `sqlite3 -csv [-header] :memory:` prints for `sql` over `db`.
+std::string sqlite3_shell_csv(const Database& db, const std::string& sql, bool header) {
   const std::string script = std::filesystem::temp_directory_path().string() + "/weft_db_csv_check.sql";
   {
     std::ofstream out(script);
@@ -62,7 +62,7 @@ std::string sqlite3_shell_csv(const Database& db, const std::string& sql) {
   }
   std::string shell;
   {
-    std::unique_ptr<FILE, int (*)(FILE*)> p(popen(("sqlite3 -csv -header :memory: < '" + script + "'").c_str(), "r"), pclose);
+    std::unique_ptr<FILE, int (*)(FILE*)> p(popen(("sqlite3 -csv " + std::string(header ? "-header " : "") + ":memory: < '" + script + "'").c_str(), "r"), pclose);
     REQUIRE(p);
     char buf[4096];
     size_t n;
@@ -74,11 +74,13 @@ std::string sqlite3_shell_csv(const Database& db, const std::string& sql) {
 
 void check_csv(Database& db, const std::string& sql) {
   INFO(sql);
-  const std::string shell = sqlite3_shell_csv(db, sql);
   DeviceQuery q(device(), db, prepare_sql(sql, db));
-  const std::string ours = format_csv(q.run(), true);
-  CHECK(!shell.empty());  // no sqlite3 binary (tools/setup.sh installs it) fails here
-  CHECK(ours == shell);
+  const ResultSet rows = q.run();
+  for (bool header : {true, false}) {
+    const std::string shell = sqlite3_shell_csv(db, sql, header);
+    CHECK(!shell.empty());  // no sqlite3 binary (tools/setup.sh installs it) fails here
+    CHECK(format_csv(rows, header) == shell);
+  }
 }
 
 }  // namespace

@@ -54,6 +54,16 @@
 #define DB_AGG_AVG_I      8u
 #define DB_AGG_AVG_F      9u
 
+/* Scan predicate terms (filter_terms.comp), DB_TERM_WORDS each: values word, nulls word, kind,
+ * DB_CMP_* op, constant low word, constant high word, 2 unused. A row passes when every term is
+ * true (NULL is not true). */
+#define DB_TERM_WORDS        8u
+#define DB_TERM_INT          0u  /* int64 or Text code column <op> constant */
+#define DB_TERM_FLOAT        1u  /* double column <op> double constant */
+#define DB_TERM_INT_AS_FLOAT 2u  /* int64 column converted to double <op> double constant */
+#define DB_TERM_IS_NULL      3u
+#define DB_TERM_IS_NOT_NULL  4u
+
 /* Sort key / group key type: 0 int64 or Text code, 1 double. */
 #define DB_KEY_INT   0u
 #define DB_KEY_FLOAT 1u

@@ -13,7 +13,10 @@ void main() {
     uint h = db_keys_hash(i);
     for (uint probe = 0u; probe <= mask; ++probe, ++h) {
       const uint s = h & mask;
-      const uint prev = atomicCompSwap(globals_u[pc.user[3] + s], DB_NONE, i);
+      // A slot changes once (DB_NONE -> its representative), so a plain read that sees a row is
+      // final and spares the atomic; with few groups nearly every row finds its slot that way.
+      uint prev = globals_u[pc.user[3] + s];
+      if (prev == DB_NONE) prev = atomicCompSwap(globals_u[pc.user[3] + s], DB_NONE, i);
       if (prev == DB_NONE || db_keys_equal(prev, i)) {
         globals_u[pc.user[5] + i] = s;
         break;

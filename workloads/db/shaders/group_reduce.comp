@@ -54,12 +54,10 @@ void main() {
       double sf = 0.0;
       uvec2 best = uvec2(0u);
       uint cnt = 0u, ovf = 0u;
-      for (uint m = t; m < size; m += 64u) {
+      // COUNT(*) is the group's size: no pass over the members.
+      if (fn == DB_AGG_COUNT_STAR) cnt = t == 0u ? size : 0u;
+      for (uint m = t; fn != DB_AGG_COUNT_STAR && m < size; m += 64u) {
         const uint row = pos_row(side, db_row(members, begin + m));
-        if (fn == DB_AGG_COUNT_STAR) {
-          ++cnt;
-          continue;
-        }
         if (db_bit(nulls, row)) continue;
         const uvec2 v = db_load2(vals + 2u * row);
         if (fn == DB_AGG_SUM_I) {
