@@ -156,7 +156,7 @@ int run_bench(const cli::Args& a) {
         .num("hop", n / 2)
         .str("samples", cfg.complex_input ? "complex" : "real")
         .num("frames", frames)
-        .str("fft", cfg.uses_fused() ? "one_workgroup_shared" : "per_pass_global")
+        .str("fft", s.config().uses_fused() ? "one_workgroup_shared" : "per_pass_global")
         .num("gpu_us_per_frame", gpu * 1e-3)
         .str("peer", "fftw3_double_chain_1thread")
         .num("cpu_us_per_frame", cpu * 1e-3)

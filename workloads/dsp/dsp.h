@@ -40,8 +40,10 @@ namespace weft::dsp {
 inline constexpr uint32_t kMinFrame = 512;
 inline constexpr uint32_t kMaxFrame = 4096;
 inline constexpr uint32_t kMaxChannels = 32;
-// Largest frame the one-workgroup FFT takes (N x 8 bytes of shared memory <= the guaranteed 16 KiB).
+// Largest frame the one-workgroup FFT takes on every device (N x 8 bytes of shared memory <= the
+// guaranteed 16 KiB), and on a device with 32 KiB (most GPUs and lavapipe).
 inline constexpr uint32_t kFusedMaxFrame = 2048;
+inline constexpr uint32_t kFusedMaxFrameLarge = 4096;
 inline constexpr uint32_t kStatusClipped = WEFT_STATUS_WORKLOAD_FIRST;
 
 struct Config {
@@ -52,14 +54,20 @@ struct Config {
   float clip_threshold = 1.0f;                 // max_abs above this lowers the gain
   float gain_factor = 0.5f;                    // ... by this factor, in (0, 1]
   float initial_gain = 1.0f;
-  // One dispatch per transform (shared memory) when N <= kFusedMaxFrame; else, or when false,
-  // one dispatch per radix-2 pass through Globals.
+  // One dispatch per transform (shared memory) when the frame fits the device's shared memory;
+  // else, or when false, one dispatch per radix-2 pass through Globals.
   bool fused = true;
+  // The device's maxComputeSharedMemorySize; 0 until Stream fills it in (16 KiB, the Vulkan
+  // minimum, is assumed meanwhile).
+  uint32_t shared_memory_bytes = 0;
   bool complex_input = false;                  // complex samples in and out (I/Q streams)
   // One dispatch per transform (pass) for all channels, a workgroup row per channel, instead of
   // one per channel: fewer, larger dispatches (what a GPU and a CPU driver both prefer).
   bool batch_channels = true;
-  bool uses_fused() const { return fused && frame <= kFusedMaxFrame; }
+  bool uses_fused() const {
+    const uint64_t shared = shared_memory_bytes ? shared_memory_bytes : 16384u;
+    return fused && frame <= kFusedMaxFrameLarge && uint64_t(frame) * 8u <= shared;
+  }
   uint32_t hop() const { return frame / 2; }
   uint32_t sample_floats() const { return complex_input ? 2u : 1u; }
   uint32_t hop_floats() const { return hop() * sample_floats(); }  // floats per channel per hop

@@ -2,7 +2,8 @@
 // fft_pass.glsl (same twiddles, same arithmetic, so the same error), but the frame stays in
 // shared memory between passes, so a transform is one dispatch instead of log2 N. The frame
 // needs N x 8 bytes of shared memory: N <= 2048 fits the 16 KiB every Vulkan device guarantees
-// (maxComputeSharedMemorySize); larger frames use the per-pass kernels. 128 invocations (the
+// (maxComputeSharedMemorySize); WEFT_DSP_LARGE sizes the array for N = 4096 (32 KiB), which the
+// program picks only when the device reports that much; otherwise the per-pass kernels run. 128 invocations (the
 // guaranteed maxComputeWorkGroupInvocations); barriers only, no subgroup operations.
 // Each pass: every invocation reads its butterflies into registers, barrier, writes them back
 // in Stockham order, barrier (one shared buffer serves as both ping and pong).
@@ -13,7 +14,11 @@
 #include "weft.glsl"
 
 #define WG 128u
+#ifdef WEFT_DSP_LARGE
+#define MAX_N 4096u
+#else
 #define MAX_N 2048u
+#endif
 layout(local_size_x = 128) in;
 shared vec2 s[MAX_N];
 
