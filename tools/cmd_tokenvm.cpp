@@ -35,7 +35,8 @@ const char* const kUsage =
     "    --check-reference: the CPU reference runs alongside the device with the same host calls;\n"
     "        exits 1 unless every step's record and the final state are identical.\n"
     "  fuzz-diff: N random workflows (default 500) x B streams (64) x steps (64), alternately\n"
-    "    token and byte matching, 1/4/16 steps per submission: device vs the CPU reference,\n"
+    "    token and byte matching, 1/4/16 steps per submission, every 4th run with tokens drawn by the\n"
+    "    samplers (both device kernels in turn): device vs the CPU reference,\n"
     "    bit-exact per step and final state; exits 1 on the first difference.\n"
     "  bench: JSON lines, per-step cost at B = 64, 256, 1024, 4096 vs the CPU reference; the sampler\n"
     "    rows use V logits per stream (default 256), with each sampler kernel.\n";

@@ -235,20 +235,28 @@ int fuzz_diff(int argc, char** argv) {
   o.select = a.get("device");
   auto dev = weft::Device::open(o);
   DifferentialStats stats;
+  uint32_t sampler_runs = 0;
   const auto t0 = std::chrono::steady_clock::now();
   for (uint32_t k = 0; k < runs; ++k) {
-    const DifferentialRun run{seed + k, k % 2 ? MatchMode::Byte : MatchMode::Token, batch, steps, std::array<uint32_t, 3>{1, 4, 16}[k % 3]};
+    // Runs 6 and 7 of every 8 (token and byte matching) draw their tokens with the samplers,
+    // the device kernel alternating every 8 runs.
+    DifferentialRun run{seed + k, k % 2 ? MatchMode::Byte : MatchMode::Token, batch, steps, std::array<uint32_t, 3>{1, 4, 16}[k % 3]};
+    run.sampler = k % 8 >= 6;
+    run.sampler_kernel = (k / 8) % 2 ? SamplerKernel::PerRow : SamplerKernel::PerStream;
+    sampler_runs += run.sampler;
     if (const std::string diff = differential_run(*dev, run, &stats); !diff.empty()) {
-      std::printf("DIFFERENT: run %u (seed %u, %s matching, %u steps per submission): %s\n", k, run.seed,
-                  run.mode == MatchMode::Byte ? "byte" : "token", run.steps_per_submit, diff.c_str());
+      std::printf("DIFFERENT: run %u (seed %u, %s matching, %u steps per submission, %s): %s\n", k, run.seed,
+                  run.mode == MatchMode::Byte ? "byte" : "token", run.steps_per_submit,
+                  !run.sampler ? "given tokens" : run.sampler_kernel == SamplerKernel::PerStream ? "per-stream sampler" : "per-row sampler",
+                  diff.c_str());
       return 1;
     }
     if ((k + 1) % 500 == 0) std::fprintf(stderr, "  %u/%u runs equal\n", k + 1, runs);
   }
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("%u random workflows x %u streams x %u steps (seeds %u..%u) on %s: device == reference bit-exact\n"
+  std::printf("%u random workflows (%u with sampled tokens) x %u streams x %u steps (seeds %u..%u) on %s: device == reference bit-exact\n"
               "  %llu stream runs, %llu zones, %llu transitions, %llu tool calls, %llu feed tokens, %llu waiting steps; %.1f s\n",
-              runs, batch, steps, seed, seed + runs - 1, dev->info().name.c_str(), (unsigned long long)stats.streams,
+              runs, sampler_runs, batch, steps, seed, seed + runs - 1, dev->info().name.c_str(), (unsigned long long)stats.streams,
               (unsigned long long)stats.zones, (unsigned long long)stats.transitions, (unsigned long long)stats.calls,
               (unsigned long long)stats.feed_tokens, (unsigned long long)stats.waits, s);
   return 0;

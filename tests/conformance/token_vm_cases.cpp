@@ -6,6 +6,7 @@
 
 #include "conformance.h"
 #include "device_vm.h"
+#include "differential.h"
 #include "machine.h"
 #include "random_workflow.h"
 #include "reference.h"
@@ -34,19 +35,6 @@ void add_zone(Workflow& w, const std::string& prompt, Zone z) {
   for (unsigned char c : prompt) w.token_data.push_back(c);
   z.token_end = uint32_t(w.token_data.size());
   w.zones.push_back(z);
-}
-
-// First differing step of two machines, or "" when every record and the state agree.
-std::string difference(Machine& a, Machine& b) {
-  for (uint32_t s = 0; s < a.batch(); ++s) {
-    if (a.status()[s].size() != b.status()[s].size()) return "stream " + std::to_string(s) + ": different step counts";
-    for (size_t i = 0; i < a.status()[s].size(); ++i)
-      if (!(a.status()[s][i] == b.status()[s][i]))
-        return "stream " + std::to_string(s) + " step " + std::to_string(i) + ": reference {" + describe(a.status()[s][i]) +
-               "} device {" + describe(b.status()[s][i]) + "}";
-  }
-  if (a.backend().state() != b.backend().state()) return "final states differ";
-  return "";
 }
 
 Result golden_loop(Device& dev) {

@@ -24,12 +24,16 @@ void register_tools(Machine& m, const Workflow& w) {
 
 // The host side of a run, identical for both machines: submissions of `chunk` steps; after
 // each, tool calls are resolved and waiting streams are sometimes given an input message.
-void drive(Machine& m, const std::vector<Token>& tokens, uint32_t steps, uint32_t chunk, uint32_t seed) {
+// With logits, the sampler draws the tokens (seeded by `seed`).
+void drive(Machine& m, const std::vector<Token>& tokens, const std::vector<float>& logits, uint32_t vocab, uint32_t steps,
+           uint32_t chunk, uint32_t seed) {
   std::mt19937 rng(seed);
   const uint32_t B = m.batch();
+  const SamplerConfig sampler{seed % 3 ? uint32_t(TVM_SAMPLE_QUANTIZED) : uint32_t(TVM_SAMPLE_ARGMAX), seed, 4.0f};
   for (uint32_t s = 0; s < steps; s += chunk) {
     const uint32_t k = std::min(chunk, steps - s);
-    m.run(std::span<const Token>(tokens).subspan(size_t(s) * B, size_t(k) * B), k);
+    if (logits.empty()) m.run(std::span<const Token>(tokens).subspan(size_t(s) * B, size_t(k) * B), k);
+    else m.run_sampler(logits, vocab, sampler, k);
     m.resolve_callbacks();
     const std::vector<uint32_t> st = m.stream_status();
     for (uint32_t b = 0; b < B; ++b)
@@ -76,13 +80,24 @@ std::string differential_run(Device& device, const DifferentialRun& run, Differe
   c.feed_capacity = 8;
   if (run.mode == MatchMode::Byte) c.vocab_bytes = vocab_bytes(tok);
   const std::vector<Token> tokens = random_tokens(rng, rw, run.batch, run.steps);
+  const uint32_t V = tok.vocab_size();
+  std::vector<float> logits;
+  if (run.sampler) {
+    logits.resize(size_t(run.batch) * V);
+    std::normal_distribution<float> normal(0.0f, 2.0f);
+    for (float& x : logits) x = normal(rng);
+    for (uint32_t b = 0; b < run.batch; ++b)  // make the patterns' symbols likely
+      for (const char* a = kRandomAlphabet; *a; ++a) logits[size_t(b) * V + uint8_t(*a)] += 6.0f;
+  }
   Machine ref(rw.workflow, tok, std::make_unique<Reference>(rw.workflow, c));
-  Machine dev(rw.workflow, tok, std::make_unique<DeviceVm>(device, rw.workflow, c, DeviceVmOptions{run.steps_per_submit, 0}));
+  Machine dev(rw.workflow, tok,
+              std::make_unique<DeviceVm>(device, rw.workflow, c,
+                                         DeviceVmOptions{run.steps_per_submit, run.sampler ? V : 0, run.sampler_kernel}));
   register_tools(ref, rw.workflow);
   register_tools(dev, rw.workflow);
   const uint32_t host_seed = run.seed * 7u + 1u;
-  drive(ref, tokens, run.steps, run.steps_per_submit, host_seed);
-  drive(dev, tokens, run.steps, run.steps_per_submit, host_seed);
+  drive(ref, tokens, logits, V, run.steps, run.steps_per_submit, host_seed);
+  drive(dev, tokens, logits, V, run.steps, run.steps_per_submit, host_seed);
   if (stats) {
     DifferentialStats s;
     s.streams = run.batch;

@@ -9,6 +9,7 @@
 
 #include <weft/weft.h>
 
+#include "device_vm.h"
 #include "machine.h"
 
 namespace weft::token_vm {
@@ -18,6 +19,10 @@ struct DifferentialRun {
   MatchMode mode = MatchMode::Token;
   uint32_t batch = 64, steps = 64;
   uint32_t steps_per_submit = 1;
+  // With a sampler, tokens are drawn from random logits [B][V] (alphabet-biased) by the device
+  // sampler (this kernel) and by the CPU sampler instead of being given.
+  bool sampler = false;
+  SamplerKernel sampler_kernel = SamplerKernel::Auto;
 };
 
 // What the run exercised (so a caller can check the generator reaches the machinery).

@@ -1,5 +1,6 @@
-// Replays every input kept in fuzz_regressions/ through the fuzz target's code: each must parse
-// or fail with weft::Error(BadInput), never crash or throw anything else.
+// Replays every input kept in fuzz_regressions/ through the fuzz target's code: each must parse,
+// compile to a valid workflow and run on the CPU reference, or fail with weft::Error(BadInput);
+// never crash or throw anything else.
 #include <doctest/doctest.h>
 
 #include <algorithm>

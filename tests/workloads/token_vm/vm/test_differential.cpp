@@ -17,12 +17,14 @@ void register_tools(Machine& m, const Workflow& w) {
 }
 
 // `workflows` random workflows of `batch` streams each (differential.h); submissions of 1, 4
-// or 16 steps in turn.
+// or 16 steps in turn; every 4th run's tokens drawn by the samplers.
 void differential(MatchMode mode, uint32_t workflows, uint32_t batch, uint32_t steps, uint32_t seed) {
   weft::test::ValidationClean clean;
   DifferentialStats stats;
   for (uint32_t k = 0; k < workflows; ++k) {
-    const DifferentialRun run{seed + k, mode, batch, steps, std::array<uint32_t, 3>{1, 4, 16}[k % 3]};
+    DifferentialRun run{seed + k, mode, batch, steps, std::array<uint32_t, 3>{1, 4, 16}[k % 3]};
+    run.sampler = k % 4 == 3;  // tokens drawn by the samplers, the device kernel alternating
+    run.sampler_kernel = k % 8 == 3 ? SamplerKernel::PerStream : SamplerKernel::PerRow;
     CAPTURE(run.seed);
     CAPTURE(run.steps_per_submit);
     const std::string diff = differential_run(weft::test::device(), run, &stats);

@@ -4,6 +4,8 @@
 //   even: a UDPL file; when it parses, its default program is compiled (byte tokenizer, token
 //         and byte matching) and rendered (dump, DOT);
 //   odd : a flow file over a fixed prompt set, compiled and rendered the same way.
+// Whatever compiles must be a valid workflow (validate() refusing the lowering's output is a
+// front-end bug, not bad input) and must run: 48 steps on the CPU reference.
 #pragma once
 
 #include <cstddef>
@@ -12,8 +14,12 @@
 #include <memory>
 #include <string>
 
+#include <stdexcept>
+#include <vector>
+
 #include "byte_tokenizer.h"
 #include "flow_file.h"
+#include "reference.h"
 #include "render.h"
 #include "udpl.h"
 
@@ -49,6 +55,26 @@ tags = [[], ["a"]]
 repeats = 2
 )";
 
+// 48 steps of two streams on the CPU reference, the sampled tokens taken from the workflow's
+// patterns (so zones close and loops turn) and from the byte range.
+inline void run_reference(const Workflow& w, const Tokenizer& tok) {
+  VmConfig c;
+  c.batch = 2;
+  c.feed_capacity = 4;
+  if (w.match_mode == MatchMode::Byte)
+    for (Token t = 0; t < tok.vocab_size(); ++t) c.vocab_bytes.push_back(tok.token_bytes(t));
+  Reference ref(w, resolve_config(w, c));
+  constexpr uint32_t kSteps = 48;
+  std::vector<Token> sampled(size_t(kSteps) * c.batch);
+  uint32_t h = uint32_t(w.zones.size() * 2654435761u);
+  for (Token& t : sampled) {
+    h = h * 1664525u + 1013904223u;
+    t = !w.pattern_tokens.empty() && (h >> 28) % 4 != 0 ? w.pattern_tokens[(h >> 8) % w.pattern_tokens.size()] : (h >> 8) % 256;
+  }
+  std::vector<uint32_t> trace;
+  ref.run(sampled, kSteps, trace);
+}
+
 inline void compile_and_render(const Program& program) {
   const ByteTokenizer tok;
   Resources res;  // every placeholder resolves, so that the compile path is reached too
@@ -61,9 +87,17 @@ inline void compile_and_render(const Program& program) {
   for (MatchMode mode : {MatchMode::Token, MatchMode::Byte}) {
     CompileOptions options;
     options.match_mode = mode;
-    const Workflow w = program.compile(tok, res, options);
+    Workflow w;
+    try {
+      w = program.compile(tok, res, options);
+    } catch (const Error& e) {
+      if (std::string(e.what()).rfind("bad input: workflow: ", 0) == 0)
+        throw std::logic_error(std::string("the lowering produced an invalid workflow: ") + e.what());
+      throw;
+    }
     (void)dump_workflow(w, tok);
     (void)workflow_dot(w, tok);
+    run_reference(w, tok);
   }
 }
 
