@@ -27,6 +27,10 @@ namespace {
 using namespace weft;
 using namespace weft::attention;
 
+// Sizes end up in signed int arithmetic in the model code: keep them below 2^31.
+uint32_t int_arg(const cli::Args& a, const char* name, uint32_t fallback) { return cli::u32(a, name, fallback, 0x7FFFFFFFu); }
+using cli::f32;
+
 const char* kUsage =
     "usage: weft attention generate MODEL.gguf --prompt TEXT -n N [--temperature T] [--top-k K] [--seed S]\n"
     "                      [--tokens ID,ID,...] [--context C] [--batch B] [--norm-limit X] [--damp F] [--check]\n"
@@ -41,24 +45,6 @@ const char* kUsage =
     "        CPU reference, GPU time per operation\n"
     "  bench: JSON lines: prefill and decode tokens/s, decode bandwidth vs a copy kernel's, CPU reference\n";
 
-uint32_t u32(const cli::Args& a, const char* name, uint32_t fallback) {
-  const uint64_t v = a.get_uint(name, fallback);
-  if (v > 0x7FFFFFFFu) fail(ErrorCode::BadInput, std::string("--") + name + " is too large");
-  return uint32_t(v);
-}
-
-float f32(const cli::Args& a, const char* name, float fallback) {
-  const std::string s = a.get(name);
-  if (s.empty()) return fallback;
-  try {
-    size_t used = 0;
-    const float v = std::stof(s, &used);
-    if (used == s.size()) return v;
-  } catch (const std::exception&) {
-  }
-  fail(ErrorCode::BadInput, std::string("--") + name + " expects a number, got '" + s + "'");
-}
-
 std::unique_ptr<Device> open_device(const cli::Args& a) {
   DeviceOptions o;
   o.select = a.get("device");
@@ -67,13 +53,13 @@ std::unique_ptr<Device> open_device(const cli::Args& a) {
 }
 
 SeededOptions seeded_options(const cli::Args& a, SeededOptions o = {}) {
-  o.dim = u32(a, "dim", o.dim);
-  o.layers = u32(a, "layers", o.layers);
-  o.heads = u32(a, "heads", o.heads);
-  o.kv_heads = u32(a, "kv-heads", o.kv_heads);
-  o.ffn = u32(a, "ffn", o.ffn);
-  o.context = u32(a, "context", o.context);
-  o.seed = u32(a, "seed", o.seed);
+  o.dim = int_arg(a, "dim", o.dim);
+  o.layers = int_arg(a, "layers", o.layers);
+  o.heads = int_arg(a, "heads", o.heads);
+  o.kv_heads = int_arg(a, "kv-heads", o.kv_heads);
+  o.ffn = int_arg(a, "ffn", o.ffn);
+  o.context = int_arg(a, "context", o.context);
+  o.seed = int_arg(a, "seed", o.seed);
   o.tied = a.flag("tied");
   return o;
 }
@@ -159,16 +145,16 @@ GenerateResult generate(Decoder& dec, const Model& m, const std::vector<uint32_t
 int run_generate(const cli::Args& a) {
   if (a.positional.size() < 2) fail(ErrorCode::BadInput, "generate needs a MODEL.gguf path");
   const Model m = Model::load(a.positional[1]);
-  const uint32_t n = u32(a, "n", 32);
+  const uint32_t n = int_arg(a, "n", 32);
   Sampling s;
   s.temperature = f32(a, "temperature", 0.0f);
-  s.top_k = u32(a, "top-k", 0);
-  s.seed = u32(a, "seed", 0);
+  s.top_k = int_arg(a, "top-k", 0);
+  s.seed = int_arg(a, "seed", 0);
   std::vector<uint32_t> prompt = a.options.count("tokens") ? parse_ids(a.get("tokens")) : tokenize(m.vocab, a.get("prompt", ""));
   if (prompt.empty()) fail(ErrorCode::BadInput, "the prompt is empty (give --prompt TEXT or --tokens IDS)");
   DecoderOptions o;
-  o.context = u32(a, "context", 0);
-  o.max_batch = u32(a, "batch", 0);
+  o.context = int_arg(a, "context", 0);
+  o.max_batch = int_arg(a, "batch", 0);
   o.rules.norm_limit = f32(a, "norm-limit", o.rules.norm_limit);
   o.rules.damp = f32(a, "damp", o.rules.damp);
   auto dev = open_device(a);
@@ -216,7 +202,7 @@ int run_demo(const cli::Args& a) {
               gguf::type_name(m.output.type).c_str());
   const std::string prompt_text = a.get("prompt", "Hello, weft");
   const std::vector<uint32_t> prompt = tokenize(m.vocab, prompt_text);
-  const uint32_t n = u32(a, "n", 16);
+  const uint32_t n = int_arg(a, "n", 16);
   DecoderOptions o;
   Decoder dec(*dev, m, o);
   Reference ref(m, dec.context(), o.rules, dec.program().max_batch);
@@ -289,10 +275,10 @@ int run_bench(const cli::Args& a) {
   }
   const Model m = Model::load(path);
   const Config& c = m.config;
-  const uint32_t runs = std::max(1u, u32(a, "runs", 5));
+  const uint32_t runs = std::max(1u, int_arg(a, "runs", 5));
   DecoderOptions o;
-  o.context = std::min(c.context, u32(a, "context", 256));
-  o.max_batch = std::min(o.context / 2, u32(a, "batch", 32));
+  o.context = std::min(c.context, int_arg(a, "context", 256));
+  o.max_batch = std::min(o.context / 2, int_arg(a, "batch", 32));
   Decoder dec(*dev, m, o);
   std::vector<uint32_t> prompt(o.max_batch);
   for (uint32_t t = 0; t < o.max_batch; ++t) prompt[t] = (t * 37 + 5) % c.vocab;
@@ -319,7 +305,7 @@ int run_bench(const cli::Args& a) {
   std::sort(step_ns.begin(), step_ns.end());
   const double decode_ns = step_ns[step_ns.size() / 2];
   const double bytes_per_token = double(m.weight_bytes());
-  const double copy_gbs = copy_bandwidth(*dev, uint64_t(u32(a, "copy-mib", cpu ? 16 : 256)) << 20, runs);
+  const double copy_gbs = copy_bandwidth(*dev, uint64_t(int_arg(a, "copy-mib", cpu ? 16 : 256)) << 20, runs);
   const double decode_gbs = bytes_per_token / decode_ns;
 
   // Peer: the CPU reference (double, one thread) on the same tokens in the same run.

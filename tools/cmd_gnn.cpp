@@ -25,6 +25,8 @@ namespace {
 using namespace weft;
 using namespace weft::gnn;
 
+using cli::u32;
+
 const char* kGnnUsage =
     "usage: weft gnn demo  [--nodes N] [--edges E] [--features F] [--layers L] [--seed S] [--edge-types T]\n"
     "                      [--aggregation sum|mean|max] [--threshold X] [--device SEL] [--validation]\n"
@@ -45,12 +47,6 @@ Aggregation parse_agg(const std::string& s) {
   if (s == "mean") return Aggregation::Mean;
   if (s == "max") return Aggregation::Max;
   fail(ErrorCode::BadInput, "--aggregation must be sum, mean or max, got '" + s + "'");
-}
-
-uint32_t u32(const cli::Args& a, const char* name, uint32_t fallback) {
-  const uint64_t v = a.get_uint(name, fallback);
-  if (v > 0xFFFFFFFFu) fail(ErrorCode::BadInput, std::string("--") + name + " is too large");
-  return uint32_t(v);
 }
 
 Setup setup(const cli::Args& a) {

@@ -24,11 +24,7 @@
 namespace weft::token_vm::cli_commands {
 namespace {
 
-uint32_t u32(const cli::Args& a, const char* name, uint32_t fallback) {
-  const uint64_t v = a.get_uint(name, fallback);
-  if (v > 0xFFFFFFFFu) fail(ErrorCode::BadInput, std::string("--") + name + " is too large");
-  return uint32_t(v);
-}
+using cli::u32;
 
 std::string quoted(const std::string& s) {
   std::string o = "\"";
