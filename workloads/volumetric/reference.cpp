@@ -1,0 +1,388 @@
+#include "reference.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <weft/error.h>
+
+namespace weft::volumetric {
+
+namespace {
+
+using Vec = std::vector<float>;
+std::string u(uint64_t v) { return std::to_string(v); }
+
+double sigmoid(double z) { return 1.0 / (1.0 + std::exp(-z)); }
+
+// y[r] = sum_c W[r][c] * x[xo + c] (+ bias), in double.
+void matvec(const Vec& W, uint32_t rows, uint32_t cols, const float* x, double* y) {
+  for (uint32_t r = 0; r < rows; ++r) {
+    double a = 0;
+    const float* w = W.data() + uint64_t(r) * cols;
+    for (uint32_t c = 0; c < cols; ++c) a += double(w[c]) * x[c];
+    y[r] = a;
+  }
+}
+
+// The values layer l computes with: its matrices in its numeric type.
+Vec eff(Layer& l, size_t m) { return l.mats[m].effective(l.dtype); }
+
+void softmax_row(float* v, uint32_t n) {
+  float mx = v[0];
+  for (uint32_t i = 1; i < n; ++i) mx = std::max(mx, v[i]);
+  double s = 0;
+  for (uint32_t i = 0; i < n; ++i) s += std::exp(double(v[i]) - mx);
+  for (uint32_t i = 0; i < n; ++i) v[i] = float(std::exp(double(v[i]) - mx) / s);
+}
+
+Vec recurrent(Layer& l, const Vec& x) {
+  const uint32_t H = l.out, I = l.in, T = l.seq;
+  const uint32_t G = l.type == LayerType::RNN ? 1 : l.type == LayerType::GRU ? 3 : 4;
+  const Vec Wx = eff(l, 0), Wh = eff(l, 1);
+  std::vector<double> gx(G * H), gh(G * H), h(H, 0.0), c(H, 0.0);
+  Vec y(uint64_t(T) * H);
+  std::vector<float> hf(H, 0.0f);
+  for (uint32_t t = 0; t < T; ++t) {
+    matvec(Wx, G * H, I, x.data() + uint64_t(t) * I, gx.data());
+    matvec(Wh, G * H, H, hf.data(), gh.data());
+    for (uint32_t j = 0; j < H; ++j) {
+      if (l.type == LayerType::RNN) {
+        h[j] = std::tanh(gx[j] + gh[j] + l.vecs[0][j]);
+      } else if (l.type == LayerType::GRU) {
+        const double z = sigmoid(gx[j] + l.vecs[0][j] + gh[j] + l.vecs[1][j]);
+        const double r = sigmoid(gx[H + j] + l.vecs[0][H + j] + gh[H + j] + l.vecs[1][H + j]);
+        const double n = std::tanh(gx[2 * H + j] + l.vecs[0][2 * H + j] + r * (gh[2 * H + j] + l.vecs[1][2 * H + j]));
+        h[j] = (1 - z) * n + z * h[j];
+      } else {
+        const auto g = [&](uint32_t k) { return gx[k * H + j] + gh[k * H + j] + l.vecs[0][k * H + j]; };
+        const double i = sigmoid(g(0)), f = sigmoid(g(1)), gg = std::tanh(g(2)), o = sigmoid(g(3));
+        c[j] = f * c[j] + i * gg;
+        h[j] = o * std::tanh(c[j]);
+      }
+    }
+    for (uint32_t j = 0; j < H; ++j) y[uint64_t(t) * H + j] = hf[j] = float(h[j]);
+  }
+  return y;
+}
+
+Vec mha(Layer& l, const Vec& x) {
+  const uint32_t D = l.in, T = l.seq, Hn = l.heads, dh = D / Hn;
+  const Vec Wq = eff(l, 0), Wk = eff(l, 1), Wv = eff(l, 2), Wo = eff(l, 3);
+  std::vector<double> tmp(D);
+  Vec q(uint64_t(T) * D), k(q.size()), v(q.size()), o(q.size()), y(q.size());
+  auto proj = [&](const Vec& W, const float* in, float* out) {
+    matvec(W, D, D, in, tmp.data());
+    for (uint32_t i = 0; i < D; ++i) out[i] = float(tmp[i]);
+  };
+  for (uint32_t t = 0; t < T; ++t) {
+    proj(Wq, &x[t * D], &q[t * D]);
+    proj(Wk, &x[t * D], &k[t * D]);
+    proj(Wv, &x[t * D], &v[t * D]);
+  }
+  Vec p(T);
+  for (uint32_t h = 0; h < Hn; ++h)
+    for (uint32_t t = 0; t < T; ++t) {
+      for (uint32_t s = 0; s < T; ++s) {
+        double a = 0;
+        for (uint32_t i = 0; i < dh; ++i) a += double(q[t * D + h * dh + i]) * k[s * D + h * dh + i];
+        p[s] = float(a / std::sqrt(double(dh)));
+      }
+      softmax_row(p.data(), T);
+      for (uint32_t i = 0; i < dh; ++i) {
+        double a = 0;
+        for (uint32_t s = 0; s < T; ++s) a += double(p[s]) * v[s * D + h * dh + i];
+        o[t * D + h * dh + i] = float(a);
+      }
+    }
+  for (uint32_t t = 0; t < T; ++t) proj(Wo, &o[t * D], &y[t * D]);
+  return y;
+}
+
+}  // namespace
+
+float activate(Activation a, float z) {
+  switch (a) {
+    case Activation::ReLU: return z > 0 ? z : 0.0f;
+    case Activation::Tanh: return std::tanh(z);
+    case Activation::Sigmoid: return float(sigmoid(z));
+    case Activation::SiLU: return float(z * sigmoid(z));
+    default: return z;
+  }
+}
+
+float activate_grad(Activation a, float z) {
+  switch (a) {
+    case Activation::ReLU: return z > 0 ? 1.0f : 0.0f;
+    case Activation::Tanh: {
+      const double t = std::tanh(z);
+      return float(1 - t * t);
+    }
+    case Activation::Sigmoid: {
+      const double s = sigmoid(z);
+      return float(s * (1 - s));
+    }
+    case Activation::SiLU: {
+      const double s = sigmoid(z);
+      return float(s * (1 + z * (1 - s)));
+    }
+    default: return 1.0f;
+  }
+}
+
+Grads zero_grads(const Layer& l) {
+  Grads g;
+  for (const WeightStore& m : l.mats) g.mats.emplace_back(m.master().size(), 0.0f);
+  for (const Vec& v : l.vecs) g.vecs.emplace_back(v.size(), 0.0f);
+  for (const Layer& c : l.children) g.children.push_back(zero_grads(c));
+  return g;
+}
+
+bool layer_trainable(const Layer& l) {
+  switch (l.type) {
+    case LayerType::Dense:
+    case LayerType::RMSNorm:
+    case LayerType::LayerNorm:
+    case LayerType::Softmax: return true;
+    case LayerType::Sequential:
+    case LayerType::Parallel:
+    case LayerType::Residual:
+      return std::all_of(l.children.begin(), l.children.end(), [](const Layer& c) { return layer_trainable(c); });
+    default: return false;
+  }
+}
+
+Vec layer_forward(Layer& l, const Vec& x, Tape* tape, const std::string& where) {
+  if (x.size() != layer_input_size(l))
+    fail(ErrorCode::BadInput, where + " (" + layer_type_name(l.type) + "): input of " + u(x.size()) + " values, " +
+                                  u(layer_input_size(l)) + " expected");
+  if (tape) tape->x = x;
+  Vec y(layer_output_size(l));
+  switch (l.type) {
+    case LayerType::Dense: {
+      const Vec W = eff(l, 0);
+      std::vector<double> z(l.out);
+      matvec(W, l.out, l.in, x.data(), z.data());
+      for (uint32_t o = 0; o < l.out; ++o) y[o] = activate(l.act, float(z[o] + l.vecs[0][o]));
+      break;
+    }
+    case LayerType::RMSNorm:
+    case LayerType::LayerNorm:
+      for (uint32_t t = 0; t < l.seq; ++t) {
+        const float* r = x.data() + uint64_t(t) * l.in;
+        double mean = 0, sq = 0;
+        if (l.type == LayerType::LayerNorm)
+          for (uint32_t i = 0; i < l.in; ++i) mean += r[i];
+        mean /= l.in;
+        for (uint32_t i = 0; i < l.in; ++i) sq += (r[i] - mean) * (r[i] - mean);
+        const double inv = 1.0 / std::sqrt(sq / l.in + l.eps);
+        for (uint32_t i = 0; i < l.in; ++i)
+          y[uint64_t(t) * l.in + i] =
+              float((r[i] - mean) * inv * l.vecs[0][i] + (l.type == LayerType::LayerNorm ? l.vecs[1][i] : 0.0f));
+      }
+      break;
+    case LayerType::Softmax:
+      y = x;
+      for (uint32_t t = 0; t < l.seq; ++t) softmax_row(y.data() + uint64_t(t) * l.in, l.in);
+      break;
+    case LayerType::Embedding: {
+      const Vec E = eff(l, 0);
+      for (uint32_t t = 0; t < l.seq; ++t) {
+        const float v = x[t];
+        if (!(v >= 0 && v < float(l.vocab)) || v != std::floor(v))
+          fail(ErrorCode::BadInput, where + " (embedding): token " + u(t) + " is " + std::to_string(v) + ", not an id in [0, " +
+                                        u(l.vocab) + ")");
+        std::copy_n(E.begin() + uint64_t(v) * l.out, l.out, y.begin() + uint64_t(t) * l.out);
+      }
+      break;
+    }
+    case LayerType::Conv1D: {
+      const Vec W = eff(l, 0);
+      const uint32_t Lo = l.seq - l.kernel + 1;
+      for (uint32_t f = 0; f < l.filters; ++f)
+        for (uint32_t p = 0; p < Lo; ++p) {
+          double a = l.vecs[0][f];
+          for (uint32_t c = 0; c < l.channels; ++c)
+            for (uint32_t k = 0; k < l.kernel; ++k)
+              a += double(W[(uint64_t(f) * l.channels + c) * l.kernel + k]) * x[uint64_t(c) * l.seq + p + k];
+          y[uint64_t(f) * Lo + p] = activate(l.act, float(a));
+        }
+      break;
+    }
+    case LayerType::Conv2D: {
+      const Vec W = eff(l, 0);
+      const uint32_t K = l.kernel, Ho = l.height - K + 1, Wo = l.width - K + 1;
+      for (uint32_t f = 0; f < l.filters; ++f)
+        for (uint32_t i = 0; i < Ho; ++i)
+          for (uint32_t j = 0; j < Wo; ++j) {
+            double a = l.vecs[0][f];
+            for (uint32_t c = 0; c < l.channels; ++c)
+              for (uint32_t ki = 0; ki < K; ++ki)
+                for (uint32_t kj = 0; kj < K; ++kj)
+                  a += double(W[((uint64_t(f) * l.channels + c) * K + ki) * K + kj]) *
+                       x[(uint64_t(c) * l.height + i + ki) * l.width + j + kj];
+            y[(uint64_t(f) * Ho + i) * Wo + j] = activate(l.act, float(a));
+          }
+      break;
+    }
+    case LayerType::SwiGLU: {
+      const Vec W1 = eff(l, 0), W3 = eff(l, 1), W2 = eff(l, 2);
+      std::vector<double> a(l.out), b(l.out), o(l.in);
+      Vec h(l.out);
+      for (uint32_t t = 0; t < l.seq; ++t) {
+        matvec(W1, l.out, l.in, x.data() + uint64_t(t) * l.in, a.data());
+        matvec(W3, l.out, l.in, x.data() + uint64_t(t) * l.in, b.data());
+        for (uint32_t j = 0; j < l.out; ++j) h[j] = float(a[j] * sigmoid(a[j]) * b[j]);
+        matvec(W2, l.in, l.out, h.data(), o.data());
+        for (uint32_t i = 0; i < l.in; ++i) y[uint64_t(t) * l.in + i] = float(o[i]);
+      }
+      break;
+    }
+    case LayerType::MHA: y = mha(l, x); break;
+    case LayerType::RNN:
+    case LayerType::GRU:
+    case LayerType::LSTM: y = recurrent(l, x); break;
+    case LayerType::Sequential:
+    case LayerType::Residual: {
+      Vec h = x;
+      if (tape) tape->children.assign(l.children.size(), {});
+      for (size_t i = 0; i < l.children.size(); ++i)
+        h = layer_forward(l.children[i], h, tape ? &tape->children[i] : nullptr, where + ".children[" + u(i) + "]");
+      if (l.type == LayerType::Residual)
+        for (size_t i = 0; i < h.size(); ++i) h[i] += x[i];
+      y = std::move(h);
+      break;
+    }
+    case LayerType::Parallel: {
+      // Every branch's activations stay in its own tape for backward.
+      if (tape) tape->children.assign(l.children.size(), {});
+      std::fill(y.begin(), y.end(), 0.0f);
+      size_t off = 0;
+      for (size_t i = 0; i < l.children.size(); ++i) {
+        const Vec b = layer_forward(l.children[i], x, tape ? &tape->children[i] : nullptr, where + ".children[" + u(i) + "]");
+        if (l.combine == Combine::Add)
+          for (size_t k = 0; k < b.size(); ++k) y[k] += b[k];
+        else
+          std::copy(b.begin(), b.end(), y.begin() + off);
+        off += b.size();
+      }
+      break;
+    }
+  }
+  return y;
+}
+
+Vec layer_backward(Layer& l, const Tape& tape, const Vec& dy, Grads& g) {
+  const Vec& x = tape.x;
+  Vec dx(x.size(), 0.0f);
+  switch (l.type) {
+    case LayerType::Dense: {
+      const Vec W = eff(l, 0);
+      std::vector<double> z(l.out);
+      matvec(W, l.out, l.in, x.data(), z.data());
+      for (uint32_t o = 0; o < l.out; ++o) {
+        const float dz = dy[o] * activate_grad(l.act, float(z[o] + l.vecs[0][o]));
+        g.vecs[0][o] += dz;
+        float* gw = g.mats[0].data() + uint64_t(o) * l.in;
+        const float* w = W.data() + uint64_t(o) * l.in;
+        for (uint32_t i = 0; i < l.in; ++i) {
+          gw[i] += dz * x[i];
+          dx[i] += dz * w[i];
+        }
+      }
+      break;
+    }
+    case LayerType::RMSNorm:
+    case LayerType::LayerNorm: {
+      const bool ln = l.type == LayerType::LayerNorm;
+      const uint32_t n = l.in;
+      for (uint32_t t = 0; t < l.seq; ++t) {
+        const float* r = x.data() + uint64_t(t) * n;
+        const float* d = dy.data() + uint64_t(t) * n;
+        double mean = 0, sq = 0;
+        if (ln)
+          for (uint32_t i = 0; i < n; ++i) mean += r[i];
+        mean /= n;
+        for (uint32_t i = 0; i < n; ++i) sq += (r[i] - mean) * (r[i] - mean);
+        const double inv = 1.0 / std::sqrt(sq / n + l.eps);
+        double s1 = 0, s2 = 0;  // sum dxhat, sum dxhat * xhat
+        for (uint32_t i = 0; i < n; ++i) {
+          const double xh = (r[i] - mean) * inv, dxh = double(d[i]) * l.vecs[0][i];
+          g.vecs[0][i] += float(d[i] * xh);
+          if (ln) g.vecs[1][i] += d[i];
+          s1 += dxh;
+          s2 += dxh * xh;
+        }
+        for (uint32_t i = 0; i < n; ++i) {
+          const double xh = (r[i] - mean) * inv, dxh = double(d[i]) * l.vecs[0][i];
+          dx[uint64_t(t) * n + i] = float(inv * (dxh - (ln ? s1 / n : 0.0) - xh * s2 / n));
+        }
+      }
+      break;
+    }
+    case LayerType::Softmax: {
+      Vec y = x;
+      for (uint32_t t = 0; t < l.seq; ++t) softmax_row(y.data() + uint64_t(t) * l.in, l.in);
+      for (uint32_t t = 0; t < l.seq; ++t) {
+        double s = 0;
+        for (uint32_t i = 0; i < l.in; ++i) s += double(dy[t * l.in + i]) * y[t * l.in + i];
+        for (uint32_t i = 0; i < l.in; ++i) dx[t * l.in + i] = float(y[t * l.in + i] * (dy[t * l.in + i] - s));
+      }
+      break;
+    }
+    case LayerType::Sequential:
+    case LayerType::Residual: {
+      Vec d = dy;
+      for (size_t i = l.children.size(); i-- > 0;) d = layer_backward(l.children[i], tape.children[i], d, g.children[i]);
+      dx = std::move(d);
+      if (l.type == LayerType::Residual)
+        for (size_t i = 0; i < dx.size(); ++i) dx[i] += dy[i];
+      break;
+    }
+    case LayerType::Parallel: {
+      size_t off = 0;
+      for (size_t i = 0; i < l.children.size(); ++i) {
+        const size_t n = layer_output_size(l.children[i]);
+        const Vec d = l.combine == Combine::Add ? dy : Vec(dy.begin() + off, dy.begin() + off + n);
+        const Vec dxi = layer_backward(l.children[i], tape.children[i], d, g.children[i]);
+        for (size_t k = 0; k < dx.size(); ++k) dx[k] += dxi[k];
+        off += n;
+      }
+      break;
+    }
+    default: fail(ErrorCode::BadInput, std::string("backward of ") + layer_type_name(l.type) + " is not implemented");
+  }
+  return dx;
+}
+
+MeshState initial_state(const Network& net) {
+  MeshState s;
+  for (const Layer& l : net.cells()) s.out.emplace_back(layer_output_size(l), 0.0f);
+  return s;
+}
+
+const Vec& cell_input(const Network& net, uint32_t idx, const Vec& x, const MeshState& cur, const MeshState& prev, bool tick) {
+  const auto src = net.source(idx);
+  if (!src) return x;
+  if (tick || *src >= idx) return prev.out[*src];
+  return cur.out[*src];
+}
+
+Vec forward(Network& net, const Vec& x, MeshState& s, std::vector<Tape>* tapes) {
+  if (x.size() != net.input_size())
+    fail(ErrorCode::BadInput, "volumetric: network input of " + u(x.size()) + " values, " + u(net.input_size()) + " expected");
+  const MeshState prev = s;
+  if (tapes) tapes->assign(net.size(), {});
+  for (uint32_t i = 0; i < net.size(); ++i)
+    s.out[i] = layer_forward(net.at(i), cell_input(net, i, x, s, prev, false), tapes ? &(*tapes)[i] : nullptr, net.where(i));
+  return s.out.back();
+}
+
+void step(Network& net, const Vec& x, MeshState& s) {
+  if (x.size() != net.input_size())
+    fail(ErrorCode::BadInput, "volumetric: network input of " + u(x.size()) + " values, " + u(net.input_size()) + " expected");
+  MeshState next = s;
+  for (uint32_t i = 0; i < net.size(); ++i) next.out[i] = layer_forward(net.at(i), cell_input(net, i, x, s, s, true), nullptr, net.where(i));
+  s = std::move(next);
+}
+
+}  // namespace weft::volumetric
