@@ -26,6 +26,7 @@ const std::vector<Case>& all_cases() {
     for (Case& c : manifest_cases()) all.push_back(std::move(c));
     for (Case& c : gnn_cases()) all.push_back(std::move(c));
     for (Case& c : dsp_cases()) all.push_back(std::move(c));
+    for (Case& c : volumetric_cases()) all.push_back(std::move(c));
     return all;
   }();
   return cases;

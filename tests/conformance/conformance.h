@@ -36,6 +36,7 @@ std::vector<Case> regulator_cases();
 std::vector<Case> manifest_cases();
 std::vector<Case> gnn_cases();
 std::vector<Case> dsp_cases();
+std::vector<Case> volumetric_cases();
 
 struct CaseReport {
   std::string name;

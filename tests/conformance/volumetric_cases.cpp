@@ -1,0 +1,229 @@
+// The volumetric workload on the device against its CPU reference (reference.h).
+//
+// Error measure: normalized error = max_i |device_i - ref_i| / max_i |ref_i|. The device decodes
+// the same packed codes as the reference's unpack (dense.glsl mirrors dtype.cpp), so the weights
+// agree exactly for every type whose decoded values are exact in f32; what differs is f32
+// accumulation on the device vs double on the CPU (40-term dots: ~40 eps = 2.4e-6) and the
+// activation's exp/tanh (a few ulps). Per type:
+//   f32 f16 bf16 fp8 fp4 int16/8/4/2 ternary binary, and f64 (device rounds the 53-bit mantissa
+//   to f32 once, as the CPU does):                                  2e-5
+//   int32 int64 (device forms q in f32: one extra rounding of q):   2e-5
+//   unsigned types (affine lo + s*q: the device sums lo * sum(x) + s * sum(q x), two terms of
+//   the size of |W||x| that cancel, each with f32 error):           1e-4
+#include <cmath>
+#include <random>
+#include <sstream>
+
+#include "conformance.h"
+#include "mesh.h"
+#include "model.h"
+#include "reference.h"
+
+namespace weft::conformance {
+
+namespace {
+
+using namespace weft::volumetric;
+using weft::volumetric::DType;
+
+std::string str(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+double normalized_error(const std::vector<float>& dev, const std::vector<float>& ref) {
+  if (dev.size() != ref.size()) return INFINITY;
+  double worst = 0, scale = 0;
+  for (size_t k = 0; k < ref.size(); ++k) {
+    if (!std::isfinite(dev[k])) return INFINITY;
+    worst = std::max(worst, std::fabs(double(dev[k]) - ref[k]));
+    scale = std::max(scale, std::fabs(double(ref[k])));
+  }
+  return scale > 0 ? worst / scale : worst;
+}
+
+std::vector<float> random_input(uint32_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-1, 1);
+  std::vector<float> v(n);
+  for (float& x : v) x = d(rng);
+  return v;
+}
+
+double dense_bound(DType t) { return dtype_is_unsigned_int(t) ? 1e-4 : 2e-5; }
+
+Layer dense(uint32_t in, uint32_t out, Activation a, DType t, uint32_t seed) {
+  Layer l;
+  l.type = LayerType::Dense;
+  l.in = in;
+  l.out = out;
+  l.act = a;
+  l.dtype = t;
+  init_layer(l, seed, "dense");
+  return l;
+}
+
+Layer shaped(LayerType type, uint32_t in, uint32_t seq, uint32_t seed) {
+  Layer l;
+  l.type = type;
+  l.in = in;
+  l.seq = seq;
+  init_layer(l, seed, layer_type_name(type));
+  return l;
+}
+
+// One Dense cell in type t, 40 -> 24 (two blocks per row, the second partial), SiLU.
+Result dense_in_type(Device& device, DType t) {
+  Network net(1, 1, 1, 1, 40);
+  net.at(0) = dense(40, 24, Activation::SiLU, t, 5 + uint32_t(t));
+  const auto x = random_input(40, 9);
+  MeshState s = initial_state(net);
+  const auto ref = forward(net, x, s);
+  DeviceMesh mesh(device, net);
+  mesh.set_input(x);
+  mesh.run();
+  const double e = normalized_error(mesh.output(), ref);
+  if (!(e <= dense_bound(t)))
+    return Result::fail(std::string("dense ") + dtype_name(t) + ": normalized error " + str(e) + " > " + str(dense_bound(t)), e);
+  return Result::pass(std::string("dense 40 -> 24 in ") + dtype_name(t) + " from " + str(mesh.weight_bytes()) + " packed bytes", e);
+}
+
+// Dense -> RMSNorm -> LayerNorm -> Softmax, each a cell, different row widths.
+Result norms(Device& device) {
+  Network net(1, 1, 4, 1, 40);
+  net.at(0) = dense(40, 24, Activation::Linear, DType::F32, 1);
+  net.at(1) = shaped(LayerType::RMSNorm, 12, 2, 2);
+  net.at(2) = shaped(LayerType::LayerNorm, 8, 3, 3);
+  net.at(3) = shaped(LayerType::Softmax, 6, 4, 4);
+  const auto x = random_input(40, 3);
+  MeshState s = initial_state(net);
+  forward(net, x, s);
+  DeviceMesh mesh(device, net);
+  mesh.set_input(x);
+  mesh.run();
+  double worst = 0;
+  for (uint32_t i = 0; i < 4; ++i) {
+    const double e = normalized_error(mesh.output(i), s.out[i]);
+    worst = std::max(worst, e);
+    if (!(e <= 2e-5)) return Result::fail(std::string(layer_type_name(net.at(i).type)) + ": normalized error " + str(e), e);
+  }
+  return Result::pass("dense, rmsnorm, layernorm, softmax per cell", worst);
+}
+
+// A 2 x 2 grid of Sequential cells in mixed packed types with a remote link to a later cell
+// (recurrence across passes); three submissions of two passes each against six reference passes.
+Network recurrent_grid() {
+  Network net(1, 2, 2, 1, 16);
+  const DType types[4] = {DType::I4, DType::FP8E4M3, DType::Ternary, DType::BF16};
+  for (uint32_t i = 0; i < 4; ++i) {
+    Layer seq;
+    seq.type = LayerType::Sequential;
+    seq.children.push_back(dense(16, 16, Activation::Tanh, types[i], 0));
+    seq.children.push_back(shaped(i % 2 ? LayerType::LayerNorm : LayerType::RMSNorm, 16, 1, 0));
+    init_layer(seq, 40 + i, "seq");
+    net.at(i) = seq;
+  }
+  net.link({0, 0, 1, 0}, {0, 1, 1, 0});  // cell 1 reads cell 3: the previous pass's output
+  return net;
+}
+
+Result grid_passes(Device& device) {
+  Network net = recurrent_grid();
+  const auto x = random_input(16, 4);
+  MeshState s = initial_state(net);
+  DeviceMesh mesh(device, net, {Schedule::Pass, 2});
+  mesh.set_input(x);
+  double worst = 0;
+  for (int sub = 0; sub < 3; ++sub) {
+    forward(net, x, s);
+    forward(net, x, s);
+    mesh.run();
+    for (uint32_t i = 0; i < 4; ++i) {
+      const double e = normalized_error(mesh.output(i), s.out[i]);
+      worst = std::max(worst, e);
+      // Six chained passes through tanh / norms (gain ~1): 2e-5 per pass.
+      if (!(e <= 1.2e-4)) return Result::fail("submission " + std::to_string(sub) + " cell " + std::to_string(i) + ": " + str(e), e);
+    }
+  }
+  return Result::pass("2x2 grid, sequential cells in int4/fp8/ternary/bf16, remote link, 3 x 2 passes", worst);
+}
+
+// Step mesh: three ticks per submission (odd: exercises the copy back), two submissions, against
+// six reference ticks; a second mesh on the same network gives bit-identical outputs.
+Result step_mesh(Device& device) {
+  Network net = recurrent_grid();
+  const auto x = random_input(16, 6);
+  MeshState s = initial_state(net);
+  DeviceMesh a(device, net, {Schedule::Tick, 3});
+  DeviceMesh b(device, net, {Schedule::Tick, 3});
+  a.set_input(x);
+  b.set_input(x);
+  double worst = 0;
+  for (int sub = 0; sub < 2; ++sub) {
+    for (int t = 0; t < 3; ++t) step(net, x, s);
+    a.run();
+    b.run();
+    for (uint32_t i = 0; i < 4; ++i) {
+      const auto da = a.output(i), db = b.output(i);
+      if (da != db) return Result::fail("two meshes differ at cell " + std::to_string(i) + " (not deterministic)");
+      const double e = normalized_error(da, s.out[i]);
+      worst = std::max(worst, e);
+      if (!(e <= 1.2e-4)) return Result::fail("tick " + std::to_string(3 * sub + 3) + " cell " + std::to_string(i) + ": " + str(e), e);
+    }
+  }
+  // Replaying from the same state gives the same bits again.
+  const MeshState before = a.state();
+  a.run();
+  const auto once = a.output();
+  a.set_state(before);
+  a.run();
+  if (a.output() != once) return Result::fail("replay from the same state differs");
+  return Result::pass("6 ticks (3 per submission) match reference step(); two meshes and a replay bit-identical", worst);
+}
+
+Result bad_input(Device& device) {
+  Network net(1, 1, 1, 1, 8);
+  Layer c;
+  c.type = LayerType::Conv1D;
+  c.channels = 1;
+  c.seq = 8;
+  c.filters = 1;
+  c.kernel = 3;
+  init_layer(c, 1, "conv");
+  net.at(0) = c;
+  try {
+    DeviceMesh m(device, net);
+    return Result::fail("a conv1d cell was accepted by the device mesh");
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::BadInput || std::string(e.what()).find("cell (0, 0, 0, 0)") == std::string::npos)
+      return Result::fail(std::string("wrong error: ") + e.what());
+  }
+  Network ok(1, 1, 1, 1, 8);
+  ok.at(0) = dense(8, 4, Activation::Linear, DType::I8, 1);
+  DeviceMesh m(device, ok);
+  try {
+    m.set_input(std::vector<float>(7));
+    return Result::fail("an input of the wrong size was accepted");
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::BadInput) return Result::fail(std::string("wrong error: ") + e.what());
+  }
+  return Result::pass("unsupported cell and wrong input size refused with BadInput");
+}
+
+}  // namespace
+
+std::vector<Case> volumetric_cases() {
+  std::vector<Case> cases;
+  for (DType t : all_dtypes())
+    cases.push_back({std::string("volumetric.dense_") + dtype_name(t),
+                     "normalized error <= " + str(dense_bound(t)) + " vs the CPU reference on the same packed codes",
+                     [t](Device& d) { return dense_in_type(d, t); }});
+  cases.push_back({"volumetric.norms_softmax", "normalized error <= 2e-5 per cell", norms});
+  cases.push_back({"volumetric.grid_remote_recurrence", "normalized error <= 1.2e-4 after 6 passes", grid_passes});
+  cases.push_back({"volumetric.step_mesh_determinism", "bit-identical across meshes and replays; <= 1.2e-4 vs reference", step_mesh});
+  cases.push_back({"volumetric.bad_input", "exact", bad_input});
+  return cases;
+}
+
+}  // namespace weft::conformance
