@@ -105,7 +105,7 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
             s.kernel = kernel(std::string("dense_") + dtype_name(l.dtype));
             s.groups = {groups_for(l.out), 1, 1};
             s.push = {hword("w" + tag), hword("s" + tag), hword("v" + tag + ".0"), gword(in), gword(out), l.out, l.in, pk.row_words,
-                      uint32_t(l.act)};
+                      uint32_t(l.act), ~0u};
             for (const char* h : {"w", "s"}) s.reads.push_back(p.segment(Binding::Heap, h + tag));
             s.reads.push_back(p.segment(Binding::Heap, "v" + tag + ".0"));
             break;

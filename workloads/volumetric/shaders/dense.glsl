@@ -6,10 +6,14 @@
 // lo * sum_c x_c for the affine unsigned types). No f32 copy of the weights exists anywhere.
 //
 // WDTYPE (the DType enum value) selects the decoding; the build makes one variant per type.
-// user: [0] W words, [1] scales, [2] bias (Heap word offsets), [3] x, [4] y (Globals words),
-//       [5] out (rows), [6] in (cols), [7] words per row, [8] activation (Activation enum).
+// PARAMS_IN_GLOBALS (the training variant) reads W and b from Globals, where the optimiser
+// updates them, instead of Heap.
+// user: [0] W words, [1] scales, [2] bias (Heap or Globals word offsets), [3] x, [4] y (Globals
+//       words), [5] out (rows), [6] in (cols), [7] words per row, [8] activation (Activation
+//       enum), [9] z: Globals word for the pre-activations (kept for backward), or ~0u for none.
 #include "weft.glsl"
 #include "activation.glsl"
+#include "params.glsl"
 
 #ifndef WDTYPE
 #error "define WDTYPE (weft::volumetric::DType value)"
@@ -74,7 +78,7 @@ float minifloat(uint code, uint e_bits, uint m_bits, int bias) {
 // The unscaled value of element c of the row starting at Heap word `row`.
 float code_value(uint row, uint c) {
 #if BITS == 64
-  const uint lo = heap_u[row + 2u * c], hi = heap_u[row + 2u * c + 1u];
+  const uint lo = PARAM_U[row + 2u * c], hi = PARAM_U[row + 2u * c + 1u];
 #if WDTYPE == T_F64
   // Sign, 11-bit exponent, 52-bit mantissa: 20 bits in hi, 32 in lo.
   const uint e = (hi >> 20) & 0x7FFu;
@@ -89,7 +93,7 @@ float code_value(uint row, uint c) {
 #endif
 #else
   const uint bit = c * uint(BITS);
-  uint code = heap_u[row + (bit >> 5)] >> (bit & 31u);
+  uint code = PARAM_U[row + (bit >> 5)] >> (bit & 31u);
 #if BITS < 32
   code &= (1u << uint(BITS)) - 1u;
 #endif
@@ -137,11 +141,13 @@ void main() {
 #if SCALE_FLOATS == 0
       acc += qx;
 #elif SCALE_FLOATS == 1
-      acc += heap_f[S + o * blocks + b] * qx;
+      acc += PARAM_F[S + o * blocks + b] * qx;
 #else
-      acc += heap_f[S + 2u * (o * blocks + b)] * qx + heap_f[S + 2u * (o * blocks + b) + 1u] * sx;
+      acc += PARAM_F[S + 2u * (o * blocks + b)] * qx + PARAM_F[S + 2u * (o * blocks + b) + 1u] * sx;
 #endif
     }
-    globals_f[y + o] = activation(act, acc + heap_f[B + o]);
+    const float z = acc + PARAM_F[B + o];
+    if (pc.user[9] != ~0u) globals_f[pc.user[9] + o] = z;
+    globals_f[y + o] = activation(act, z);
   }
 }

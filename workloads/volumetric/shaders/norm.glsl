@@ -1,11 +1,11 @@
-#version 450
-#extension GL_GOOGLE_include_directive : require
 // RMSNorm / LayerNorm per row of width n, one invocation per row:
 //   RMSNorm:   y = x / sqrt(mean(x^2) + eps) * g
 //   LayerNorm: y = (x - mean) / sqrt(var + eps) * g + beta
-// user: [0] x, [1] y (Globals words), [2] g, [3] beta (Heap words), [4] rows, [5] n,
+// user: [0] x, [1] y (Globals words), [2] g, [3] beta (Heap or Globals words), [4] rows, [5] n,
 //       [6] eps (f32 bits), [7] 1 for LayerNorm (centre and add beta), 0 for RMSNorm.
+// PARAMS_IN_GLOBALS (training) reads g and beta from Globals.
 #include "weft.glsl"
+#include "params.glsl"
 
 layout(local_size_x = 64) in;
 
@@ -27,6 +27,6 @@ void main() {
     }
     const float inv = inversesqrt(sq / float(n) + eps);
     for (uint i = 0u; i < n; ++i)
-      globals_f[y + r * n + i] = (globals_f[row + i] - mean) * inv * heap_f[g + i] + (layer ? heap_f[beta + i] : 0.0);
+      globals_f[y + r * n + i] = (globals_f[row + i] - mean) * inv * PARAM_F[g + i] + (layer ? PARAM_F[beta + i] : 0.0);
   }
 }

@@ -1,0 +1,175 @@
+#include "device_train.h"
+
+#include <algorithm>
+
+#include "weft_volumetric_kernels.h"
+
+namespace weft::volumetric {
+
+namespace {
+
+std::string u(uint64_t v) { return std::to_string(v); }
+KernelRef kernel(const std::string& name) { return find_kernel(weft_volumetric_kernels, weft_volumetric_kernels_count, name); }
+uint32_t groups_for(uint64_t n) { return uint32_t(std::clamp<uint64_t>((n + 63) / 64, 1, 65535)); }
+std::string pname(const char* kind, uint32_t i, uint32_t j) { return kind + u(i) + "." + u(j); }
+
+}  // namespace
+
+DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options) : o_(options) {
+  net.validate();
+  const uint32_t n = net.size();
+  input_ = net.input_size();
+  output_ = net.output_size();
+  for (uint32_t i = 0; i < n; ++i) {
+    const Layer& l = net.at(i);
+    const bool ok = l.type == LayerType::Dense || l.type == LayerType::RMSNorm || l.type == LayerType::LayerNorm ||
+                    l.type == LayerType::Softmax;
+    if (!ok)
+      fail(ErrorCode::BadInput, "volumetric: device training: " + net.where(i) + " is " + layer_type_name(l.type) +
+                                    " (device training takes dense, rmsnorm, layernorm, softmax cells)");
+    if (l.type == LayerType::Dense && l.dtype != DType::F32)
+      fail(ErrorCode::BadInput, "volumetric: device training: " + net.where(i) + " is " + dtype_name(l.dtype) +
+                                    "; the device trains f32 masters (low-bit types train on the CPU)");
+    if (l.remote || (i > 0 && net.source(i) != i - 1))
+      fail(ErrorCode::BadInput, "volumetric: device training: " + net.where(i) + " has a remote link (chains only)");
+  }
+
+  Program p("volumetric.train");
+  auto& G = p.globals();
+  G.add("x", uint64_t(input_) * 4);
+  G.add("t", uint64_t(output_) * 4);
+  G.add("hyper", 16);
+  G.add("loss", 4);
+  for (uint32_t i = 0; i < n; ++i) {
+    const Layer& l = net.at(i);
+    const uint64_t out = layer_output_size(l);
+    G.add("y" + u(i), out * 4);
+    G.add("dy" + u(i), out * 4);
+    if (l.type == LayerType::Dense) {
+      G.add("z" + u(i), out * 4);
+      G.add("dz" + u(i), out * 4);
+    }
+    std::vector<uint32_t> sizes;
+    if (l.type == LayerType::Dense) sizes.push_back(uint32_t(l.mats[0].master().size()));
+    for (const auto& v : l.vecs) sizes.push_back(uint32_t(v.size()));
+    for (uint32_t j = 0; j < sizes.size(); ++j)
+      for (const char* k : {"p", "g", "m", "v"}) G.add(pname(k, i, j), uint64_t(sizes[j]) * 4);
+    param_sizes_.push_back(sizes);
+  }
+  auto w = [&](const std::string& s) { return G.at(s).word_offset(); };
+  auto seg = [&](const std::string& s) { return p.segment(Binding::Globals, s); };
+  const InstanceId inst = p.add_instance("train", 1);
+  auto stage = [&](std::string name, const char* k, uint32_t groups, std::vector<uint32_t> push, std::vector<std::string> reads,
+                   std::vector<std::string> writes) {
+    StageSpec s;
+    s.name = std::move(name);
+    s.kernel = kernel(k);
+    s.instance = inst;
+    s.groups = {groups, 1, 1};
+    s.push = std::move(push);
+    for (auto& r : reads) s.reads.push_back(seg(r));
+    for (auto& wr : writes) s.writes.push_back(seg(wr));
+    p.add_stage(s);
+  };
+
+  // Forward.
+  for (uint32_t i = 0; i < n; ++i) {
+    const Layer& l = net.at(i);
+    const std::string in = i ? "y" + u(i - 1) : "x", y = "y" + u(i);
+    if (l.type == LayerType::Dense)
+      stage("forward.dense" + u(i), "dense_train", groups_for(l.out),
+            {w(pname("p", i, 0)), w(pname("p", i, 0)), w(pname("p", i, 1)), w(in), w(y), l.out, l.in, l.in, uint32_t(l.act), w("z" + u(i))},
+            {in, pname("p", i, 0), pname("p", i, 1)}, {y, "z" + u(i)});
+    else if (l.type == LayerType::Softmax)
+      stage("forward.softmax" + u(i), "softmax", groups_for(l.seq), {w(in), w(y), l.seq, l.in}, {in}, {y});
+    else {
+      const bool ln = l.type == LayerType::LayerNorm;
+      const std::string g = pname("p", i, 0), beta = ln ? pname("p", i, 1) : g;
+      stage("forward.norm" + u(i), "norm_train", groups_for(l.seq), {w(in), w(y), w(g), w(beta), l.seq, l.in, f32_bits(l.eps), ln},
+            {in, g, beta}, {y});
+    }
+  }
+  const std::string last = "y" + u(n - 1);
+  stage("loss", "loss_grad", 1, {w(last), w("t"), w("dy" + u(n - 1)), w("loss"), output_}, {last, "t"}, {"dy" + u(n - 1), "loss"});
+  // Backward, last cell first.
+  for (uint32_t i = n; i-- > 0;) {
+    const Layer& l = net.at(i);
+    const std::string in = i ? "y" + u(i - 1) : "x", y = "y" + u(i), dy = "dy" + u(i);
+    const std::string dx = i ? "dy" + u(i - 1) : "";
+    if (l.type == LayerType::Dense) {
+      const std::string W = pname("p", i, 0), z = "z" + u(i), dz = "dz" + u(i), gW = pname("g", i, 0), gb = pname("g", i, 1);
+      auto push = [&](uint32_t phase) {
+        return std::vector<uint32_t>{phase, w(W), w(z), w(dy), w(dz), w(in), i ? w(dx) : 0u, w(gW), w(gb), l.out, l.in, uint32_t(l.act)};
+      };
+      stage("backward.dense_dz" + u(i), "dense_backward", groups_for(l.out), push(0), {dy, z}, {dz, gb});
+      if (i) stage("backward.dense_dx" + u(i), "dense_backward", groups_for(l.in), push(1), {W, dz}, {dx});
+      stage("backward.dense_dw" + u(i), "dense_backward", groups_for(uint64_t(l.out) * l.in), push(2), {dz, in}, {gW});
+    } else if (l.type == LayerType::Softmax) {
+      if (i) stage("backward.softmax" + u(i), "softmax_backward", groups_for(l.seq), {w(y), w(dy), w(dx), l.seq, l.in}, {y, dy}, {dx});
+    } else {
+      const bool ln = l.type == LayerType::LayerNorm;
+      const std::string g = pname("p", i, 0), gg = pname("g", i, 0), gbeta = ln ? pname("g", i, 1) : gg;
+      auto push = [&](uint32_t phase) {
+        return std::vector<uint32_t>{phase, w(in), w(dy), i ? w(dx) : 0u, w(g), w(gg), w(gbeta), l.seq, l.in, f32_bits(l.eps), ln};
+      };
+      if (i) stage("backward.norm_dx" + u(i), "norm_backward", groups_for(l.seq), push(0), {in, dy, g}, {dx});
+      std::vector<std::string> gw = {gg};
+      if (ln) gw.push_back(gbeta);
+      stage("backward.norm_dg" + u(i), "norm_backward", groups_for(l.in), push(1), {in, dy}, gw);
+    }
+  }
+  // Optimiser, after every backward read of the parameters.
+  for (uint32_t i = 0; i < n; ++i)
+    for (uint32_t j = 0; j < param_sizes_[i].size(); ++j)
+      stage("optimizer" + u(i) + "." + u(j), "optimizer", groups_for(param_sizes_[i][j]),
+            {w(pname("p", i, j)), w(pname("g", i, j)), w(pname("m", i, j)), w(pname("v", i, j)), param_sizes_[i][j],
+             o_.optimizer == Optimizer::Adam ? 1u : 0u, w("hyper"), f32_bits(o_.beta1), f32_bits(o_.beta2)},
+            {pname("g", i, j), "hyper"}, {pname("p", i, j), pname("m", i, j), pname("v", i, j)});
+
+  exe_ = std::make_unique<Executable>(device, std::move(p));
+  for (uint32_t i = 0; i < n; ++i) {
+    Layer& l = net.at(i);
+    uint32_t j = 0;
+    if (l.type == LayerType::Dense) {
+      const auto& m = l.mats[0].master();
+      exe_->write_segment(Binding::Globals, pname("p", i, j++), m.data(), m.size() * 4);
+    }
+    for (const auto& v : l.vecs) exe_->write_segment(Binding::Globals, pname("p", i, j++), v.data(), v.size() * 4);
+    for (j = 0; j < param_sizes_[i].size(); ++j) {
+      const std::vector<float> zeros(param_sizes_[i][j], 0.0f);
+      exe_->write_segment(Binding::Globals, pname("m", i, j), zeros.data(), zeros.size() * 4);
+      exe_->write_segment(Binding::Globals, pname("v", i, j), zeros.data(), zeros.size() * 4);
+    }
+  }
+}
+
+DeviceTrainer::~DeviceTrainer() = default;
+
+float DeviceTrainer::step(const std::vector<float>& x, const std::vector<float>& target) {
+  if (x.size() != input_ || target.size() != output_)
+    fail(ErrorCode::BadInput, "volumetric: training sample of " + u(x.size()) + " -> " + u(target.size()) + " values, the network is " +
+                                  u(input_) + " -> " + u(output_));
+  ++t_;
+  const AdamFactors f = adam_factors(o_, t_);
+  const float hyper[4] = {o_.lr, f.lr_t, f.eps_t, 0.0f};
+  exe_->write_segment(Binding::Globals, "x", x.data(), x.size() * 4);
+  exe_->write_segment(Binding::Globals, "t", target.data(), target.size() * 4);
+  exe_->write_segment(Binding::Globals, "hyper", hyper, sizeof hyper);
+  exe_->run();
+  float loss = 0;
+  exe_->read_segment(Binding::Globals, "loss", &loss, 4);
+  return loss;
+}
+
+void DeviceTrainer::download(Network& net) {
+  for (uint32_t i = 0; i < net.size(); ++i) {
+    Layer& l = net.at(i);
+    uint32_t j = 0;
+    if (l.type == LayerType::Dense) l.mats[0].set_master(exe_->read_segment<float>(Binding::Globals, pname("p", i, j++)));
+    for (auto& v : l.vecs) v = exe_->read_segment<float>(Binding::Globals, pname("p", i, j++));
+  }
+}
+
+double DeviceTrainer::gpu_ns() { return exe_->timings().total_ns; }
+
+}  // namespace weft::volumetric

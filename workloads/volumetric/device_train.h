@@ -1,0 +1,37 @@
+// Training on the device: one optimiser step = one replay of a recorded program (forward,
+// MSE gradient, backward, SGD/Adam), the same arithmetic as the CPU Trainer so the two agree.
+// The trained parameters live in Globals as f32 (the optimiser writes them; Heap is read-only),
+// so device training takes f32 Dense layers; packed low-bit types train on the CPU
+// (straight-through) and are re-packed from the master afterwards.
+// Networks: a chain of cells (each reading its predecessor, no remote links) of Dense,
+// RMSNorm, LayerNorm and Softmax. Anything else is BadInput naming the cell.
+#pragma once
+
+#include <memory>
+
+#include <weft/weft.h>
+
+#include "model.h"
+#include "train.h"
+
+namespace weft::volumetric {
+
+class DeviceTrainer {
+ public:
+  DeviceTrainer(Device& device, Network& net, TrainOptions options);
+  ~DeviceTrainer();
+  // Uploads the sample and this step's Adam factors, runs one step; returns the loss before it.
+  float step(const std::vector<float>& x, const std::vector<float>& target);
+  // Copies the trained parameters into net (WeightStore::set_master drops packed versions).
+  void download(Network& net);
+  double gpu_ns();
+
+ private:
+  TrainOptions o_;
+  uint64_t t_ = 0;
+  uint32_t input_ = 0, output_ = 0;
+  std::vector<std::vector<uint32_t>> param_sizes_;  // per cell, per parameter tensor
+  std::unique_ptr<Executable> exe_;
+};
+
+}  // namespace weft::volumetric
