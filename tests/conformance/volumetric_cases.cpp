@@ -218,13 +218,20 @@ Result bad_input(Device& device) {
 // initial weights. Both losses must fall (last epoch < 0.5 x first) and agree step by step, and
 // the trained weights must agree: f32 on both sides, the device summing in a different order,
 // so differences start at ~1e-7 and grow through 48 steps (measured ~8e-6 on lavapipe); bound 1e-4.
-Result training(Device& device, Optimizer opt) {
+// With `linked`, cell 2 reads cell 0 through a remote link (cell 0 then has two readers whose
+// input gradients are summed; cell 1 becomes a dead end whose gradient is zero), and cell 1
+// reads cell 3 (a link to a later cell: zeros within a training pass).
+Result training(Device& device, Optimizer opt, bool linked) {
   Network net(1, 1, 5, 1, 4);
   net.at(0) = dense(4, 8, Activation::Tanh, DType::F32, 1);
   net.at(1) = shaped(LayerType::LayerNorm, 8, 1, 2);
   net.at(2) = dense(8, 8, Activation::SiLU, DType::F32, 3);
   net.at(3) = shaped(LayerType::RMSNorm, 8, 1, 4);
   net.at(4) = dense(8, 2, Activation::Linear, DType::F32, 5);
+  if (linked) {
+    net.link({0, 0, 2, 0}, {0, 0, 0, 0});
+    net.link({0, 0, 1, 0}, {0, 0, 3, 0});
+  }
   std::mt19937 rng(7);
   std::normal_distribution<float> d(0, 1);
   float A[8];
@@ -291,8 +298,9 @@ std::vector<Case> volumetric_cases() {
   cases.push_back({"volumetric.step_mesh_determinism", "bit-identical across meshes and replays; <= 1.2e-4 vs reference", step_mesh});
   cases.push_back({"volumetric.bad_input", "exact", bad_input});
   const std::string train_tol = "losses fall on both; per-step loss and trained weights within 1e-4 (normalized) of the CPU";
-  cases.push_back({"volumetric.train_sgd", train_tol, [](Device& d) { return training(d, Optimizer::SGD); }});
-  cases.push_back({"volumetric.train_adam", train_tol, [](Device& d) { return training(d, Optimizer::Adam); }});
+  cases.push_back({"volumetric.train_sgd", train_tol, [](Device& d) { return training(d, Optimizer::SGD, false); }});
+  cases.push_back({"volumetric.train_adam", train_tol, [](Device& d) { return training(d, Optimizer::Adam, false); }});
+  cases.push_back({"volumetric.train_adam_remote_links", train_tol, [](Device& d) { return training(d, Optimizer::Adam, true); }});
   return cases;
 }
 

@@ -27,11 +27,20 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
     if (!ok)
       fail(ErrorCode::BadInput, "volumetric: device training: " + net.where(i) + " is " + layer_type_name(l.type) +
                                     " (device training takes dense, rmsnorm, layernorm, softmax cells)");
-    if (l.type == LayerType::Dense && l.dtype != DType::F32)
-      fail(ErrorCode::BadInput, "volumetric: device training: " + net.where(i) + " is " + dtype_name(l.dtype) +
-                                    "; the device trains f32 masters (low-bit types train on the CPU)");
-    if (l.remote || (i > 0 && net.source(i) != i - 1))
-      fail(ErrorCode::BadInput, "volumetric: device training: " + net.where(i) + " has a remote link (chains only)");
+  }
+  // Where each cell reads from, and who reads each cell (the gradient flows back along these).
+  std::vector<std::string> input(n);
+  std::vector<std::vector<uint32_t>> consumers(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    const auto src = net.source(i);
+    if (!src)
+      input[i] = "x";
+    else if (*src < i) {
+      input[i] = "y" + u(*src);
+      consumers[*src].push_back(i);
+    } else {
+      input[i] = "zero" + u(i);  // a link to a later cell reads the previous pass: zeros, as the CPU Trainer
+    }
   }
 
   Program p("volumetric.train");
@@ -45,6 +54,7 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
     const uint64_t out = layer_output_size(l);
     G.add("y" + u(i), out * 4);
     G.add("dy" + u(i), out * 4);
+    if (input[i] != "x") G.add((input[i][0] == 'z' ? "zero" : "dx") + u(i), uint64_t(layer_input_size(l)) * 4);
     if (l.type == LayerType::Dense) {
       G.add("z" + u(i), out * 4);
       G.add("dz" + u(i), out * 4);
@@ -75,7 +85,7 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
   // Forward.
   for (uint32_t i = 0; i < n; ++i) {
     const Layer& l = net.at(i);
-    const std::string in = i ? "y" + u(i - 1) : "x", y = "y" + u(i);
+    const std::string in = input[i], y = "y" + u(i);
     if (l.type == LayerType::Dense)
       stage("forward.dense" + u(i), "dense_train", groups_for(l.out),
             {w(pname("p", i, 0)), w(pname("p", i, 0)), w(pname("p", i, 1)), w(in), w(y), l.out, l.in, l.in, uint32_t(l.act), w("z" + u(i))},
@@ -91,28 +101,36 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
   }
   const std::string last = "y" + u(n - 1);
   stage("loss", "loss_grad", 1, {w(last), w("t"), w("dy" + u(n - 1)), w("loss"), output_}, {last, "t"}, {"dy" + u(n - 1), "loss"});
-  // Backward, last cell first.
+  // Backward, last cell first: a cell's output gradient is the sum of its consumers' input
+  // gradients (the last cell's comes from the loss), then its own backward.
   for (uint32_t i = n; i-- > 0;) {
     const Layer& l = net.at(i);
-    const std::string in = i ? "y" + u(i - 1) : "x", y = "y" + u(i), dy = "dy" + u(i);
-    const std::string dx = i ? "dy" + u(i - 1) : "";
+    const std::string in = input[i], y = "y" + u(i), dy = "dy" + u(i);
+    for (size_t c = 0; c < consumers[i].size(); ++c) {
+      const std::string from = "dx" + u(consumers[i][c]);
+      const uint32_t acc = i + 1 == n || c > 0 ? 1u : 0u;
+      stage("backward.gather" + u(i) + "." + u(c), "copy", groups_for(layer_output_size(l)),
+            {w(from), w(dy), layer_output_size(l), acc}, acc ? std::vector<std::string>{from, dy} : std::vector<std::string>{from}, {dy});
+    }
+    const bool has_dx = in[0] == 'y';  // the source is an earlier cell
+    const std::string dx = has_dx ? "dx" + u(i) : "";
     if (l.type == LayerType::Dense) {
       const std::string W = pname("p", i, 0), z = "z" + u(i), dz = "dz" + u(i), gW = pname("g", i, 0), gb = pname("g", i, 1);
       auto push = [&](uint32_t phase) {
-        return std::vector<uint32_t>{phase, w(W), w(z), w(dy), w(dz), w(in), i ? w(dx) : 0u, w(gW), w(gb), l.out, l.in, uint32_t(l.act)};
+        return std::vector<uint32_t>{phase, w(W), w(z), w(dy), w(dz), w(in), has_dx ? w(dx) : 0u, w(gW), w(gb), l.out, l.in, uint32_t(l.act)};
       };
       stage("backward.dense_dz" + u(i), "dense_backward", groups_for(l.out), push(0), {dy, z}, {dz, gb});
-      if (i) stage("backward.dense_dx" + u(i), "dense_backward", groups_for(l.in), push(1), {W, dz}, {dx});
+      if (has_dx) stage("backward.dense_dx" + u(i), "dense_backward", groups_for(l.in), push(1), {W, dz}, {dx});
       stage("backward.dense_dw" + u(i), "dense_backward", groups_for(uint64_t(l.out) * l.in), push(2), {dz, in}, {gW});
     } else if (l.type == LayerType::Softmax) {
-      if (i) stage("backward.softmax" + u(i), "softmax_backward", groups_for(l.seq), {w(y), w(dy), w(dx), l.seq, l.in}, {y, dy}, {dx});
+      if (has_dx) stage("backward.softmax" + u(i), "softmax_backward", groups_for(l.seq), {w(y), w(dy), w(dx), l.seq, l.in}, {y, dy}, {dx});
     } else {
       const bool ln = l.type == LayerType::LayerNorm;
       const std::string g = pname("p", i, 0), gg = pname("g", i, 0), gbeta = ln ? pname("g", i, 1) : gg;
       auto push = [&](uint32_t phase) {
-        return std::vector<uint32_t>{phase, w(in), w(dy), i ? w(dx) : 0u, w(g), w(gg), w(gbeta), l.seq, l.in, f32_bits(l.eps), ln};
+        return std::vector<uint32_t>{phase, w(in), w(dy), has_dx ? w(dx) : 0u, w(g), w(gg), w(gbeta), l.seq, l.in, f32_bits(l.eps), ln};
       };
-      if (i) stage("backward.norm_dx" + u(i), "norm_backward", groups_for(l.seq), push(0), {in, dy, g}, {dx});
+      if (has_dx) stage("backward.norm_dx" + u(i), "norm_backward", groups_for(l.seq), push(0), {in, dy, g}, {dx});
       std::vector<std::string> gw = {gg};
       if (ln) gw.push_back(gbeta);
       stage("backward.norm_dg" + u(i), "norm_backward", groups_for(l.in), push(1), {in, dy}, gw);
@@ -129,6 +147,15 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
   exe_ = std::make_unique<Executable>(device, std::move(p));
   for (uint32_t i = 0; i < n; ++i) {
     Layer& l = net.at(i);
+    // Zero inputs of links to later cells; zero output gradients of cells nobody reads.
+    if (input[i][0] == 'z') {
+      const std::vector<float> zeros(layer_input_size(l), 0.0f);
+      exe_->write_segment(Binding::Globals, input[i], zeros.data(), zeros.size() * 4);
+    }
+    if (consumers[i].empty() && i + 1 < n) {
+      const std::vector<float> zeros(layer_output_size(l), 0.0f);
+      exe_->write_segment(Binding::Globals, "dy" + u(i), zeros.data(), zeros.size() * 4);
+    }
     uint32_t j = 0;
     if (l.type == LayerType::Dense) {
       const auto& m = l.mats[0].master();

@@ -1,10 +1,12 @@
 // Training on the device: one optimiser step = one replay of a recorded program (forward,
 // MSE gradient, backward, SGD/Adam), the same arithmetic as the CPU Trainer so the two agree.
-// The trained parameters live in Globals as f32 (the optimiser writes them; Heap is read-only),
-// so device training takes f32 Dense layers; packed low-bit types train on the CPU
-// (straight-through) and are re-packed from the master afterwards.
-// Networks: a chain of cells (each reading its predecessor, no remote links) of Dense,
-// RMSNorm, LayerNorm and Softmax. Anything else is BadInput naming the cell.
+// The trained parameters live in Globals as f32 masters (the optimiser writes them; Heap is
+// read-only): the device trains the f32 master of every layer whatever its numeric type, and
+// download() hands it back to the WeightStore, which re-packs on the next morph. (The CPU
+// Trainer instead trains straight-through in the layer's type; the two agree for f32 layers.)
+// Cells: Dense, RMSNorm, LayerNorm, Softmax (anything else is BadInput naming the cell), with
+// remote links: a link to an earlier cell carries the gradient back to it (summed over all of a
+// cell's readers), a link to a later cell reads zeros (the previous pass, as the CPU Trainer).
 #pragma once
 
 #include <memory>

@@ -142,7 +142,7 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
       s.kernel = kernel("copy");
       s.instance = inst[i];
       s.groups = {groups_for(out_sizes_[i]), 1, 1};
-      s.push = {gword(out_name(i, 1)), gword(out_name(i, 0)), out_sizes_[i]};
+      s.push = {gword(out_name(i, 1)), gword(out_name(i, 0)), out_sizes_[i], 0u};
       s.reads = {p.segment(Binding::Globals, out_name(i, 1))};
       s.writes = {p.segment(Binding::Globals, out_name(i, 0))};
       p.add_stage(s);
