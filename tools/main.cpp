@@ -1,4 +1,4 @@
-// weft: the command line. Subcommands: info, conformance, bench, run, monty, gnn, dsp.
+// weft: the command line. Subcommands: info, conformance, bench, run, monty, gnn, dsp, volumetric.
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -14,6 +14,7 @@ int weft_cmd_run(int argc, char** argv);
 int weft_cmd_monty(int argc, char** argv);
 int weft_cmd_gnn(int argc, char** argv);
 int weft_cmd_dsp(int argc, char** argv);
+int weft_cmd_volumetric(int argc, char** argv);
 
 namespace {
 
@@ -27,6 +28,7 @@ const Subcommand kSubcommands[] = {
     {"monty", weft_cmd_monty, false},
     {"gnn", weft_cmd_gnn, true},
     {"dsp", weft_cmd_dsp, true},
+    {"volumetric", weft_cmd_volumetric, true},
 };
 
 const Subcommand* find_subcommand(const std::string& name) {
@@ -50,7 +52,7 @@ const char* kUsage =
     "  info [--device SEL] [--json]            devices, limits, features and the default choice\n"
     "  conformance [--device SEL|all] [--filter TEXT] [--report FILE.json] [--junit FILE.xml]\n"
     "              [--validation] [--list]     run the conformance cases and print a table\n"
-    "  bench engine|gnn|dsp [--device SEL] [--stages N] [--reps N] [--copy-mib N] [--submits N]\n"
+    "  bench engine|gnn|dsp|volumetric [--device SEL] [--stages N] [--reps N] [--copy-mib N] [--submits N]\n"
     "                                          benchmarks as JSON lines\n"
     "  run MANIFEST.toml [--device SEL] [--out DIR] [--runs N] [--dry-run]\n"
     "                                          run a workload manifest (no C++ needed)\n"
@@ -58,6 +60,8 @@ const char* kUsage =
     "                                          streaming FFT filter chain vs FFTW\n"
     "  gnn demo|bench [--nodes N --edges E --features F --layers L --seed S]\n"
     "                                          graph neural network vs its CPU reference\n"
+    "  volumetric run MODEL.json|dna MODEL.json|bench [--passes N --ticks T --train STEPS --save FILE]\n"
+    "                                          grid-of-layers networks in 21 numeric types vs the CPU reference\n"
     "  monty replay RUN_DIR [--objects DIR] [--backend cpu|vulkan]\n"
     "                                          replay a Monty fixture run, print errors per step\n"
     "\n"
@@ -76,7 +80,7 @@ int cmd_bench(int argc, char** argv) {
   o.select = args.get("device");
   auto dev = Device::open(o);
   if (which == "engine") return bench::bench_engine(*dev, args);
-  fail(ErrorCode::BadInput, "unknown benchmark '" + which + "' (known: engine, gnn, dsp)");
+  fail(ErrorCode::BadInput, "unknown benchmark '" + which + "' (known: engine, gnn, dsp, volumetric)");
 }
 
 }  // namespace
