@@ -374,8 +374,8 @@ int run_bench(const cli::Args& a) {
         .str("dtype", dtype_name(l.dtype))
         .str("shape", shape)
         .num("runs", runs)
-        .num("weight_bytes", double(packed_bytes(net.at(0))))
-        .num("f32_weight_bytes", double(f32_bytes(net.at(0))))
+        .num("weight_kib", double(packed_bytes(net.at(0))) / 1024)  // KiB: 6 significant digits stay exact here
+        .num("f32_weight_kib", double(f32_bytes(net.at(0))) / 1024)
         .str("peer", "cpu_reference_1thread")
         .num("cpu_ms", t.cpu_ms)
         .boolean("device_kernel", device)

@@ -91,6 +91,42 @@ Result dense_in_type(Device& device, DType t) {
   return Result::pass(std::string("dense 40 -> 24 in ") + dtype_name(t) + " from " + str(mesh.weight_bytes()) + " packed bytes", e);
 }
 
+// The other layers with packed weights, one cell each, in type t: Embedding (a lookup: the
+// decode alone, bound 1e-6), Conv1D / Conv2D (dense.glsl with the conv gathers; 12 / 18-term
+// sums, same bounds as Dense), SwiGLU (three packed projections and the gate: 2.5 x the Dense
+// bound).
+double layer_bound(LayerType k, DType t) {
+  if (k == LayerType::Embedding) return 1e-6;
+  return (k == LayerType::SwiGLU ? 2.5 : 1.0) * dense_bound(t);
+}
+
+Result layer_in_type(Device& device, LayerType k, DType t) {
+  Layer l;
+  l.type = k;
+  l.dtype = t;
+  l.act = Activation::Tanh;
+  switch (k) {
+    case LayerType::Embedding: l.vocab = 11; l.out = 40; l.seq = 5; break;
+    case LayerType::Conv1D: l.channels = 3; l.seq = 9; l.filters = 4; l.kernel = 4; break;
+    case LayerType::Conv2D: l.channels = 2; l.height = 5; l.width = 6; l.filters = 3; l.kernel = 3; break;
+    default: l.in = 12; l.out = 40; l.seq = 3; break;  // SwiGLU: hidden 40 (two blocks)
+  }
+  init_layer(l, 17 + uint32_t(t), layer_type_name(k));
+  Network net(1, 1, 1, 1, layer_input_size(l));
+  net.at(0) = l;
+  std::vector<float> x = random_input(net.input_size(), 21);
+  if (k == LayerType::Embedding) x = {3, 0, 10, 3, 7};
+  MeshState s = initial_state(net);
+  const auto ref = forward(net, x, s);
+  DeviceMesh mesh(device, net);
+  mesh.set_input(x);
+  mesh.run();
+  const double e = normalized_error(mesh.output(), ref), bound = layer_bound(k, t);
+  const std::string what = std::string(layer_type_name(k)) + " in " + dtype_name(t);
+  if (!(e <= bound)) return Result::fail(what + ": normalized error " + str(e) + " > " + str(bound), e);
+  return Result::pass(what + " from " + str(mesh.weight_bytes()) + " packed bytes", e);
+}
+
 // Dense -> RMSNorm -> LayerNorm -> Softmax, each a cell, different row widths.
 Result norms(Device& device) {
   Network net(1, 1, 4, 1, 40);
@@ -187,16 +223,15 @@ Result step_mesh(Device& device) {
 Result bad_input(Device& device) {
   Network net(1, 1, 1, 1, 8);
   Layer c;
-  c.type = LayerType::Conv1D;
-  c.channels = 1;
-  c.seq = 8;
-  c.filters = 1;
-  c.kernel = 3;
-  init_layer(c, 1, "conv");
+  c.type = LayerType::LSTM;
+  c.in = 2;
+  c.seq = 4;
+  c.out = 3;
+  init_layer(c, 1, "lstm");
   net.at(0) = c;
   try {
     DeviceMesh m(device, net);
-    return Result::fail("a conv1d cell was accepted by the device mesh");
+    return Result::fail("an lstm cell was accepted by the device mesh");
   } catch (const Error& e) {
     if (e.code() != ErrorCode::BadInput || std::string(e.what()).find("cell (0, 0, 0, 0)") == std::string::npos)
       return Result::fail(std::string("wrong error: ") + e.what());
@@ -210,7 +245,24 @@ Result bad_input(Device& device) {
   } catch (const Error& e) {
     if (e.code() != ErrorCode::BadInput) return Result::fail(std::string("wrong error: ") + e.what());
   }
-  return Result::pass("unsupported cell and wrong input size refused with BadInput");
+  Layer e;
+  e.type = LayerType::Embedding;
+  e.vocab = 4;
+  e.out = 3;
+  e.seq = 2;
+  init_layer(e, 1, "emb");
+  Network en(1, 1, 1, 1, 2);
+  en.at(0) = e;
+  DeviceMesh em(device, en);
+  for (const std::vector<float>& bad : {std::vector<float>{1, 4}, std::vector<float>{0.5f, 1}, std::vector<float>{-1, 0}}) {
+    try {
+      em.set_input(bad);
+      return Result::fail("token ids outside [0, vocab) accepted");
+    } catch (const Error& err) {
+      if (err.code() != ErrorCode::BadInput) return Result::fail(std::string("wrong error: ") + err.what());
+    }
+  }
+  return Result::pass("unsupported cell, wrong input size and bad token ids refused with BadInput");
 }
 
 // A chain Dense(tanh) -> LayerNorm -> Dense(SiLU) -> RMSNorm -> Dense learns a fixed random
@@ -293,6 +345,11 @@ std::vector<Case> volumetric_cases() {
     cases.push_back({std::string("volumetric.dense_") + dtype_name(t),
                      "normalized error <= " + str(dense_bound(t)) + " vs the CPU reference on the same packed codes",
                      [t](Device& d) { return dense_in_type(d, t); }});
+  for (LayerType k : {LayerType::Embedding, LayerType::Conv1D, LayerType::Conv2D, LayerType::SwiGLU})
+    for (DType t : all_dtypes())
+      cases.push_back({std::string("volumetric.") + layer_type_name(k) + "_" + dtype_name(t),
+                       "normalized error <= " + str(layer_bound(k, t)) + " vs the CPU reference on the same packed codes",
+                       [k, t](Device& d) { return layer_in_type(d, k, t); }});
   cases.push_back({"volumetric.norms_softmax", "normalized error <= 2e-5 per cell", norms});
   cases.push_back({"volumetric.grid_remote_recurrence", "normalized error <= 1.2e-4 after 6 passes", grid_passes});
   cases.push_back({"volumetric.step_mesh_determinism", "bit-identical across meshes and replays; <= 1.2e-4 vs reference", step_mesh});

@@ -88,7 +88,7 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
     const std::string in = input[i], y = "y" + u(i);
     if (l.type == LayerType::Dense)
       stage("forward.dense" + u(i), "dense_train", groups_for(l.out),
-            {w(pname("p", i, 0)), w(pname("p", i, 0)), w(pname("p", i, 1)), w(in), w(y), l.out, l.in, l.in, uint32_t(l.act), w("z" + u(i))},
+            {w(pname("p", i, 0)), w(pname("p", i, 0)), w(pname("p", i, 1)), w(in), w(y), l.out, l.in, l.in, uint32_t(l.act), w("z" + u(i)), 0u, 1u, 0u, 0u, 0u, 0u},
             {in, pname("p", i, 0), pname("p", i, 1)}, {y, "z" + u(i)});
     else if (l.type == LayerType::Softmax)
       stage("forward.softmax" + u(i), "softmax", groups_for(l.seq), {w(in), w(y), l.seq, l.in}, {in}, {y});

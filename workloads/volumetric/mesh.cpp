@@ -1,6 +1,7 @@
 #include "mesh.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "weft_volumetric_kernels.h"
 
@@ -33,7 +34,11 @@ bool device_supports(const Layer& l) {
     case LayerType::Dense:
     case LayerType::RMSNorm:
     case LayerType::LayerNorm:
-    case LayerType::Softmax: return true;
+    case LayerType::Softmax:
+    case LayerType::Embedding:
+    case LayerType::Conv1D:
+    case LayerType::Conv2D:
+    case LayerType::SwiGLU: return true;
     case LayerType::Sequential:
       return std::all_of(l.children.begin(), l.children.end(), [](const Layer& c) { return device_supports(c); });
     default: return false;
@@ -43,12 +48,14 @@ bool device_supports(const Layer& l) {
 DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cells_(net.size()), input_(net.input_size()) {
   net.validate();
   if (options.steps == 0) fail(ErrorCode::BadInput, "volumetric: a submission needs at least one step");
+  if (net.at(0).type == LayerType::Embedding && !net.source(0)) input_vocab_ = net.at(0).vocab;
   Program p("volumetric");
   p.globals().add("x", uint64_t(input_) * 4);
   for (uint32_t i = 0; i < cells_; ++i) {
     if (!device_supports(net.at(i)))
       fail(ErrorCode::BadInput, "volumetric: " + net.where(i) + " (" + layer_type_name(net.at(i).type) +
-                                    ") has no device kernel (device cells: dense, rmsnorm, layernorm, softmax, sequential of those)");
+                                    ") has no device kernel (device cells: dense, rmsnorm, layernorm, softmax, embedding, conv1d, "
+                                    "conv2d, swiglu, sequential of those)");
     out_sizes_.push_back(layer_output_size(net.at(i)));
     for (uint32_t par = 0; par < 2; ++par) p.globals().add(out_name(i, par), uint64_t(out_sizes_[i]) * 4);
   }
@@ -63,13 +70,16 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
       Layer& l = *cell_leaves[i][k];
       const std::string tag = u(i) + "." + u(k);
       if (k + 1 < cell_leaves[i].size()) p.globals().add("t" + tag, uint64_t(layer_output_size(l)) * 4);
-      if (l.type == LayerType::Dense) {
-        const Packed& pk = l.mats[0].morph(l.dtype);
+      if (l.type == LayerType::SwiGLU)
+        for (const char* t : {"a", "b", "h"}) p.globals().add(t + tag, uint64_t(l.seq) * l.out * 4);
+      for (size_t m = 0; m < l.mats.size(); ++m) {
+        const Packed& pk = l.mats[m].morph(l.dtype);
+        const std::string mt = tag + "." + u(m);
         weight_bytes_ += pk.bytes();
-        p.heap().add("w" + tag, std::max<uint64_t>(pk.words.size() * 4, 4));
-        p.heap().add("s" + tag, std::max<uint64_t>(pk.scales.size() * 4, 4));
-        up.words.emplace_back("w" + tag, pk.words);
-        up.floats.emplace_back("s" + tag, pk.scales);
+        p.heap().add("w" + mt, std::max<uint64_t>(pk.words.size() * 4, 4));
+        p.heap().add("s" + mt, std::max<uint64_t>(pk.scales.size() * 4, 4));
+        up.words.emplace_back("w" + mt, pk.words);
+        up.floats.emplace_back("s" + mt, pk.scales);
       }
       for (size_t v = 0; v < l.vecs.size(); ++v) {
         p.heap().add("v" + tag + "." + u(v), uint64_t(l.vecs[v].size()) * 4);
@@ -82,6 +92,19 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
   for (uint32_t i = 0; i < cells_; ++i) inst.push_back(p.add_instance("cell" + u(i), 1));
   auto gword = [&](const std::string& s) { return p.globals().at(s).word_offset(); };
   auto hword = [&](const std::string& s) { return p.heap().at(s).word_offset(); };
+
+  // A packed matrix-vector stage (dense.glsl): matrix m of leaf `tag`, `rows` outputs per
+  // position; bias ~0u for none; mode/positions/geometry as dense.glsl documents.
+  auto add_matvec = [&](StageSpec& s, Layer& l, const std::string& tag, uint32_t m, uint32_t rows, uint32_t bias, uint32_t x,
+                        uint32_t y, uint32_t act, uint32_t mode, uint32_t P, uint32_t L, uint32_t Win, uint32_t K, uint32_t Wo) {
+    const Packed& pk = l.mats[m].morph(l.dtype);
+    const std::string mt = tag + "." + u(m);
+    s.kernel = kernel(std::string("dense_") + dtype_name(l.dtype));
+    s.groups = {groups_for(uint64_t(rows) * P), 1, 1};
+    s.push = {hword("w" + mt), hword("s" + mt), bias, x, y, rows, pk.cols, pk.row_words, act, ~0u, mode, P, L, Win, K, Wo};
+    s.reads.push_back(p.segment(Binding::Heap, "w" + mt));
+    s.reads.push_back(p.segment(Binding::Heap, "s" + mt));
+  };
 
   for (uint32_t t = 0; t < options.steps; ++t) {
     const uint32_t front = t % 2, back = 1 - front;
@@ -99,15 +122,49 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
         s.reads = {p.segment(Binding::Globals, in)};
         s.writes = {p.segment(Binding::Globals, out)};
         switch (l.type) {
-          case LayerType::Dense: {
-            const Packed& pk = l.mats[0].morph(l.dtype);
-            s.name = "dense[" + u(t) + "]." + tag;
-            s.kernel = kernel(std::string("dense_") + dtype_name(l.dtype));
-            s.groups = {groups_for(l.out), 1, 1};
-            s.push = {hword("w" + tag), hword("s" + tag), hword("v" + tag + ".0"), gword(in), gword(out), l.out, l.in, pk.row_words,
-                      uint32_t(l.act), ~0u};
-            for (const char* h : {"w", "s"}) s.reads.push_back(p.segment(Binding::Heap, h + tag));
+          case LayerType::Dense:
+          case LayerType::Conv1D:
+          case LayerType::Conv2D: {
+            const bool conv1 = l.type == LayerType::Conv1D, conv2 = l.type == LayerType::Conv2D;
+            const uint32_t rows = conv1 || conv2 ? l.filters : l.out;
+            const uint32_t P = conv1 ? l.seq - l.kernel + 1 : conv2 ? (l.height - l.kernel + 1) * (l.width - l.kernel + 1) : 1;
+            s.name = std::string(layer_type_name(l.type)) + "[" + u(t) + "]." + tag;
+            add_matvec(s, l, tag, 0, rows, hword("v" + tag + ".0"), gword(in), gword(out), uint32_t(l.act), conv1 ? 1u : conv2 ? 2u : 0u, P,
+                       conv1 ? l.seq : l.height, l.width, l.kernel, conv2 ? l.width - l.kernel + 1 : 0u);
             s.reads.push_back(p.segment(Binding::Heap, "v" + tag + ".0"));
+            break;
+          }
+          case LayerType::Embedding: {
+            const Packed& pk = l.mats[0].morph(l.dtype);
+            s.name = "embedding[" + u(t) + "]." + tag;
+            s.kernel = kernel(std::string("embedding_") + dtype_name(l.dtype));
+            s.groups = {groups_for(uint64_t(l.seq) * l.out), 1, 1};
+            s.push = {hword("w" + tag + ".0"), hword("s" + tag + ".0"), gword(in), gword(out), l.seq, l.out, pk.row_words, l.vocab};
+            s.reads.push_back(p.segment(Binding::Heap, "w" + tag + ".0"));
+            s.reads.push_back(p.segment(Binding::Heap, "s" + tag + ".0"));
+            break;
+          }
+          case LayerType::SwiGLU: {
+            // a = W1 x, b = W3 x (per token), h = silu(a) * b, y = W2 h: four stages.
+            const std::string a = "a" + tag, b = "b" + tag, h = "h" + tag;
+            for (uint32_t m = 0; m < 2; ++m) {
+              StageSpec proj = s;
+              proj.name = "swiglu[" + u(t) + "]." + tag + (m ? ".up" : ".gate");
+              proj.writes = {p.segment(Binding::Globals, m ? b : a)};
+              add_matvec(proj, l, tag, m, l.out, ~0u, gword(in), gword(m ? b : a), 0u, 0u, l.seq, 0u, 0u, 0u, 0u);
+              p.add_stage(proj);
+            }
+            StageSpec gate = s;
+            gate.name = "swiglu[" + u(t) + "]." + tag + ".silu";
+            gate.kernel = kernel("swiglu_gate");
+            gate.groups = {groups_for(uint64_t(l.seq) * l.out), 1, 1};
+            gate.push = {gword(a), gword(b), gword(h), l.seq * l.out};
+            gate.reads = {p.segment(Binding::Globals, a), p.segment(Binding::Globals, b)};
+            gate.writes = {p.segment(Binding::Globals, h)};
+            p.add_stage(gate);
+            s.name = "swiglu[" + u(t) + "]." + tag + ".down";
+            s.reads = {p.segment(Binding::Globals, h)};
+            add_matvec(s, l, tag, 2, l.in, ~0u, gword(h), gword(out), 0u, 0u, l.seq, 0u, 0u, 0u, 0u);
             break;
           }
           case LayerType::RMSNorm:
@@ -166,6 +223,10 @@ DeviceMesh::~DeviceMesh() = default;
 void DeviceMesh::set_input(const std::vector<float>& x) {
   if (x.size() != input_)
     fail(ErrorCode::BadInput, "volumetric: network input of " + u(x.size()) + " values, " + u(input_) + " expected");
+  for (size_t t = 0; t < x.size() && input_vocab_; ++t)
+    if (!(x[t] >= 0 && x[t] < float(input_vocab_)) || x[t] != std::floor(x[t]))
+      fail(ErrorCode::BadInput, "volumetric: input token " + u(t) + " is " + std::to_string(x[t]) + ", not an id in [0, " +
+                                    u(input_vocab_) + ")");
   exe_->write_segment(Binding::Globals, "x", x.data(), x.size() * 4);
 }
 

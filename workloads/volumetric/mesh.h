@@ -10,8 +10,9 @@
 //   Schedule::Tick  a step is one step-mesh clock tick: every cell reads the previous tick's
 //                   outputs (reference step()); one tick = one replay of the recorded steps.
 //
-// Device kernels compute from the packed weights in Heap (dense.glsl decodes every one of the
-// 21 types). Cell types with a device path: Dense, RMSNorm, LayerNorm, Softmax and Sequential
+// Device kernels compute from the packed weights in Heap (packed.glsl decodes every one of the
+// 21 types). Cell types with a device path: Dense, Conv1D, Conv2D, SwiGLU (dense.glsl with an
+// input gather), Embedding (embedding.glsl), RMSNorm, LayerNorm, Softmax and Sequential
 // containers of them; other cells are refused with BadInput naming the cell.
 #pragma once
 
@@ -52,6 +53,7 @@ class DeviceMesh {
 
  private:
   uint32_t cells_ = 0, input_ = 0;
+  uint32_t input_vocab_ = 0;  // cell 0 is an Embedding of this vocabulary reading the input (0: not)
   std::vector<uint32_t> out_sizes_;
   uint64_t weight_bytes_ = 0;
   std::unique_ptr<Executable> exe_;

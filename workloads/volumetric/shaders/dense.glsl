@@ -1,6 +1,12 @@
 // Dense layer computed straight from packed weights in Heap (see dtype.h for the layout):
-//   y[o] = act(b[o] + sum_i W[o][i] * x[i])
-// One invocation per output row. The row is read block by block (kBlock = 32 columns); inside a
+//   y[o] = act(b[o] + sum_i W[o][i] * x(i))
+// One invocation per (output row, position). The input gather x(i) makes the same kernel serve
+// a batch of tokens and the convolutions (im2col without the copy):
+//   mode 0 (tokens):  x(i) = x[p * in + i],                       y[p * out + o]
+//   mode 1 (conv1d):  x(i) = x[(i / K) * L + p + i % K],           y[o * P + p]
+//   mode 2 (conv2d):  i = (c, ki, kj), p = (pi, pj):
+//                     x(i) = x[(c * H + pi + ki) * Win + pj + kj],  y[o * P + p]
+// The row is read block by block (kBlock = 32 columns); inside a
 // block the packed codes are turned into their integer / minifloat value q and summed against x,
 // and the block's scale is applied once: sum_c (s * q_c) x_c = s * sum_c q_c x_c (plus
 // lo * sum_c x_c for the affine unsigned types). No f32 copy of the weights exists anywhere.
@@ -8,133 +14,41 @@
 // WDTYPE (the DType enum value) selects the decoding; the build makes one variant per type.
 // PARAMS_IN_GLOBALS (the training variant) reads W and b from Globals, where the optimiser
 // updates them, instead of Heap.
-// user: [0] W words, [1] scales, [2] bias (Heap or Globals word offsets), [3] x, [4] y (Globals
-//       words), [5] out (rows), [6] in (cols), [7] words per row, [8] activation (Activation
-//       enum), [9] z: Globals word for the pre-activations (kept for backward), or ~0u for none.
+// user: [0] W words, [1] scales, [2] bias (Heap or Globals word offsets; ~0u: none), [3] x,
+//       [4] y (Globals words), [5] out (rows), [6] in (cols), [7] words per row, [8] activation
+//       (Activation enum), [9] z: Globals word for the pre-activations (kept for backward) or ~0u,
+//       [10] mode, [11] positions P, [12] L (conv1d) or H (conv2d), [13] Win, [14] K,
+//       [15] output width (conv2d).
 #include "weft.glsl"
 #include "activation.glsl"
 #include "params.glsl"
-
-#ifndef WDTYPE
-#error "define WDTYPE (weft::volumetric::DType value)"
-#endif
-
-#define T_F64 0
-#define T_F32 1
-#define T_F16 2
-#define T_BF16 3
-#define T_E4M3 4
-#define T_E5M2 5
-#define T_I64 6
-#define T_I32 7
-#define T_I16 8
-#define T_I8 9
-#define T_U64 10
-#define T_U32 11
-#define T_U16 12
-#define T_U8 13
-#define T_I4 14
-#define T_U4 15
-#define T_FP4 16
-#define T_I2 17
-#define T_U2 18
-#define T_TERNARY 19
-#define T_BINARY 20
-
-#if WDTYPE == T_F64 || WDTYPE == T_I64 || WDTYPE == T_U64
-#define BITS 64
-#elif WDTYPE == T_F32 || WDTYPE == T_I32 || WDTYPE == T_U32
-#define BITS 32
-#elif WDTYPE == T_F16 || WDTYPE == T_BF16 || WDTYPE == T_I16 || WDTYPE == T_U16
-#define BITS 16
-#elif WDTYPE == T_E4M3 || WDTYPE == T_E5M2 || WDTYPE == T_I8 || WDTYPE == T_U8
-#define BITS 8
-#elif WDTYPE == T_I4 || WDTYPE == T_U4 || WDTYPE == T_FP4
-#define BITS 4
-#elif WDTYPE == T_I2 || WDTYPE == T_U2 || WDTYPE == T_TERNARY
-#define BITS 2
-#else
-#define BITS 1
-#endif
-
-#if WDTYPE <= T_BF16
-#define SCALE_FLOATS 0
-#elif WDTYPE == T_U64 || WDTYPE == T_U32 || WDTYPE == T_U16 || WDTYPE == T_U8 || WDTYPE == T_U4 || WDTYPE == T_U2
-#define SCALE_FLOATS 2
-#else
-#define SCALE_FLOATS 1
-#endif
-
-const uint kBlock = 32u;
-
-// Minifloat without inf/NaN codes in use (weights saturate when packed): e exponent bits,
-// m mantissa bits, bias.
-float minifloat(uint code, uint e_bits, uint m_bits, int bias) {
-  const uint e = (code >> m_bits) & ((1u << e_bits) - 1u), m = code & ((1u << m_bits) - 1u);
-  const float mag = e == 0u ? ldexp(float(m), 1 - bias - int(m_bits)) : ldexp(float(m | (1u << m_bits)), int(e) - bias - int(m_bits));
-  return ((code >> (e_bits + m_bits)) & 1u) != 0u ? -mag : mag;
-}
-
-// The unscaled value of element c of the row starting at Heap word `row`.
-float code_value(uint row, uint c) {
-#if BITS == 64
-  const uint lo = PARAM_U[row + 2u * c], hi = PARAM_U[row + 2u * c + 1u];
-#if WDTYPE == T_F64
-  // Sign, 11-bit exponent, 52-bit mantissa: 20 bits in hi, 32 in lo.
-  const uint e = (hi >> 20) & 0x7FFu;
-  if (e == 0u) return 0.0;  // f64 subnormals are far below f32's range
-  const float mant = 1.0 + float(hi & 0xFFFFFu) * exp2(-20.0) + float(lo) * exp2(-52.0);
-  const float mag = ldexp(mant, clamp(int(e) - 1023, -150, 128));
-  return (hi >> 31) != 0u ? -mag : mag;
-#elif WDTYPE == T_I64
-  return float(int(hi)) * 4294967296.0 + float(lo);
-#else
-  return float(hi) * 4294967296.0 + float(lo);
-#endif
-#else
-  const uint bit = c * uint(BITS);
-  uint code = PARAM_U[row + (bit >> 5)] >> (bit & 31u);
-#if BITS < 32
-  code &= (1u << uint(BITS)) - 1u;
-#endif
-#if WDTYPE == T_F32
-  return uintBitsToFloat(code);
-#elif WDTYPE == T_F16
-  return unpackHalf2x16(code).x;
-#elif WDTYPE == T_BF16
-  return uintBitsToFloat(code << 16);
-#elif WDTYPE == T_E4M3
-  return minifloat(code, 4u, 3u, 7);
-#elif WDTYPE == T_E5M2
-  return minifloat(code, 5u, 2u, 15);
-#elif WDTYPE == T_FP4
-  return minifloat(code, 2u, 1u, 1);
-#elif WDTYPE == T_I32 || WDTYPE == T_I16 || WDTYPE == T_I8 || WDTYPE == T_I4 || WDTYPE == T_I2
-  return float(bitfieldExtract(int(code), 0, int(BITS)));
-#elif WDTYPE == T_TERNARY
-  return code == 1u ? 1.0 : code == 2u ? -1.0 : 0.0;
-#elif WDTYPE == T_BINARY
-  return code != 0u ? 1.0 : -1.0;
-#else
-  return float(code);  // unsigned, affine
-#endif
-#endif
-}
+#include "packed.glsl"
 
 layout(local_size_x = 64) in;
 
+uint x_index(uint mode, uint i, uint p) {
+  const uint cols = pc.user[6], L = pc.user[12], Win = pc.user[13], K = pc.user[14], Wo = pc.user[15];
+  // conv2d reuses L as the input height H.
+  if (mode == 0u) return p * cols + i;
+  if (mode == 1u) return (i / K) * L + p + i % K;
+  const uint c = i / (K * K), r = i - c * K * K, ki = r / K, kj = r - ki * K, pi = p / Wo, pj = p - pi * Wo;
+  return (c * L + pi + ki) * Win + pj + kj;
+}
+
 void main() {
   const uint W = pc.user[0], S = pc.user[1], B = pc.user[2], x = pc.user[3], y = pc.user[4];
-  const uint rows = pc.user[5], cols = pc.user[6], row_words = pc.user[7], act = pc.user[8];
+  const uint rows = pc.user[5], cols = pc.user[6], row_words = pc.user[7], act = pc.user[8], zw = pc.user[9];
+  const uint mode = pc.user[10], P = pc.user[11];
   const uint blocks = (cols + kBlock - 1u) / kBlock;
-  for (uint o = gl_GlobalInvocationID.x; o < rows; o += gl_NumWorkGroups.x * 64u) {
+  for (uint k = gl_GlobalInvocationID.x; k < rows * P; k += gl_NumWorkGroups.x * 64u) {
+    const uint o = k / P, p = k - o * P;
     const uint row = W + o * row_words;
     float acc = 0.0;
     for (uint b = 0u; b < blocks; ++b) {
       const uint c0 = b * kBlock, c1 = min(cols, c0 + kBlock);
       float qx = 0.0, sx = 0.0;
       for (uint c = c0; c < c1; ++c) {
-        const float xc = globals_f[x + c];
+        const float xc = globals_f[x + x_index(mode, c, p)];
         qx += code_value(row, c) * xc;
         sx += xc;
       }
@@ -146,8 +60,9 @@ void main() {
       acc += PARAM_F[S + 2u * (o * blocks + b)] * qx + PARAM_F[S + 2u * (o * blocks + b) + 1u] * sx;
 #endif
     }
-    const float z = acc + PARAM_F[B + o];
-    if (pc.user[9] != ~0u) globals_f[pc.user[9] + o] = z;
-    globals_f[y + o] = activation(act, z);
+    const float z = acc + (B == ~0u ? 0.0 : PARAM_F[B + o]);
+    const uint at = mode == 0u ? p * rows + o : o * P + p;
+    if (zw != ~0u) globals_f[zw + at] = z;
+    globals_f[y + at] = activation(act, z);
   }
 }
