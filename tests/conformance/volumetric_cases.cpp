@@ -220,6 +220,54 @@ Result step_mesh(Device& device) {
   return Result::pass("6 ticks (3 per submission) match reference step(); two meshes and a replay bit-identical", worst);
 }
 
+// Nested containers on the device: Residual(RMSNorm, Parallel-add(Dense int4, Sequential(Dense
+// fp8, LayerNorm))) then Parallel-concat(SwiGLU int8, Dense ternary), against the reference.
+Result containers(Device& device) {
+  Network net(1, 1, 2, 1, 16);
+  Layer res;
+  res.type = LayerType::Residual;
+  res.children.push_back(shaped(LayerType::RMSNorm, 16, 1, 0));
+  Layer par;
+  par.type = LayerType::Parallel;
+  par.combine = Combine::Add;
+  par.children.push_back(dense(16, 16, Activation::Tanh, DType::I4, 0));
+  Layer seq;
+  seq.type = LayerType::Sequential;
+  seq.children.push_back(dense(16, 16, Activation::SiLU, DType::FP8E4M3, 0));
+  seq.children.push_back(shaped(LayerType::LayerNorm, 16, 1, 0));
+  par.children.push_back(seq);
+  res.children.push_back(par);
+  init_layer(res, 61, "res");
+  net.at(0) = res;
+  Layer cat;
+  cat.type = LayerType::Parallel;
+  Layer sw;
+  sw.type = LayerType::SwiGLU;
+  sw.in = 8;
+  sw.out = 12;
+  sw.seq = 2;
+  sw.dtype = DType::I8;
+  cat.children.push_back(sw);
+  cat.children.push_back(dense(16, 5, Activation::Linear, DType::Ternary, 0));
+  init_layer(cat, 62, "cat");
+  net.at(1) = cat;
+  const auto x = random_input(16, 8);
+  MeshState s = initial_state(net);
+  DeviceMesh mesh(device, net, {Schedule::Pass, 1});
+  mesh.set_input(x);
+  forward(net, x, s);
+  mesh.run();
+  double worst = 0;
+  for (uint32_t i = 0; i < 2; ++i) {
+    const double e = normalized_error(mesh.output(i), s.out[i]);
+    worst = std::max(worst, e);
+    if (!(e <= 1e-4)) return Result::fail("cell " + std::to_string(i) + ": normalized error " + str(e), e);
+  }
+  return Result::pass("residual(rmsnorm, parallel-add(dense int4, sequential(dense fp8, layernorm))), parallel-concat(swiglu int8, "
+                      "dense ternary)",
+                      worst);
+}
+
 Result bad_input(Device& device) {
   Network net(1, 1, 1, 1, 8);
   Layer c;
@@ -353,6 +401,7 @@ std::vector<Case> volumetric_cases() {
   cases.push_back({"volumetric.norms_softmax", "normalized error <= 2e-5 per cell", norms});
   cases.push_back({"volumetric.grid_remote_recurrence", "normalized error <= 1.2e-4 after 6 passes", grid_passes});
   cases.push_back({"volumetric.step_mesh_determinism", "bit-identical across meshes and replays; <= 1.2e-4 vs reference", step_mesh});
+  cases.push_back({"volumetric.nested_containers", "normalized error <= 1e-4 per cell (a few chained layers)", containers});
   cases.push_back({"volumetric.bad_input", "exact", bad_input});
   const std::string train_tol = "losses fall on both; per-step loss and trained weights within 1e-4 (normalized) of the CPU";
   cases.push_back({"volumetric.train_sgd", train_tol, [](Device& d) { return training(d, Optimizer::SGD, false); }});

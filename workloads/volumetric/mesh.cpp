@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "weft_volumetric_kernels.h"
 
@@ -13,14 +14,6 @@ std::string u(uint64_t v) { return std::to_string(v); }
 std::string out_name(uint32_t cell, uint32_t parity) { return "o" + u(cell) + "." + u(parity); }
 KernelRef kernel(const std::string& name) { return find_kernel(weft_volumetric_kernels, weft_volumetric_kernels_count, name); }
 uint32_t groups_for(uint64_t n) { return uint32_t(std::clamp<uint64_t>((n + 63) / 64, 1, 65535)); }
-
-// Leaves of a cell in execution order (Sequential containers flattened).
-void leaves(Layer& l, std::vector<Layer*>& out) {
-  if (l.type == LayerType::Sequential)
-    for (Layer& c : l.children) leaves(c, out);
-  else
-    out.push_back(&l);
-}
 
 struct Uploads {
   std::vector<std::pair<std::string, std::vector<uint32_t>>> words;
@@ -40,6 +33,8 @@ bool device_supports(const Layer& l) {
     case LayerType::Conv2D:
     case LayerType::SwiGLU: return true;
     case LayerType::Sequential:
+    case LayerType::Parallel:
+    case LayerType::Residual:
       return std::all_of(l.children.begin(), l.children.end(), [](const Layer& c) { return device_supports(c); });
     default: return false;
   }
@@ -55,45 +50,57 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
     if (!device_supports(net.at(i)))
       fail(ErrorCode::BadInput, "volumetric: " + net.where(i) + " (" + layer_type_name(net.at(i).type) +
                                     ") has no device kernel (device cells: dense, rmsnorm, layernorm, softmax, embedding, conv1d, "
-                                    "conv2d, swiglu, sequential of those)");
+                                    "conv2d, swiglu, and sequential / parallel / residual containers of those)");
     out_sizes_.push_back(layer_output_size(net.at(i)));
     for (uint32_t par = 0; par < 2; ++par) p.globals().add(out_name(i, par), uint64_t(out_sizes_[i]) * 4);
   }
 
   // Heap: every leaf's packed weights, scales and f32 vectors; Globals: the values between the
-  // leaves of a Sequential cell.
+  // children of containers. Tags name a layer by its path: cell "." child "." child ...
   Uploads up;
-  std::vector<std::vector<Layer*>> cell_leaves(cells_);
-  for (uint32_t i = 0; i < cells_; ++i) {
-    leaves(net.at(i), cell_leaves[i]);
-    for (uint32_t k = 0; k < cell_leaves[i].size(); ++k) {
-      Layer& l = *cell_leaves[i][k];
-      const std::string tag = u(i) + "." + u(k);
-      if (k + 1 < cell_leaves[i].size()) p.globals().add("t" + tag, uint64_t(layer_output_size(l)) * 4);
-      if (l.type == LayerType::SwiGLU)
-        for (const char* t : {"a", "b", "h"}) p.globals().add(t + tag, uint64_t(l.seq) * l.out * 4);
-      for (size_t m = 0; m < l.mats.size(); ++m) {
-        const Packed& pk = l.mats[m].morph(l.dtype);
-        const std::string mt = tag + "." + u(m);
-        weight_bytes_ += pk.bytes();
-        p.heap().add("w" + mt, std::max<uint64_t>(pk.words.size() * 4, 4));
-        p.heap().add("s" + mt, std::max<uint64_t>(pk.scales.size() * 4, 4));
-        up.words.emplace_back("w" + mt, pk.words);
-        up.floats.emplace_back("s" + mt, pk.scales);
-      }
-      for (size_t v = 0; v < l.vecs.size(); ++v) {
-        p.heap().add("v" + tag + "." + u(v), uint64_t(l.vecs[v].size()) * 4);
-        up.floats.emplace_back("v" + tag + "." + u(v), l.vecs[v]);
-      }
+  std::function<void(Layer&, const std::string&)> alloc = [&](Layer& l, const std::string& tag) {
+    const size_t n = l.children.size();
+    for (size_t c = 0; c < n; ++c) {
+      const std::string ct = tag + "." + u(c);
+      alloc(l.children[c], ct);
+      const uint64_t bytes = uint64_t(layer_output_size(l.children[c])) * 4;
+      if ((l.type == LayerType::Sequential || l.type == LayerType::Residual) && c + 1 < n) p.globals().add("t" + ct, bytes);
+      if (l.type == LayerType::Parallel && l.combine == Combine::Add && c > 0) p.globals().add("t" + ct, bytes);
     }
-  }
+    if (l.type == LayerType::SwiGLU)
+      for (const char* t : {"a", "b", "h"}) p.globals().add(t + tag, uint64_t(l.seq) * l.out * 4);
+    for (size_t m = 0; m < l.mats.size(); ++m) {
+      const Packed& pk = l.mats[m].morph(l.dtype);
+      const std::string mt = tag + "." + u(m);
+      weight_bytes_ += pk.bytes();
+      p.heap().add("w" + mt, std::max<uint64_t>(pk.words.size() * 4, 4));
+      p.heap().add("s" + mt, std::max<uint64_t>(pk.scales.size() * 4, 4));
+      up.words.emplace_back("w" + mt, pk.words);
+      up.floats.emplace_back("s" + mt, pk.scales);
+    }
+    for (size_t v = 0; v < l.vecs.size(); ++v) {
+      p.heap().add("v" + tag + "." + u(v), uint64_t(l.vecs[v].size()) * 4);
+      up.floats.emplace_back("v" + tag + "." + u(v), l.vecs[v]);
+    }
+  };
+  for (uint32_t i = 0; i < cells_; ++i) alloc(net.at(i), u(i));
 
   std::vector<InstanceId> inst;
   for (uint32_t i = 0; i < cells_; ++i) inst.push_back(p.add_instance("cell" + u(i), 1));
   auto gword = [&](const std::string& s) { return p.globals().at(s).word_offset(); };
   auto hword = [&](const std::string& s) { return p.heap().at(s).word_offset(); };
+  // A window of a Globals segment (Parallel concat writes its branches side by side).
+  struct Buf {
+    std::string seg;
+    uint32_t off = 0, words = 0;
+  };
+  auto whole = [&](const std::string& seg, uint32_t words) { return Buf{seg, 0, words}; };
+  auto bword = [&](const Buf& b) { return gword(b.seg) + b.off; };
+  auto brange = [&](const Buf& b) {
+    return Range{Binding::Globals, p.globals().at(b.seg).offset + uint64_t(b.off) * 4, uint64_t(b.words) * 4};
+  };
 
-  // A packed matrix-vector stage (dense.glsl): matrix m of leaf `tag`, `rows` outputs per
+  // A packed matrix-vector stage (dense.glsl): matrix m of layer `tag`, `rows` outputs per
   // position; bias ~0u for none; mode/positions/geometry as dense.glsl documents.
   auto add_matvec = [&](StageSpec& s, Layer& l, const std::string& tag, uint32_t m, uint32_t rows, uint32_t bias, uint32_t x,
                         uint32_t y, uint32_t act, uint32_t mode, uint32_t P, uint32_t L, uint32_t Win, uint32_t K, uint32_t Wo) {
@@ -105,22 +112,57 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
     s.reads.push_back(p.segment(Binding::Heap, "w" + mt));
     s.reads.push_back(p.segment(Binding::Heap, "s" + mt));
   };
+  // out += from (or out = from), a `copy` stage.
+  auto add_copy = [&](const std::string& name, InstanceId id, const Buf& from, const Buf& to, bool accumulate) {
+    StageSpec s;
+    s.name = name;
+    s.kernel = kernel("copy");
+    s.instance = id;
+    s.groups = {groups_for(to.words), 1, 1};
+    s.push = {bword(from), bword(to), to.words, accumulate ? 1u : 0u};
+    s.reads = {brange(from)};
+    if (accumulate) s.reads.push_back(brange(to));
+    s.writes = {brange(to)};
+    p.add_stage(s);
+  };
 
-  for (uint32_t t = 0; t < options.steps; ++t) {
-    const uint32_t front = t % 2, back = 1 - front;
-    for (uint32_t i = 0; i < cells_; ++i) {
-      const auto src = net.source(i);
-      std::string in = "x";
-      if (src) in = out_name(*src, options.schedule == Schedule::Pass && *src < i ? back : front);
-      const auto& lv = cell_leaves[i];
-      for (uint32_t k = 0; k < lv.size(); ++k) {
-        Layer& l = *lv[k];
-        const std::string tag = u(i) + "." + u(k);
-        const std::string out = k + 1 < lv.size() ? "t" + tag : out_name(i, back);
+  // The stages of layer l (tag) reading `in` and writing `out` in step t.
+  std::function<void(Layer&, const std::string&, const Buf&, const Buf&, uint32_t, InstanceId)> emit =
+      [&](Layer& l, const std::string& tag, const Buf& in, const Buf& out, uint32_t t, InstanceId id) {
+        const size_t n = l.children.size();
+        if (l.type == LayerType::Sequential || l.type == LayerType::Residual) {
+          Buf cur = in;
+          for (size_t c = 0; c < n; ++c) {
+            const std::string ct = tag + "." + u(c);
+            const Buf dst = c + 1 < n ? whole("t" + ct, layer_output_size(l.children[c])) : out;
+            emit(l.children[c], ct, cur, dst, t, id);
+            cur = dst;
+          }
+          if (l.type == LayerType::Residual) add_copy("residual[" + u(t) + "]." + tag, id, in, out, true);
+          return;
+        }
+        if (l.type == LayerType::Parallel) {
+          uint32_t off = 0;
+          for (size_t c = 0; c < n; ++c) {
+            const std::string ct = tag + "." + u(c);
+            const uint32_t words = layer_output_size(l.children[c]);
+            if (l.combine == Combine::Concat) {
+              emit(l.children[c], ct, in, Buf{out.seg, out.off + off, words}, t, id);
+              off += words;
+            } else if (c == 0) {
+              emit(l.children[c], ct, in, out, t, id);
+            } else {
+              const Buf tmp = whole("t" + ct, words);
+              emit(l.children[c], ct, in, tmp, t, id);
+              add_copy("parallel_add[" + u(t) + "]." + ct, id, tmp, out, true);
+            }
+          }
+          return;
+        }
         StageSpec s;
-        s.instance = inst[i];
-        s.reads = {p.segment(Binding::Globals, in)};
-        s.writes = {p.segment(Binding::Globals, out)};
+        s.instance = id;
+        s.reads = {brange(in)};
+        s.writes = {brange(out)};
         switch (l.type) {
           case LayerType::Dense:
           case LayerType::Conv1D:
@@ -129,8 +171,8 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
             const uint32_t rows = conv1 || conv2 ? l.filters : l.out;
             const uint32_t P = conv1 ? l.seq - l.kernel + 1 : conv2 ? (l.height - l.kernel + 1) * (l.width - l.kernel + 1) : 1;
             s.name = std::string(layer_type_name(l.type)) + "[" + u(t) + "]." + tag;
-            add_matvec(s, l, tag, 0, rows, hword("v" + tag + ".0"), gword(in), gword(out), uint32_t(l.act), conv1 ? 1u : conv2 ? 2u : 0u, P,
-                       conv1 ? l.seq : l.height, l.width, l.kernel, conv2 ? l.width - l.kernel + 1 : 0u);
+            add_matvec(s, l, tag, 0, rows, hword("v" + tag + ".0"), bword(in), bword(out), uint32_t(l.act), conv1 ? 1u : conv2 ? 2u : 0u,
+                       P, conv1 ? l.seq : l.height, l.width, l.kernel, conv2 ? l.width - l.kernel + 1 : 0u);
             s.reads.push_back(p.segment(Binding::Heap, "v" + tag + ".0"));
             break;
           }
@@ -139,7 +181,7 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
             s.name = "embedding[" + u(t) + "]." + tag;
             s.kernel = kernel(std::string("embedding_") + dtype_name(l.dtype));
             s.groups = {groups_for(uint64_t(l.seq) * l.out), 1, 1};
-            s.push = {hword("w" + tag + ".0"), hword("s" + tag + ".0"), gword(in), gword(out), l.seq, l.out, pk.row_words, l.vocab};
+            s.push = {hword("w" + tag + ".0"), hword("s" + tag + ".0"), bword(in), bword(out), l.seq, l.out, pk.row_words, l.vocab};
             s.reads.push_back(p.segment(Binding::Heap, "w" + tag + ".0"));
             s.reads.push_back(p.segment(Binding::Heap, "s" + tag + ".0"));
             break;
@@ -151,7 +193,7 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
               StageSpec proj = s;
               proj.name = "swiglu[" + u(t) + "]." + tag + (m ? ".up" : ".gate");
               proj.writes = {p.segment(Binding::Globals, m ? b : a)};
-              add_matvec(proj, l, tag, m, l.out, ~0u, gword(in), gword(m ? b : a), 0u, 0u, l.seq, 0u, 0u, 0u, 0u);
+              add_matvec(proj, l, tag, m, l.out, ~0u, bword(in), gword(m ? b : a), 0u, 0u, l.seq, 0u, 0u, 0u, 0u);
               p.add_stage(proj);
             }
             StageSpec gate = s;
@@ -164,7 +206,7 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
             p.add_stage(gate);
             s.name = "swiglu[" + u(t) + "]." + tag + ".down";
             s.reads = {p.segment(Binding::Globals, h)};
-            add_matvec(s, l, tag, 2, l.in, ~0u, gword(h), gword(out), 0u, 0u, l.seq, 0u, 0u, 0u, 0u);
+            add_matvec(s, l, tag, 2, l.in, ~0u, gword(h), bword(out), 0u, 0u, l.seq, 0u, 0u, 0u, 0u);
             break;
           }
           case LayerType::RMSNorm:
@@ -174,7 +216,7 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
             s.kernel = kernel("norm");
             s.groups = {groups_for(l.seq), 1, 1};
             const std::string g = "v" + tag + ".0", beta = ln ? "v" + tag + ".1" : g;
-            s.push = {gword(in), gword(out), hword(g), hword(beta), l.seq, l.in, f32_bits(l.eps), ln ? 1u : 0u};
+            s.push = {bword(in), bword(out), hword(g), hword(beta), l.seq, l.in, f32_bits(l.eps), ln ? 1u : 0u};
             s.reads.push_back(p.segment(Binding::Heap, g));
             if (ln) s.reads.push_back(p.segment(Binding::Heap, beta));
             break;
@@ -183,13 +225,20 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
             s.name = "softmax[" + u(t) + "]." + tag;
             s.kernel = kernel("softmax");
             s.groups = {groups_for(l.seq), 1, 1};
-            s.push = {gword(in), gword(out), l.seq, l.in};
+            s.push = {bword(in), bword(out), l.seq, l.in};
             break;
           default: fail(ErrorCode::BadInput, "volumetric: no device kernel for " + std::string(layer_type_name(l.type)));
         }
         p.add_stage(s);
-        in = out;
-      }
+      };
+
+  for (uint32_t t = 0; t < options.steps; ++t) {
+    const uint32_t front = t % 2, back = 1 - front;
+    for (uint32_t i = 0; i < cells_; ++i) {
+      const auto src = net.source(i);
+      Buf in = whole("x", input_);
+      if (src) in = whole(out_name(*src, options.schedule == Schedule::Pass && *src < i ? back : front), out_sizes_[*src]);
+      emit(net.at(i), u(i), in, whole(out_name(i, back), out_sizes_[i]), t, inst[i]);
     }
   }
   if (options.steps % 2 == 1)

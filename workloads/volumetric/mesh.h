@@ -12,8 +12,9 @@
 //
 // Device kernels compute from the packed weights in Heap (packed.glsl decodes every one of the
 // 21 types). Cell types with a device path: Dense, Conv1D, Conv2D, SwiGLU (dense.glsl with an
-// input gather), Embedding (embedding.glsl), RMSNorm, LayerNorm, Softmax and Sequential
-// containers of them; other cells are refused with BadInput naming the cell.
+// input gather), Embedding (embedding.glsl), RMSNorm, LayerNorm, Softmax, and Sequential,
+// Parallel (concat / add) and Residual containers of them, nested; other cells are refused
+// with BadInput naming the cell.
 #pragma once
 
 #include <memory>
