@@ -140,6 +140,8 @@ Grads zero_grads(const Layer& l) {
 bool layer_trainable(const Layer& l) {
   switch (l.type) {
     case LayerType::Dense:
+    case LayerType::Conv1D:
+    case LayerType::Conv2D:
     case LayerType::RMSNorm:
     case LayerType::LayerNorm:
     case LayerType::Softmax: return true;
@@ -317,6 +319,32 @@ Vec layer_backward(Layer& l, const Tape& tape, const Vec& dy, Grads& g) {
           dx[uint64_t(t) * n + i] = float(inv * (dxh - (ln ? s1 / n : 0.0) - xh * s2 / n));
         }
       }
+      break;
+    }
+    case LayerType::Conv1D:
+    case LayerType::Conv2D: {
+      // One pass over (filter, position, tap): recompute z, then spread dz to b, W and x.
+      const bool two = l.type == LayerType::Conv2D;
+      const Vec W = eff(l, 0);
+      const uint32_t K = l.kernel, C = l.channels;
+      const uint32_t Ho = two ? l.height - K + 1 : 1, Wo = two ? l.width - K + 1 : l.seq - K + 1, taps = two ? C * K * K : C * K;
+      std::vector<uint64_t> idx(taps);
+      for (uint32_t f = 0; f < l.filters; ++f)
+        for (uint32_t i = 0; i < Ho; ++i)
+          for (uint32_t j = 0; j < Wo; ++j) {
+            for (uint32_t q = 0; q < taps; ++q) {
+              const uint32_t c = two ? q / (K * K) : q / K, r = two ? q % (K * K) : q % K;
+              idx[q] = two ? (uint64_t(c) * l.height + i + r / K) * l.width + j + r % K : uint64_t(c) * l.seq + j + r;
+            }
+            double z = l.vecs[0][f];
+            for (uint32_t q = 0; q < taps; ++q) z += double(W[uint64_t(f) * taps + q]) * x[idx[q]];
+            const float dz = dy[(uint64_t(f) * Ho + i) * Wo + j] * activate_grad(l.act, float(z));
+            g.vecs[0][f] += dz;
+            for (uint32_t q = 0; q < taps; ++q) {
+              g.mats[0][uint64_t(f) * taps + q] += dz * x[idx[q]];
+              dx[idx[q]] += dz * W[uint64_t(f) * taps + q];
+            }
+          }
       break;
     }
     case LayerType::Softmax: {

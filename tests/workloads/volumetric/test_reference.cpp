@@ -255,6 +255,22 @@ TEST_CASE("volumetric reference: backward matches finite differences") {
   check_gradients(ln, 12);
   Layer sm = make(LayerType::Softmax, 4, 0, 2);
   check_gradients(sm, 13);
+  Layer c1 = make(LayerType::Conv1D, 0, 0, 7);
+  c1.channels = 2;
+  c1.filters = 3;
+  c1.kernel = 3;
+  c1.act = Activation::Tanh;
+  init_layer(c1, 8, "t");
+  check_gradients(c1, 15);
+  Layer c2 = make(LayerType::Conv2D, 0);
+  c2.channels = 2;
+  c2.filters = 2;
+  c2.kernel = 2;
+  c2.height = 4;
+  c2.width = 3;
+  c2.act = Activation::SiLU;
+  init_layer(c2, 9, "t");
+  check_gradients(c2, 16);
   // Residual( LayerNorm, Parallel-concat(Dense 4->2 tanh, Dense 4->2) )
   Layer res = make(LayerType::Residual, 0);
   res.children.push_back(make(LayerType::LayerNorm, 4));

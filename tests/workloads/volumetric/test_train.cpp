@@ -91,11 +91,10 @@ TEST_CASE("volumetric training: a step drops the packed versions; untrainable ce
 
   Network conv(1, 1, 1, 1, 6);
   Layer c;
-  c.type = LayerType::Conv1D;
-  c.channels = 1;
-  c.seq = 6;
-  c.filters = 1;
-  c.kernel = 2;
+  c.type = LayerType::LSTM;
+  c.in = 2;
+  c.seq = 3;
+  c.out = 2;
   init_layer(c, 1, "c");
   conv.at(0) = c;
   CHECK_THROWS_AS(Trainer(conv, {}), weft::Error);
