@@ -400,7 +400,7 @@ int run_bench(const cli::Args& a) {
     l.seq = seq;
     line(l, std::to_string(seq) + "x" + std::to_string(n));
   }
-  // Layers with a CPU path only: their CPU time per numeric type (device_kernel false).
+  // The composite layers in a few numeric types.
   for (DType t : {DType::F32, DType::I8, DType::I4}) {
     const uint32_t d = std::max(8u, n / 8);
     Layer s;

@@ -31,7 +31,11 @@ bool device_supports(const Layer& l) {
     case LayerType::Embedding:
     case LayerType::Conv1D:
     case LayerType::Conv2D:
-    case LayerType::SwiGLU: return true;
+    case LayerType::SwiGLU:
+    case LayerType::MHA:
+    case LayerType::RNN:
+    case LayerType::GRU:
+    case LayerType::LSTM: return true;
     case LayerType::Sequential:
     case LayerType::Parallel:
     case LayerType::Residual:
@@ -49,8 +53,7 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
   for (uint32_t i = 0; i < cells_; ++i) {
     if (!device_supports(net.at(i)))
       fail(ErrorCode::BadInput, "volumetric: " + net.where(i) + " (" + layer_type_name(net.at(i).type) +
-                                    ") has no device kernel (device cells: dense, rmsnorm, layernorm, softmax, embedding, conv1d, "
-                                    "conv2d, swiglu, and sequential / parallel / residual containers of those)");
+                                    ") has no device kernel");
     out_sizes_.push_back(layer_output_size(net.at(i)));
     for (uint32_t par = 0; par < 2; ++par) p.globals().add(out_name(i, par), uint64_t(out_sizes_[i]) * 4);
   }
@@ -69,6 +72,14 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
     }
     if (l.type == LayerType::SwiGLU)
       for (const char* t : {"a", "b", "h"}) p.globals().add(t + tag, uint64_t(l.seq) * l.out * 4);
+    if (l.type == LayerType::MHA)
+      for (const char* t : {"q", "k", "v", "o"}) p.globals().add(t + tag, uint64_t(l.seq) * l.in * 4);
+    if (l.type == LayerType::RNN || l.type == LayerType::GRU || l.type == LayerType::LSTM) {
+      const uint64_t G = l.type == LayerType::RNN ? 1 : l.type == LayerType::GRU ? 3 : 4;
+      p.globals().add("gx" + tag, uint64_t(l.seq) * G * l.out * 4);
+      p.globals().add("gh" + tag, G * l.out * 4);
+      p.globals().add("c" + tag, uint64_t(l.out) * 4);
+    }
     for (size_t m = 0; m < l.mats.size(); ++m) {
       const Packed& pk = l.mats[m].morph(l.dtype);
       const std::string mt = tag + "." + u(m);
@@ -207,6 +218,68 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
             s.name = "swiglu[" + u(t) + "]." + tag + ".down";
             s.reads = {p.segment(Binding::Globals, h)};
             add_matvec(s, l, tag, 2, l.in, ~0u, gword(h), bword(out), 0u, 0u, l.seq, 0u, 0u, 0u, 0u);
+            break;
+          }
+          case LayerType::MHA: {
+            // q, k, v = W x per token (packed), the attention core, then Wo o into the output.
+            const char* names[3] = {"q", "k", "v"};
+            for (uint32_t m = 0; m < 3; ++m) {
+              StageSpec proj = s;
+              proj.name = "mha[" + u(t) + "]." + tag + "." + names[m];
+              proj.writes = {p.segment(Binding::Globals, names[m] + tag)};
+              add_matvec(proj, l, tag, m, l.in, ~0u, bword(in), gword(names[m] + tag), 0u, 0u, l.seq, 0u, 0u, 0u, 0u);
+              p.add_stage(proj);
+            }
+            StageSpec att = s;
+            att.name = "mha[" + u(t) + "]." + tag + ".attention";
+            att.kernel = kernel("attention");
+            att.groups = {groups_for(uint64_t(l.seq) * l.heads), 1, 1};
+            att.push = {gword("q" + tag), gword("k" + tag), gword("v" + tag), gword("o" + tag), l.seq, l.in, l.heads};
+            att.reads = {p.segment(Binding::Globals, "q" + tag), p.segment(Binding::Globals, "k" + tag),
+                         p.segment(Binding::Globals, "v" + tag)};
+            att.writes = {p.segment(Binding::Globals, "o" + tag)};
+            p.add_stage(att);
+            s.name = "mha[" + u(t) + "]." + tag + ".out";
+            s.reads = {p.segment(Binding::Globals, "o" + tag)};
+            add_matvec(s, l, tag, 3, l.in, ~0u, gword("o" + tag), bword(out), 0u, 0u, l.seq, 0u, 0u, 0u, 0u);
+            break;
+          }
+          case LayerType::RNN:
+          case LayerType::GRU:
+          case LayerType::LSTM: {
+            // gx = Wx x for every token in one stage, then per time step gh = Wh h_{t-1} and the cell.
+            const uint32_t kind = l.type == LayerType::RNN ? 0 : l.type == LayerType::GRU ? 1 : 2, G = kind == 0 ? 1 : kind == 1 ? 3 : 4;
+            const uint32_t H = l.out;
+            StageSpec px = s;
+            px.name = std::string(layer_type_name(l.type)) + "[" + u(t) + "]." + tag + ".wx";
+            px.writes = {p.segment(Binding::Globals, "gx" + tag)};
+            add_matvec(px, l, tag, 0, G * H, ~0u, bword(in), gword("gx" + tag), 0u, 0u, l.seq, 0u, 0u, 0u, 0u);
+            p.add_stage(px);
+            const std::string b = "v" + tag + ".0", bh = kind == 1 ? "v" + tag + ".1" : b;
+            for (uint32_t step = 0; step < l.seq; ++step) {
+              const Range hprev{Binding::Globals, brange(out).offset + uint64_t(step ? step - 1 : 0) * H * 4, uint64_t(H) * 4};
+              if (step) {
+                StageSpec ph;
+                ph.instance = id;
+                ph.name = std::string(layer_type_name(l.type)) + "[" + u(t) + "]." + tag + ".wh";
+                ph.reads = {hprev};
+                ph.writes = {p.segment(Binding::Globals, "gh" + tag)};
+                add_matvec(ph, l, tag, 1, G * H, ~0u, bword(out) + (step - 1) * H, gword("gh" + tag), 0u, 0u, 1, 0u, 0u, 0u, 0u);
+                p.add_stage(ph);
+              }
+              StageSpec cell;
+              cell.instance = id;
+              cell.name = std::string(layer_type_name(l.type)) + "[" + u(t) + "]." + tag + ".cell";
+              cell.kernel = kernel("recurrent_cell");
+              cell.groups = {groups_for(H), 1, 1};
+              cell.push = {gword("gx" + tag), gword("gh" + tag), bword(out), gword("c" + tag), hword(b), hword(bh), step, H, kind};
+              cell.reads = {p.segment(Binding::Globals, "gx" + tag), p.segment(Binding::Globals, "gh" + tag), hprev,
+                            p.segment(Binding::Globals, "c" + tag), p.segment(Binding::Heap, b), p.segment(Binding::Heap, bh)};
+              cell.writes = {Range{Binding::Globals, brange(out).offset + uint64_t(step) * H * 4, uint64_t(H) * 4},
+                             p.segment(Binding::Globals, "c" + tag)};
+              if (step + 1 < l.seq) p.add_stage(cell);
+              else s = cell;  // the last one is added below
+            }
             break;
           }
           case LayerType::RMSNorm:

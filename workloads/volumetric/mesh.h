@@ -11,10 +11,11 @@
 //                   outputs (reference step()); one tick = one replay of the recorded steps.
 //
 // Device kernels compute from the packed weights in Heap (packed.glsl decodes every one of the
-// 21 types). Cell types with a device path: Dense, Conv1D, Conv2D, SwiGLU (dense.glsl with an
-// input gather), Embedding (embedding.glsl), RMSNorm, LayerNorm, Softmax, and Sequential,
-// Parallel (concat / add) and Residual containers of them, nested; other cells are refused
-// with BadInput naming the cell.
+// 21 types). Every layer type has a device path: Dense, Conv1D, Conv2D and the projections of
+// SwiGLU, MHA, RNN/GRU/LSTM run dense.glsl (with an input gather for the convolutions),
+// Embedding runs embedding.glsl; RMSNorm, LayerNorm, Softmax, the SwiGLU gate, the attention
+// core and the recurrent cell are f32 kernels; Sequential, Parallel (concat / add) and Residual
+// containers nest.
 #pragma once
 
 #include <memory>
