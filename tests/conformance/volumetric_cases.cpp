@@ -312,28 +312,60 @@ Result bad_input(Device& device) {
 // With `linked`, cell 2 reads cell 0 through a remote link (cell 0 then has two readers whose
 // input gradients are summed; cell 1 becomes a dead end whose gradient is zero), and cell 1
 // reads cell 3 (a link to a later cell: zeros within a training pass).
-Result training(Device& device, Optimizer opt, bool linked) {
-  Network net(1, 1, 5, 1, 4);
-  net.at(0) = dense(4, 8, Activation::Tanh, DType::F32, 1);
-  net.at(1) = shaped(LayerType::LayerNorm, 8, 1, 2);
-  net.at(2) = dense(8, 8, Activation::SiLU, DType::F32, 3);
-  net.at(3) = shaped(LayerType::RMSNorm, 8, 1, 4);
-  net.at(4) = dense(8, 2, Activation::Linear, DType::F32, 5);
+// With `conv`, the chain is Conv2D(1 ch 4x5, 2 filters 2x2, tanh) -> Conv1D(2 ch x 12, 2
+// filters k3, SiLU) -> LayerNorm -> Dense on a 20-value input instead.
+Result training(Device& device, Optimizer opt, bool linked, bool conv = false) {
+  Network net(1, 1, conv ? 4 : 5, 1, conv ? 20 : 4);
+  if (conv) {
+    Layer c2;
+    c2.type = LayerType::Conv2D;
+    c2.channels = 1;
+    c2.height = 4;
+    c2.width = 5;
+    c2.filters = 2;
+    c2.kernel = 2;
+    c2.act = Activation::Tanh;
+    init_layer(c2, 1, "c2");
+    Layer c1;
+    c1.type = LayerType::Conv1D;
+    c1.channels = 2;
+    c1.seq = 12;
+    c1.filters = 2;
+    c1.kernel = 3;
+    c1.act = Activation::SiLU;
+    init_layer(c1, 2, "c1");
+    net.at(0) = c2;
+    net.at(1) = c1;
+    net.at(2) = shaped(LayerType::LayerNorm, 20, 1, 3);
+    net.at(3) = dense(20, 2, Activation::Linear, DType::F32, 4);
+  } else {
+    net.at(0) = dense(4, 8, Activation::Tanh, DType::F32, 1);
+    net.at(1) = shaped(LayerType::LayerNorm, 8, 1, 2);
+    net.at(2) = dense(8, 8, Activation::SiLU, DType::F32, 3);
+    net.at(3) = shaped(LayerType::RMSNorm, 8, 1, 4);
+    net.at(4) = dense(8, 2, Activation::Linear, DType::F32, 5);
+  }
   if (linked) {
     net.link({0, 0, 2, 0}, {0, 0, 0, 0});
     net.link({0, 0, 1, 0}, {0, 0, 3, 0});
   }
+  const uint32_t in = net.input_size();
   std::mt19937 rng(7);
   std::normal_distribution<float> d(0, 1);
-  float A[8];
-  for (float& a : A) a = d(rng);
+  std::vector<float> A(2 * in);
+  for (float& a : A) a = d(rng) * 2.0f / std::sqrt(float(in));
   std::vector<std::vector<float>> xs, ys;
   for (int k = 0; k < 8; ++k) {
-    std::vector<float> x(4);
+    std::vector<float> x(in);
     for (float& v : x) v = d(rng);
     xs.push_back(x);
-    ys.push_back({std::tanh(A[0] * x[0] + A[1] * x[1] + A[2] * x[2] + A[3] * x[3]),
-                  std::tanh(A[4] * x[0] + A[5] * x[1] + A[6] * x[2] + A[7] * x[3])});
+    std::vector<float> y(2);
+    for (uint32_t o = 0; o < 2; ++o) {
+      double s = 0;
+      for (uint32_t i = 0; i < in; ++i) s += A[o * in + i] * x[i];
+      y[o] = float(std::tanh(s));
+    }
+    ys.push_back(y);
   }
   TrainOptions o;
   o.optimizer = opt;
@@ -399,6 +431,8 @@ std::vector<Case> volumetric_cases() {
   cases.push_back({"volumetric.train_sgd", train_tol, [](Device& d) { return training(d, Optimizer::SGD, false); }});
   cases.push_back({"volumetric.train_adam", train_tol, [](Device& d) { return training(d, Optimizer::Adam, false); }});
   cases.push_back({"volumetric.train_adam_remote_links", train_tol, [](Device& d) { return training(d, Optimizer::Adam, true); }});
+  cases.push_back({"volumetric.train_adam_conv", train_tol, [](Device& d) { return training(d, Optimizer::Adam, false, true); }});
+  cases.push_back({"volumetric.train_sgd_conv", train_tol, [](Device& d) { return training(d, Optimizer::SGD, false, true); }});
   return cases;
 }
 

@@ -1,6 +1,7 @@
 #include "device_train.h"
 
 #include <algorithm>
+#include <array>
 
 #include "weft_volumetric_kernels.h"
 
@@ -22,11 +23,11 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
   output_ = net.output_size();
   for (uint32_t i = 0; i < n; ++i) {
     const Layer& l = net.at(i);
-    const bool ok = l.type == LayerType::Dense || l.type == LayerType::RMSNorm || l.type == LayerType::LayerNorm ||
-                    l.type == LayerType::Softmax;
+    const bool ok = l.type == LayerType::Dense || l.type == LayerType::Conv1D || l.type == LayerType::Conv2D ||
+                    l.type == LayerType::RMSNorm || l.type == LayerType::LayerNorm || l.type == LayerType::Softmax;
     if (!ok)
       fail(ErrorCode::BadInput, "volumetric: device training: " + net.where(i) + " is " + layer_type_name(l.type) +
-                                    " (device training takes dense, rmsnorm, layernorm, softmax cells)");
+                                    " (device training takes dense, conv1d, conv2d, rmsnorm, layernorm, softmax cells)");
   }
   // Where each cell reads from, and who reads each cell (the gradient flows back along these).
   std::vector<std::string> input(n);
@@ -55,12 +56,12 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
     G.add("y" + u(i), out * 4);
     G.add("dy" + u(i), out * 4);
     if (input[i] != "x") G.add((input[i][0] == 'z' ? "zero" : "dx") + u(i), uint64_t(layer_input_size(l)) * 4);
-    if (l.type == LayerType::Dense) {
+    if (!l.mats.empty()) {
       G.add("z" + u(i), out * 4);
       G.add("dz" + u(i), out * 4);
     }
     std::vector<uint32_t> sizes;
-    if (l.type == LayerType::Dense) sizes.push_back(uint32_t(l.mats[0].master().size()));
+    if (!l.mats.empty()) sizes.push_back(uint32_t(l.mats[0].master().size()));
     for (const auto& v : l.vecs) sizes.push_back(uint32_t(v.size()));
     for (uint32_t j = 0; j < sizes.size(); ++j)
       for (const char* k : {"p", "g", "m", "v"}) G.add(pname(k, i, j), uint64_t(sizes[j]) * 4);
@@ -82,14 +83,27 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
     p.add_stage(s);
   };
 
+  // dense.glsl / dense_backward.comp geometry of a Dense or Conv cell: rows, cols, then
+  // mode, P, L (or H), Win, K, output width.
+  auto geometry = [](const Layer& l) {
+    const bool c1 = l.type == LayerType::Conv1D, c2 = l.type == LayerType::Conv2D;
+    const uint32_t rows = c1 || c2 ? l.filters : l.out, cols = uint32_t(l.mats[0].cols());
+    const uint32_t P = c1 ? l.seq - l.kernel + 1 : c2 ? (l.height - l.kernel + 1) * (l.width - l.kernel + 1) : 1;
+    return std::array<uint32_t, 8>{rows, cols, c1 ? 1u : c2 ? 2u : 0u, P, c1 ? l.seq : l.height, l.width, l.kernel,
+                                   c2 ? l.width - l.kernel + 1 : 0u};
+  };
+
   // Forward.
   for (uint32_t i = 0; i < n; ++i) {
     const Layer& l = net.at(i);
     const std::string in = input[i], y = "y" + u(i);
-    if (l.type == LayerType::Dense)
-      stage("forward.dense" + u(i), "dense_train", groups_for(l.out),
-            {w(pname("p", i, 0)), w(pname("p", i, 0)), w(pname("p", i, 1)), w(in), w(y), l.out, l.in, l.in, uint32_t(l.act), w("z" + u(i)), 0u, 1u, 0u, 0u, 0u, 0u},
+    if (!l.mats.empty()) {
+      const auto g = geometry(l);
+      stage("forward." + std::string(layer_type_name(l.type)) + u(i), "dense_train", groups_for(uint64_t(g[0]) * g[3]),
+            {w(pname("p", i, 0)), w(pname("p", i, 0)), w(pname("p", i, 1)), w(in), w(y), g[0], g[1], g[1], uint32_t(l.act),
+             w("z" + u(i)), g[2], g[3], g[4], g[5], g[6], g[7]},
             {in, pname("p", i, 0), pname("p", i, 1)}, {y, "z" + u(i)});
+    }
     else if (l.type == LayerType::Softmax)
       stage("forward.softmax" + u(i), "softmax", groups_for(l.seq), {w(in), w(y), l.seq, l.in}, {in}, {y});
     else {
@@ -114,14 +128,18 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
     }
     const bool has_dx = in[0] == 'y';  // the source is an earlier cell
     const std::string dx = has_dx ? "dx" + u(i) : "";
-    if (l.type == LayerType::Dense) {
+    if (!l.mats.empty()) {
       const std::string W = pname("p", i, 0), z = "z" + u(i), dz = "dz" + u(i), gW = pname("g", i, 0), gb = pname("g", i, 1);
+      const auto g = geometry(l);
       auto push = [&](uint32_t phase) {
-        return std::vector<uint32_t>{phase, w(W), w(z), w(dy), w(dz), w(in), has_dx ? w(dx) : 0u, w(gW), w(gb), l.out, l.in, uint32_t(l.act)};
+        return std::vector<uint32_t>{phase, w(W), w(z), w(dy), w(dz), w(in), has_dx ? w(dx) : 0u, w(gW), w(gb), g[0], g[1],
+                                     uint32_t(l.act), g[2], g[3], g[4], g[5], g[6], g[7]};
       };
-      stage("backward.dense_dz" + u(i), "dense_backward", groups_for(l.out), push(0), {dy, z}, {dz, gb});
-      if (has_dx) stage("backward.dense_dx" + u(i), "dense_backward", groups_for(l.in), push(1), {W, dz}, {dx});
-      stage("backward.dense_dw" + u(i), "dense_backward", groups_for(uint64_t(l.out) * l.in), push(2), {dz, in}, {gW});
+      const std::string kind = layer_type_name(l.type);
+      stage("backward." + kind + "_dz" + u(i), "dense_backward", groups_for(g[0]), push(0), {dy, z}, {dz, gb});
+      if (has_dx)
+        stage("backward." + kind + "_dx" + u(i), "dense_backward", groups_for(layer_input_size(l)), push(1), {W, dz}, {dx});
+      stage("backward." + kind + "_dw" + u(i), "dense_backward", groups_for(uint64_t(g[0]) * g[1]), push(2), {dz, in}, {gW});
     } else if (l.type == LayerType::Softmax) {
       if (has_dx) stage("backward.softmax" + u(i), "softmax_backward", groups_for(l.seq), {w(y), w(dy), w(dx), l.seq, l.in}, {y, dy}, {dx});
     } else {
@@ -157,7 +175,7 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
       exe_->write_segment(Binding::Globals, "dy" + u(i), zeros.data(), zeros.size() * 4);
     }
     uint32_t j = 0;
-    if (l.type == LayerType::Dense) {
+    if (!l.mats.empty()) {
       const auto& m = l.mats[0].master();
       exe_->write_segment(Binding::Globals, pname("p", i, j++), m.data(), m.size() * 4);
     }
@@ -192,7 +210,7 @@ void DeviceTrainer::download(Network& net) {
   for (uint32_t i = 0; i < net.size(); ++i) {
     Layer& l = net.at(i);
     uint32_t j = 0;
-    if (l.type == LayerType::Dense) l.mats[0].set_master(exe_->read_segment<float>(Binding::Globals, pname("p", i, j++)));
+    if (!l.mats.empty()) l.mats[0].set_master(exe_->read_segment<float>(Binding::Globals, pname("p", i, j++)));
     for (auto& v : l.vecs) v = exe_->read_segment<float>(Binding::Globals, pname("p", i, j++));
   }
 }

@@ -1,34 +1,79 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// Backward of a Dense layer y = act(W x + b) (f32 weights in Globals, training), in three
-// phases so that every output word has exactly one writer:
-//   phase 0, per o:          dz[o] = dy[o] * act'(z[o]);  grad_b[o] = dz[o]
-//   phase 1, per c:          dx[c] = sum_o W[o][c] * dz[o]
-//   phase 2, per (o, c):     grad_W[o][c] = dz[o] * x[c]
+// Backward of dense.glsl (f32 weights in Globals, training) for its three input gathers
+// (mode 0 tokens / Dense, 1 conv1d, 2 conv2d; P positions), in three phases so that every
+// output word has exactly one writer:
+//   phase 0, per row o:      dz[o, p] = dy[o, p] * act'(z[o, p]);  grad_b[o] = sum_p dz[o, p]
+//   phase 1, per input e:    dx[e] = sum over the (o, p, i) with x(i, p) = e of W[o][i] dz[o, p]
+//   phase 2, per (o, i):     grad_W[o][i] = sum_p dz[o, p] * x(i, p)
+// Position-major outputs (mode 0: [p * rows + o]) and row-major (convs: [o * P + p]) as dense.glsl.
 // user: [0] phase, [1] W, [2] z, [3] dy, [4] dz, [5] x, [6] dx, [7] grad_W, [8] grad_b
-//       (Globals words), [9] out, [10] in, [11] activation.
+//       (Globals words), [9] rows, [10] cols, [11] activation, [12] mode, [13] P,
+//       [14] L (conv1d) or H (conv2d), [15] Win, [16] K, [17] output width (conv2d).
 #include "weft.glsl"
 #include "activation.glsl"
 
 layout(local_size_x = 64) in;
 
+uint MODE, P, ROWS, COLS, L, WIN, K, WO;
+
+uint out_at(uint o, uint p) { return MODE == 0u ? p * ROWS + o : o * P + p; }
+
+uint x_index(uint i, uint p) {
+  if (MODE == 0u) return p * COLS + i;
+  if (MODE == 1u) return (i / K) * L + p + i % K;
+  const uint c = i / (K * K), r = i - c * K * K, ki = r / K, kj = r - ki * K, pi = p / WO, pj = p - pi * WO;
+  return (c * L + pi + ki) * WIN + pj + kj;
+}
+
 void main() {
   const uint phase = pc.user[0], W = pc.user[1], z = pc.user[2], dy = pc.user[3], dz = pc.user[4];
-  const uint x = pc.user[5], dx = pc.user[6], gW = pc.user[7], gb = pc.user[8], rows = pc.user[9], cols = pc.user[10];
-  const uint act = pc.user[11];
-  const uint count = phase == 0u ? rows : phase == 1u ? cols : rows * cols;
+  const uint x = pc.user[5], dx = pc.user[6], gW = pc.user[7], gb = pc.user[8], act = pc.user[11];
+  ROWS = pc.user[9];
+  COLS = pc.user[10];
+  MODE = pc.user[12];
+  P = pc.user[13];
+  L = pc.user[14];
+  WIN = pc.user[15];
+  K = pc.user[16];
+  WO = pc.user[17];
+  const uint channels = MODE == 1u ? COLS / K : COLS / (K * K);
+  const uint inputs = MODE == 0u ? P * COLS : MODE == 1u ? channels * L : channels * L * WIN;
+  const uint count = phase == 0u ? ROWS : phase == 1u ? inputs : ROWS * COLS;
   for (uint k = gl_GlobalInvocationID.x; k < count; k += gl_NumWorkGroups.x * 64u) {
     if (phase == 0u) {
-      const float d = globals_f[dy + k] * activation_grad(act, globals_f[z + k]);
-      globals_f[dz + k] = d;
-      globals_f[gb + k] = d;
+      float b = 0.0;
+      for (uint p = 0u; p < P; ++p) {
+        const uint at = out_at(k, p);
+        const float d = globals_f[dy + at] * activation_grad(act, globals_f[z + at]);
+        globals_f[dz + at] = d;
+        b += d;
+      }
+      globals_f[gb + k] = b;
     } else if (phase == 1u) {
       float a = 0.0;
-      for (uint o = 0u; o < rows; ++o) a += globals_f[W + o * cols + k] * globals_f[dz + o];
+      if (MODE == 0u) {
+        const uint p = k / COLS, i = k - p * COLS;
+        for (uint o = 0u; o < ROWS; ++o) a += globals_f[W + o * COLS + i] * globals_f[dz + out_at(o, p)];
+      } else if (MODE == 1u) {
+        const uint ch = k / L, pos = k - ch * L;
+        for (uint t = 0u; t < K; ++t)
+          if (pos >= t && pos - t < P)
+            for (uint o = 0u; o < ROWS; ++o) a += globals_f[W + o * COLS + ch * K + t] * globals_f[dz + out_at(o, pos - t)];
+      } else {
+        const uint ch = k / (L * WIN), r = k - ch * L * WIN, yi = r / WIN, xj = r - yi * WIN, HO = P / WO;
+        for (uint ki = 0u; ki < K; ++ki)
+          for (uint kj = 0u; kj < K; ++kj)
+            if (yi >= ki && yi - ki < HO && xj >= kj && xj - kj < WO)
+              for (uint o = 0u; o < ROWS; ++o)
+                a += globals_f[W + o * COLS + (ch * K + ki) * K + kj] * globals_f[dz + out_at(o, (yi - ki) * WO + xj - kj)];
+      }
       globals_f[dx + k] = a;
     } else {
-      const uint o = k / cols, c = k - o * cols;
-      globals_f[gW + k] = globals_f[dz + o] * globals_f[x + c];
+      const uint o = k / COLS, i = k - o * COLS;
+      float a = 0.0;
+      for (uint p = 0u; p < P; ++p) a += globals_f[dz + out_at(o, p)] * globals_f[x + x_index(i, p)];
+      globals_f[gW + k] = a;
     }
   }
 }
