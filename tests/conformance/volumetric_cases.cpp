@@ -11,6 +11,7 @@
 //   unsigned types (affine lo + s*q: the device sums lo * sum(x) + s * sum(q x), two terms of
 //   the size of |W||x| that cancel, each with f32 error):           1e-4
 #include <cmath>
+#include <functional>
 #include <random>
 #include <sstream>
 
@@ -314,9 +315,39 @@ Result bad_input(Device& device) {
 // reads cell 3 (a link to a later cell: zeros within a training pass).
 // With `conv`, the chain is Conv2D(1 ch 4x5, 2 filters 2x2, tanh) -> Conv1D(2 ch x 12, 2
 // filters k3, SiLU) -> LayerNorm -> Dense on a 20-value input instead.
-Result training(Device& device, Optimizer opt, bool linked, bool conv = false) {
-  Network net(1, 1, conv ? 4 : 5, 1, conv ? 20 : 4);
-  if (conv) {
+// With `nested`: Dense -> Residual(LayerNorm, Parallel-add(Dense tanh, Sequential(Dense SiLU,
+// RMSNorm))) -> Parallel-concat(Dense 8->3, Sequential(Softmax, Dense 8->1)) -> Dense 4->2.
+Result training(Device& device, Optimizer opt, bool linked, bool conv = false, bool nested = false) {
+  Network net(1, 1, conv || nested ? 4 : 5, 1, conv ? 20 : 4);
+  if (nested) {
+    net.at(0) = dense(4, 8, Activation::Tanh, DType::F32, 1);
+    Layer res;
+    res.type = LayerType::Residual;
+    res.children.push_back(shaped(LayerType::LayerNorm, 8, 1, 0));
+    Layer par;
+    par.type = LayerType::Parallel;
+    par.combine = Combine::Add;
+    par.children.push_back(dense(8, 8, Activation::Tanh, DType::F32, 0));
+    Layer seq;
+    seq.type = LayerType::Sequential;
+    seq.children.push_back(dense(8, 8, Activation::SiLU, DType::F32, 0));
+    seq.children.push_back(shaped(LayerType::RMSNorm, 8, 1, 0));
+    par.children.push_back(seq);
+    res.children.push_back(par);
+    init_layer(res, 2, "res");
+    net.at(1) = res;
+    Layer cat;
+    cat.type = LayerType::Parallel;
+    cat.children.push_back(dense(8, 3, Activation::Linear, DType::F32, 0));
+    Layer sm;
+    sm.type = LayerType::Sequential;
+    sm.children.push_back(shaped(LayerType::Softmax, 8, 1, 0));
+    sm.children.push_back(dense(8, 1, Activation::Linear, DType::F32, 0));
+    cat.children.push_back(sm);
+    init_layer(cat, 3, "cat");
+    net.at(2) = cat;
+    net.at(3) = dense(4, 2, Activation::Linear, DType::F32, 4);
+  } else if (conv) {
     Layer c2;
     c2.type = LayerType::Conv2D;
     c2.channels = 1;
@@ -391,18 +422,22 @@ Result training(Device& device, Optimizer opt, bool linked, bool conv = false) {
                         str(dev_epoch.front()) + " -> " + str(dev_epoch.back()));
   Network trained = net;
   dev.download(trained);
-  for (uint32_t i = 0; i < trained.size(); ++i) {
-    for (size_t m = 0; m < trained.at(i).mats.size(); ++m) {
-      const double e = normalized_error(trained.at(i).mats[m].master(), cpu_net.at(i).mats[m].master());
+  std::string bad;
+  std::function<void(const Layer&, const Layer&, const std::string&)> same = [&](const Layer& a, const Layer& b, const std::string& where) {
+    for (size_t m = 0; m < a.mats.size(); ++m) {
+      const double e = normalized_error(a.mats[m].master(), b.mats[m].master());
       worst = std::max(worst, e);
-      if (!(e <= 1e-4)) return Result::fail("cell " + std::to_string(i) + " weights differ: " + str(e), e);
+      if (!(e <= 1e-4) && bad.empty()) bad = where + " matrix differs: " + str(e);
     }
-    for (size_t v = 0; v < trained.at(i).vecs.size(); ++v) {
-      const double e = normalized_error(trained.at(i).vecs[v], cpu_net.at(i).vecs[v]);
+    for (size_t v = 0; v < a.vecs.size(); ++v) {
+      const double e = normalized_error(a.vecs[v], b.vecs[v]);
       worst = std::max(worst, e);
-      if (!(e <= 1e-4)) return Result::fail("cell " + std::to_string(i) + " vector " + std::to_string(v) + " differs: " + str(e), e);
+      if (!(e <= 1e-4) && bad.empty()) bad = where + " vector " + std::to_string(v) + " differs: " + str(e);
     }
-  }
+    for (size_t c = 0; c < a.children.size(); ++c) same(a.children[c], b.children[c], where + ".children[" + std::to_string(c) + "]");
+  };
+  for (uint32_t i = 0; i < trained.size(); ++i) same(trained.at(i), cpu_net.at(i), "cell " + std::to_string(i));
+  if (!bad.empty()) return Result::fail(bad, worst);
   return Result::pass("loss cpu " + str(cpu_epoch.front()) + " -> " + str(cpu_epoch.back()) + ", device " + str(dev_epoch.front()) +
                           " -> " + str(dev_epoch.back()) + " over " + std::to_string(epochs * 8) + " steps",
                       worst);
@@ -432,6 +467,8 @@ std::vector<Case> volumetric_cases() {
   cases.push_back({"volumetric.train_adam", train_tol, [](Device& d) { return training(d, Optimizer::Adam, false); }});
   cases.push_back({"volumetric.train_adam_remote_links", train_tol, [](Device& d) { return training(d, Optimizer::Adam, true); }});
   cases.push_back({"volumetric.train_adam_conv", train_tol, [](Device& d) { return training(d, Optimizer::Adam, false, true); }});
+  cases.push_back({"volumetric.train_adam_nested_containers", train_tol,
+                   [](Device& d) { return training(d, Optimizer::Adam, false, false, true); }});
   cases.push_back({"volumetric.train_sgd_conv", train_tol, [](Device& d) { return training(d, Optimizer::SGD, false, true); }});
   return cases;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 
 #include "weft_volumetric_kernels.h"
 
@@ -12,7 +13,36 @@ namespace {
 std::string u(uint64_t v) { return std::to_string(v); }
 KernelRef kernel(const std::string& name) { return find_kernel(weft_volumetric_kernels, weft_volumetric_kernels_count, name); }
 uint32_t groups_for(uint64_t n) { return uint32_t(std::clamp<uint64_t>((n + 63) / 64, 1, 65535)); }
-std::string pname(const char* kind, uint32_t i, uint32_t j) { return kind + u(i) + "." + u(j); }
+std::string pname(const char* kind, const std::string& tag, uint32_t j) { return kind + tag + "." + u(j); }
+
+bool trainable_on_device(const Layer& l) {
+  switch (l.type) {
+    case LayerType::Dense:
+    case LayerType::Conv1D:
+    case LayerType::Conv2D:
+    case LayerType::RMSNorm:
+    case LayerType::LayerNorm:
+    case LayerType::Softmax: return true;
+    case LayerType::Sequential:
+    case LayerType::Parallel:
+    case LayerType::Residual:
+      return std::all_of(l.children.begin(), l.children.end(), [](const Layer& c) { return trainable_on_device(c); });
+    default: return false;
+  }
+}
+
+bool is_container(const Layer& l) {
+  return l.type == LayerType::Sequential || l.type == LayerType::Parallel || l.type == LayerType::Residual;
+}
+
+// dense.glsl / dense_backward.comp geometry of a Dense or Conv layer: rows, cols, then mode, P,
+// L (or H), Win, K, output width.
+std::array<uint32_t, 8> geometry(const Layer& l) {
+  const bool c1 = l.type == LayerType::Conv1D, c2 = l.type == LayerType::Conv2D;
+  const uint32_t rows = c1 || c2 ? l.filters : l.out, cols = uint32_t(l.mats[0].cols());
+  const uint32_t P = c1 ? l.seq - l.kernel + 1 : c2 ? (l.height - l.kernel + 1) * (l.width - l.kernel + 1) : 1;
+  return {rows, cols, c1 ? 1u : c2 ? 2u : 0u, P, c1 ? l.seq : l.height, l.width, l.kernel, c2 ? l.width - l.kernel + 1 : 0u};
+}
 
 }  // namespace
 
@@ -21,14 +51,10 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
   const uint32_t n = net.size();
   input_ = net.input_size();
   output_ = net.output_size();
-  for (uint32_t i = 0; i < n; ++i) {
-    const Layer& l = net.at(i);
-    const bool ok = l.type == LayerType::Dense || l.type == LayerType::Conv1D || l.type == LayerType::Conv2D ||
-                    l.type == LayerType::RMSNorm || l.type == LayerType::LayerNorm || l.type == LayerType::Softmax;
-    if (!ok)
-      fail(ErrorCode::BadInput, "volumetric: device training: " + net.where(i) + " is " + layer_type_name(l.type) +
-                                    " (device training takes dense, conv1d, conv2d, rmsnorm, layernorm, softmax cells)");
-  }
+  for (uint32_t i = 0; i < n; ++i)
+    if (!trainable_on_device(net.at(i)))
+      fail(ErrorCode::BadInput, "volumetric: device training: " + net.where(i) + " is " + layer_type_name(net.at(i).type) +
+                                    " (device training takes dense, conv1d, conv2d, rmsnorm, layernorm, softmax and containers of them)");
   // Where each cell reads from, and who reads each cell (the gradient flows back along these).
   std::vector<std::string> input(n);
   std::vector<std::vector<uint32_t>> consumers(n);
@@ -50,140 +76,218 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
   G.add("t", uint64_t(output_) * 4);
   G.add("hyper", 16);
   G.add("loss", 4);
-  for (uint32_t i = 0; i < n; ++i) {
-    const Layer& l = net.at(i);
+  // Per layer (tag = path): y (output), dy (its gradient), z / dz (pre-activations), parameters
+  // with gradients and moments; containers' branches get their own y / dy (kept for backward)
+  // and an input-gradient buffer dxb where branches' input gradients are summed.
+  std::vector<Layer*> leaf_layers;
+  std::function<void(Layer&, const std::string&, bool)> alloc = [&](Layer& l, const std::string& tag, bool own_y) {
     const uint64_t out = layer_output_size(l);
-    G.add("y" + u(i), out * 4);
-    G.add("dy" + u(i), out * 4);
-    if (input[i] != "x") G.add((input[i][0] == 'z' ? "zero" : "dx") + u(i), uint64_t(layer_input_size(l)) * 4);
-    if (!l.mats.empty()) {
-      G.add("z" + u(i), out * 4);
-      G.add("dz" + u(i), out * 4);
+    if (own_y) {
+      G.add("y" + tag, out * 4);
+      G.add("dy" + tag, out * 4);
     }
-    std::vector<uint32_t> sizes;
-    if (!l.mats.empty()) sizes.push_back(uint32_t(l.mats[0].master().size()));
-    for (const auto& v : l.vecs) sizes.push_back(uint32_t(v.size()));
-    for (uint32_t j = 0; j < sizes.size(); ++j)
-      for (const char* k : {"p", "g", "m", "v"}) G.add(pname(k, i, j), uint64_t(sizes[j]) * 4);
-    param_sizes_.push_back(sizes);
+    if (is_container(l)) {
+      const size_t nc = l.children.size();
+      for (size_t c = 0; c < nc; ++c) {
+        const std::string ct = tag + "." + u(c);
+        // Sequential / Residual: all but the last child own their output; Parallel: Add
+        // branches after the first own theirs, Concat branches write windows of the parent's.
+        const bool chain = l.type != LayerType::Parallel;
+        const bool owns = chain ? c + 1 < nc : l.combine == Combine::Add && c > 0;
+        alloc(l.children[c], ct, owns);
+        if (l.type == LayerType::Parallel && c > 0) G.add("dxb" + ct, uint64_t(layer_input_size(l)) * 4);
+      }
+      return;
+    }
+    if (!l.mats.empty()) {
+      G.add("z" + tag, out * 4);
+      G.add("dz" + tag, out * 4);
+    }
+    Leaf leaf{tag, {}};
+    if (!l.mats.empty()) leaf.sizes.push_back(uint32_t(l.mats[0].master().size()));
+    for (const auto& v : l.vecs) leaf.sizes.push_back(uint32_t(v.size()));
+    for (uint32_t j = 0; j < leaf.sizes.size(); ++j)
+      for (const char* k : {"p", "g", "m", "v"}) G.add(pname(k, tag, j), uint64_t(leaf.sizes[j]) * 4);
+    leaves_.push_back(leaf);
+    leaf_layers.push_back(&l);
+  };
+  for (uint32_t i = 0; i < n; ++i) {
+    alloc(net.at(i), u(i), true);
+    if (input[i] != "x") G.add((input[i][0] == 'z' ? "zero" : "dx") + u(i), uint64_t(layer_input_size(net.at(i))) * 4);
   }
-  auto w = [&](const std::string& s) { return G.at(s).word_offset(); };
-  auto seg = [&](const std::string& s) { return p.segment(Binding::Globals, s); };
+
+  // A window of a Globals segment.
+  struct Buf {
+    std::string seg;
+    uint32_t off = 0, words = 0;
+  };
+  auto whole = [&](const std::string& s) { return Buf{s, 0, uint32_t(G.at(s).size / 4)}; };
+  auto w = [&](const Buf& b) { return G.at(b.seg).word_offset() + b.off; };
+  auto ws = [&](const std::string& s) { return G.at(s).word_offset(); };
+  auto r = [&](const Buf& b) { return Range{Binding::Globals, G.at(b.seg).offset + uint64_t(b.off) * 4, uint64_t(b.words) * 4}; };
   const InstanceId inst = p.add_instance("train", 1);
-  auto stage = [&](std::string name, const char* k, uint32_t groups, std::vector<uint32_t> push, std::vector<std::string> reads,
-                   std::vector<std::string> writes) {
+  auto stage = [&](std::string name, const char* k, uint32_t groups, std::vector<uint32_t> push, std::vector<Buf> reads,
+                   std::vector<Buf> writes) {
     StageSpec s;
     s.name = std::move(name);
     s.kernel = kernel(k);
     s.instance = inst;
     s.groups = {groups, 1, 1};
     s.push = std::move(push);
-    for (auto& r : reads) s.reads.push_back(seg(r));
-    for (auto& wr : writes) s.writes.push_back(seg(wr));
+    for (auto& b : reads) s.reads.push_back(r(b));
+    for (auto& b : writes) s.writes.push_back(r(b));
     p.add_stage(s);
   };
-
-  // dense.glsl / dense_backward.comp geometry of a Dense or Conv cell: rows, cols, then
-  // mode, P, L (or H), Win, K, output width.
-  auto geometry = [](const Layer& l) {
-    const bool c1 = l.type == LayerType::Conv1D, c2 = l.type == LayerType::Conv2D;
-    const uint32_t rows = c1 || c2 ? l.filters : l.out, cols = uint32_t(l.mats[0].cols());
-    const uint32_t P = c1 ? l.seq - l.kernel + 1 : c2 ? (l.height - l.kernel + 1) * (l.width - l.kernel + 1) : 1;
-    return std::array<uint32_t, 8>{rows, cols, c1 ? 1u : c2 ? 2u : 0u, P, c1 ? l.seq : l.height, l.width, l.kernel,
-                                   c2 ? l.width - l.kernel + 1 : 0u};
+  auto copy = [&](const std::string& name, const Buf& from, const Buf& to, bool acc) {
+    std::vector<Buf> reads = {from};
+    if (acc) reads.push_back(to);
+    stage(name, "copy", groups_for(to.words), {w(from), w(to), to.words, acc ? 1u : 0u}, reads, {to});
+  };
+  // The output buffer of child c of container l (tag), given the container's output `out`.
+  auto child_out = [&](const Layer& l, const std::string& tag, size_t c, const Buf& out) {
+    const std::string ct = tag + "." + u(c);
+    const size_t nc = l.children.size();
+    if (l.type != LayerType::Parallel) return c + 1 < nc ? whole("y" + ct) : out;
+    if (l.combine == Combine::Add) return c == 0 ? out : whole("y" + ct);
+    uint32_t off = 0;
+    for (size_t k = 0; k < c; ++k) off += layer_output_size(l.children[k]);
+    return Buf{out.seg, out.off + off, layer_output_size(l.children[c])};
+  };
+  auto child_dy = [&](const Layer& l, const std::string& tag, size_t c, const Buf& dy) {
+    const std::string ct = tag + "." + u(c);
+    if (l.type != LayerType::Parallel) return c + 1 < l.children.size() ? whole("dy" + ct) : dy;
+    if (l.combine == Combine::Add) return dy;
+    uint32_t off = 0;
+    for (size_t k = 0; k < c; ++k) off += layer_output_size(l.children[k]);
+    return Buf{dy.seg, dy.off + off, layer_output_size(l.children[c])};
   };
 
-  // Forward.
-  for (uint32_t i = 0; i < n; ++i) {
-    const Layer& l = net.at(i);
-    const std::string in = input[i], y = "y" + u(i);
+  std::function<void(Layer&, const std::string&, const Buf&, const Buf&)> forward = [&](Layer& l, const std::string& tag,
+                                                                                         const Buf& in, const Buf& out) {
+    if (is_container(l)) {
+      Buf cur = in;
+      for (size_t c = 0; c < l.children.size(); ++c) {
+        const Buf o = child_out(l, tag, c, out);
+        forward(l.children[c], tag + "." + u(c), l.type == LayerType::Parallel ? in : cur, o);
+        if (l.type == LayerType::Parallel && l.combine == Combine::Add && c > 0) copy("forward.add" + tag + "." + u(c), o, out, true);
+        cur = o;
+      }
+      if (l.type == LayerType::Residual) copy("forward.residual" + tag, in, out, true);
+      return;
+    }
     if (!l.mats.empty()) {
       const auto g = geometry(l);
-      stage("forward." + std::string(layer_type_name(l.type)) + u(i), "dense_train", groups_for(uint64_t(g[0]) * g[3]),
-            {w(pname("p", i, 0)), w(pname("p", i, 0)), w(pname("p", i, 1)), w(in), w(y), g[0], g[1], g[1], uint32_t(l.act),
-             w("z" + u(i)), g[2], g[3], g[4], g[5], g[6], g[7]},
-            {in, pname("p", i, 0), pname("p", i, 1)}, {y, "z" + u(i)});
-    }
-    else if (l.type == LayerType::Softmax)
-      stage("forward.softmax" + u(i), "softmax", groups_for(l.seq), {w(in), w(y), l.seq, l.in}, {in}, {y});
-    else {
+      const Buf W = whole(pname("p", tag, 0)), b = whole(pname("p", tag, 1)), z = whole("z" + tag);
+      stage("forward." + std::string(layer_type_name(l.type)) + tag, "dense_train", groups_for(uint64_t(g[0]) * g[3]),
+            {w(W), w(W), w(b), w(in), w(out), g[0], g[1], g[1], uint32_t(l.act), w(z), g[2], g[3], g[4], g[5], g[6], g[7]},
+            {in, W, b}, {out, z});
+    } else if (l.type == LayerType::Softmax) {
+      stage("forward.softmax" + tag, "softmax", groups_for(l.seq), {w(in), w(out), l.seq, l.in}, {in}, {out});
+    } else {
       const bool ln = l.type == LayerType::LayerNorm;
-      const std::string g = pname("p", i, 0), beta = ln ? pname("p", i, 1) : g;
-      stage("forward.norm" + u(i), "norm_train", groups_for(l.seq), {w(in), w(y), w(g), w(beta), l.seq, l.in, f32_bits(l.eps), ln},
-            {in, g, beta}, {y});
+      const Buf g = whole(pname("p", tag, 0)), beta = ln ? whole(pname("p", tag, 1)) : g;
+      stage("forward.norm" + tag, "norm_train", groups_for(l.seq), {w(in), w(out), w(g), w(beta), l.seq, l.in, f32_bits(l.eps), ln},
+            {in, g, beta}, {out});
     }
-  }
-  const std::string last = "y" + u(n - 1);
-  stage("loss", "loss_grad", 1, {w(last), w("t"), w("dy" + u(n - 1)), w("loss"), output_}, {last, "t"}, {"dy" + u(n - 1), "loss"});
+  };
+
+  // Backward of layer l: from dy (gradient of its output `out`) to dx (of its input `in`;
+  // none when has_dx is false), adding nothing: every buffer written has one writer per step.
+  std::function<void(Layer&, const std::string&, const Buf&, const Buf&, const Buf&, const Buf*)> backward =
+      [&](Layer& l, const std::string& tag, const Buf& in, const Buf& out, const Buf& dy, const Buf* dx) {
+        if (is_container(l)) {
+          const size_t nc = l.children.size();
+          if (l.type == LayerType::Parallel) {
+            // Every branch from its own activations; branch input gradients summed into dx.
+            for (size_t c = 0; c < nc; ++c) {
+              const std::string ct = tag + "." + u(c);
+              const Buf bdx = c == 0 || !dx ? (dx ? *dx : Buf{}) : whole("dxb" + ct);
+              backward(l.children[c], ct, in, child_out(l, tag, c, out), child_dy(l, tag, c, dy), dx ? &bdx : nullptr);
+              if (dx && c > 0) copy("backward.parallel_dx" + ct, bdx, *dx, true);
+            }
+            return;
+          }
+          for (size_t c = nc; c-- > 0;) {
+            const std::string ct = tag + "." + u(c);
+            const Buf cin = c ? child_out(l, tag, c - 1, out) : in;
+            const Buf cdx = c ? child_dy(l, tag, c - 1, dy) : (dx ? *dx : Buf{});
+            backward(l.children[c], ct, cin, child_out(l, tag, c, out), child_dy(l, tag, c, dy), c || dx ? &cdx : nullptr);
+          }
+          if (l.type == LayerType::Residual && dx) copy("backward.residual" + tag, dy, *dx, true);
+          return;
+        }
+        const bool has_dx = dx != nullptr;
+        const Buf dxb = dx ? *dx : Buf{"x", 0, 0};
+        if (!l.mats.empty()) {
+          const Buf W = whole(pname("p", tag, 0)), z = whole("z" + tag), dz = whole("dz" + tag), gW = whole(pname("g", tag, 0)),
+                    gb = whole(pname("g", tag, 1));
+          const auto g = geometry(l);
+          auto push = [&](uint32_t phase) {
+            return std::vector<uint32_t>{phase, w(W), w(z), w(dy), w(dz), w(in), has_dx ? w(dxb) : 0u, w(gW), w(gb), g[0], g[1],
+                                         uint32_t(l.act), g[2], g[3], g[4], g[5], g[6], g[7]};
+          };
+          const std::string kind = layer_type_name(l.type);
+          stage("backward." + kind + "_dz" + tag, "dense_backward", groups_for(g[0]), push(0), {dy, z}, {dz, gb});
+          if (has_dx) stage("backward." + kind + "_dx" + tag, "dense_backward", groups_for(layer_input_size(l)), push(1), {W, dz}, {dxb});
+          stage("backward." + kind + "_dw" + tag, "dense_backward", groups_for(uint64_t(g[0]) * g[1]), push(2), {dz, in}, {gW});
+        } else if (l.type == LayerType::Softmax) {
+          if (has_dx) stage("backward.softmax" + tag, "softmax_backward", groups_for(l.seq), {w(out), w(dy), w(dxb), l.seq, l.in}, {out, dy}, {dxb});
+        } else {
+          const bool ln = l.type == LayerType::LayerNorm;
+          const Buf g = whole(pname("p", tag, 0)), gg = whole(pname("g", tag, 0)), gbeta = ln ? whole(pname("g", tag, 1)) : gg;
+          auto push = [&](uint32_t phase) {
+            return std::vector<uint32_t>{phase, w(in), w(dy), has_dx ? w(dxb) : 0u, w(g), w(gg), w(gbeta), l.seq, l.in, f32_bits(l.eps), ln};
+          };
+          if (has_dx) stage("backward.norm_dx" + tag, "norm_backward", groups_for(l.seq), push(0), {in, dy, g}, {dxb});
+          std::vector<Buf> gw = {gg};
+          if (ln) gw.push_back(gbeta);
+          stage("backward.norm_dg" + tag, "norm_backward", groups_for(l.in), push(1), {in, dy}, gw);
+        }
+      };
+
+  for (uint32_t i = 0; i < n; ++i) forward(net.at(i), u(i), whole(input[i]), whole("y" + u(i)));
+  const std::string last = u(n - 1);
+  stage("loss", "loss_grad", 1, {ws("y" + last), ws("t"), ws("dy" + last), ws("loss"), output_}, {whole("y" + last), whole("t")},
+        {whole("dy" + last), whole("loss")});
   // Backward, last cell first: a cell's output gradient is the sum of its consumers' input
   // gradients (the last cell's comes from the loss), then its own backward.
   for (uint32_t i = n; i-- > 0;) {
-    const Layer& l = net.at(i);
-    const std::string in = input[i], y = "y" + u(i), dy = "dy" + u(i);
-    for (size_t c = 0; c < consumers[i].size(); ++c) {
-      const std::string from = "dx" + u(consumers[i][c]);
-      const uint32_t acc = i + 1 == n || c > 0 ? 1u : 0u;
-      stage("backward.gather" + u(i) + "." + u(c), "copy", groups_for(layer_output_size(l)),
-            {w(from), w(dy), layer_output_size(l), acc}, acc ? std::vector<std::string>{from, dy} : std::vector<std::string>{from}, {dy});
-    }
-    const bool has_dx = in[0] == 'y';  // the source is an earlier cell
-    const std::string dx = has_dx ? "dx" + u(i) : "";
-    if (!l.mats.empty()) {
-      const std::string W = pname("p", i, 0), z = "z" + u(i), dz = "dz" + u(i), gW = pname("g", i, 0), gb = pname("g", i, 1);
-      const auto g = geometry(l);
-      auto push = [&](uint32_t phase) {
-        return std::vector<uint32_t>{phase, w(W), w(z), w(dy), w(dz), w(in), has_dx ? w(dx) : 0u, w(gW), w(gb), g[0], g[1],
-                                     uint32_t(l.act), g[2], g[3], g[4], g[5], g[6], g[7]};
-      };
-      const std::string kind = layer_type_name(l.type);
-      stage("backward." + kind + "_dz" + u(i), "dense_backward", groups_for(g[0]), push(0), {dy, z}, {dz, gb});
-      if (has_dx)
-        stage("backward." + kind + "_dx" + u(i), "dense_backward", groups_for(layer_input_size(l)), push(1), {W, dz}, {dx});
-      stage("backward." + kind + "_dw" + u(i), "dense_backward", groups_for(uint64_t(g[0]) * g[1]), push(2), {dz, in}, {gW});
-    } else if (l.type == LayerType::Softmax) {
-      if (has_dx) stage("backward.softmax" + u(i), "softmax_backward", groups_for(l.seq), {w(y), w(dy), w(dx), l.seq, l.in}, {y, dy}, {dx});
-    } else {
-      const bool ln = l.type == LayerType::LayerNorm;
-      const std::string g = pname("p", i, 0), gg = pname("g", i, 0), gbeta = ln ? pname("g", i, 1) : gg;
-      auto push = [&](uint32_t phase) {
-        return std::vector<uint32_t>{phase, w(in), w(dy), has_dx ? w(dx) : 0u, w(g), w(gg), w(gbeta), l.seq, l.in, f32_bits(l.eps), ln};
-      };
-      if (has_dx) stage("backward.norm_dx" + u(i), "norm_backward", groups_for(l.seq), push(0), {in, dy, g}, {dx});
-      std::vector<std::string> gw = {gg};
-      if (ln) gw.push_back(gbeta);
-      stage("backward.norm_dg" + u(i), "norm_backward", groups_for(l.in), push(1), {in, dy}, gw);
-    }
+    const std::string ti = u(i);
+    for (size_t c = 0; c < consumers[i].size(); ++c)
+      copy("backward.gather" + ti + "." + u(c), whole("dx" + u(consumers[i][c])), whole("dy" + ti), c > 0);
+    const Buf dx = input[i][0] == 'y' ? whole("dx" + ti) : Buf{};
+    backward(net.at(i), ti, whole(input[i]), whole("y" + ti), whole("dy" + ti), input[i][0] == 'y' ? &dx : nullptr);
   }
   // Optimiser, after every backward read of the parameters.
-  for (uint32_t i = 0; i < n; ++i)
-    for (uint32_t j = 0; j < param_sizes_[i].size(); ++j)
-      stage("optimizer" + u(i) + "." + u(j), "optimizer", groups_for(param_sizes_[i][j]),
-            {w(pname("p", i, j)), w(pname("g", i, j)), w(pname("m", i, j)), w(pname("v", i, j)), param_sizes_[i][j],
-             o_.optimizer == Optimizer::Adam ? 1u : 0u, w("hyper"), f32_bits(o_.beta1), f32_bits(o_.beta2)},
-            {pname("g", i, j), "hyper"}, {pname("p", i, j), pname("m", i, j), pname("v", i, j)});
+  for (const Leaf& lf : leaves_)
+    for (uint32_t j = 0; j < lf.sizes.size(); ++j)
+      stage("optimizer" + lf.tag + "." + u(j), "optimizer", groups_for(lf.sizes[j]),
+            {ws(pname("p", lf.tag, j)), ws(pname("g", lf.tag, j)), ws(pname("m", lf.tag, j)), ws(pname("v", lf.tag, j)), lf.sizes[j],
+             o_.optimizer == Optimizer::Adam ? 1u : 0u, ws("hyper"), f32_bits(o_.beta1), f32_bits(o_.beta2)},
+            {whole(pname("g", lf.tag, j)), whole("hyper")},
+            {whole(pname("p", lf.tag, j)), whole(pname("m", lf.tag, j)), whole(pname("v", lf.tag, j))});
 
   exe_ = std::make_unique<Executable>(device, std::move(p));
+  auto zero = [&](const std::string& seg) {
+    const std::vector<float> zeros(exe_->program().globals().at(seg).size / 4, 0.0f);
+    exe_->write_segment(Binding::Globals, seg, zeros.data(), zeros.size() * 4);
+  };
   for (uint32_t i = 0; i < n; ++i) {
-    Layer& l = net.at(i);
     // Zero inputs of links to later cells; zero output gradients of cells nobody reads.
-    if (input[i][0] == 'z') {
-      const std::vector<float> zeros(layer_input_size(l), 0.0f);
-      exe_->write_segment(Binding::Globals, input[i], zeros.data(), zeros.size() * 4);
-    }
-    if (consumers[i].empty() && i + 1 < n) {
-      const std::vector<float> zeros(layer_output_size(l), 0.0f);
-      exe_->write_segment(Binding::Globals, "dy" + u(i), zeros.data(), zeros.size() * 4);
-    }
+    if (input[i][0] == 'z') zero(input[i]);
+    if (consumers[i].empty() && i + 1 < n) zero("dy" + u(i));
+  }
+  for (size_t k = 0; k < leaves_.size(); ++k) {
+    const Layer& l = *leaf_layers[k];
     uint32_t j = 0;
     if (!l.mats.empty()) {
       const auto& m = l.mats[0].master();
-      exe_->write_segment(Binding::Globals, pname("p", i, j++), m.data(), m.size() * 4);
+      exe_->write_segment(Binding::Globals, pname("p", leaves_[k].tag, j++), m.data(), m.size() * 4);
     }
-    for (const auto& v : l.vecs) exe_->write_segment(Binding::Globals, pname("p", i, j++), v.data(), v.size() * 4);
-    for (j = 0; j < param_sizes_[i].size(); ++j) {
-      const std::vector<float> zeros(param_sizes_[i][j], 0.0f);
-      exe_->write_segment(Binding::Globals, pname("m", i, j), zeros.data(), zeros.size() * 4);
-      exe_->write_segment(Binding::Globals, pname("v", i, j), zeros.data(), zeros.size() * 4);
+    for (const auto& v : l.vecs) exe_->write_segment(Binding::Globals, pname("p", leaves_[k].tag, j++), v.data(), v.size() * 4);
+    for (j = 0; j < leaves_[k].sizes.size(); ++j) {
+      zero(pname("m", leaves_[k].tag, j));
+      zero(pname("v", leaves_[k].tag, j));
     }
   }
 }
@@ -207,12 +311,18 @@ float DeviceTrainer::step(const std::vector<float>& x, const std::vector<float>&
 }
 
 void DeviceTrainer::download(Network& net) {
-  for (uint32_t i = 0; i < net.size(); ++i) {
-    Layer& l = net.at(i);
+  size_t k = 0;
+  std::function<void(Layer&)> walk = [&](Layer& l) {
+    if (is_container(l)) {
+      for (Layer& c : l.children) walk(c);
+      return;
+    }
+    const std::string& tag = leaves_.at(k++).tag;
     uint32_t j = 0;
-    if (!l.mats.empty()) l.mats[0].set_master(exe_->read_segment<float>(Binding::Globals, pname("p", i, j++)));
-    for (auto& v : l.vecs) v = exe_->read_segment<float>(Binding::Globals, pname("p", i, j++));
-  }
+    if (!l.mats.empty()) l.mats[0].set_master(exe_->read_segment<float>(Binding::Globals, pname("p", tag, j++)));
+    for (auto& v : l.vecs) v = exe_->read_segment<float>(Binding::Globals, pname("p", tag, j++));
+  };
+  for (uint32_t i = 0; i < net.size(); ++i) walk(net.at(i));
 }
 
 double DeviceTrainer::gpu_ns() { return exe_->timings().total_ns; }
