@@ -48,7 +48,8 @@ void main() {
       const uint c0 = b * kBlock, c1 = min(cols, c0 + kBlock);
       float qx = 0.0, sx = 0.0;
       for (uint c = c0; c < c1; ++c) {
-        const float xc = globals_f[x + x_index(mode, c, p)];
+        // Dense / tokens read a contiguous row; only the convolutions need the gather.
+        const float xc = globals_f[mode == 0u ? x + p * cols + c : x + x_index(mode, c, p)];
         qx += code_value(row, c) * xc;
         sx += xc;
       }
