@@ -142,6 +142,8 @@ bool layer_trainable(const Layer& l) {
     case LayerType::Dense:
     case LayerType::Conv1D:
     case LayerType::Conv2D:
+    case LayerType::Embedding:
+    case LayerType::SwiGLU:
     case LayerType::RMSNorm:
     case LayerType::LayerNorm:
     case LayerType::Softmax: return true;
@@ -317,6 +319,38 @@ Vec layer_backward(Layer& l, const Tape& tape, const Vec& dy, Grads& g) {
         for (uint32_t i = 0; i < n; ++i) {
           const double xh = (r[i] - mean) * inv, dxh = double(d[i]) * l.vecs[0][i];
           dx[uint64_t(t) * n + i] = float(inv * (dxh - (ln ? s1 / n : 0.0) - xh * s2 / n));
+        }
+      }
+      break;
+    }
+    case LayerType::Embedding:
+      // Token ids are not differentiable (dx = 0); each looked-up row gets its output gradient.
+      for (uint32_t t = 0; t < l.seq; ++t)
+        for (uint32_t j = 0; j < l.out; ++j) g.mats[0][uint64_t(x[t]) * l.out + j] += dy[uint64_t(t) * l.out + j];
+      break;
+    case LayerType::SwiGLU: {
+      // Per token: a = W1 x, b = W3 x, h = silu(a) b, y = W2 h.
+      const Vec W1 = eff(l, 0), W3 = eff(l, 1), W2 = eff(l, 2);
+      const uint32_t D = l.in, Hd = l.out;
+      std::vector<double> a(Hd), b(Hd);
+      for (uint32_t t = 0; t < l.seq; ++t) {
+        const float* xt = x.data() + uint64_t(t) * D;
+        const float* dyt = dy.data() + uint64_t(t) * D;
+        matvec(W1, Hd, D, xt, a.data());
+        matvec(W3, Hd, D, xt, b.data());
+        for (uint32_t j = 0; j < Hd; ++j) {
+          const double sg = sigmoid(a[j]), silu = a[j] * sg, h = silu * b[j];
+          double dh = 0;
+          for (uint32_t i = 0; i < D; ++i) {
+            dh += double(W2[uint64_t(i) * Hd + j]) * dyt[i];
+            g.mats[2][uint64_t(i) * Hd + j] += float(dyt[i] * h);
+          }
+          const double da = dh * b[j] * sg * (1 + a[j] * (1 - sg)), db = dh * silu;
+          for (uint32_t i = 0; i < D; ++i) {
+            g.mats[0][uint64_t(j) * D + i] += float(da * xt[i]);
+            g.mats[1][uint64_t(j) * D + i] += float(db * xt[i]);
+            dx[uint64_t(t) * D + i] += float(da * W1[uint64_t(j) * D + i] + db * W3[uint64_t(j) * D + i]);
+          }
         }
       }
       break;

@@ -25,7 +25,7 @@ Trainer::Trainer(Network& net, TrainOptions options) : net_(net), o_(options) {
   for (uint32_t i = 0; i < net.size(); ++i) {
     if (!layer_trainable(net.at(i)))
       fail(ErrorCode::BadInput, "volumetric: " + net.where(i) + " (" + layer_type_name(net.at(i).type) +
-                                    ") has no backward (trainable: dense, conv1d, conv2d, rmsnorm, layernorm, softmax and containers of them)");
+                                    ") has no backward (trainable: dense, conv1d, conv2d, embedding, swiglu, rmsnorm, layernorm, softmax and containers of them)");
     m_.push_back(zero_grads(net.at(i)));
     v_.push_back(zero_grads(net.at(i)));
   }

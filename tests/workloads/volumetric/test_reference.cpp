@@ -271,6 +271,9 @@ TEST_CASE("volumetric reference: backward matches finite differences") {
   c2.act = Activation::SiLU;
   init_layer(c2, 9, "t");
   check_gradients(c2, 16);
+  Layer sw = make(LayerType::SwiGLU, 4, 6, 2);
+  init_layer(sw, 10, "t");
+  check_gradients(sw, 17);
   // Residual( LayerNorm, Parallel-concat(Dense 4->2 tanh, Dense 4->2) )
   Layer res = make(LayerType::Residual, 0);
   res.children.push_back(make(LayerType::LayerNorm, 4));
@@ -282,6 +285,18 @@ TEST_CASE("volumetric reference: backward matches finite differences") {
   init_layer(res, 7, "t");
   CHECK(layer_trainable(res));
   check_gradients(res, 14);
+}
+
+TEST_CASE("volumetric reference: embedding backward sends each token's gradient to its row") {
+  Layer e = make(LayerType::Embedding, 0, 2, 3);
+  e.vocab = 4;
+  init_layer(e, 1, "t");
+  Tape tape;
+  layer_forward(e, {2, 0, 2}, &tape);
+  Grads g = zero_grads(e);
+  const auto dx = layer_backward(e, tape, {1, 2, 3, 4, 5, 6}, g);
+  CHECK(g.mats[0] == std::vector<float>{3, 4, 0, 0, 1 + 5, 2 + 6, 0, 0});
+  CHECK(dx == std::vector<float>{0, 0, 0});
 }
 
 TEST_CASE("volumetric reference: remote links give recurrence; ticks delay by one cell") {
