@@ -98,6 +98,164 @@ Vec mha(Layer& l, const Vec& x) {
   return y;
 }
 
+// Backpropagation through time for RNN / GRU / LSTM: replays the forward keeping every step's
+// state, then walks back. Gradients as the forward's arithmetic (double), weights effective.
+Vec recurrent_backward(Layer& l, const Vec& x, const Vec& dy, Grads& g) {
+  const uint32_t H = l.out, I = l.in, T = l.seq;
+  const bool gru = l.type == LayerType::GRU, lstm = l.type == LayerType::LSTM;
+  const uint32_t G = l.type == LayerType::RNN ? 1 : gru ? 3 : 4;
+  const Vec Wx = eff(l, 0), Wh = eff(l, 1);
+  // Per step: h (as the forward rounds it to f32, the next step's input), c, gate values, and
+  // for GRU the recurrent n-term (Wh_n h + bh_n).
+  std::vector<std::vector<double>> hs(T + 1, std::vector<double>(H, 0.0)), cs(T + 1, std::vector<double>(H, 0.0));
+  std::vector<std::vector<double>> gates(T, std::vector<double>(G * H)), hn(T, std::vector<double>(H));
+  std::vector<double> gx(G * H), gh(G * H);
+  std::vector<float> hf(H, 0.0f);
+  for (uint32_t t = 0; t < T; ++t) {
+    matvec(Wx, G * H, I, x.data() + uint64_t(t) * I, gx.data());
+    matvec(Wh, G * H, H, hf.data(), gh.data());
+    for (uint32_t j = 0; j < H; ++j) {
+      const double hp = hs[t][j];
+      if (!gru && !lstm) {
+        gates[t][j] = hs[t + 1][j] = std::tanh(gx[j] + gh[j] + l.vecs[0][j]);
+      } else if (gru) {
+        const double z = sigmoid(gx[j] + l.vecs[0][j] + gh[j] + l.vecs[1][j]);
+        const double r = sigmoid(gx[H + j] + l.vecs[0][H + j] + gh[H + j] + l.vecs[1][H + j]);
+        hn[t][j] = gh[2 * H + j] + l.vecs[1][2 * H + j];
+        const double n = std::tanh(gx[2 * H + j] + l.vecs[0][2 * H + j] + r * hn[t][j]);
+        gates[t][j] = z, gates[t][H + j] = r, gates[t][2 * H + j] = n;
+        hs[t + 1][j] = (1 - z) * n + z * hp;
+      } else {
+        const auto pre = [&](uint32_t k) { return gx[k * H + j] + gh[k * H + j] + l.vecs[0][k * H + j]; };
+        const double i = sigmoid(pre(0)), f = sigmoid(pre(1)), gg = std::tanh(pre(2)), o = sigmoid(pre(3));
+        gates[t][j] = i, gates[t][H + j] = f, gates[t][2 * H + j] = gg, gates[t][3 * H + j] = o;
+        cs[t + 1][j] = f * cs[t][j] + i * gg;
+        hs[t + 1][j] = o * std::tanh(cs[t + 1][j]);
+      }
+    }
+    for (uint32_t j = 0; j < H; ++j) hs[t + 1][j] = hf[j] = float(hs[t + 1][j]);
+  }
+  Vec dx(x.size(), 0.0f);
+  std::vector<double> dh_next(H, 0.0), dc_next(H, 0.0), ax(G * H), ah(G * H);
+  for (uint32_t t = T; t-- > 0;) {
+    for (uint32_t j = 0; j < H; ++j) {
+      const double dh = dy[uint64_t(t) * H + j] + dh_next[j];
+      if (!gru && !lstm) {
+        ax[j] = ah[j] = dh * (1 - hs[t + 1][j] * hs[t + 1][j]);
+      } else if (gru) {
+        const double z = gates[t][j], r = gates[t][H + j], n = gates[t][2 * H + j];
+        const double dn = dh * (1 - z), dz = dh * (hs[t][j] - n), dan = dn * (1 - n * n);
+        const double daz = dz * z * (1 - z), dar = dan * hn[t][j] * r * (1 - r);
+        ax[j] = ah[j] = daz;
+        ax[H + j] = ah[H + j] = dar;
+        ax[2 * H + j] = dan;
+        ah[2 * H + j] = dan * r;
+        dh_next[j] = dh * z;  // the direct path; the Wh path is added below
+      } else {
+        const double i = gates[t][j], f = gates[t][H + j], gg = gates[t][2 * H + j], o = gates[t][3 * H + j];
+        const double tc = std::tanh(cs[t + 1][j]);
+        const double dc = dh * o * (1 - tc * tc) + dc_next[j];
+        ax[j] = dc * gg * i * (1 - i);
+        ax[H + j] = dc * cs[t][j] * f * (1 - f);
+        ax[2 * H + j] = dc * i * (1 - gg * gg);
+        ax[3 * H + j] = dh * tc * o * (1 - o);
+        for (uint32_t k = 0; k < 4; ++k) ah[k * H + j] = ax[k * H + j];
+        dc_next[j] = dc * f;
+      }
+    }
+    if (!gru) std::fill(dh_next.begin(), dh_next.end(), 0.0);
+    for (uint32_t q = 0; q < G * H; ++q) {
+      g.vecs[0][q] += float(ax[q]);
+      if (gru) g.vecs[1][q] += float(ah[q]);
+      for (uint32_t i = 0; i < I; ++i) {
+        g.mats[0][uint64_t(q) * I + i] += float(ax[q] * x[uint64_t(t) * I + i]);
+        dx[uint64_t(t) * I + i] += float(ax[q] * Wx[uint64_t(q) * I + i]);
+      }
+      for (uint32_t j = 0; j < H; ++j) {
+        g.mats[1][uint64_t(q) * H + j] += float(ah[q] * hs[t][j]);
+        dh_next[j] += ah[q] * Wh[uint64_t(q) * H + j];
+      }
+    }
+  }
+  return dx;
+}
+
+// Multi-head attention backward: replays q, k, v, the attention weights and o, then walks back
+// through Wo, the weighted sum, the softmax, the scaled scores and the projections.
+Vec mha_backward(Layer& l, const Vec& x, const Vec& dy, Grads& g) {
+  const uint32_t D = l.in, T = l.seq, Hn = l.heads, dh = D / Hn;
+  const double sc = 1.0 / std::sqrt(double(dh));
+  const Vec W[4] = {eff(l, 0), eff(l, 1), eff(l, 2), eff(l, 3)};
+  std::vector<double> tmp(D);
+  Vec q(uint64_t(T) * D), k(q.size()), v(q.size()), o(q.size());
+  Vec* qkv[3] = {&q, &k, &v};
+  for (uint32_t t = 0; t < T; ++t)
+    for (int m = 0; m < 3; ++m) {
+      matvec(W[m], D, D, &x[t * D], tmp.data());
+      for (uint32_t i = 0; i < D; ++i) (*qkv[m])[t * D + i] = float(tmp[i]);
+    }
+  std::vector<Vec> P(Hn, Vec(uint64_t(T) * T));
+  for (uint32_t h = 0; h < Hn; ++h)
+    for (uint32_t t = 0; t < T; ++t) {
+      float* p = &P[h][t * T];
+      for (uint32_t s = 0; s < T; ++s) {
+        double a = 0;
+        for (uint32_t i = 0; i < dh; ++i) a += double(q[t * D + h * dh + i]) * k[s * D + h * dh + i];
+        p[s] = float(a * sc);
+      }
+      softmax_row(p, T);
+      for (uint32_t i = 0; i < dh; ++i) {
+        double a = 0;
+        for (uint32_t s = 0; s < T; ++s) a += double(p[s]) * v[s * D + h * dh + i];
+        o[t * D + h * dh + i] = float(a);
+      }
+    }
+  // Through Wo.
+  std::vector<double> dout(uint64_t(T) * D, 0.0), dq(dout.size(), 0.0), dk(dout.size(), 0.0), dv(dout.size(), 0.0);
+  for (uint32_t t = 0; t < T; ++t)
+    for (uint32_t r = 0; r < D; ++r) {
+      const double d = dy[t * D + r];
+      for (uint32_t i = 0; i < D; ++i) {
+        g.mats[3][uint64_t(r) * D + i] += float(d * o[t * D + i]);
+        dout[t * D + i] += d * W[3][uint64_t(r) * D + i];
+      }
+    }
+  for (uint32_t h = 0; h < Hn; ++h)
+    for (uint32_t t = 0; t < T; ++t) {
+      const float* p = &P[h][t * T];
+      std::vector<double> dp(T);
+      double sum = 0;
+      for (uint32_t s = 0; s < T; ++s) {
+        double a = 0;
+        for (uint32_t i = 0; i < dh; ++i) {
+          a += dout[t * D + h * dh + i] * v[s * D + h * dh + i];
+          dv[s * D + h * dh + i] += p[s] * dout[t * D + h * dh + i];
+        }
+        dp[s] = a;
+        sum += a * p[s];
+      }
+      for (uint32_t s = 0; s < T; ++s) {
+        const double da = p[s] * (dp[s] - sum) * sc;
+        for (uint32_t i = 0; i < dh; ++i) {
+          dq[t * D + h * dh + i] += da * k[s * D + h * dh + i];
+          dk[s * D + h * dh + i] += da * q[t * D + h * dh + i];
+        }
+      }
+    }
+  Vec dx(x.size(), 0.0f);
+  const std::vector<double>* dm[3] = {&dq, &dk, &dv};
+  for (int m = 0; m < 3; ++m)
+    for (uint32_t t = 0; t < T; ++t)
+      for (uint32_t r = 0; r < D; ++r) {
+        const double d = (*dm[m])[t * D + r];
+        for (uint32_t i = 0; i < D; ++i) {
+          g.mats[m][uint64_t(r) * D + i] += float(d * x[t * D + i]);
+          dx[t * D + i] += float(d * W[m][uint64_t(r) * D + i]);
+        }
+      }
+  return dx;
+}
+
 }  // namespace
 
 float activate(Activation a, float z) {
@@ -144,6 +302,10 @@ bool layer_trainable(const Layer& l) {
     case LayerType::Conv2D:
     case LayerType::Embedding:
     case LayerType::SwiGLU:
+    case LayerType::MHA:
+    case LayerType::RNN:
+    case LayerType::GRU:
+    case LayerType::LSTM:
     case LayerType::RMSNorm:
     case LayerType::LayerNorm:
     case LayerType::Softmax: return true;
@@ -323,6 +485,10 @@ Vec layer_backward(Layer& l, const Tape& tape, const Vec& dy, Grads& g) {
       }
       break;
     }
+    case LayerType::MHA: dx = mha_backward(l, x, dy, g); break;
+    case LayerType::RNN:
+    case LayerType::GRU:
+    case LayerType::LSTM: dx = recurrent_backward(l, x, dy, g); break;
     case LayerType::Embedding:
       // Token ids are not differentiable (dx = 0); each looked-up row gets its output gradient.
       for (uint32_t t = 0; t < l.seq; ++t)

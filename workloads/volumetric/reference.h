@@ -28,9 +28,8 @@ float activate_grad(Activation a, float z);  // d act / dz at z
 // BadInput naming `where` when x has the wrong size or (Embedding) an id is not in [0, vocab).
 std::vector<float> layer_forward(Layer& l, const std::vector<float>& x, Tape* tape = nullptr, const std::string& where = "layer");
 // dL/dx from dL/dy, adding dL/dweights into g. Weights are the effective (typed) values, so low
-// bit types train straight-through. Dense, Conv1D, Conv2D, Embedding (table only; ids get no
-// gradient), SwiGLU, RMSNorm, LayerNorm, Softmax and the containers;
-// other types: BadInput "backward of <type> is not implemented".
+// bit types train straight-through. Every layer type (Embedding: the table only, ids get no
+// gradient; RNN/GRU/LSTM through time).
 std::vector<float> layer_backward(Layer& l, const Tape& tape, const std::vector<float>& dy, Grads& g);
 bool layer_trainable(const Layer& l);
 

@@ -274,6 +274,15 @@ TEST_CASE("volumetric reference: backward matches finite differences") {
   Layer sw = make(LayerType::SwiGLU, 4, 6, 2);
   init_layer(sw, 10, "t");
   check_gradients(sw, 17);
+  Layer mh = make(LayerType::MHA, 4, 0, 3);
+  mh.heads = 2;
+  init_layer(mh, 11, "t");
+  check_gradients(mh, 18);
+  for (LayerType k : {LayerType::RNN, LayerType::GRU, LayerType::LSTM}) {
+    Layer r = make(k, 3, 4, 3);
+    init_layer(r, 12 + uint32_t(k), "t");
+    check_gradients(r, 19);
+  }
   // Residual( LayerNorm, Parallel-concat(Dense 4->2 tanh, Dense 4->2) )
   Layer res = make(LayerType::Residual, 0);
   res.children.push_back(make(LayerType::LayerNorm, 4));
