@@ -2,6 +2,7 @@
 #include "model.h"
 
 #include <cmath>
+#include <algorithm>
 #include <random>
 
 #include <weft/error.h>
@@ -92,6 +93,16 @@ void init_layer(Layer& l, uint32_t seed, const std::string& where) {
     for (float& x : v) x = base + d(rng);
     l.vecs.push_back(std::move(v));
   };
+  // Sizes stay far from uint32 overflow and from allocations a model file should not ask for.
+  constexpr uint64_t kMaxValues = uint64_t(1) << 26;
+  const uint64_t dims[] = {l.in, l.out, l.seq, l.channels, l.filters, l.kernel, l.height, l.width, l.heads, l.vocab};
+  for (uint64_t d : dims) need(d <= kMaxValues, "a shape field is above 2^26");
+  const uint64_t in64 = uint64_t(l.seq) * std::max<uint64_t>({l.in, l.channels, 1}) * std::max<uint64_t>(1, l.height) *
+                        std::max<uint64_t>(1, l.width);
+  const uint64_t w64 = std::max({uint64_t(l.out) * std::max<uint64_t>(l.in, 1) * 4, uint64_t(l.vocab) * l.out,
+                                 uint64_t(l.filters) * l.channels * l.kernel * l.kernel, uint64_t(l.in) * l.in * 4});
+  need(in64 <= kMaxValues && w64 <= kMaxValues && uint64_t(l.seq) * l.out * 4 <= kMaxValues,
+       "the layer's activations or weights would exceed 2^26 values");
   l.mats.clear();
   l.vecs.clear();
   switch (l.type) {
@@ -176,7 +187,7 @@ Network::Network(uint32_t depth, uint32_t rows, uint32_t cols, uint32_t lpc, uin
   if (!depth || !rows || !cols || !lpc || !input)
     fail(ErrorCode::BadInput, "volumetric: grid depth, rows, cols, layers_per_cell and input must be positive");
   const uint64_t n = uint64_t(depth) * rows * cols * lpc;
-  if (n > (1u << 20)) fail(ErrorCode::BadInput, "volumetric: grid of " + u(n) + " cells is over the 2^20 limit");
+  if (n > (1u << 16)) fail(ErrorCode::BadInput, "volumetric: grid of " + u(n) + " cells is over the 2^16 limit");
   cells_.resize(n);
 }
 

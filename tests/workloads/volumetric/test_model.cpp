@@ -124,4 +124,7 @@ TEST_CASE("volumetric model: malformed files are refused naming the key") {
     {"at": [1, 0, 1, 0], "type": "softmax", "in": 4, "remote": [0, 0, 1, 0]})", ""))
             .find("cell (1, 0, 1, 0) is not given") != std::string::npos);
   CHECK_THROWS_AS(load_model("/nonexistent/model.json"), weft::Error);
+  // Shapes that would overflow or allocate without bound are refused, not attempted.
+  CHECK(error_of(edit("\"in\": 6, \"out\": 4", "\"in\": 6, \"out\": 1073741824")).find("layers[0]") != std::string::npos);
+  CHECK(error_of(edit("\"in\": 6, \"out\": 4", "\"in\": 65536, \"out\": 65536")).find("exceed 2^26") != std::string::npos);
 }

@@ -138,6 +138,25 @@ TEST_CASE("volumetric checkpoint: save -> load is bit-exact for every numeric ty
     MeshState s1 = initial_state(net), s2 = initial_state(back);
     for (int pass = 0; pass < 2; ++pass) CHECK(forward(net, x, s1) == forward(back, x, s2));
   }
+  // Every single-byte corruption either loads or is refused with weft::Error, never crashes.
+  {
+    std::ifstream f(path, std::ios::binary);
+    const std::string good((std::istreambuf_iterator<char>(f)), {});
+    for (size_t i = 0; i < good.size(); i += 7) {
+      std::string bad = good;
+      bad[i] = char(bad[i] ^ 0x5A);
+      {
+        std::ofstream o(path, std::ios::binary | std::ios::trunc);
+        o.write(bad.data(), std::streamsize(bad.size()));
+      }
+      try {
+        load_checkpoint(path);
+      } catch (const weft::Error&) {
+      }
+    }
+    std::ofstream o(path, std::ios::binary | std::ios::trunc);
+    o.write(good.data(), std::streamsize(good.size()));
+  }
   // Truncated and foreign files are refused.
   std::string data;
   {
