@@ -8,7 +8,7 @@
 //     a replay (determinism); optionally trains on a seeded teacher task on the CPU and on the
 //     device and compares; optionally saves a packed checkpoint and checks the reload.
 //   weft volumetric dna MODEL.json   DNA overlap of the model against itself in every type.
-//   weft volumetric bench [--size N] [--seq S] [--runs R] [--device SEL]
+//   weft volumetric bench [--size N] [--seq S] [--runs R] [--all-types] [--device SEL]
 //     JSON lines per layer type x numeric type: CPU reference time vs device time to completion
 //     (GPU timestamps, and wall time including reading the output back), packed weight memory.
 #include <algorithm>
@@ -40,11 +40,12 @@ const char* kUsage =
     "usage: weft volumetric run MODEL.json [--passes N] [--ticks T] [--train STEPS] [--optimizer sgd|adam]\n"
     "                                      [--lr X] [--seed S] [--save FILE] [--device SEL] [--validation]\n"
     "       weft volumetric dna MODEL.json\n"
-    "       weft volumetric bench [--size N] [--seq S] [--runs R] [--device SEL]\n"
+    "       weft volumetric bench [--size N] [--seq S] [--runs R] [--all-types] [--device SEL]\n"
     "  run:   forward passes and step-mesh ticks on the device vs the CPU reference, optional training\n"
     "         (CPU and device) and packed checkpoint round trip\n"
     "  dna:   overlap of the model with itself morphed to every numeric type\n"
-    "  bench: JSON lines per layer type x numeric type: CPU vs device time to completion, memory\n";
+    "  bench: JSON lines per layer type x numeric type: CPU vs device time to completion, memory\n"
+    "         (Dense in all 21 types; the other layers in f32, int8, int4, or all 21 with --all-types)\n";
 
 constexpr double kPassBound = 2e-5;  // per pass, normalized (see tests/conformance/volumetric_cases.cpp)
 
@@ -400,38 +401,29 @@ int run_bench(const cli::Args& a) {
     l.seq = seq;
     line(l, std::to_string(seq) + "x" + std::to_string(n));
   }
-  // The composite layers in a few numeric types.
-  for (DType t : {DType::F32, DType::I8, DType::I4}) {
-    const uint32_t d = std::max(8u, n / 8);
-    Layer s;
-    s.type = LayerType::SwiGLU;
-    s.in = d;
-    s.out = 2 * d;
-    s.seq = seq;
-    s.dtype = t;
-    line(s, std::to_string(seq) + "x" + std::to_string(d) + " hidden " + std::to_string(2 * d));
-    Layer m;
-    m.type = LayerType::MHA;
-    m.in = d;
-    m.heads = 4;
-    m.seq = seq;
-    m.dtype = t;
-    if (d % 4 == 0) line(m, std::to_string(seq) + "x" + std::to_string(d) + " heads 4");
-    Layer c;
-    c.type = LayerType::Conv1D;
-    c.channels = 8;
-    c.filters = 8;
-    c.kernel = 3;
-    c.seq = d;
-    c.dtype = t;
-    line(c, "8ch x " + std::to_string(d) + " k3");
-    Layer r;
-    r.type = LayerType::LSTM;
-    r.in = d;
-    r.out = d;
-    r.seq = seq;
-    r.dtype = t;
-    line(r, std::to_string(seq) + "x" + std::to_string(d));
+  // Every other layer kind, in f32 / int8 / int4 (or all 21 types with --all-types).
+  std::vector<DType> types = {DType::F32, DType::I8, DType::I4};
+  if (a.flag("all-types")) types = all_dtypes();
+  const uint32_t d = std::max(8u, n / 8 / 4 * 4);
+  const std::string sd = std::to_string(seq) + "x" + std::to_string(d);
+  for (DType t : types) {
+    std::vector<std::pair<Layer, std::string>> layers;
+    Layer l;
+    l.dtype = t;
+    l.seq = seq;
+    l.type = LayerType::Embedding, l.vocab = 4 * d, l.out = d, layers.push_back({l, sd + " vocab " + std::to_string(4 * d)});
+    l = Layer{}, l.dtype = t, l.seq = seq;
+    l.type = LayerType::SwiGLU, l.in = d, l.out = 2 * d, layers.push_back({l, sd + " hidden " + std::to_string(2 * d)});
+    l.type = LayerType::MHA, l.in = d, l.heads = 4, layers.push_back({l, sd + " heads 4"});
+    for (LayerType k : {LayerType::RNN, LayerType::GRU, LayerType::LSTM}) {
+      l = Layer{}, l.dtype = t, l.seq = seq, l.type = k, l.in = d, l.out = d;
+      layers.push_back({l, sd});
+    }
+    l = Layer{}, l.dtype = t, l.type = LayerType::Conv1D, l.channels = 8, l.filters = 8, l.kernel = 3, l.seq = d;
+    layers.push_back({l, "8ch x " + std::to_string(d) + " k3"});
+    l = Layer{}, l.dtype = t, l.type = LayerType::Conv2D, l.channels = 4, l.filters = 8, l.kernel = 3, l.height = 16, l.width = 16;
+    layers.push_back({l, "4ch x 16x16 k3"});
+    for (auto& [layer, shape] : layers) line(layer, shape);
   }
   return 0;
 }
@@ -442,7 +434,7 @@ int run_bench(const cli::Args& a) {
 int weft_cmd_volumetric(int argc, char** argv) {
   const cli::Args args = cli::parse(argc, argv, 1,
                                     {"passes", "ticks", "train", "optimizer", "lr", "seed", "save", "device", "size", "seq", "runs"},
-                                    {"validation"});
+                                    {"validation", "all-types"});
   if (args.positional.empty() || args.positional[0] == "help") {
     std::fputs(kUsage, args.positional.empty() ? stderr : stdout);
     return args.positional.empty() ? 2 : 0;

@@ -47,11 +47,21 @@ void main() {
     for (uint b = 0u; b < blocks; ++b) {
       const uint c0 = b * kBlock, c1 = min(cols, c0 + kBlock);
       float qx = 0.0, sx = 0.0;
-      for (uint c = c0; c < c1; ++c) {
-        // Dense / tokens read a contiguous row; only the convolutions need the gather.
-        const float xc = globals_f[mode == 0u ? x + p * cols + c : x + x_index(mode, c, p)];
-        qx += code_value(row, c) * xc;
-        sx += xc;
+      // Dense / tokens read a contiguous row; only the convolutions need the gather (the branch
+      // sits outside the loops so a CPU driver does not evaluate the gather per element).
+      if (mode == 0u) {
+        const uint xb = x + p * cols;
+        for (uint c = c0; c < c1; ++c) {
+          const float xc = globals_f[xb + c];
+          qx += code_value(row, c) * xc;
+          sx += xc;
+        }
+      } else {
+        for (uint c = c0; c < c1; ++c) {
+          const float xc = globals_f[x + x_index(mode, c, p)];
+          qx += code_value(row, c) * xc;
+          sx += xc;
+        }
       }
 #if SCALE_FLOATS == 0
       acc += qx;
