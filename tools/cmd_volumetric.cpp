@@ -423,6 +423,10 @@ int run_bench(const cli::Args& a) {
     layers.push_back({l, "8ch x " + std::to_string(d) + " k3"});
     l = Layer{}, l.dtype = t, l.type = LayerType::Conv2D, l.channels = 4, l.filters = 8, l.kernel = 3, l.height = 16, l.width = 16;
     layers.push_back({l, "4ch x 16x16 k3"});
+    l.type = LayerType::ConvT2D;
+    layers.push_back({l, "4ch x 16x16 k3 (transposed)"});
+    l.type = LayerType::Conv3D, l.depth = 8, l.height = 8, l.width = 8;
+    layers.push_back({l, "4ch x 8x8x8 k3"});
     for (auto& [layer, shape] : layers) line(layer, shape);
   }
   return 0;

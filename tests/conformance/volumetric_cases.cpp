@@ -93,13 +93,13 @@ Result dense_in_type(Device& device, DType t) {
 }
 
 // The other layers with packed weights, one cell each, in type t: Embedding (a lookup: the
-// decode alone, bound 1e-6), Conv1D / Conv2D (dense.glsl with the conv gathers; 12 / 18-term
-// sums, same bounds as Dense), SwiGLU (three packed projections and the gate), MHA (four
+// decode alone, bound 1e-6), Conv1D/2D/3D and transposed 1D/2D/3D (dense.glsl with the conv
+// gathers; at most 24-term sums, same bounds as Dense), SwiGLU (three packed projections and the gate), MHA (four
 // projections around softmax attention), RNN / GRU / LSTM (4 time steps chained through packed
 // Wx, Wh): 2.5 x the Dense bound.
 double layer_bound(LayerType k, DType t) {
   if (k == LayerType::Embedding) return 1e-6;
-  if (k == LayerType::Conv1D || k == LayerType::Conv2D) return dense_bound(t);
+  if (is_conv(k)) return dense_bound(t);
   return 2.5 * dense_bound(t);
 }
 
@@ -112,6 +112,10 @@ Result layer_in_type(Device& device, LayerType k, DType t) {
     case LayerType::Embedding: l.vocab = 11; l.out = 40; l.seq = 5; break;
     case LayerType::Conv1D: l.channels = 3; l.seq = 9; l.filters = 4; l.kernel = 4; break;
     case LayerType::Conv2D: l.channels = 2; l.height = 5; l.width = 6; l.filters = 3; l.kernel = 3; break;
+    case LayerType::Conv3D:
+    case LayerType::ConvT3D: l.channels = 2; l.depth = 3; l.height = 4; l.width = 3; l.filters = 3; l.kernel = 2; break;
+    case LayerType::ConvT1D: l.channels = 3; l.seq = 6; l.filters = 4; l.kernel = 3; break;
+    case LayerType::ConvT2D: l.channels = 2; l.height = 3; l.width = 4; l.filters = 3; l.kernel = 3; break;
     case LayerType::MHA: l.in = 40; l.heads = 4; l.seq = 4; break;
     case LayerType::RNN:
     case LayerType::GRU:
@@ -451,8 +455,9 @@ std::vector<Case> volumetric_cases() {
     cases.push_back({std::string("volumetric.dense_") + dtype_name(t),
                      "normalized error <= " + str(dense_bound(t)) + " vs the CPU reference on the same packed codes",
                      [t](Device& d) { return dense_in_type(d, t); }});
-  for (LayerType k : {LayerType::Embedding, LayerType::Conv1D, LayerType::Conv2D, LayerType::SwiGLU, LayerType::MHA, LayerType::RNN,
-                      LayerType::GRU, LayerType::LSTM})
+  for (LayerType k : {LayerType::Embedding, LayerType::Conv1D, LayerType::Conv2D, LayerType::Conv3D, LayerType::ConvT1D,
+                      LayerType::ConvT2D, LayerType::ConvT3D, LayerType::SwiGLU, LayerType::MHA, LayerType::RNN, LayerType::GRU,
+                      LayerType::LSTM})
     for (DType t : all_dtypes())
       cases.push_back({std::string("volumetric.") + layer_type_name(k) + "_" + dtype_name(t),
                        "normalized error <= " + str(layer_bound(k, t)) + " vs the CPU reference on the same packed codes",

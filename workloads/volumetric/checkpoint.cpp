@@ -20,7 +20,7 @@ json layer_json(const Layer& l) {
   j["dtype"] = dtype_name(l.dtype);
   if (l.act != Activation::Linear) j["activation"] = activation_name(l.act);
   for (auto [k, v] : {std::pair<const char*, uint32_t>{"in", l.in}, {"out", l.out}, {"channels", l.channels}, {"filters", l.filters},
-                      {"kernel", l.kernel}, {"height", l.height}, {"width", l.width}, {"vocab", l.vocab}})
+                      {"kernel", l.kernel}, {"height", l.height}, {"width", l.width}, {"depth", l.depth}, {"vocab", l.vocab}})
     if (v) j[k] = v;
   j["seq"] = l.seq;
   j["heads"] = l.heads;

@@ -10,7 +10,7 @@ namespace {
 
 std::string shape_of(const Layer& l) {
   std::string s = std::string(layer_type_name(l.type)) + "(";
-  for (uint32_t v : {l.in, l.out, l.seq, l.channels, l.filters, l.kernel, l.height, l.width, l.heads, l.vocab, uint32_t(l.combine)})
+  for (uint32_t v : {l.in, l.out, l.seq, l.channels, l.filters, l.kernel, l.height, l.width, l.depth, l.heads, l.vocab, uint32_t(l.combine)})
     s += std::to_string(v) + ",";
   for (const Layer& c : l.children) s += shape_of(c);
   return s + ")";

@@ -31,6 +31,10 @@ bool device_supports(const Layer& l) {
     case LayerType::Embedding:
     case LayerType::Conv1D:
     case LayerType::Conv2D:
+    case LayerType::Conv3D:
+    case LayerType::ConvT1D:
+    case LayerType::ConvT2D:
+    case LayerType::ConvT3D:
     case LayerType::SwiGLU:
     case LayerType::MHA:
     case LayerType::RNN:
@@ -120,6 +124,10 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
     s.kernel = kernel(std::string("dense_") + dtype_name(l.dtype));
     s.groups = {groups_for(uint64_t(rows) * P), 1, 1};
     s.push = {hword("w" + mt), hword("s" + mt), bias, x, y, rows, pk.cols, pk.row_words, act, ~0u, mode, P, L, Win, K, Wo};
+    if (mode == 3) {  // the rest of the generic conv geometry
+      const ConvShape cs = conv_shape(l);
+      s.push.insert(s.push.end(), {cs.Di, cs.Ho, cs.transposed ? 1u : 0u, cs.dims});
+    }
     s.reads.push_back(p.segment(Binding::Heap, "w" + mt));
     s.reads.push_back(p.segment(Binding::Heap, "s" + mt));
   };
@@ -184,6 +192,17 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
             s.name = std::string(layer_type_name(l.type)) + "[" + u(t) + "]." + tag;
             add_matvec(s, l, tag, 0, rows, hword("v" + tag + ".0"), bword(in), bword(out), uint32_t(l.act), conv1 ? 1u : conv2 ? 2u : 0u,
                        P, conv1 ? l.seq : l.height, l.width, l.kernel, conv2 ? l.width - l.kernel + 1 : 0u);
+            s.reads.push_back(p.segment(Binding::Heap, "v" + tag + ".0"));
+            break;
+          }
+          case LayerType::Conv3D:
+          case LayerType::ConvT1D:
+          case LayerType::ConvT2D:
+          case LayerType::ConvT3D: {
+            const ConvShape cs = conv_shape(l);
+            s.name = std::string(layer_type_name(l.type)) + "[" + u(t) + "]." + tag;
+            add_matvec(s, l, tag, 0, cs.F, hword("v" + tag + ".0"), bword(in), bword(out), uint32_t(l.act), 3u, cs.positions(), cs.Hi,
+                       cs.Wi, cs.K, cs.Wo);
             s.reads.push_back(p.segment(Binding::Heap, "v" + tag + ".0"));
             break;
           }

@@ -12,7 +12,8 @@ namespace weft::volumetric {
 namespace {
 
 constexpr const char* kLayerNames[] = {"dense", "rmsnorm", "layernorm", "softmax", "embedding", "conv1d", "conv2d", "swiglu",
-                                       "mha",   "rnn",     "gru",       "lstm",    "sequential", "parallel", "residual"};
+                                       "mha",   "rnn",     "gru",       "lstm",    "sequential", "parallel", "residual",
+                                       "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"};
 constexpr const char* kActNames[] = {"linear", "relu", "tanh", "sigmoid", "silu"};
 
 std::string u(uint64_t v) { return std::to_string(v); }
@@ -39,7 +40,51 @@ Activation parse_activation(const std::string& s) {
   fail(ErrorCode::BadInput, "unknown activation '" + s + "' (known: linear, relu, tanh, sigmoid, silu)");
 }
 
+bool is_conv(LayerType t) {
+  return t == LayerType::Conv1D || t == LayerType::Conv2D || t == LayerType::Conv3D || t == LayerType::ConvT1D ||
+         t == LayerType::ConvT2D || t == LayerType::ConvT3D;
+}
+
+ConvShape conv_shape(const Layer& l) {
+  ConvShape s;
+  s.C = l.channels;
+  s.F = l.filters;
+  s.K = l.kernel;
+  s.transposed = l.type == LayerType::ConvT1D || l.type == LayerType::ConvT2D || l.type == LayerType::ConvT3D;
+  s.dims = l.type == LayerType::Conv1D || l.type == LayerType::ConvT1D ? 1 : l.type == LayerType::Conv2D || l.type == LayerType::ConvT2D ? 2 : 3;
+  s.Wi = s.dims == 1 ? l.seq : l.width;
+  s.Hi = s.dims >= 2 ? l.height : 1;
+  s.Di = s.dims == 3 ? l.depth : 1;
+  auto out = [&](uint32_t in, bool used) -> uint32_t {
+    if (!used) return 1;
+    if (s.transposed) return in + s.K - 1;
+    return in >= s.K ? in - s.K + 1 : 0;
+  };
+  s.Wo = out(s.Wi, true);
+  s.Ho = out(s.Hi, s.dims >= 2);
+  s.Do = out(s.Di, s.dims == 3);
+  return s;
+}
+
+int64_t ConvShape::input_index(uint32_t q, uint32_t p) const {
+  const uint32_t kv = taps() / C, c = q / kv, r = q % kv;
+  const uint32_t kw = r % K, kh = dims >= 2 ? (r / K) % K : 0, kd = dims == 3 ? r / (K * K) : 0;
+  const uint32_t pw = p % Wo, ph = (p / Wo) % Ho, pd = p / (Wo * Ho);
+  int64_t d = pd, h = ph, w = pw;
+  if (transposed) {
+    d -= kd, h -= kh, w -= kw;
+    if (d < 0 || h < 0 || w < 0 || d >= Di || h >= Hi || w >= Wi) return -1;
+  } else {
+    d += kd, h += kh, w += kw;
+  }
+  return ((int64_t(c) * Di + d) * Hi + h) * Wi + w;
+}
+
 uint32_t layer_input_size(const Layer& l) {
+  if (is_conv(l.type) && l.type != LayerType::Conv1D && l.type != LayerType::Conv2D) {
+    const ConvShape s = conv_shape(l);
+    return s.C * s.Di * s.Hi * s.Wi;
+  }
   switch (l.type) {
     case LayerType::Dense: return l.in;
     case LayerType::Embedding: return l.seq;
@@ -53,6 +98,10 @@ uint32_t layer_input_size(const Layer& l) {
 }
 
 uint32_t layer_output_size(const Layer& l) {
+  if (is_conv(l.type) && l.type != LayerType::Conv1D && l.type != LayerType::Conv2D) {
+    const ConvShape s = conv_shape(l);
+    return s.F * s.positions();
+  }
   switch (l.type) {
     case LayerType::Dense: return l.out;
     case LayerType::Embedding:
@@ -95,12 +144,12 @@ void init_layer(Layer& l, uint32_t seed, const std::string& where) {
   };
   // Sizes stay far from uint32 overflow and from allocations a model file should not ask for.
   constexpr uint64_t kMaxValues = uint64_t(1) << 26;
-  const uint64_t dims[] = {l.in, l.out, l.seq, l.channels, l.filters, l.kernel, l.height, l.width, l.heads, l.vocab};
+  const uint64_t dims[] = {l.in, l.out, l.seq, l.channels, l.filters, l.kernel, l.height, l.width, l.depth, l.heads, l.vocab};
   for (uint64_t d : dims) need(d <= kMaxValues, "a shape field is above 2^26");
   const uint64_t in64 = uint64_t(l.seq) * std::max<uint64_t>({l.in, l.channels, 1}) * std::max<uint64_t>(1, l.height) *
-                        std::max<uint64_t>(1, l.width);
+                        std::max<uint64_t>(1, l.width) * std::max<uint64_t>(1, l.depth);
   const uint64_t w64 = std::max({uint64_t(l.out) * std::max<uint64_t>(l.in, 1) * 4, uint64_t(l.vocab) * l.out,
-                                 uint64_t(l.filters) * l.channels * l.kernel * l.kernel, uint64_t(l.in) * l.in * 4});
+                                 uint64_t(l.filters) * l.channels * l.kernel * l.kernel * l.kernel, uint64_t(l.in) * l.in * 4});
   need(in64 <= kMaxValues && w64 <= kMaxValues && uint64_t(l.seq) * l.out * 4 <= kMaxValues,
        "the layer's activations or weights would exceed 2^26 values");
   l.mats.clear();
@@ -135,6 +184,19 @@ void init_layer(Layer& l, uint32_t seed, const std::string& where) {
       mat(l.filters, l.channels * l.kernel * l.kernel);
       vec(l.filters, 0.0f, 0.1f);
       break;
+    case LayerType::Conv3D:
+    case LayerType::ConvT1D:
+    case LayerType::ConvT2D:
+    case LayerType::ConvT3D: {
+      const ConvShape cs = conv_shape(l);
+      need(l.channels > 0 && l.filters > 0 && l.kernel > 0, "channels, filters and kernel must be positive");
+      need(cs.Wi > 0 && cs.Hi > 0 && cs.Di > 0, cs.dims == 1 ? "seq must be positive" : cs.dims == 2 ? "height and width must be positive"
+                                                                                             : "depth, height and width must be positive");
+      need(cs.positions() > 0, "the input is smaller than the kernel");
+      mat(l.filters, cs.taps());
+      vec(l.filters, 0.0f, 0.1f);
+      break;
+    }
     case LayerType::SwiGLU:
       need(l.in > 0 && l.out > 0 && l.seq > 0, "in, out (hidden) and seq must be positive");
       mat(l.out, l.in);

@@ -16,6 +16,9 @@
 //   Embedding    seq ids -> seq*out              mats table[vocab x out]
 //   Conv1D       channels*seq -> filters*(seq-kernel+1)               mats W[filters x channels*kernel]; b
 //   Conv2D       channels*height*width -> filters*(h-k+1)*(w-k+1)    mats W[filters x channels*k*k]; b
+//   Conv3D       channels*depth*height*width -> filters*(d-k+1)*(h-k+1)*(w-k+1)   W[filters x channels*k^3]
+//   ConvT1D/2D/3D  transposed (stride 1): like Conv1D (seq) / 2D / 3D, each output axis in+k-1,
+//                y[f][p] = b[f] + sum_{c,k} W[f][c,k] x[c][p - k] (terms with p - k outside dropped)
 //   SwiGLU       seq*in -> seq*in, hidden out    mats W1[out x in], W3[out x in], W2[in x out]
 //   MHA          seq*in -> seq*in, heads         mats Wq, Wk, Wv, Wo [in x in] (no mask)
 //   RNN          seq*in -> seq*out               mats Wx[out x in], Wh[out x out]; vecs b[out]  (tanh)
@@ -44,6 +47,7 @@ namespace weft::volumetric {
 enum class LayerType : uint32_t {
   Dense, RMSNorm, LayerNorm, Softmax, Embedding, Conv1D, Conv2D, SwiGLU, MHA, RNN, GRU, LSTM,
   Sequential, Parallel, Residual,
+  Conv3D, ConvT1D, ConvT2D, ConvT3D,
 };
 const char* layer_type_name(LayerType t);
 LayerType parse_layer_type(const std::string& s);  // BadInput on unknown names
@@ -67,6 +71,7 @@ struct Layer {
   uint32_t in = 0, out = 0;  // Dense in -> out; norms/softmax width = in; SwiGLU in, hidden = out
   uint32_t seq = 1;          // tokens (Embedding, MHA, RNN/GRU/LSTM), length (Conv1D)
   uint32_t channels = 0, filters = 0, kernel = 0, height = 0, width = 0;  // convolutions
+  uint32_t depth = 0;        // Conv3D / ConvT3D input depth
   uint32_t heads = 1;        // MHA (in = d_model)
   uint32_t vocab = 0;        // Embedding (out = dim)
   float eps = 1e-5f;         // norms
@@ -76,6 +81,20 @@ struct Layer {
   std::vector<Layer> children;    // Sequential, Parallel, Residual
   std::optional<uint32_t> remote;  // flat index of the linked cell (grid cells only)
 };
+
+// The geometry every convolution kind shares (stride 1, no padding): C channels of
+// (Di, Hi, Wi) in, F filters of (Do, Ho, Wo) out, kernel K along each of `dims` axes.
+struct ConvShape {
+  uint32_t C = 0, F = 0, K = 0, dims = 1;
+  bool transposed = false;
+  uint32_t Di = 1, Hi = 1, Wi = 1, Do = 1, Ho = 1, Wo = 1;
+  uint32_t taps() const { return C * (dims == 1 ? K : dims == 2 ? K * K : K * K * K); }
+  uint32_t positions() const { return Do * Ho * Wo; }
+  // Input index read by tap q at output position p, or -1 where a transposed conv runs off the input.
+  int64_t input_index(uint32_t q, uint32_t p) const;
+};
+bool is_conv(LayerType t);
+ConvShape conv_shape(const Layer& l);  // for is_conv types
 
 uint32_t layer_input_size(const Layer& l);
 uint32_t layer_output_size(const Layer& l);

@@ -16,7 +16,7 @@ using nlohmann::json;
 
 const std::set<std::string> kLayerKeys = {"at",     "type",  "dtype", "activation", "remote", "children", "in",
                                           "out",    "seq",   "channels", "filters",  "kernel", "height",   "width",
-                                          "heads",  "vocab", "eps",   "combine",    "seed"};
+                                          "heads",  "vocab", "eps",   "combine",    "seed",   "depth"};
 const std::set<std::string> kGridKeys = {"depth", "rows", "cols", "layers_per_cell", "input", "seed", "dtype"};
 
 struct Ctx {
@@ -84,6 +84,7 @@ Layer parse_layer(const Ctx& c, const json& j, const std::string& path, DType dt
   field("filters", l.filters, true);
   field("kernel", l.kernel, true);
   field("height", l.height, true);
+  field("depth", l.depth, true);
   field("width", l.width, true);
   field("heads", l.heads, true);
   field("vocab", l.vocab, true);

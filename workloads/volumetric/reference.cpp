@@ -300,6 +300,10 @@ bool layer_trainable(const Layer& l) {
     case LayerType::Dense:
     case LayerType::Conv1D:
     case LayerType::Conv2D:
+    case LayerType::Conv3D:
+    case LayerType::ConvT1D:
+    case LayerType::ConvT2D:
+    case LayerType::ConvT3D:
     case LayerType::Embedding:
     case LayerType::SwiGLU:
     case LayerType::MHA:
@@ -388,6 +392,22 @@ Vec layer_forward(Layer& l, const Vec& x, Tape* tape, const std::string& where) 
                        x[(uint64_t(c) * l.height + i + ki) * l.width + j + kj];
             y[(uint64_t(f) * Ho + i) * Wo + j] = activate(l.act, float(a));
           }
+      break;
+    }
+    case LayerType::Conv3D:
+    case LayerType::ConvT1D:
+    case LayerType::ConvT2D:
+    case LayerType::ConvT3D: {
+      const Vec W = eff(l, 0);
+      const ConvShape cs = conv_shape(l);
+      const uint32_t taps = cs.taps(), P = cs.positions();
+      for (uint32_t f = 0; f < cs.F; ++f)
+        for (uint32_t p = 0; p < P; ++p) {
+          double a = l.vecs[0][f];
+          for (uint32_t q = 0; q < taps; ++q)
+            if (const int64_t i = cs.input_index(q, p); i >= 0) a += double(W[uint64_t(f) * taps + q]) * x[i];
+          y[uint64_t(f) * P + p] = activate(l.act, float(a));
+        }
       break;
     }
     case LayerType::SwiGLU: {
@@ -519,6 +539,28 @@ Vec layer_backward(Layer& l, const Tape& tape, const Vec& dy, Grads& g) {
           }
         }
       }
+      break;
+    }
+    case LayerType::Conv3D:
+    case LayerType::ConvT1D:
+    case LayerType::ConvT2D:
+    case LayerType::ConvT3D: {
+      const Vec W = eff(l, 0);
+      const ConvShape cs = conv_shape(l);
+      const uint32_t taps = cs.taps(), P = cs.positions();
+      for (uint32_t f = 0; f < cs.F; ++f)
+        for (uint32_t p = 0; p < P; ++p) {
+          double z = l.vecs[0][f];
+          for (uint32_t q = 0; q < taps; ++q)
+            if (const int64_t i = cs.input_index(q, p); i >= 0) z += double(W[uint64_t(f) * taps + q]) * x[i];
+          const float dz = dy[uint64_t(f) * P + p] * activate_grad(l.act, float(z));
+          g.vecs[0][f] += dz;
+          for (uint32_t q = 0; q < taps; ++q)
+            if (const int64_t i = cs.input_index(q, p); i >= 0) {
+              g.mats[0][uint64_t(f) * taps + q] += dz * x[i];
+              dx[i] += dz * W[uint64_t(f) * taps + q];
+            }
+        }
       break;
     }
     case LayerType::Conv1D:

@@ -167,6 +167,54 @@ TEST_CASE("volumetric reference: embedding, convolutions") {
   CHECK(layer_forward(c2, {1, 2, 3, 4, 5, 6, 7, 8, 9}) == std::vector<float>{6, 8, 12, 14, 2, 3, 5, 6});
 }
 
+TEST_CASE("volumetric reference: transposed and 3-D convolutions") {
+  // Transposed 1-D: y[p] = sum_k w[k] x[p - k]: [1, 2] with w = [1, 10] -> [1, 12, 20].
+  Layer t = make(LayerType::ConvT1D, 0, 0, 2);
+  t.channels = 1;
+  t.filters = 1;
+  t.kernel = 2;
+  init_layer(t, 1, "t");
+  set_mat(t, 0, {1, 10});
+  t.vecs[0] = {0};
+  CHECK(layer_forward(t, {1, 2}) == std::vector<float>{1, 12, 20});
+  // Transposed 2-D of a single pixel stamps the kernel: 1x1 input 3 -> 2x2 output 3 * w.
+  Layer t2 = make(LayerType::ConvT2D, 0);
+  t2.channels = 1;
+  t2.filters = 1;
+  t2.kernel = 2;
+  t2.height = 1;
+  t2.width = 1;
+  init_layer(t2, 1, "t");
+  set_mat(t2, 0, {1, 2, 3, 4});
+  t2.vecs[0] = {0.5f};
+  CHECK(layer_forward(t2, {3}) == std::vector<float>{3.5f, 6.5f, 9.5f, 12.5f});
+  // 3-D, kernel 2 of ones on a 2x2x2 cube: one output, the sum.
+  Layer c3 = make(LayerType::Conv3D, 0);
+  c3.channels = 1;
+  c3.filters = 1;
+  c3.kernel = 2;
+  c3.depth = 2;
+  c3.height = 2;
+  c3.width = 2;
+  init_layer(c3, 1, "t");
+  set_mat(c3, 0, std::vector<float>(8, 1.0f));
+  c3.vecs[0] = {0};
+  CHECK(layer_forward(c3, {1, 2, 3, 4, 5, 6, 7, 8}) == std::vector<float>{36});
+  // A 3x2x3 input with kernel 2: output 2x1x2; tap (kd=1, kh=0, kw=1) alone reads x[d+1][h][w+1].
+  c3.depth = 3;
+  c3.height = 2;
+  c3.width = 3;
+  init_layer(c3, 1, "t");
+  std::vector<float> w(8, 0.0f);
+  w[(1 * 2 + 0) * 2 + 1] = 1;
+  set_mat(c3, 0, w);
+  c3.vecs[0] = {0};
+  std::vector<float> x(18);
+  for (int i = 0; i < 18; ++i) x[i] = float(i);
+  // y[d][0][w] = x[(d + 1) * 6 + 0 * 3 + w + 1]
+  CHECK(layer_forward(c3, x) == std::vector<float>{7, 8, 13, 14});
+}
+
 TEST_CASE("volumetric reference: SwiGLU, attention and recurrent cells by hand (one unit)") {
   Layer s = make(LayerType::SwiGLU, 1, 1, 2);
   init_layer(s, 1, "t");
@@ -274,6 +322,18 @@ TEST_CASE("volumetric reference: backward matches finite differences") {
   Layer sw = make(LayerType::SwiGLU, 4, 6, 2);
   init_layer(sw, 10, "t");
   check_gradients(sw, 17);
+  for (LayerType k : {LayerType::Conv3D, LayerType::ConvT1D, LayerType::ConvT2D, LayerType::ConvT3D}) {
+    Layer c = make(k, 0, 0, 3);
+    c.channels = 2;
+    c.filters = 2;
+    c.kernel = 2;
+    c.depth = 2;
+    c.height = 3;
+    c.width = 2;
+    c.act = Activation::Tanh;
+    init_layer(c, 20 + uint32_t(k), "t");
+    check_gradients(c, 21);
+  }
   Layer mh = make(LayerType::MHA, 4, 0, 3);
   mh.heads = 2;
   init_layer(mh, 11, "t");

@@ -6,6 +6,9 @@
 //   mode 1 (conv1d):  x(i) = x[(i / K) * L + p + i % K],           y[o * P + p]
 //   mode 2 (conv2d):  i = (c, ki, kj), p = (pi, pj):
 //                     x(i) = x[(c * H + pi + ki) * Win + pj + kj],  y[o * P + p]
+//   mode 3 (any conv, incl. 3-D and transposed, see ConvShape in model.h): x(i) as
+//                     ConvShape::input_index, terms off the input (transposed) dropped
+//                     [12] Hi, [13] Wi, [14] K, [15] Wo, [16] Di, [17] Ho, [18] transposed, [19] dims
 // The row is read block by block (kBlock = 32 columns); inside a
 // block the packed codes are turned into their integer / minifloat value q and summed against x,
 // and the block's scale is applied once: sum_c (s * q_c) x_c = s * sum_c q_c x_c (plus
@@ -35,6 +38,24 @@ uint x_index(uint mode, uint i, uint p) {
   return (c * L + pi + ki) * Win + pj + kj;
 }
 
+// Mode 3's gather: ~0u where a transposed conv runs off the input.
+uint conv_index(uint i, uint p) {
+  const uint Hi = pc.user[12], Wi = pc.user[13], K = pc.user[14], Wo = pc.user[15], Di = pc.user[16], Ho = pc.user[17];
+  const bool transposed = pc.user[18] != 0u;
+  const uint dims = pc.user[19], kv = dims == 1u ? K : dims == 2u ? K * K : K * K * K;
+  const uint c = i / kv, r = i - c * kv;
+  const uint kw = r % K, kh = dims >= 2u ? (r / K) % K : 0u, kd = dims == 3u ? r / (K * K) : 0u;
+  const uint pw = p % Wo, ph = (p / Wo) % Ho, pd = p / (Wo * Ho);
+  int d = int(pd), h = int(ph), w = int(pw);
+  if (transposed) {
+    d -= int(kd), h -= int(kh), w -= int(kw);
+    if (d < 0 || h < 0 || w < 0 || d >= int(Di) || h >= int(Hi) || w >= int(Wi)) return ~0u;
+  } else {
+    d += int(kd), h += int(kh), w += int(kw);
+  }
+  return ((c * Di + uint(d)) * Hi + uint(h)) * Wi + uint(w);
+}
+
 void main() {
   const uint W = pc.user[0], S = pc.user[1], B = pc.user[2], x = pc.user[3], y = pc.user[4];
   const uint rows = pc.user[5], cols = pc.user[6], row_words = pc.user[7], act = pc.user[8], zw = pc.user[9];
@@ -56,9 +77,16 @@ void main() {
           qx += code_value(row, c) * xc;
           sx += xc;
         }
-      } else {
+      } else if (mode < 3u) {
         for (uint c = c0; c < c1; ++c) {
           const float xc = globals_f[x + x_index(mode, c, p)];
+          qx += code_value(row, c) * xc;
+          sx += xc;
+        }
+      } else {
+        for (uint c = c0; c < c1; ++c) {
+          const uint xi = conv_index(c, p);
+          const float xc = xi == ~0u ? 0.0 : globals_f[x + xi];
           qx += code_value(row, c) * xc;
           sx += xc;
         }
