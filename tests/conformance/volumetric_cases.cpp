@@ -100,6 +100,9 @@ Result dense_in_type(Device& device, DType t) {
 double layer_bound(LayerType k, DType t) {
   if (k == LayerType::Embedding) return 1e-6;
   if (is_conv(k)) return dense_bound(t);
+  // K-means: 40-term squared distances (~|x - c|^2 ~ 40) into a softmax: an absolute error of
+  // ~40 * 40 eps in a score moves a probability by about as much; 1e-4 for every type.
+  if (k == LayerType::KMeans) return 1e-4;
   return 2.5 * dense_bound(t);
 }
 
@@ -115,6 +118,7 @@ Result layer_in_type(Device& device, LayerType k, DType t) {
     case LayerType::Conv3D:
     case LayerType::ConvT3D: l.channels = 2; l.depth = 3; l.height = 4; l.width = 3; l.filters = 3; l.kernel = 2; break;
     case LayerType::ConvT1D: l.channels = 3; l.seq = 6; l.filters = 4; l.kernel = 3; break;
+    case LayerType::KMeans: l.in = 40; l.out = 6; l.seq = 3; break;
     case LayerType::ConvT2D: l.channels = 2; l.height = 3; l.width = 4; l.filters = 3; l.kernel = 3; break;
     case LayerType::MHA: l.in = 40; l.heads = 4; l.seq = 4; break;
     case LayerType::RNN:
@@ -457,7 +461,7 @@ std::vector<Case> volumetric_cases() {
                      [t](Device& d) { return dense_in_type(d, t); }});
   for (LayerType k : {LayerType::Embedding, LayerType::Conv1D, LayerType::Conv2D, LayerType::Conv3D, LayerType::ConvT1D,
                       LayerType::ConvT2D, LayerType::ConvT3D, LayerType::SwiGLU, LayerType::MHA, LayerType::RNN, LayerType::GRU,
-                      LayerType::LSTM})
+                      LayerType::LSTM, LayerType::KMeans})
     for (DType t : all_dtypes())
       cases.push_back({std::string("volumetric.") + layer_type_name(k) + "_" + dtype_name(t),
                        "normalized error <= " + str(layer_bound(k, t)) + " vs the CPU reference on the same packed codes",

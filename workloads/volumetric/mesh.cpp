@@ -35,6 +35,7 @@ bool device_supports(const Layer& l) {
     case LayerType::ConvT1D:
     case LayerType::ConvT2D:
     case LayerType::ConvT3D:
+    case LayerType::KMeans:
     case LayerType::SwiGLU:
     case LayerType::MHA:
     case LayerType::RNN:
@@ -76,6 +77,7 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
     }
     if (l.type == LayerType::SwiGLU)
       for (const char* t : {"a", "b", "h"}) p.globals().add(t + tag, uint64_t(l.seq) * l.out * 4);
+    if (l.type == LayerType::KMeans) p.globals().add("km" + tag, uint64_t(l.seq) * l.out * 4);
     if (l.type == LayerType::MHA)
       for (const char* t : {"q", "k", "v", "o"}) p.globals().add(t + tag, uint64_t(l.seq) * l.in * 4);
     if (l.type == LayerType::RNN || l.type == LayerType::GRU || l.type == LayerType::LSTM) {
@@ -204,6 +206,25 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
             add_matvec(s, l, tag, 0, cs.F, hword("v" + tag + ".0"), bword(in), bword(out), uint32_t(l.act), 3u, cs.positions(), cs.Hi,
                        cs.Wi, cs.K, cs.Wo);
             s.reads.push_back(p.segment(Binding::Heap, "v" + tag + ".0"));
+            break;
+          }
+          case LayerType::KMeans: {
+            // Scores from the packed centroids, then the row softmax into the output.
+            const Packed& pk = l.mats[0].morph(l.dtype);
+            StageSpec sc = s;
+            sc.name = "kmeans[" + u(t) + "]." + tag + ".scores";
+            sc.kernel = kernel(std::string("kmeans_") + dtype_name(l.dtype));
+            sc.groups = {groups_for(uint64_t(l.seq) * l.out), 1, 1};
+            sc.push = {hword("w" + tag + ".0"), hword("s" + tag + ".0"), bword(in), gword("km" + tag), l.seq, l.in, l.out, pk.row_words};
+            sc.reads.push_back(p.segment(Binding::Heap, "w" + tag + ".0"));
+            sc.reads.push_back(p.segment(Binding::Heap, "s" + tag + ".0"));
+            sc.writes = {p.segment(Binding::Globals, "km" + tag)};
+            p.add_stage(sc);
+            s.name = "kmeans[" + u(t) + "]." + tag + ".softmax";
+            s.kernel = kernel("softmax");
+            s.groups = {groups_for(l.seq), 1, 1};
+            s.push = {gword("km" + tag), bword(out), l.seq, l.out};
+            s.reads = {p.segment(Binding::Globals, "km" + tag)};
             break;
           }
           case LayerType::Embedding: {

@@ -13,7 +13,7 @@ namespace {
 
 constexpr const char* kLayerNames[] = {"dense", "rmsnorm", "layernorm", "softmax", "embedding", "conv1d", "conv2d", "swiglu",
                                        "mha",   "rnn",     "gru",       "lstm",    "sequential", "parallel", "residual",
-                                       "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"};
+                                       "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "kmeans"};
 constexpr const char* kActNames[] = {"linear", "relu", "tanh", "sigmoid", "silu"};
 
 std::string u(uint64_t v) { return std::to_string(v); }
@@ -105,6 +105,7 @@ uint32_t layer_output_size(const Layer& l) {
   switch (l.type) {
     case LayerType::Dense: return l.out;
     case LayerType::Embedding:
+    case LayerType::KMeans:
     case LayerType::RNN:
     case LayerType::GRU:
     case LayerType::LSTM: return l.seq * l.out;
@@ -195,6 +196,14 @@ void init_layer(Layer& l, uint32_t seed, const std::string& where) {
       need(cs.positions() > 0, "the input is smaller than the kernel");
       mat(l.filters, cs.taps());
       vec(l.filters, 0.0f, 0.1f);
+      break;
+    }
+    case LayerType::KMeans: {
+      need(l.in > 0 && l.out > 0 && l.seq > 0, "in, out (clusters) and seq must be positive");
+      std::normal_distribution<float> d(0.0f, 1.0f);
+      std::vector<float> c(uint64_t(l.out) * l.in);
+      for (float& v : c) v = d(rng);
+      l.mats.emplace_back(l.out, l.in, std::move(c));
       break;
     }
     case LayerType::SwiGLU:

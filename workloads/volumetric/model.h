@@ -19,6 +19,8 @@
 //   Conv3D       channels*depth*height*width -> filters*(d-k+1)*(h-k+1)*(w-k+1)   W[filters x channels*k^3]
 //   ConvT1D/2D/3D  transposed (stride 1): like Conv1D (seq) / 2D / 3D, each output axis in+k-1,
 //                y[f][p] = b[f] + sum_{c,k} W[f][c,k] x[c][p - k] (terms with p - k outside dropped)
+//   KMeans       seq*in -> seq*out: soft assignment of each row to `out` centroids,
+//                y[t][j] = softmax_j(-|x_t - c_j|^2)          mats C[out x in] (centroids)
 //   SwiGLU       seq*in -> seq*in, hidden out    mats W1[out x in], W3[out x in], W2[in x out]
 //   MHA          seq*in -> seq*in, heads         mats Wq, Wk, Wv, Wo [in x in] (no mask)
 //   RNN          seq*in -> seq*out               mats Wx[out x in], Wh[out x out]; vecs b[out]  (tanh)
@@ -47,7 +49,7 @@ namespace weft::volumetric {
 enum class LayerType : uint32_t {
   Dense, RMSNorm, LayerNorm, Softmax, Embedding, Conv1D, Conv2D, SwiGLU, MHA, RNN, GRU, LSTM,
   Sequential, Parallel, Residual,
-  Conv3D, ConvT1D, ConvT2D, ConvT3D,
+  Conv3D, ConvT1D, ConvT2D, ConvT3D, KMeans,
 };
 const char* layer_type_name(LayerType t);
 LayerType parse_layer_type(const std::string& s);  // BadInput on unknown names

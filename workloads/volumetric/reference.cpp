@@ -304,6 +304,7 @@ bool layer_trainable(const Layer& l) {
     case LayerType::ConvT1D:
     case LayerType::ConvT2D:
     case LayerType::ConvT3D:
+    case LayerType::KMeans:
     case LayerType::Embedding:
     case LayerType::SwiGLU:
     case LayerType::MHA:
@@ -392,6 +393,22 @@ Vec layer_forward(Layer& l, const Vec& x, Tape* tape, const std::string& where) 
                        x[(uint64_t(c) * l.height + i + ki) * l.width + j + kj];
             y[(uint64_t(f) * Ho + i) * Wo + j] = activate(l.act, float(a));
           }
+      break;
+    }
+    case LayerType::KMeans: {
+      const Vec C = eff(l, 0);
+      for (uint32_t t = 0; t < l.seq; ++t) {
+        float* yt = y.data() + uint64_t(t) * l.out;
+        for (uint32_t j = 0; j < l.out; ++j) {
+          double d = 0;
+          for (uint32_t i = 0; i < l.in; ++i) {
+            const double e = double(x[uint64_t(t) * l.in + i]) - C[uint64_t(j) * l.in + i];
+            d += e * e;
+          }
+          yt[j] = float(-d);
+        }
+        softmax_row(yt, l.out);
+      }
       break;
     }
     case LayerType::Conv3D:
@@ -506,6 +523,27 @@ Vec layer_backward(Layer& l, const Tape& tape, const Vec& dy, Grads& g) {
       break;
     }
     case LayerType::MHA: dx = mha_backward(l, x, dy, g); break;
+    case LayerType::KMeans: {
+      // y = softmax(s), s_j = -|x - c_j|^2: ds from the softmax, then ds_j * -2 (x - c_j) to x
+      // and its negative to c_j.
+      const Vec C = eff(l, 0);
+      const Vec y = layer_forward(l, x);
+      for (uint32_t t = 0; t < l.seq; ++t) {
+        const float* yt = y.data() + uint64_t(t) * l.out;
+        const float* dyt = dy.data() + uint64_t(t) * l.out;
+        double sum = 0;
+        for (uint32_t j = 0; j < l.out; ++j) sum += double(dyt[j]) * yt[j];
+        for (uint32_t j = 0; j < l.out; ++j) {
+          const double ds = yt[j] * (dyt[j] - sum);
+          for (uint32_t i = 0; i < l.in; ++i) {
+            const double e = double(x[uint64_t(t) * l.in + i]) - C[uint64_t(j) * l.in + i];
+            dx[uint64_t(t) * l.in + i] += float(-2 * ds * e);
+            g.mats[0][uint64_t(j) * l.in + i] += float(2 * ds * e);
+          }
+        }
+      }
+      break;
+    }
     case LayerType::RNN:
     case LayerType::GRU:
     case LayerType::LSTM: dx = recurrent_backward(l, x, dy, g); break;

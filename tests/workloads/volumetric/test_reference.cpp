@@ -215,6 +215,18 @@ TEST_CASE("volumetric reference: transposed and 3-D convolutions") {
   CHECK(layer_forward(c3, x) == std::vector<float>{7, 8, 13, 14});
 }
 
+TEST_CASE("volumetric reference: k-means soft assignment") {
+  Layer k = make(LayerType::KMeans, 2, 2, 2);
+  init_layer(k, 1, "t");
+  set_mat(k, 0, {0, 0, 3, 4});
+  const auto y = layer_forward(k, {0, 0, 3, 4});
+  // Row 0 sits on centroid 0 (distances 0 and 25), row 1 on centroid 1.
+  CHECK(y[0] == doctest::Approx(1 / (1 + std::exp(-25.0))));
+  CHECK(y[1] == doctest::Approx(std::exp(-25.0) / (1 + std::exp(-25.0))));
+  CHECK(y[2] < 1e-10);
+  CHECK(y[3] == doctest::Approx(1));
+}
+
 TEST_CASE("volumetric reference: SwiGLU, attention and recurrent cells by hand (one unit)") {
   Layer s = make(LayerType::SwiGLU, 1, 1, 2);
   init_layer(s, 1, "t");
@@ -322,6 +334,9 @@ TEST_CASE("volumetric reference: backward matches finite differences") {
   Layer sw = make(LayerType::SwiGLU, 4, 6, 2);
   init_layer(sw, 10, "t");
   check_gradients(sw, 17);
+  Layer km = make(LayerType::KMeans, 3, 4, 2);
+  init_layer(km, 13, "t");
+  check_gradients(km, 22);
   for (LayerType k : {LayerType::Conv3D, LayerType::ConvT1D, LayerType::ConvT2D, LayerType::ConvT3D}) {
     Layer c = make(k, 0, 0, 3);
     c.channels = 2;
