@@ -8,9 +8,10 @@
 //     a replay (determinism); optionally trains on a seeded teacher task on the CPU and on the
 //     device and compares; optionally saves a packed checkpoint and checks the reload.
 //   weft volumetric dna MODEL.json   DNA overlap of the model against itself in every type.
-//   weft volumetric bench [--size N] [--seq S] [--runs R] [--all-types] [--device SEL]
+//   weft volumetric bench [--size N] [--seq S] [--runs R] [--all-types] [--table] [--device SEL]
 //     JSON lines per layer type x numeric type: CPU reference time vs device time to completion
-//     (GPU timestamps, and wall time including reading the output back), packed weight memory.
+//     (GPU timestamps, and wall time including reading the output back), packed weight memory;
+//     --table prints the same figures as a table.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -40,12 +41,13 @@ const char* kUsage =
     "usage: weft volumetric run MODEL.json [--passes N] [--ticks T] [--train STEPS] [--optimizer sgd|adam]\n"
     "                                      [--lr X] [--seed S] [--save FILE] [--device SEL] [--validation]\n"
     "       weft volumetric dna MODEL.json\n"
-    "       weft volumetric bench [--size N] [--seq S] [--runs R] [--all-types] [--device SEL]\n"
+    "       weft volumetric bench [--size N] [--seq S] [--runs R] [--all-types] [--table] [--device SEL]\n"
     "  run:   forward passes and step-mesh ticks on the device vs the CPU reference, optional training\n"
     "         (CPU and device) and packed checkpoint round trip\n"
     "  dna:   overlap of the model with itself morphed to every numeric type\n"
     "  bench: JSON lines per layer type x numeric type: CPU vs device time to completion, memory\n"
-    "         (Dense in all 21 types; the other layers in f32, int8, int4, or all 21 with --all-types)\n";
+    "         (Dense in all 21 types; the other layers in f32, int8, int4, or all 21 with --all-types);\n"
+    "         --table prints a human-readable table instead\n";
 
 constexpr double kPassBound = 2e-5;  // per pass, normalized (see tests/conformance/volumetric_cases.cpp)
 
@@ -364,12 +366,24 @@ Timing time_cell(Device& dev, Network& net, uint32_t runs, bool device) {
 int run_bench(const cli::Args& a) {
   const uint32_t n = std::max(1u, u32(a, "size", 512)), seq = std::max(1u, u32(a, "seq", 8)), runs = std::max(1u, u32(a, "runs", 5));
   auto dev = open_device(a);
+  const bool table = a.flag("table");
+  if (table)
+    std::printf("device: %s; medians of %u runs; gpu = GPU timestamps to completion, wall = + read-back\n%-17s %-9s %-28s %10s "
+                "%10s %9s %9s %9s %8s %9s\n",
+                dev->info().name.c_str(), runs, "layer", "type", "shape", "KiB", "f32 KiB", "cpu ms", "gpu ms", "wall ms", "cpu/gpu",
+                "error");
   auto line = [&](Layer l, const std::string& shape) {
     init_layer(l, 7, "bench");
     Network net(1, 1, 1, 1, layer_input_size(l));
     net.at(0) = l;
     const bool device = device_supports(l);
     const Timing t = time_cell(*dev, net, runs, device);
+    if (table) {
+      std::printf("%-17s %-9s %-28s %10.1f %10.1f %9.3f %9.3f %9.3f %8.2f %9.1e\n", layer_type_name(l.type), dtype_name(l.dtype),
+                  shape.c_str(), double(packed_bytes(net.at(0))) / 1024, double(f32_bytes(net.at(0))) / 1024, t.cpu_ms, t.gpu_ms, t.wall_ms,
+                  t.cpu_ms / t.gpu_ms, t.err);
+      return;
+    }
     bench::Line("volumetric.layer", *dev)
         .str("layer", layer_type_name(l.type))
         .str("dtype", dtype_name(l.dtype))
@@ -438,7 +452,7 @@ int run_bench(const cli::Args& a) {
 int weft_cmd_volumetric(int argc, char** argv) {
   const cli::Args args = cli::parse(argc, argv, 1,
                                     {"passes", "ticks", "train", "optimizer", "lr", "seed", "save", "device", "size", "seq", "runs"},
-                                    {"validation", "all-types"});
+                                    {"validation", "all-types", "table"});
   if (args.positional.empty() || args.positional[0] == "help") {
     std::fputs(kUsage, args.positional.empty() ? stderr : stdout);
     return args.positional.empty() ? 2 : 0;
