@@ -325,9 +325,33 @@ Result bad_input(Device& device) {
 // filters k3, SiLU) -> LayerNorm -> Dense on a 20-value input instead.
 // With `nested`: Dense -> Residual(LayerNorm, Parallel-add(Dense tanh, Sequential(Dense SiLU,
 // RMSNorm))) -> Parallel-concat(Dense 8->3, Sequential(Softmax, Dense 8->1)) -> Dense 4->2.
-Result training(Device& device, Optimizer opt, bool linked, bool conv = false, bool nested = false) {
-  Network net(1, 1, conv || nested ? 4 : 5, 1, conv ? 20 : 4);
-  if (nested) {
+// With `tokens`: Embedding(vocab 6) -> SwiGLU -> K-means -> Dense on 3 token ids.
+Result training(Device& device, Optimizer opt, bool linked, bool conv = false, bool nested = false, bool tokens = false) {
+  Network net(1, 1, conv || nested || tokens ? 4 : 5, 1, conv ? 20 : tokens ? 3 : 4);
+  if (tokens) {
+    Layer e;
+    e.type = LayerType::Embedding;
+    e.vocab = 6;
+    e.out = 4;
+    e.seq = 3;
+    init_layer(e, 1, "e");
+    net.at(0) = e;
+    Layer sw;
+    sw.type = LayerType::SwiGLU;
+    sw.in = 4;
+    sw.out = 6;
+    sw.seq = 3;
+    init_layer(sw, 2, "sw");
+    net.at(1) = sw;
+    Layer km;
+    km.type = LayerType::KMeans;
+    km.in = 4;
+    km.out = 3;
+    km.seq = 3;
+    init_layer(km, 3, "km");
+    net.at(2) = km;
+    net.at(3) = dense(9, 2, Activation::Linear, DType::F32, 4);
+  } else if (nested) {
     net.at(0) = dense(4, 8, Activation::Tanh, DType::F32, 1);
     Layer res;
     res.type = LayerType::Residual;
@@ -396,7 +420,7 @@ Result training(Device& device, Optimizer opt, bool linked, bool conv = false, b
   std::vector<std::vector<float>> xs, ys;
   for (int k = 0; k < 8; ++k) {
     std::vector<float> x(in);
-    for (float& v : x) v = d(rng);
+    for (float& v : x) v = tokens ? float(rng() % 6) : d(rng);
     xs.push_back(x);
     std::vector<float> y(2);
     for (uint32_t o = 0; o < 2; ++o) {
@@ -478,6 +502,8 @@ std::vector<Case> volumetric_cases() {
   cases.push_back({"volumetric.train_adam_conv", train_tol, [](Device& d) { return training(d, Optimizer::Adam, false, true); }});
   cases.push_back({"volumetric.train_adam_nested_containers", train_tol,
                    [](Device& d) { return training(d, Optimizer::Adam, false, false, true); }});
+  cases.push_back({"volumetric.train_adam_embedding_swiglu_kmeans", train_tol,
+                   [](Device& d) { return training(d, Optimizer::Adam, false, false, false, true); }});
   cases.push_back({"volumetric.train_sgd_conv", train_tol, [](Device& d) { return training(d, Optimizer::SGD, false, true); }});
   return cases;
 }

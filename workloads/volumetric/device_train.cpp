@@ -20,6 +20,9 @@ bool trainable_on_device(const Layer& l) {
     case LayerType::Dense:
     case LayerType::Conv1D:
     case LayerType::Conv2D:
+    case LayerType::Embedding:
+    case LayerType::SwiGLU:
+    case LayerType::KMeans:
     case LayerType::RMSNorm:
     case LayerType::LayerNorm:
     case LayerType::Softmax: return true;
@@ -29,6 +32,11 @@ bool trainable_on_device(const Layer& l) {
       return std::all_of(l.children.begin(), l.children.end(), [](const Layer& c) { return trainable_on_device(c); });
     default: return false;
   }
+}
+
+// Layers whose forward is dense.glsl's matrix-vector product with a bias (and activation).
+bool is_matvec(const Layer& l) {
+  return l.type == LayerType::Dense || l.type == LayerType::Conv1D || l.type == LayerType::Conv2D;
 }
 
 bool is_container(const Layer& l) {
@@ -54,7 +62,7 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
   for (uint32_t i = 0; i < n; ++i)
     if (!trainable_on_device(net.at(i)))
       fail(ErrorCode::BadInput, "volumetric: device training: " + net.where(i) + " is " + layer_type_name(net.at(i).type) +
-                                    " (device training takes dense, conv1d, conv2d, rmsnorm, layernorm, softmax and containers of them)");
+                                    " (device training takes dense, conv1d, conv2d, embedding, swiglu, kmeans, rmsnorm, layernorm, softmax and containers of them)");
   // Where each cell reads from, and who reads each cell (the gradient flows back along these).
   std::vector<std::string> input(n);
   std::vector<std::vector<uint32_t>> consumers(n);
@@ -99,12 +107,18 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
       }
       return;
     }
-    if (!l.mats.empty()) {
+    if (is_matvec(l)) {
       G.add("z" + tag, out * 4);
       G.add("dz" + tag, out * 4);
     }
+    if (l.type == LayerType::SwiGLU) {
+      for (const char* t : {"a", "b", "h", "da", "db", "dh"}) G.add(t + tag, uint64_t(l.seq) * l.out * 4);
+      G.add("dxs" + tag, uint64_t(l.seq) * l.in * 4);
+    }
+    if (l.type == LayerType::KMeans)
+      for (const char* t : {"km", "dkm"}) G.add(t + tag, uint64_t(l.seq) * l.out * 4);
     Leaf leaf{tag, {}};
-    if (!l.mats.empty()) leaf.sizes.push_back(uint32_t(l.mats[0].master().size()));
+    for (const WeightStore& m : l.mats) leaf.sizes.push_back(uint32_t(m.master().size()));
     for (const auto& v : l.vecs) leaf.sizes.push_back(uint32_t(v.size()));
     for (uint32_t j = 0; j < leaf.sizes.size(); ++j)
       for (const char* k : {"p", "g", "m", "v"}) G.add(pname(k, tag, j), uint64_t(leaf.sizes[j]) * 4);
@@ -175,7 +189,29 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
       if (l.type == LayerType::Residual) copy("forward.residual" + tag, in, out, true);
       return;
     }
-    if (!l.mats.empty()) {
+    if (l.type == LayerType::Embedding) {
+      const Buf E = whole(pname("p", tag, 0));
+      stage("forward.embedding" + tag, "embedding_train", groups_for(uint64_t(l.seq) * l.out),
+            {w(E), w(E), w(in), w(out), l.seq, l.out, l.out, l.vocab}, {in, E}, {out});
+    } else if (l.type == LayerType::KMeans) {
+      const Buf C = whole(pname("p", tag, 0)), km = whole("km" + tag);
+      stage("forward.kmeans" + tag, "kmeans_train", groups_for(uint64_t(l.seq) * l.out), {w(C), w(C), w(in), w(km), l.seq, l.in, l.out, l.in},
+            {in, C}, {km});
+      stage("forward.kmeans_softmax" + tag, "softmax", groups_for(l.seq), {w(km), w(out), l.seq, l.out}, {km}, {out});
+    } else if (l.type == LayerType::SwiGLU) {
+      // a = W1 x, b = W3 x, h = silu(a) b, y = W2 h (no bias, linear projections).
+      const Buf W1 = whole(pname("p", tag, 0)), W3 = whole(pname("p", tag, 1)), W2 = whole(pname("p", tag, 2));
+      const Buf a = whole("a" + tag), b = whole("b" + tag), h = whole("h" + tag);
+      for (int m = 0; m < 2; ++m) {
+        const Buf& Wm = m ? W3 : W1;
+        const Buf& o = m ? b : a;
+        stage("forward.swiglu_proj" + tag + "." + u(m), "dense_train", groups_for(uint64_t(l.out) * l.seq),
+              {w(Wm), w(Wm), ~0u, w(in), w(o), l.out, l.in, l.in, 0u, ~0u, 0u, l.seq, 0u, 0u, 0u, 0u}, {in, Wm}, {o});
+      }
+      stage("forward.swiglu_gate" + tag, "swiglu_gate", groups_for(uint64_t(l.seq) * l.out), {w(a), w(b), w(h), l.seq * l.out}, {a, b}, {h});
+      stage("forward.swiglu_down" + tag, "dense_train", groups_for(uint64_t(l.in) * l.seq),
+            {w(W2), w(W2), ~0u, w(h), w(out), l.in, l.out, l.out, 0u, ~0u, 0u, l.seq, 0u, 0u, 0u, 0u}, {h, W2}, {out});
+    } else if (is_matvec(l)) {
       const auto g = geometry(l);
       const Buf W = whole(pname("p", tag, 0)), b = whole(pname("p", tag, 1)), z = whole("z" + tag);
       stage("forward." + std::string(layer_type_name(l.type)) + tag, "dense_train", groups_for(uint64_t(g[0]) * g[3]),
@@ -218,7 +254,49 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
         }
         const bool has_dx = dx != nullptr;
         const Buf dxb = dx ? *dx : Buf{"x", 0, 0};
-        if (!l.mats.empty()) {
+        if (l.type == LayerType::Embedding) {
+          const Buf gE = whole(pname("g", tag, 0));
+          std::vector<Buf> writes = {gE};
+          if (has_dx) writes.push_back(dxb);
+          stage("backward.embedding" + tag, "embedding_backward", groups_for(uint64_t(l.vocab) * l.out + l.seq),
+                {w(in), w(dy), w(gE), l.seq, l.out, l.vocab, has_dx ? w(dxb) : ~0u}, {in, dy}, writes);
+          return;
+        }
+        if (l.type == LayerType::KMeans) {
+          const Buf C = whole(pname("p", tag, 0)), gC = whole(pname("g", tag, 0)), dkm = whole("dkm" + tag);
+          stage("backward.kmeans_softmax" + tag, "softmax_backward", groups_for(l.seq), {w(out), w(dy), w(dkm), l.seq, l.out}, {out, dy},
+                {dkm});
+          auto push = [&](uint32_t phase) {
+            return std::vector<uint32_t>{phase, w(in), w(C), w(dkm), w(gC), has_dx ? w(dxb) : 0u, l.seq, l.in, l.out};
+          };
+          stage("backward.kmeans_dc" + tag, "kmeans_backward", groups_for(uint64_t(l.out) * l.in), push(0), {in, C, dkm}, {gC});
+          if (has_dx) stage("backward.kmeans_dx" + tag, "kmeans_backward", groups_for(uint64_t(l.seq) * l.in), push(1), {in, C, dkm}, {dxb});
+          return;
+        }
+        if (l.type == LayerType::SwiGLU) {
+          const Buf W1 = whole(pname("p", tag, 0)), W3 = whole(pname("p", tag, 1)), W2 = whole(pname("p", tag, 2));
+          const Buf g1 = whole(pname("g", tag, 0)), g3 = whole(pname("g", tag, 1)), g2 = whole(pname("g", tag, 2));
+          const Buf a = whole("a" + tag), b = whole("b" + tag), h = whole("h" + tag), da = whole("da" + tag), db = whole("db" + tag),
+                    dh = whole("dh" + tag), dxs = whole("dxs" + tag);
+          // A linear projection without bias: dz is the incoming gradient itself (phase 0 skipped).
+          auto proj = [&](const std::string& name, const Buf& Wm, const Buf& x, const Buf& d, const Buf* dxo, const Buf& gm, uint32_t rows,
+                          uint32_t cols) {
+            auto push = [&](uint32_t phase) {
+              return std::vector<uint32_t>{phase, w(Wm), w(d), w(d), w(d), w(x), dxo ? w(*dxo) : 0u, w(gm), w(gm), rows, cols, 0u,
+                                           0u, l.seq, 0u, 0u, 0u, 0u};
+            };
+            if (dxo) stage(name + "_dx" + tag, "dense_backward", groups_for(uint64_t(l.seq) * cols), push(1), {Wm, d}, {*dxo});
+            stage(name + "_dw" + tag, "dense_backward", groups_for(uint64_t(rows) * cols), push(2), {d, x}, {gm});
+          };
+          proj("backward.swiglu_down", W2, h, dy, &dh, g2, l.in, l.out);
+          stage("backward.swiglu_gate" + tag, "swiglu_gate_backward", groups_for(uint64_t(l.seq) * l.out),
+                {w(a), w(b), w(dh), w(da), w(db), l.seq * l.out}, {a, b, dh}, {da, db});
+          proj("backward.swiglu_w1", W1, in, da, has_dx ? &dxb : nullptr, g1, l.out, l.in);
+          proj("backward.swiglu_w3", W3, in, db, has_dx ? &dxs : nullptr, g3, l.out, l.in);
+          if (has_dx) copy("backward.swiglu_dx" + tag, dxs, dxb, true);
+          return;
+        }
+        if (is_matvec(l)) {
           const Buf W = whole(pname("p", tag, 0)), z = whole("z" + tag), dz = whole("dz" + tag), gW = whole(pname("g", tag, 0)),
                     gb = whole(pname("g", tag, 1));
           const auto g = geometry(l);
@@ -280,10 +358,8 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
   for (size_t k = 0; k < leaves_.size(); ++k) {
     const Layer& l = *leaf_layers[k];
     uint32_t j = 0;
-    if (!l.mats.empty()) {
-      const auto& m = l.mats[0].master();
-      exe_->write_segment(Binding::Globals, pname("p", leaves_[k].tag, j++), m.data(), m.size() * 4);
-    }
+    for (const WeightStore& ws_ : l.mats)
+      exe_->write_segment(Binding::Globals, pname("p", leaves_[k].tag, j++), ws_.master().data(), ws_.master().size() * 4);
     for (const auto& v : l.vecs) exe_->write_segment(Binding::Globals, pname("p", leaves_[k].tag, j++), v.data(), v.size() * 4);
     for (j = 0; j < leaves_[k].sizes.size(); ++j) {
       zero(pname("m", leaves_[k].tag, j));
@@ -319,7 +395,7 @@ void DeviceTrainer::download(Network& net) {
     }
     const std::string& tag = leaves_.at(k++).tag;
     uint32_t j = 0;
-    if (!l.mats.empty()) l.mats[0].set_master(exe_->read_segment<float>(Binding::Globals, pname("p", tag, j++)));
+    for (WeightStore& m : l.mats) m.set_master(exe_->read_segment<float>(Binding::Globals, pname("p", tag, j++)));
     for (auto& v : l.vecs) v = exe_->read_segment<float>(Binding::Globals, pname("p", tag, j++));
   };
   for (uint32_t i = 0; i < net.size(); ++i) walk(net.at(i));
