@@ -326,9 +326,31 @@ Result bad_input(Device& device) {
 // With `nested`: Dense -> Residual(LayerNorm, Parallel-add(Dense tanh, Sequential(Dense SiLU,
 // RMSNorm))) -> Parallel-concat(Dense 8->3, Sequential(Softmax, Dense 8->1)) -> Dense 4->2.
 // With `tokens`: Embedding(vocab 6) -> SwiGLU -> K-means -> Dense on 3 token ids.
-Result training(Device& device, Optimizer opt, bool linked, bool conv = false, bool nested = false, bool tokens = false) {
-  Network net(1, 1, conv || nested || tokens ? 4 : 5, 1, conv ? 20 : tokens ? 3 : 4);
-  if (tokens) {
+// With `convx`: ConvT2D -> Conv3D -> ConvT1D -> ConvT3D -> Dense on a 1x2x3 input.
+Result training(Device& device, Optimizer opt, bool linked, bool conv = false, bool nested = false, bool tokens = false,
+                bool convx = false) {
+  Network net(1, 1, conv || nested || tokens ? 4 : 5, 1, conv ? 20 : tokens ? 3 : convx ? 6 : 4);
+  auto cv = [](LayerType k, uint32_t c, uint32_t d, uint32_t h, uint32_t w, uint32_t f, uint32_t seed) {
+    Layer l;
+    l.type = k;
+    l.channels = c;
+    l.depth = d;
+    l.height = h;
+    l.width = w;
+    l.seq = w;
+    l.filters = f;
+    l.kernel = 2;
+    l.act = Activation::Tanh;
+    init_layer(l, seed, layer_type_name(k));
+    return l;
+  };
+  if (convx) {
+    net.at(0) = cv(LayerType::ConvT2D, 1, 0, 2, 3, 2, 1);  // 2 x 3x4 = 24
+    net.at(1) = cv(LayerType::Conv3D, 2, 2, 3, 2, 2, 2);   // 2 x 1x2x1 = 4
+    net.at(2) = cv(LayerType::ConvT1D, 2, 0, 0, 2, 2, 3);  // 2 x 3 = 6
+    net.at(3) = cv(LayerType::ConvT3D, 1, 1, 2, 3, 1, 4);  // 1 x 2x3x4 = 24
+    net.at(4) = dense(24, 2, Activation::Linear, DType::F32, 5);
+  } else if (tokens) {
     Layer e;
     e.type = LayerType::Embedding;
     e.vocab = 6;
@@ -504,6 +526,8 @@ std::vector<Case> volumetric_cases() {
                    [](Device& d) { return training(d, Optimizer::Adam, false, false, true); }});
   cases.push_back({"volumetric.train_adam_embedding_swiglu_kmeans", train_tol,
                    [](Device& d) { return training(d, Optimizer::Adam, false, false, false, true); }});
+  cases.push_back({"volumetric.train_adam_conv3d_transposed", train_tol,
+                   [](Device& d) { return training(d, Optimizer::Adam, false, false, false, false, true); }});
   cases.push_back({"volumetric.train_sgd_conv", train_tol, [](Device& d) { return training(d, Optimizer::SGD, false, true); }});
   return cases;
 }

@@ -20,6 +20,10 @@ bool trainable_on_device(const Layer& l) {
     case LayerType::Dense:
     case LayerType::Conv1D:
     case LayerType::Conv2D:
+    case LayerType::Conv3D:
+    case LayerType::ConvT1D:
+    case LayerType::ConvT2D:
+    case LayerType::ConvT3D:
     case LayerType::Embedding:
     case LayerType::SwiGLU:
     case LayerType::KMeans:
@@ -35,21 +39,29 @@ bool trainable_on_device(const Layer& l) {
 }
 
 // Layers whose forward is dense.glsl's matrix-vector product with a bias (and activation).
-bool is_matvec(const Layer& l) {
-  return l.type == LayerType::Dense || l.type == LayerType::Conv1D || l.type == LayerType::Conv2D;
-}
+bool is_matvec(const Layer& l) { return l.type == LayerType::Dense || is_conv(l.type); }
 
 bool is_container(const Layer& l) {
   return l.type == LayerType::Sequential || l.type == LayerType::Parallel || l.type == LayerType::Residual;
 }
 
-// dense.glsl / dense_backward.comp geometry of a Dense or Conv layer: rows, cols, then mode, P,
-// L (or H), Win, K, output width.
-std::array<uint32_t, 8> geometry(const Layer& l) {
-  const bool c1 = l.type == LayerType::Conv1D, c2 = l.type == LayerType::Conv2D;
-  const uint32_t rows = c1 || c2 ? l.filters : l.out, cols = uint32_t(l.mats[0].cols());
-  const uint32_t P = c1 ? l.seq - l.kernel + 1 : c2 ? (l.height - l.kernel + 1) * (l.width - l.kernel + 1) : 1;
-  return {rows, cols, c1 ? 1u : c2 ? 2u : 0u, P, c1 ? l.seq : l.height, l.width, l.kernel, c2 ? l.width - l.kernel + 1 : 0u};
+// dense.glsl / dense_backward.comp geometry of a Dense or Conv layer: rows, cols, positions,
+// then the words from [10] on for dense.glsl (fwd) and from [12] on for dense_backward (bwd).
+struct Geometry {
+  uint32_t rows, cols, P;
+  std::vector<uint32_t> fwd, bwd;
+};
+Geometry geometry(const Layer& l) {
+  const uint32_t cols = uint32_t(l.mats[0].cols());
+  if (l.type == LayerType::Dense) return {l.out, cols, 1, {0, 1, 0, 0, 0, 0}, {0, 1, 0, 0, 0, 0}};
+  const ConvShape cs = conv_shape(l);
+  const uint32_t P = cs.positions();
+  if (l.type == LayerType::Conv1D) return {cs.F, cols, P, {1, P, l.seq, 0, l.kernel, 0}, {1, P, l.seq, 0, l.kernel, 0}};
+  if (l.type == LayerType::Conv2D)
+    return {cs.F, cols, P, {2, P, l.height, l.width, l.kernel, cs.Wo}, {2, P, l.height, l.width, l.kernel, cs.Wo}};
+  const uint32_t t = cs.transposed ? 1u : 0u;
+  return {cs.F, cols, P, {3, P, cs.Hi, cs.Wi, cs.K, cs.Wo, cs.Di, cs.Ho, t, cs.dims},
+          {3u | t << 4 | cs.dims << 8, P, cs.Hi, cs.Wi, cs.K, cs.Wo, cs.Di, cs.Ho}};
 }
 
 }  // namespace
@@ -62,7 +74,7 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
   for (uint32_t i = 0; i < n; ++i)
     if (!trainable_on_device(net.at(i)))
       fail(ErrorCode::BadInput, "volumetric: device training: " + net.where(i) + " is " + layer_type_name(net.at(i).type) +
-                                    " (device training takes dense, conv1d, conv2d, embedding, swiglu, kmeans, rmsnorm, layernorm, softmax and containers of them)");
+                                    " (device training takes dense, every convolution, embedding, swiglu, kmeans, rmsnorm, layernorm, softmax and containers of them)");
   // Where each cell reads from, and who reads each cell (the gradient flows back along these).
   std::vector<std::string> input(n);
   std::vector<std::vector<uint32_t>> consumers(n);
@@ -212,11 +224,12 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
       stage("forward.swiglu_down" + tag, "dense_train", groups_for(uint64_t(l.in) * l.seq),
             {w(W2), w(W2), ~0u, w(h), w(out), l.in, l.out, l.out, 0u, ~0u, 0u, l.seq, 0u, 0u, 0u, 0u}, {h, W2}, {out});
     } else if (is_matvec(l)) {
-      const auto g = geometry(l);
+      const Geometry g = geometry(l);
       const Buf W = whole(pname("p", tag, 0)), b = whole(pname("p", tag, 1)), z = whole("z" + tag);
-      stage("forward." + std::string(layer_type_name(l.type)) + tag, "dense_train", groups_for(uint64_t(g[0]) * g[3]),
-            {w(W), w(W), w(b), w(in), w(out), g[0], g[1], g[1], uint32_t(l.act), w(z), g[2], g[3], g[4], g[5], g[6], g[7]},
-            {in, W, b}, {out, z});
+      std::vector<uint32_t> push = {w(W), w(W), w(b), w(in), w(out), g.rows, g.cols, g.cols, uint32_t(l.act), w(z)};
+      push.insert(push.end(), g.fwd.begin(), g.fwd.end());
+      stage("forward." + std::string(layer_type_name(l.type)) + tag, "dense_train", groups_for(uint64_t(g.rows) * g.P), push, {in, W, b},
+            {out, z});
     } else if (l.type == LayerType::Softmax) {
       stage("forward.softmax" + tag, "softmax", groups_for(l.seq), {w(in), w(out), l.seq, l.in}, {in}, {out});
     } else {
@@ -299,15 +312,17 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
         if (is_matvec(l)) {
           const Buf W = whole(pname("p", tag, 0)), z = whole("z" + tag), dz = whole("dz" + tag), gW = whole(pname("g", tag, 0)),
                     gb = whole(pname("g", tag, 1));
-          const auto g = geometry(l);
+          const Geometry g = geometry(l);
           auto push = [&](uint32_t phase) {
-            return std::vector<uint32_t>{phase, w(W), w(z), w(dy), w(dz), w(in), has_dx ? w(dxb) : 0u, w(gW), w(gb), g[0], g[1],
-                                         uint32_t(l.act), g[2], g[3], g[4], g[5], g[6], g[7]};
+            std::vector<uint32_t> v = {phase, w(W), w(z), w(dy), w(dz), w(in), has_dx ? w(dxb) : 0u, w(gW), w(gb), g.rows, g.cols,
+                                       uint32_t(l.act)};
+            v.insert(v.end(), g.bwd.begin(), g.bwd.end());
+            return v;
           };
           const std::string kind = layer_type_name(l.type);
-          stage("backward." + kind + "_dz" + tag, "dense_backward", groups_for(g[0]), push(0), {dy, z}, {dz, gb});
+          stage("backward." + kind + "_dz" + tag, "dense_backward", groups_for(g.rows), push(0), {dy, z}, {dz, gb});
           if (has_dx) stage("backward." + kind + "_dx" + tag, "dense_backward", groups_for(layer_input_size(l)), push(1), {W, dz}, {dxb});
-          stage("backward." + kind + "_dw" + tag, "dense_backward", groups_for(uint64_t(g[0]) * g[1]), push(2), {dz, in}, {gW});
+          stage("backward." + kind + "_dw" + tag, "dense_backward", groups_for(uint64_t(g.rows) * g.cols), push(2), {dz, in}, {gW});
         } else if (l.type == LayerType::Softmax) {
           if (has_dx) stage("backward.softmax" + tag, "softmax_backward", groups_for(l.seq), {w(out), w(dy), w(dxb), l.seq, l.in}, {out, dy}, {dxb});
         } else {

@@ -26,6 +26,7 @@
 #include "activation.glsl"
 #include "params.glsl"
 #include "packed.glsl"
+#include "conv_gather.glsl"
 
 layout(local_size_x = 64) in;
 
@@ -40,20 +41,8 @@ uint x_index(uint mode, uint i, uint p) {
 
 // Mode 3's gather: ~0u where a transposed conv runs off the input.
 uint conv_index(uint i, uint p) {
-  const uint Hi = pc.user[12], Wi = pc.user[13], K = pc.user[14], Wo = pc.user[15], Di = pc.user[16], Ho = pc.user[17];
-  const bool transposed = pc.user[18] != 0u;
-  const uint dims = pc.user[19], kv = dims == 1u ? K : dims == 2u ? K * K : K * K * K;
-  const uint c = i / kv, r = i - c * kv;
-  const uint kw = r % K, kh = dims >= 2u ? (r / K) % K : 0u, kd = dims == 3u ? r / (K * K) : 0u;
-  const uint pw = p % Wo, ph = (p / Wo) % Ho, pd = p / (Wo * Ho);
-  int d = int(pd), h = int(ph), w = int(pw);
-  if (transposed) {
-    d -= int(kd), h -= int(kh), w -= int(kw);
-    if (d < 0 || h < 0 || w < 0 || d >= int(Di) || h >= int(Hi) || w >= int(Wi)) return ~0u;
-  } else {
-    d += int(kd), h += int(kh), w += int(kw);
-  }
-  return ((c * Di + uint(d)) * Hi + uint(h)) * Wi + uint(w);
+  return conv_gather(i, p, pc.user[16], pc.user[12], pc.user[13], pc.user[17], pc.user[15], pc.user[14], pc.user[18] != 0u,
+                     pc.user[19]);
 }
 
 void main() {
