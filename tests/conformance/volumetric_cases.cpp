@@ -325,7 +325,7 @@ Result bad_input(Device& device) {
 // filters k3, SiLU) -> LayerNorm -> Dense on a 20-value input instead.
 // With `nested`: Dense -> Residual(LayerNorm, Parallel-add(Dense tanh, Sequential(Dense SiLU,
 // RMSNorm))) -> Parallel-concat(Dense 8->3, Sequential(Softmax, Dense 8->1)) -> Dense 4->2.
-// With `tokens`: Embedding(vocab 6) -> SwiGLU -> K-means -> Dense on 3 token ids.
+// With `tokens`: Embedding(vocab 6) -> SwiGLU -> Sequential(MHA, K-means) -> Dense on 3 token ids.
 // With `convx`: ConvT2D -> Conv3D -> ConvT1D -> ConvT3D -> Dense on a 1x2x3 input.
 Result training(Device& device, Optimizer opt, bool linked, bool conv = false, bool nested = false, bool tokens = false,
                 bool convx = false) {
@@ -365,13 +365,22 @@ Result training(Device& device, Optimizer opt, bool linked, bool conv = false, b
     sw.seq = 3;
     init_layer(sw, 2, "sw");
     net.at(1) = sw;
+    Layer mh;
+    mh.type = LayerType::MHA;
+    mh.in = 4;
+    mh.heads = 2;
+    mh.seq = 3;
+    init_layer(mh, 5, "mha");
     Layer km;
     km.type = LayerType::KMeans;
     km.in = 4;
     km.out = 3;
     km.seq = 3;
     init_layer(km, 3, "km");
-    net.at(2) = km;
+    Layer both;  // MHA then K-means in one cell
+    both.type = LayerType::Sequential;
+    both.children = {mh, km};
+    net.at(2) = both;
     net.at(3) = dense(9, 2, Activation::Linear, DType::F32, 4);
   } else if (nested) {
     net.at(0) = dense(4, 8, Activation::Tanh, DType::F32, 1);
@@ -524,7 +533,7 @@ std::vector<Case> volumetric_cases() {
   cases.push_back({"volumetric.train_adam_conv", train_tol, [](Device& d) { return training(d, Optimizer::Adam, false, true); }});
   cases.push_back({"volumetric.train_adam_nested_containers", train_tol,
                    [](Device& d) { return training(d, Optimizer::Adam, false, false, true); }});
-  cases.push_back({"volumetric.train_adam_embedding_swiglu_kmeans", train_tol,
+  cases.push_back({"volumetric.train_adam_embedding_swiglu_mha_kmeans", train_tol,
                    [](Device& d) { return training(d, Optimizer::Adam, false, false, false, true); }});
   cases.push_back({"volumetric.train_adam_conv3d_transposed", train_tol,
                    [](Device& d) { return training(d, Optimizer::Adam, false, false, false, false, true); }});

@@ -26,6 +26,7 @@ bool trainable_on_device(const Layer& l) {
     case LayerType::ConvT3D:
     case LayerType::Embedding:
     case LayerType::SwiGLU:
+    case LayerType::MHA:
     case LayerType::KMeans:
     case LayerType::RMSNorm:
     case LayerType::LayerNorm:
@@ -74,7 +75,7 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
   for (uint32_t i = 0; i < n; ++i)
     if (!trainable_on_device(net.at(i)))
       fail(ErrorCode::BadInput, "volumetric: device training: " + net.where(i) + " is " + layer_type_name(net.at(i).type) +
-                                    " (device training takes dense, every convolution, embedding, swiglu, kmeans, rmsnorm, layernorm, softmax and containers of them)");
+                                    " (device training takes dense, every convolution, embedding, swiglu, mha, kmeans, rmsnorm, layernorm, softmax and containers of them)");
   // Where each cell reads from, and who reads each cell (the gradient flows back along these).
   std::vector<std::string> input(n);
   std::vector<std::vector<uint32_t>> consumers(n);
@@ -129,6 +130,10 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
     }
     if (l.type == LayerType::KMeans)
       for (const char* t : {"km", "dkm"}) G.add(t + tag, uint64_t(l.seq) * l.out * 4);
+    if (l.type == LayerType::MHA) {
+      for (const char* t : {"q", "k", "v", "o", "dq", "dk", "dv", "do", "dxs"}) G.add(t + tag, uint64_t(l.seq) * l.in * 4);
+      for (const char* t : {"pa", "da"}) G.add(t + tag, uint64_t(l.heads) * l.seq * l.seq * 4);
+    }
     Leaf leaf{tag, {}};
     for (const WeightStore& m : l.mats) leaf.sizes.push_back(uint32_t(m.master().size()));
     for (const auto& v : l.vecs) leaf.sizes.push_back(uint32_t(v.size()));
@@ -210,6 +215,19 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
       stage("forward.kmeans" + tag, "kmeans_train", groups_for(uint64_t(l.seq) * l.out), {w(C), w(C), w(in), w(km), l.seq, l.in, l.out, l.in},
             {in, C}, {km});
       stage("forward.kmeans_softmax" + tag, "softmax", groups_for(l.seq), {w(km), w(out), l.seq, l.out}, {km}, {out});
+    } else if (l.type == LayerType::MHA) {
+      // q, k, v = W x per token, the attention core, y = Wo o (no bias, linear projections).
+      const char* names[3] = {"q", "k", "v"};
+      for (uint32_t m = 0; m < 3; ++m) {
+        const Buf Wm = whole(pname("p", tag, m)), o = whole(names[m] + tag);
+        stage("forward.mha_" + std::string(names[m]) + tag, "dense_train", groups_for(uint64_t(l.in) * l.seq),
+              {w(Wm), w(Wm), ~0u, w(in), w(o), l.in, l.in, l.in, 0u, ~0u, 0u, l.seq, 0u, 0u, 0u, 0u}, {in, Wm}, {o});
+      }
+      const Buf q = whole("q" + tag), k = whole("k" + tag), v = whole("v" + tag), o = whole("o" + tag), Wo = whole(pname("p", tag, 3));
+      stage("forward.mha_attention" + tag, "attention", groups_for(uint64_t(l.seq) * l.heads), {w(q), w(k), w(v), w(o), l.seq, l.in, l.heads},
+            {q, k, v}, {o});
+      stage("forward.mha_out" + tag, "dense_train", groups_for(uint64_t(l.in) * l.seq),
+            {w(Wo), w(Wo), ~0u, w(o), w(out), l.in, l.in, l.in, 0u, ~0u, 0u, l.seq, 0u, 0u, 0u, 0u}, {o, Wo}, {out});
     } else if (l.type == LayerType::SwiGLU) {
       // a = W1 x, b = W3 x, h = silu(a) b, y = W2 h (no bias, linear projections).
       const Buf W1 = whole(pname("p", tag, 0)), W3 = whole(pname("p", tag, 1)), W2 = whole(pname("p", tag, 2));
@@ -284,6 +302,35 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
           };
           stage("backward.kmeans_dc" + tag, "kmeans_backward", groups_for(uint64_t(l.out) * l.in), push(0), {in, C, dkm}, {gC});
           if (has_dx) stage("backward.kmeans_dx" + tag, "kmeans_backward", groups_for(uint64_t(l.seq) * l.in), push(1), {in, C, dkm}, {dxb});
+          return;
+        }
+        if (l.type == LayerType::MHA) {
+          auto proj = [&](const std::string& name, const Buf& Wm, const Buf& x, const Buf& d, const Buf* dxo, const Buf& gm) {
+            auto push = [&](uint32_t phase) {
+              return std::vector<uint32_t>{phase, w(Wm), w(d), w(d), w(d), w(x), dxo ? w(*dxo) : 0u, w(gm), w(gm), l.in, l.in, 0u,
+                                           0u, l.seq, 0u, 0u, 0u, 0u};
+            };
+            if (dxo) stage(name + "_dx" + tag, "dense_backward", groups_for(uint64_t(l.seq) * l.in), push(1), {Wm, d}, {*dxo});
+            stage(name + "_dw" + tag, "dense_backward", groups_for(uint64_t(l.in) * l.in), push(2), {d, x}, {gm});
+          };
+          const Buf q = whole("q" + tag), k = whole("k" + tag), v = whole("v" + tag), o = whole("o" + tag);
+          const Buf dq = whole("dq" + tag), dk = whole("dk" + tag), dv = whole("dv" + tag), dO = whole("do" + tag);
+          const Buf pa = whole("pa" + tag), da = whole("da" + tag), dxs = whole("dxs" + tag);
+          proj("backward.mha_out", whole(pname("p", tag, 3)), o, dy, &dO, whole(pname("g", tag, 3)));
+          auto att = [&](uint32_t phase) {
+            return std::vector<uint32_t>{phase, w(q), w(k), w(v), w(dO), w(dq), w(dk), w(dv), w(pa), w(da), l.seq, l.in, l.heads};
+          };
+          stage("backward.mha_attention_q" + tag, "attention_backward", groups_for(uint64_t(l.seq) * l.heads), att(0), {q, k, v, dO},
+                {dq, pa, da});
+          stage("backward.mha_attention_kv" + tag, "attention_backward", groups_for(uint64_t(l.seq) * l.heads), att(1), {q, dO, pa, da},
+                {dk, dv});
+          const Buf* grads[3] = {&dq, &dk, &dv};
+          const char* names[3] = {"q", "k", "v"};
+          for (uint32_t m = 0; m < 3; ++m) {
+            const Buf* dxo = !has_dx ? nullptr : m == 0 ? &dxb : &dxs;
+            proj(std::string("backward.mha_w") + names[m], whole(pname("p", tag, m)), in, *grads[m], dxo, whole(pname("g", tag, m)));
+            if (has_dx && m > 0) copy("backward.mha_dx" + tag + "." + u(m), dxs, dxb, true);
+          }
           return;
         }
         if (l.type == LayerType::SwiGLU) {
