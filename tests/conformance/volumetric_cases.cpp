@@ -327,9 +327,19 @@ Result bad_input(Device& device) {
 // RMSNorm))) -> Parallel-concat(Dense 8->3, Sequential(Softmax, Dense 8->1)) -> Dense 4->2.
 // With `tokens`: Embedding(vocab 6) -> SwiGLU -> Sequential(MHA, K-means) -> Dense on 3 token ids.
 // With `convx`: ConvT2D -> Conv3D -> ConvT1D -> ConvT3D -> Dense on a 1x2x3 input.
+// With `recurrent`: RNN -> GRU -> LSTM -> Dense over 3 steps of 2 features.
 Result training(Device& device, Optimizer opt, bool linked, bool conv = false, bool nested = false, bool tokens = false,
-                bool convx = false) {
-  Network net(1, 1, conv || nested || tokens ? 4 : 5, 1, conv ? 20 : tokens ? 3 : convx ? 6 : 4);
+                bool convx = false, bool recurrent = false) {
+  Network net(1, 1, conv || nested || tokens || recurrent ? 4 : 5, 1, conv ? 20 : tokens ? 3 : convx || recurrent ? 6 : 4);
+  auto rec = [](LayerType k, uint32_t in, uint32_t out, uint32_t seed) {
+    Layer l;
+    l.type = k;
+    l.in = in;
+    l.out = out;
+    l.seq = 3;
+    init_layer(l, seed, layer_type_name(k));
+    return l;
+  };
   auto cv = [](LayerType k, uint32_t c, uint32_t d, uint32_t h, uint32_t w, uint32_t f, uint32_t seed) {
     Layer l;
     l.type = k;
@@ -344,7 +354,12 @@ Result training(Device& device, Optimizer opt, bool linked, bool conv = false, b
     init_layer(l, seed, layer_type_name(k));
     return l;
   };
-  if (convx) {
+  if (recurrent) {
+    net.at(0) = rec(LayerType::RNN, 2, 3, 1);
+    net.at(1) = rec(LayerType::GRU, 3, 3, 2);
+    net.at(2) = rec(LayerType::LSTM, 3, 2, 3);
+    net.at(3) = dense(6, 2, Activation::Linear, DType::F32, 4);
+  } else if (convx) {
     net.at(0) = cv(LayerType::ConvT2D, 1, 0, 2, 3, 2, 1);  // 2 x 3x4 = 24
     net.at(1) = cv(LayerType::Conv3D, 2, 2, 3, 2, 2, 2);   // 2 x 1x2x1 = 4
     net.at(2) = cv(LayerType::ConvT1D, 2, 0, 0, 2, 2, 3);  // 2 x 3 = 6
@@ -537,6 +552,8 @@ std::vector<Case> volumetric_cases() {
                    [](Device& d) { return training(d, Optimizer::Adam, false, false, false, true); }});
   cases.push_back({"volumetric.train_adam_conv3d_transposed", train_tol,
                    [](Device& d) { return training(d, Optimizer::Adam, false, false, false, false, true); }});
+  cases.push_back({"volumetric.train_adam_rnn_gru_lstm", train_tol,
+                   [](Device& d) { return training(d, Optimizer::Adam, false, false, false, false, false, true); }});
   cases.push_back({"volumetric.train_sgd_conv", train_tol, [](Device& d) { return training(d, Optimizer::SGD, false, true); }});
   return cases;
 }

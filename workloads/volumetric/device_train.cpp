@@ -27,6 +27,9 @@ bool trainable_on_device(const Layer& l) {
     case LayerType::Embedding:
     case LayerType::SwiGLU:
     case LayerType::MHA:
+    case LayerType::RNN:
+    case LayerType::GRU:
+    case LayerType::LSTM:
     case LayerType::KMeans:
     case LayerType::RMSNorm:
     case LayerType::LayerNorm:
@@ -41,6 +44,11 @@ bool trainable_on_device(const Layer& l) {
 
 // Layers whose forward is dense.glsl's matrix-vector product with a bias (and activation).
 bool is_matvec(const Layer& l) { return l.type == LayerType::Dense || is_conv(l.type); }
+
+bool is_recurrent(const Layer& l) { return l.type == LayerType::RNN || l.type == LayerType::GRU || l.type == LayerType::LSTM; }
+uint32_t rnn_kind(const Layer& l) { return l.type == LayerType::RNN ? 0 : l.type == LayerType::GRU ? 1 : 2; }
+uint32_t rnn_gates(const Layer& l) { return l.type == LayerType::RNN ? 1 : l.type == LayerType::GRU ? 3 : 4; }
+uint32_t rnn_stored(const Layer& l) { return l.type == LayerType::RNN ? 1 : l.type == LayerType::GRU ? 4 : 5; }
 
 bool is_container(const Layer& l) {
   return l.type == LayerType::Sequential || l.type == LayerType::Parallel || l.type == LayerType::Residual;
@@ -75,7 +83,7 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
   for (uint32_t i = 0; i < n; ++i)
     if (!trainable_on_device(net.at(i)))
       fail(ErrorCode::BadInput, "volumetric: device training: " + net.where(i) + " is " + layer_type_name(net.at(i).type) +
-                                    " (device training takes dense, every convolution, embedding, swiglu, mha, kmeans, rmsnorm, layernorm, softmax and containers of them)");
+                                    " (device training takes dense, every convolution, embedding, swiglu, mha, rnn, gru, lstm, kmeans, rmsnorm, layernorm, softmax and containers of them)");
   // Where each cell reads from, and who reads each cell (the gradient flows back along these).
   std::vector<std::string> input(n);
   std::vector<std::vector<uint32_t>> consumers(n);
@@ -130,6 +138,14 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
     }
     if (l.type == LayerType::KMeans)
       for (const char* t : {"km", "dkm"}) G.add(t + tag, uint64_t(l.seq) * l.out * 4);
+    if (is_recurrent(l)) {
+      const uint64_t T = l.seq, H = l.out, GH = uint64_t(rnn_gates(l)) * H;
+      for (const char* t : {"gx", "ax", "ah"}) G.add(t + tag, T * GH * 4);
+      G.add("gh" + tag, GH * 4);
+      G.add("st" + tag, T * rnn_stored(l) * H * 4);
+      G.add("hp" + tag, T * H * 4);
+      for (const char* t : {"c", "dhn", "dcn", "dhd"}) G.add(t + tag, H * 4);
+    }
     if (l.type == LayerType::MHA) {
       for (const char* t : {"q", "k", "v", "o", "dq", "dk", "dv", "do", "dxs"}) G.add(t + tag, uint64_t(l.seq) * l.in * 4);
       for (const char* t : {"pa", "da"}) G.add(t + tag, uint64_t(l.heads) * l.seq * l.seq * 4);
@@ -215,6 +231,25 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
       stage("forward.kmeans" + tag, "kmeans_train", groups_for(uint64_t(l.seq) * l.out), {w(C), w(C), w(in), w(km), l.seq, l.in, l.out, l.in},
             {in, C}, {km});
       stage("forward.kmeans_softmax" + tag, "softmax", groups_for(l.seq), {w(km), w(out), l.seq, l.out}, {km}, {out});
+    } else if (is_recurrent(l)) {
+      // gx = Wx x for all tokens; per step gh = Wh h_{t-1} and the cell (keeping its states);
+      // then hp = h shifted by one step (h_{t-1} rows) for Wh's gradient.
+      const uint32_t T = l.seq, H = l.out, GH = rnn_gates(l) * H, kind = rnn_kind(l);
+      const Buf Wx = whole(pname("p", tag, 0)), Wh = whole(pname("p", tag, 1)), b = whole(pname("p", tag, 2));
+      const Buf bh = kind == 1 ? whole(pname("p", tag, 3)) : b;
+      const Buf gx = whole("gx" + tag), gh = whole("gh" + tag), c = whole("c" + tag), st = whole("st" + tag);
+      stage("forward.rnn_wx" + tag, "dense_train", groups_for(uint64_t(GH) * T),
+            {w(Wx), w(Wx), ~0u, w(in), w(gx), GH, l.in, l.in, 0u, ~0u, 0u, T, 0u, 0u, 0u, 0u}, {in, Wx}, {gx});
+      for (uint32_t t = 0; t < T; ++t) {
+        if (t) {
+          const Buf hprev{out.seg, out.off + (t - 1) * H, H};
+          stage("forward.rnn_wh" + tag + "." + u(t), "dense_train", groups_for(GH), {w(Wh), w(Wh), ~0u, w(hprev), w(gh), GH, H, H, 0u, ~0u, 0u,
+                1u, 0u, 0u, 0u, 0u}, {hprev, Wh}, {gh});
+        }
+        stage("forward.rnn_cell" + tag + "." + u(t), "recurrent_cell_train", groups_for(H),
+              {w(gx), w(gh), w(out), w(c), w(b), w(bh), t, H, kind, w(st)}, {gx, gh, out, c, b, bh}, {out, c, st});
+      }
+      if (T > 1) copy("forward.rnn_hprev" + tag, Buf{out.seg, out.off, (T - 1) * H}, Buf{"hp" + tag, H, (T - 1) * H}, false);
     } else if (l.type == LayerType::MHA) {
       // q, k, v = W x per token, the attention core, y = Wo o (no bias, linear projections).
       const char* names[3] = {"q", "k", "v"};
@@ -302,6 +337,40 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
           };
           stage("backward.kmeans_dc" + tag, "kmeans_backward", groups_for(uint64_t(l.out) * l.in), push(0), {in, C, dkm}, {gC});
           if (has_dx) stage("backward.kmeans_dx" + tag, "kmeans_backward", groups_for(uint64_t(l.seq) * l.in), push(1), {in, C, dkm}, {dxb});
+          return;
+        }
+        if (is_recurrent(l)) {
+          const uint32_t T = l.seq, H = l.out, GH = rnn_gates(l) * H, kind = rnn_kind(l);
+          const Buf Wx = whole(pname("p", tag, 0)), Wh = whole(pname("p", tag, 1));
+          const Buf gWx = whole(pname("g", tag, 0)), gWh = whole(pname("g", tag, 1)), gb = whole(pname("g", tag, 2));
+          const Buf st = whole("st" + tag), ax = whole("ax" + tag), ah = whole("ah" + tag), hp = whole("hp" + tag);
+          const Buf dhn = whole("dhn" + tag), dcn = whole("dcn" + tag), dhd = whole("dhd" + tag);
+          // dense_backward words for W (rows GH x cols), dz, x, dx, grad over P positions (mode 0).
+          auto db = [&](uint32_t phase, const Buf& W, uint32_t cols, const Buf& dz, const Buf& x, const Buf* dxo, const Buf& g, uint32_t P) {
+            return std::vector<uint32_t>{phase, w(W), w(dz), w(dz), w(dz), w(x), dxo ? w(*dxo) : 0u, w(g), w(g), GH, cols, 0u, 0u, P,
+                                         0u, 0u, 0u, 0u};
+          };
+          for (uint32_t t = T; t-- > 0;) {
+            stage("backward.rnn_step" + tag + "." + u(t), "rnn_step_backward", groups_for(H),
+                  {kind, t, T, H, w(dy), w(st), w(out), w(dhn), w(dcn), w(ax), w(ah), w(dhd)}, {dy, st, out, dhn, dcn}, {ax, ah, dcn, dhd});
+            if (t) {
+              const Buf aht{ah.seg, t * GH, GH};
+              stage("backward.rnn_dh" + tag + "." + u(t), "dense_backward", groups_for(H), db(1, Wh, H, aht, hp, &dhn, gWh, 1), {Wh, aht},
+                    {dhn});
+              if (kind == 1) copy("backward.rnn_direct" + tag + "." + u(t), dhd, dhn, true);
+            }
+          }
+          if (has_dx) stage("backward.rnn_dx" + tag, "dense_backward", groups_for(uint64_t(T) * l.in), db(1, Wx, l.in, ax, in, &dxb, gWx, T),
+                            {Wx, ax}, {dxb});
+          stage("backward.rnn_dwx" + tag, "dense_backward", groups_for(uint64_t(GH) * l.in), db(2, Wx, l.in, ax, in, nullptr, gWx, T), {ax, in},
+                {gWx});
+          stage("backward.rnn_dwh" + tag, "dense_backward", groups_for(uint64_t(GH) * H), db(2, Wh, H, ah, hp, nullptr, gWh, T), {ah, hp},
+                {gWh});
+          stage("backward.rnn_db" + tag, "dense_backward", groups_for(GH), db(0, Wx, l.in, ax, in, nullptr, gb, T), {ax}, {ax, gb});
+          if (kind == 1) {
+            const Buf gbh = whole(pname("g", tag, 3));
+            stage("backward.rnn_dbh" + tag, "dense_backward", groups_for(GH), db(0, Wh, H, ah, hp, nullptr, gbh, T), {ah}, {ah, gbh});
+          }
           return;
         }
         if (l.type == LayerType::MHA) {
@@ -412,6 +481,8 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
     const std::vector<float> zeros(exe_->program().globals().at(seg).size / 4, 0.0f);
     exe_->write_segment(Binding::Globals, seg, zeros.data(), zeros.size() * 4);
   };
+  for (const Leaf& lf : leaves_)
+    if (exe_->program().globals().contains("hp" + lf.tag)) zero("hp" + lf.tag);  // h_{-1} = 0
   for (uint32_t i = 0; i < n; ++i) {
     // Zero inputs of links to later cells; zero output gradients of cells nobody reads.
     if (input[i][0] == 'z') zero(input[i]);

@@ -4,7 +4,7 @@
 // read-only): the device trains the f32 master of every layer whatever its numeric type, and
 // download() hands it back to the WeightStore, which re-packs on the next morph. (The CPU
 // Trainer instead trains straight-through in the layer's type; the two agree for f32 layers.)
-// Cells: Dense, every convolution, Embedding, SwiGLU, MHA, K-means, RMSNorm, LayerNorm, Softmax and
+// Cells: every layer kind (RNN/GRU/LSTM backpropagate through time on the device) and
 // Sequential / Parallel (concat, add; every branch keeps its own activations for backward) /
 // Residual containers of them, nested (anything else is BadInput naming the cell), with remote
 // links: a link to an earlier cell carries the gradient back to it (summed over all of a

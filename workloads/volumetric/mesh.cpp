@@ -312,7 +312,7 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
               cell.name = std::string(layer_type_name(l.type)) + "[" + u(t) + "]." + tag + ".cell";
               cell.kernel = kernel("recurrent_cell");
               cell.groups = {groups_for(H), 1, 1};
-              cell.push = {gword("gx" + tag), gword("gh" + tag), bword(out), gword("c" + tag), hword(b), hword(bh), step, H, kind};
+              cell.push = {gword("gx" + tag), gword("gh" + tag), bword(out), gword("c" + tag), hword(b), hword(bh), step, H, kind, ~0u};
               cell.reads = {p.segment(Binding::Globals, "gx" + tag), p.segment(Binding::Globals, "gh" + tag), hprev,
                             p.segment(Binding::Globals, "c" + tag), p.segment(Binding::Heap, b), p.segment(Binding::Heap, bh)};
               cell.writes = {Range{Binding::Globals, brange(out).offset + uint64_t(step) * H * 4, uint64_t(H) * 4},
