@@ -454,7 +454,7 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
         }
       };
 
-  for (uint32_t i = 0; i < n; ++i) forward(net.at(i), u(i), whole(input[i]), whole("y" + u(i)));
+  for (uint32_t i = 0; i < n; ++i) forward(net.at(i), u(i), whole(input[i]), whole(std::string("y").append(u(i))));
   const std::string last = u(n - 1);
   stage("loss", "loss_grad", 1, {ws("y" + last), ws("t"), ws("dy" + last), ws("loss"), output_}, {whole("y" + last), whole("t")},
         {whole("dy" + last), whole("loss")});

@@ -6,8 +6,7 @@
 // Trainer instead trains straight-through in the layer's type; the two agree for f32 layers.)
 // Cells: every layer kind (RNN/GRU/LSTM backpropagate through time on the device) and
 // Sequential / Parallel (concat, add; every branch keeps its own activations for backward) /
-// Residual containers of them, nested (anything else is BadInput naming the cell), with remote
-// links: a link to an earlier cell carries the gradient back to it (summed over all of a
+// Residual containers of them, nested, with remote links: a link to an earlier cell carries the gradient back to it (summed over all of a
 // cell's readers), a link to a later cell reads zeros (the previous pass, as the CPU Trainer).
 #pragma once
 

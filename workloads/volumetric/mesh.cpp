@@ -11,7 +11,13 @@ namespace weft::volumetric {
 namespace {
 
 std::string u(uint64_t v) { return std::to_string(v); }
-std::string out_name(uint32_t cell, uint32_t parity) { return "o" + u(cell) + "." + u(parity); }
+std::string out_name(uint32_t cell, uint32_t parity) {
+  std::string s = "o";  // appended, not "o" + ...: GCC 12 warns falsely (-Wrestrict) on that form
+  s += u(cell);
+  s += ".";
+  s += u(parity);
+  return s;
+}
 KernelRef kernel(const std::string& name) { return find_kernel(weft_volumetric_kernels, weft_volumetric_kernels_count, name); }
 uint32_t groups_for(uint64_t n) { return uint32_t(std::clamp<uint64_t>((n + 63) / 64, 1, 65535)); }
 
