@@ -19,6 +19,7 @@ int weft_cmd_physics(int argc, char** argv);
 int weft_cmd_db(int argc, char** argv);
 int weft_cmd_tokenvm(int argc, char** argv);
 int weft_cmd_attention(int argc, char** argv);
+int weft_cmd_volumetric(int argc, char** argv);
 
 namespace {
 
@@ -37,6 +38,7 @@ const Subcommand kSubcommands[] = {
     {"db", weft_cmd_db, true},
     {"tokenvm", weft_cmd_tokenvm, true},
     {"attention", weft_cmd_attention, true},
+    {"volumetric", weft_cmd_volumetric, true},
 };
 
 const Subcommand* find_subcommand(const std::string& name) {
@@ -83,6 +85,8 @@ const char* kUsage =
     "              [--tokens scripted FILE|random|sampler] [--seed S] [--steps-per-submit N] [--backend device|cpu]\n"
     "                                          run a workflow over a batch, print extractions and decisions\n"
     "  tokenvm fuzz-diff [--runs N] [--seed S] device vs CPU reference on random workflows and tokens\n"
+    "  volumetric run MODEL.json|dna MODEL.json|bench [--passes N --ticks T --train STEPS --save FILE]\n"
+    "                                          grid-of-layers networks in 21 numeric types vs the CPU reference\n"
     "  monty replay RUN_DIR [--objects DIR] [--backend cpu|vulkan]\n"
     "                                          replay a Monty fixture run, print errors per step\n"
     "\n"
@@ -105,7 +109,6 @@ int cmd_bench(int argc, char** argv) {
   for (const Subcommand& c : kSubcommands)
     if (c.has_bench) known += std::string(", ") + c.name;
   fail(ErrorCode::BadInput, "unknown benchmark '" + which + "' (known: " + known + ")");
-  fail(ErrorCode::BadInput, "unknown benchmark '" + which + "' (known: engine, gnn, dsp, attention)");
 }
 
 }  // namespace

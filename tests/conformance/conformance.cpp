@@ -33,6 +33,7 @@ const std::vector<Case>& all_cases() {
     for (Case& c : db_cases()) all.push_back(std::move(c));
     for (Case& c : token_vm_cases()) all.push_back(std::move(c));
     for (Case& c : attention_cases()) all.push_back(std::move(c));
+    for (Case& c : volumetric_cases()) all.push_back(std::move(c));
     return all;
   }();
   return cases;

@@ -43,6 +43,7 @@ std::vector<Case> hypothesis_update_cases();
 std::vector<Case> db_cases();
 std::vector<Case> token_vm_cases();
 std::vector<Case> attention_cases();
+std::vector<Case> volumetric_cases();
 
 struct CaseReport {
   std::string name;
