@@ -36,6 +36,7 @@ namespace {
 using namespace weft;
 using namespace weft::volumetric;
 using weft::volumetric::DType;
+using cli::u32;
 
 const char* kUsage =
     "usage: weft volumetric run MODEL.json [--passes N] [--ticks T] [--train STEPS] [--optimizer sgd|adam]\n"
@@ -50,12 +51,6 @@ const char* kUsage =
     "         --table prints a human-readable table instead\n";
 
 constexpr double kPassBound = 2e-5;  // per pass, normalized (see tests/conformance/volumetric_cases.cpp)
-
-uint32_t u32(const cli::Args& a, const char* name, uint32_t fallback) {
-  const uint64_t v = a.get_uint(name, fallback);
-  if (v > 0xFFFFFFFFu) fail(ErrorCode::BadInput, std::string("--") + name + " is too large");
-  return uint32_t(v);
-}
 
 float number(const cli::Args& a, const char* name, float fallback) {
   const std::string t = a.get(name);
