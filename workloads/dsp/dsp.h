@@ -2,11 +2,12 @@
 //
 // Per channel c (one instance, one chain), per replay (one hop of H = N/2 new real samples):
 //   window  : frame = [last H samples | new H samples] * Hann_periodic(N)   (complex, imag 0)
-//   fft     : log2 N Stockham radix-2 passes, twiddles in Heap: in shared memory in one dispatch
-//             for N <= 2048, else one dispatch per pass (ping-pong in Globals); by default one
-//             dispatch covers every channel (Config::batch_channels), a workgroup row each
+//   fft     : Stockham FFT, twiddles in Heap: radix-8 passes in shared memory in one dispatch
+//             when N x 8 bytes fit the device's shared memory (N <= 2048 on any device, 4096
+//             with 32 KiB), else one radix-2 dispatch per pass (ping-pong in Globals); by default
+//             one dispatch covers every channel (Config::batch_channels), a workgroup row each
 //   filter  : X[k] *= G_c[k]            (per-bin complex gains from Heap)
-//   ifft    : log2 N Stockham passes with conjugate twiddles (unscaled)
+//   ifft    : the same passes with conjugate twiddles (unscaled)
 //   output  : y[n] = gain_c * (Re(x[n]) / N + tail[n]),  tail[n] = Re(x[n + H]) / N   (n < H)
 //             y -> R30 of the channel's instance; Metrics: norm = ||y||2, max_abs = peak,
 //             status = kStatusClipped when peak > 1 (the clipping flag), ticks = device ticks of
@@ -158,7 +159,8 @@ class Stream {
 double relative_l2(const std::vector<float>& dev, const std::vector<double>& ref);
 // The stated bound for frame size N: u (14 log2 N + 8) kappa, u = 2^-24, kappa = max|G|/min|G|
 // (Higham's normwise radix-2 FFT bound, eta ~ 6.7u per level, twice for FFT + IFFT, plus window,
-// filter and overlap-add roundings).
+// filter and overlap-add roundings; the radix-8 kernel rounds fewer times per point, so the
+// radix-2 bound covers it too).
 double error_bound(uint32_t frame, double kappa);
 
 }  // namespace weft::dsp
