@@ -203,6 +203,7 @@ DeviceInfo describe(VkPhysicalDevice pd, uint32_t index, FeatureChain* chain) {
   info.buffer_device_address = fc.f12.bufferDeviceAddress;
   info.shader_clock = clock_ext && fc.clock.shaderSubgroupClock;
   info.shader_int64 = fc.f2.features.shaderInt64;
+  info.shader_float64 = fc.f2.features.shaderFloat64;
   info.shader_int16 = fc.f2.features.shaderInt16;
   info.shader_float16 = fc.f12.shaderFloat16;
   info.shader_int8 = fc.f12.shaderInt8;
@@ -330,6 +331,7 @@ std::unique_ptr<Device> Device::open(const DeviceOptions& options) {
   f2.pNext = &f11;
   f11.pNext = &f12;
   f2.features.shaderInt64 = fc.f2.features.shaderInt64;
+  f2.features.shaderFloat64 = fc.f2.features.shaderFloat64;
   f2.features.shaderInt16 = fc.f2.features.shaderInt16;
   f11.storageBuffer16BitAccess = fc.f11.storageBuffer16BitAccess;
   f12.timelineSemaphore = VK_TRUE;

@@ -53,6 +53,7 @@ struct DeviceInfo {
   bool buffer_device_address = false;
   bool shader_clock = false;
   bool shader_int64 = false;
+  bool shader_float64 = false;
   bool shader_int16 = false;
   bool shader_float16 = false;
   bool shader_int8 = false;

@@ -1,6 +1,7 @@
 // Minimal argument handling shared by the weft subcommands.
 #pragma once
 
+#include <cmath>
 #include <map>
 #include <set>
 #include <string>
@@ -29,6 +30,26 @@ struct Args {
     return std::stoull(v);
   }
 };
+
+// --name as a uint32 (at most `max`), or `fallback` when absent; BadInput naming the option.
+inline uint32_t u32(const Args& a, const char* name, uint32_t fallback, uint64_t max = 0xFFFFFFFFu) {
+  const uint64_t v = a.get_uint(name, fallback);
+  if (v > max) fail(ErrorCode::BadInput, std::string("--") + name + " is too large (at most " + std::to_string(max) + ")");
+  return uint32_t(v);
+}
+
+// --name as a finite float, or `fallback` when absent; BadInput naming the option.
+inline float f32(const Args& a, const char* name, float fallback) {
+  const std::string t = a.get(name);
+  if (t.empty()) return fallback;
+  try {
+    size_t used = 0;
+    const float v = std::stof(t, &used);
+    if (used == t.size() && std::isfinite(v)) return v;
+  } catch (const std::exception&) {
+  }
+  fail(ErrorCode::BadInput, std::string("--") + name + " expects a finite number, got '" + t + "'");
+}
 
 // `with_value`: options that take a value; `known_flags`: options that do not. Anything else
 // starting with -- is an error naming it.

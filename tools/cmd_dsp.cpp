@@ -26,6 +26,9 @@ namespace {
 using namespace weft;
 using namespace weft::dsp;
 
+using cli::u32;
+using cli::f32;
+
 const char* kDspUsage =
     "usage: weft dsp demo  [--channels C] [--frame N] [--frames F] [--amplitude A] [--seed S] [--complex] [--device SEL]\n"
     "                      [--validation]\n"
@@ -36,24 +39,6 @@ const char* kDspUsage =
     "  bench: JSON lines, GPU time per frame and the ratio to FFTW (double, 1 thread) in the same run; the\n"
     "         transforms alone against VkFFT (batched complex forward + inverse) on the same device\n"
     "  N is a power of two in [512, 4096]; C is at most 32\n";
-
-uint32_t u32(const cli::Args& a, const char* name, uint32_t fallback) {
-  const uint64_t v = a.get_uint(name, fallback);
-  if (v > 0xFFFFFFFFu) fail(ErrorCode::BadInput, std::string("--") + name + " is too large");
-  return uint32_t(v);
-}
-
-float number(const cli::Args& a, const char* name, float fallback) {
-  const std::string t = a.get(name);
-  if (t.empty()) return fallback;
-  try {
-    size_t used = 0;
-    const float v = std::stof(t, &used);
-    if (used == t.size() && std::isfinite(v)) return v;
-  } catch (const std::exception&) {
-  }
-  fail(ErrorCode::BadInput, std::string("--") + name + " expects a finite number, got '" + t + "'");
-}
 
 std::unique_ptr<Device> open_device(const cli::Args& a) {
   DeviceOptions o;
@@ -83,7 +68,7 @@ double kappa_of(const Config& c) {
 int run_demo(const cli::Args& a) {
   const Config cfg = make_config(u32(a, "channels", 2), u32(a, "frame", 1024), u32(a, "seed", 1), a.flag("complex"));
   const uint32_t frames = std::max<uint32_t>(1, u32(a, "frames", 8)), seed = u32(a, "seed", 1);
-  const float amp = number(a, "amplitude", 1.5f);
+  const float amp = f32(a, "amplitude", 1.5f);
   auto dev = open_device(a);
   std::printf("device: %s\nstream: %u %s channel(s), frame %u (hop %u), %u frames, amplitude %g, seed %u\n",
               dev->info().name.c_str(), cfg.channels, cfg.complex_input ? "complex" : "real", cfg.frame, cfg.hop(), frames,
@@ -156,7 +141,7 @@ int run_bench(const cli::Args& a) {
         .num("hop", n / 2)
         .str("samples", cfg.complex_input ? "complex" : "real")
         .num("frames", frames)
-        .str("fft", cfg.uses_fused() ? "one_workgroup_shared" : "per_pass_global")
+        .str("fft", s.config().uses_fused() ? "one_workgroup_shared" : "per_pass_global")
         .num("gpu_us_per_frame", gpu * 1e-3)
         .str("peer", "fftw3_double_chain_1thread")
         .num("cpu_us_per_frame", cpu * 1e-3)

@@ -28,6 +28,8 @@ namespace {
 using namespace weft;
 using namespace weft::game;
 
+using cli::u32;
+
 const char* kGameUsage =
     "usage: weft game demo  [--board WxH] [--positions N] [--empty E] [--seed S] [--device SEL] [--validation]\n"
     "       weft game bench [--board WxH] [--roots B] [--depth D] [--empty E] [--runs R] [--seed S]\n"
@@ -38,12 +40,6 @@ const char* kGameUsage =
     "  bench: JSON lines, positions/s and moves/s at fixed depth vs CPU negamax and alpha-beta\n"
     "  solve: device best move (and the solver's value of every move when <= 16 cells are empty)\n"
     "  play:  the device plays both sides to the end of the game\n";
-
-uint32_t u32(const cli::Args& a, const char* name, uint32_t fallback) {
-  const uint64_t v = a.get_uint(name, fallback);
-  if (v > 0xFFFFFFFFu) fail(ErrorCode::BadInput, std::string("--") + name + " is too large");
-  return uint32_t(v);
-}
 
 Board parse_board(const cli::Args& a) {
   const std::string s = a.get("board", "7x6");

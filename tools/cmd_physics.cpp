@@ -27,6 +27,9 @@ namespace {
 using namespace weft;
 using namespace weft::physics;
 
+using cli::u32;
+using cli::f32;
+
 const char* kPhysicsUsage =
     "usage: weft physics demo  [--model lj|sph|both] [--particles N] [--steps S] [--steps-per-submit K] [--dt X]\n"
     "                          [--drift-bound X] [--seed S] [--device SEL] [--validation]\n"
@@ -35,25 +38,6 @@ const char* kPhysicsUsage =
     "        energy, drift, momentum, rule firings, GPU time per stage and the error against the CPU reference\n"
     "  bench: JSON lines, particle-steps per second and the ratio to the CPU reference in the same run\n"
     "        (default sizes 10000,100000, plus 1000000 on a non-CPU device; --sizes for larger)\n";
-
-uint32_t u32(const cli::Args& a, const char* name, uint32_t fallback) {
-  const uint64_t v = a.get_uint(name, fallback);
-  if (v > 0xFFFFFFFFu) fail(ErrorCode::BadInput, std::string("--") + name + " is too large");
-  return uint32_t(v);
-}
-
-float f32(const cli::Args& a, const char* name, float fallback) {
-  const std::string t = a.get(name);
-  if (t.empty()) return fallback;
-  try {
-    size_t used = 0;
-    const float v = std::stof(t, &used);
-    if (used != t.size()) throw std::invalid_argument(t);
-    return v;
-  } catch (const std::exception&) {
-    fail(ErrorCode::BadInput, std::string("--") + name + " expects a number, got '" + t + "'");
-  }
-}
 
 std::vector<Model> models(const cli::Args& a) {
   const std::string m = a.get("model", "both");

@@ -16,6 +16,10 @@ int weft_cmd_gnn(int argc, char** argv);
 int weft_cmd_dsp(int argc, char** argv);
 int weft_cmd_game(int argc, char** argv);
 int weft_cmd_physics(int argc, char** argv);
+int weft_cmd_db(int argc, char** argv);
+int weft_cmd_tokenvm(int argc, char** argv);
+int weft_cmd_attention(int argc, char** argv);
+int weft_cmd_volumetric(int argc, char** argv);
 int weft_cmd_compose(int argc, char** argv);
 
 namespace {
@@ -27,11 +31,15 @@ struct Subcommand {
 };
 const Subcommand kSubcommands[] = {
     {"run", weft_cmd_run, false},
-    {"monty", weft_cmd_monty, false},
+    {"monty", weft_cmd_monty, true},
     {"gnn", weft_cmd_gnn, true},
     {"dsp", weft_cmd_dsp, true},
     {"game", weft_cmd_game, true},
     {"physics", weft_cmd_physics, true},
+    {"db", weft_cmd_db, true},
+    {"tokenvm", weft_cmd_tokenvm, true},
+    {"attention", weft_cmd_attention, true},
+    {"volumetric", weft_cmd_volumetric, true},
     {"compose", weft_cmd_compose, true},
 };
 
@@ -62,12 +70,25 @@ const char* kUsage =
     "                                          run a workload manifest (no C++ needed)\n"
     "  dsp demo|bench [--channels C --frame N --frames F]\n"
     "                                          streaming FFT filter chain vs FFTW\n"
+    "  attention generate MODEL.gguf --prompt TEXT -n N [--temperature T --top-k K --seed S]\n"
+    "  attention demo|bench|write-model       llama decoder from GGUF vs its CPU reference\n"
     "  gnn demo|bench [--nodes N --edges E --features F --layers L --seed S]\n"
     "                                          graph neural network vs its CPU reference\n"
     "  game demo|bench|solve|play [--board WxH --depth D --roots B]\n"
     "                                          batched connect-four search vs an exhaustive solver\n"
     "  physics demo|bench [--model lj|sph|both --particles N --steps S --sizes N1,N2]\n"
     "                                          particles (LJ gas, SPH dam break) vs their CPU reference\n"
+    "  db query --table NAME=FILE.csv ... \"SQL\" [--format table|csv] [--header] [--explain] [--check]\n"
+    "  db demo|bench [--orders N] [--rows N,N]  SQL on CSV tables on the device, checked against SQLite\n"
+    "  tokenvm compile PROMPTS.toml|DIR [--program FLOW.toml] [--resource NAME=VALUE] [--tokenizer tokenizer.json]\n"
+    "              [--match token|byte] [--dump] [--dot FILE] [--out WORKFLOW.json]\n"
+    "                                          UDPL prompts + flow -> token VM zone table (lint, dump, DOT, save)\n"
+    "  tokenvm run PROMPTS.toml|DIR|WORKFLOW.json [--program FLOW.toml] [--batch B] [--steps N]\n"
+    "              [--tokens scripted FILE|random|sampler] [--seed S] [--steps-per-submit N] [--backend device|cpu]\n"
+    "                                          run a workflow over a batch, print extractions and decisions\n"
+    "  tokenvm fuzz-diff [--runs N] [--seed S] device vs CPU reference on random workflows and tokens\n"
+    "  volumetric run MODEL.json|dna MODEL.json|bench [--passes N --ticks T --train STEPS --save FILE]\n"
+    "                                          grid-of-layers networks in 21 numeric types vs the CPU reference\n"
     "  compose NAME|bench [--only NAME --runs R]  workloads composed into one program, one submit\n"
     "                                          (NAME: game-physics), vs the parts run host-orchestrated\n"
     "  monty replay RUN_DIR [--objects DIR] [--backend cpu|vulkan]\n"

@@ -9,7 +9,7 @@ packages=(
   libvulkan-dev libvulkan-volk-dev glslang-tools glslang-dev spirv-tools libglm-dev
   doctest-dev vulkan-validationlayers vulkan-tools mesa-vulkan-drivers
   libtomlplusplus-dev nlohmann-json3-dev libcli11-dev python3 python3-numpy
-  python3-dev pybind11-dev python3-pytest libfftw3-dev libvkfft-dev
+  python3-dev pybind11-dev python3-pytest libfftw3-dev libvkfft-dev libsqlite3-dev sqlite3 python3-regex
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -29,6 +29,11 @@ const std::vector<Case>& all_cases() {
     for (Case& c : dsp_cases()) all.push_back(std::move(c));
     for (Case& c : game_cases()) all.push_back(std::move(c));
     for (Case& c : physics_cases()) all.push_back(std::move(c));
+    for (Case& c : hypothesis_update_cases()) all.push_back(std::move(c));
+    for (Case& c : db_cases()) all.push_back(std::move(c));
+    for (Case& c : token_vm_cases()) all.push_back(std::move(c));
+    for (Case& c : attention_cases()) all.push_back(std::move(c));
+    for (Case& c : volumetric_cases()) all.push_back(std::move(c));
     for (Case& c : compose_cases()) all.push_back(std::move(c));
     return all;
   }();

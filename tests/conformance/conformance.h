@@ -39,6 +39,11 @@ std::vector<Case> gnn_cases();
 std::vector<Case> dsp_cases();
 std::vector<Case> game_cases();
 std::vector<Case> physics_cases();
+std::vector<Case> hypothesis_update_cases();
+std::vector<Case> db_cases();
+std::vector<Case> token_vm_cases();
+std::vector<Case> attention_cases();
+std::vector<Case> volumetric_cases();
 std::vector<Case> compose_cases();
 
 struct CaseReport {

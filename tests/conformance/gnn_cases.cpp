@@ -79,8 +79,8 @@ Result compare(Forward& fwd, const ReferenceResult& ref, double bound, double& w
   return Result::pass();
 }
 
-Result one_aggregation(Device& dev, Aggregation agg) {
-  const Graph g = random_graph(2000, 10000, 32, 1, 11);
+Result one_aggregation(Device& dev, Aggregation agg, bool power_law = false) {
+  const Graph g = random_graph(2000, 10000, 32, 1, 11, power_law);
   const Model m = random_model(32, 1, agg, 12);
   const ReferenceResult ref = reference_forward(g, m, {});
   Forward fwd(dev, g, m);
@@ -94,7 +94,9 @@ Result one_aggregation(Device& dev, Aggregation agg) {
   other.aggregation = agg == Aggregation::Max ? Aggregation::Sum : Aggregation::Max;
   const double apart = normalized_error(fwd.embeddings(1), reference_forward(g, other, {}).h[1]);
   if (apart < 100 * kPerLayerBound) return Result::fail("the fixture does not tell " + std::string(aggregation_name(agg)) + " apart");
-  return Result::pass("2000 nodes, 10000 edges, F 32; normalized error " + str(worst), worst);
+  return Result::pass(std::string("2000 nodes, 10000 edges") + (power_law ? " (power-law in-degrees)" : "") +
+                          ", F 32; normalized error " + str(worst),
+                      worst);
 }
 
 Result forward_multilayer(Device& dev) {
@@ -248,6 +250,9 @@ std::vector<Case> gnn_cases() {
       {"gnn.aggregate_sum", agg_tol, [](Device& d) { return one_aggregation(d, Aggregation::Sum); }},
       {"gnn.aggregate_mean", agg_tol, [](Device& d) { return one_aggregation(d, Aggregation::Mean); }},
       {"gnn.aggregate_max", agg_tol, [](Device& d) { return one_aggregation(d, Aggregation::Max); }},
+      // Hubs: a few nodes aggregate hundreds of neighbours, most only one or none.
+      {"gnn.aggregate_mean_power_law", agg_tol, [](Device& d) { return one_aggregation(d, Aggregation::Mean, true); }},
+      {"gnn.aggregate_max_power_law", agg_tol, [](Device& d) { return one_aggregation(d, Aggregation::Max, true); }},
       {"gnn.forward_multilayer_heterogeneous", "normalized error <= 2e-5 x layer index (f32 error compounding per layer)",
        forward_multilayer},
       {"gnn.oversmoothing_early_exit",

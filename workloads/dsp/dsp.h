@@ -2,11 +2,12 @@
 //
 // Per channel c (one instance, one chain), per replay (one hop of H = N/2 new real samples):
 //   window  : frame = [last H samples | new H samples] * Hann_periodic(N)   (complex, imag 0)
-//   fft     : log2 N Stockham radix-2 passes, twiddles in Heap: in shared memory in one dispatch
-//             for N <= 2048, else one dispatch per pass (ping-pong in Globals); by default one
-//             dispatch covers every channel (Config::batch_channels), a workgroup row each
+//   fft     : Stockham FFT, twiddles in Heap: radix-8 passes in shared memory in one dispatch
+//             when N x 8 bytes fit the device's shared memory (N <= 2048 on any device, 4096
+//             with 32 KiB), else one radix-2 dispatch per pass (ping-pong in Globals); by default
+//             one dispatch covers every channel (Config::batch_channels), a workgroup row each
 //   filter  : X[k] *= G_c[k]            (per-bin complex gains from Heap)
-//   ifft    : log2 N Stockham passes with conjugate twiddles (unscaled)
+//   ifft    : the same passes with conjugate twiddles (unscaled)
 //   output  : y[n] = gain_c * (Re(x[n]) / N + tail[n]),  tail[n] = Re(x[n + H]) / N   (n < H)
 //             y -> R30 of the channel's instance; Metrics: norm = ||y||2, max_abs = peak,
 //             status = kStatusClipped when peak > 1 (the clipping flag), ticks = device ticks of
@@ -40,8 +41,10 @@ namespace weft::dsp {
 inline constexpr uint32_t kMinFrame = 512;
 inline constexpr uint32_t kMaxFrame = 4096;
 inline constexpr uint32_t kMaxChannels = 32;
-// Largest frame the one-workgroup FFT takes (N x 8 bytes of shared memory <= the guaranteed 16 KiB).
+// Largest frame the one-workgroup FFT takes on every device (N x 8 bytes of shared memory <= the
+// guaranteed 16 KiB), and on a device with 32 KiB (most GPUs and lavapipe).
 inline constexpr uint32_t kFusedMaxFrame = 2048;
+inline constexpr uint32_t kFusedMaxFrameLarge = 4096;
 inline constexpr uint32_t kStatusClipped = WEFT_STATUS_WORKLOAD_FIRST;
 
 struct Config {
@@ -52,14 +55,20 @@ struct Config {
   float clip_threshold = 1.0f;                 // max_abs above this lowers the gain
   float gain_factor = 0.5f;                    // ... by this factor, in (0, 1]
   float initial_gain = 1.0f;
-  // One dispatch per transform (shared memory) when N <= kFusedMaxFrame; else, or when false,
-  // one dispatch per radix-2 pass through Globals.
+  // One dispatch per transform (shared memory) when the frame fits the device's shared memory;
+  // else, or when false, one dispatch per radix-2 pass through Globals.
   bool fused = true;
+  // The device's maxComputeSharedMemorySize; 0 until Stream fills it in (16 KiB, the Vulkan
+  // minimum, is assumed meanwhile).
+  uint32_t shared_memory_bytes = 0;
   bool complex_input = false;                  // complex samples in and out (I/Q streams)
   // One dispatch per transform (pass) for all channels, a workgroup row per channel, instead of
   // one per channel: fewer, larger dispatches (what a GPU and a CPU driver both prefer).
   bool batch_channels = true;
-  bool uses_fused() const { return fused && frame <= kFusedMaxFrame; }
+  bool uses_fused() const {
+    const uint64_t shared = shared_memory_bytes ? shared_memory_bytes : 16384u;
+    return fused && frame <= kFusedMaxFrameLarge && uint64_t(frame) * 8u <= shared;
+  }
   uint32_t hop() const { return frame / 2; }
   uint32_t sample_floats() const { return complex_input ? 2u : 1u; }
   uint32_t hop_floats() const { return hop() * sample_floats(); }  // floats per channel per hop
@@ -150,7 +159,8 @@ class Stream {
 double relative_l2(const std::vector<float>& dev, const std::vector<double>& ref);
 // The stated bound for frame size N: u (14 log2 N + 8) kappa, u = 2^-24, kappa = max|G|/min|G|
 // (Higham's normwise radix-2 FFT bound, eta ~ 6.7u per level, twice for FFT + IFFT, plus window,
-// filter and overlap-add roundings).
+// filter and overlap-add roundings; the radix-8 kernel rounds fewer times per point, so the
+// radix-2 bound covers it too).
 double error_bound(uint32_t frame, double kappa);
 
 }  // namespace weft::dsp

@@ -100,7 +100,10 @@ DspProgram build_program(const Config& cfg) {
     const char *src = inverse ? "buf1" : "buf0", *dst = inverse ? "buf0" : "buf1";
     StageSpec f;
     f.name = name_of(inverse ? "ifft" : "fft", c, count);
-    f.kernel = kernel(inverse ? "fft_shared_inverse" : "fft_shared_forward");
+    // A frame over kFusedMaxFrame takes the variant with the larger shared array (32 KiB).
+    const bool large = N > kFusedMaxFrame;
+    f.kernel = kernel(large ? (inverse ? "fft_shared_large_inverse" : "fft_shared_large_forward")
+                            : (inverse ? "fft_shared_inverse" : "fft_shared_forward"));
     f.instance = dp.channels[c];
     f.groups = {1, count, 1};
     f.push = {word(Binding::Globals, seg(c, src)), word(Binding::Globals, seg(c, dst)), word(Binding::Heap, "twiddles"), N, stride};

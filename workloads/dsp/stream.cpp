@@ -17,9 +17,15 @@ RecordOptions options() {
   return o;
 }
 
+Config with_device_limits(Config c, const Device& device) {
+  if (!c.shared_memory_bytes) c.shared_memory_bytes = device.info().max_compute_shared_memory;
+  return c;
+}
+
 }  // namespace
 
-Stream::Stream(Device& device, const Config& config) : cfg_(config), info_(build_program(config)) {
+Stream::Stream(Device& device, const Config& config)
+    : cfg_(with_device_limits(config, device)), info_(build_program(cfg_)) {
   exe_ = std::make_unique<Executable>(device, info_.program, options());
   const uint32_t N = cfg_.frame;
   const std::vector<float> w = hann(N);

@@ -76,9 +76,12 @@ struct Rules {
 // Throws weft::Error BadInput naming what and where (edge type, node, edge, feature, layer).
 void validate(const Graph& graph, const Model& model);
 
-// Seeded random inputs (no downloads): `edges` edges per edge type spread over the nodes with
-// random sources, positive weights; features in [0, 1); weights scaled so activations stay O(1).
-Graph random_graph(uint32_t nodes, uint32_t edges, uint32_t features, uint32_t edge_types, uint32_t seed);
+// Seeded random inputs (no downloads): `edges` edges per edge type with random sources and
+// positive weights; features in [0, 1); weights scaled so activations stay O(1). In-degrees are
+// uniform, or with `power_law` follow a power law (Chung-Lu: node i draws targets with weight
+// rank^-1/(gamma-1), gamma = 2.5, ranks shuffled over the ids), like real graphs' hubs.
+Graph random_graph(uint32_t nodes, uint32_t edges, uint32_t features, uint32_t edge_types, uint32_t seed,
+                   bool power_law = false);
 Model random_model(uint32_t features, uint32_t layers, Aggregation aggregation, uint32_t seed);
 
 // ---- CPU reference (double precision) ------------------------------------------------------

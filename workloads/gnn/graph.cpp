@@ -1,4 +1,5 @@
 // Input checks and seeded random graphs/models.
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -80,7 +81,7 @@ void validate(const Graph& g, const Model& m) {
   }
 }
 
-Graph random_graph(uint32_t nodes, uint32_t edges, uint32_t features, uint32_t edge_types, uint32_t seed) {
+Graph random_graph(uint32_t nodes, uint32_t edges, uint32_t features, uint32_t edge_types, uint32_t seed, bool power_law) {
   if (nodes == 0 || features == 0 || edge_types == 0) bad("random_graph needs nodes, features and edge types > 0");
   Graph g;
   g.nodes = nodes;
@@ -88,12 +89,20 @@ Graph random_graph(uint32_t nodes, uint32_t edges, uint32_t features, uint32_t e
   std::mt19937 rng(seed);
   std::uniform_int_distribution<uint32_t> node(0, nodes - 1);
   std::uniform_real_distribution<float> unit(0.0f, 1.0f), weight(0.25f, 1.0f);
+  std::vector<double> expected_degree;
+  if (power_law) {
+    constexpr double kGamma = 2.5;
+    expected_degree.resize(nodes);
+    for (uint32_t i = 0; i < nodes; ++i) expected_degree[i] = std::pow(double(i + 1), -1.0 / (kGamma - 1.0));
+    std::shuffle(expected_degree.begin(), expected_degree.end(), rng);
+  }
+  std::discrete_distribution<uint32_t> hub(expected_degree.begin(), expected_degree.end());
   for (uint32_t t = 0; t < edge_types; ++t) {
     // Random targets, counted into rows, then random sources: a CSR of in-edges.
     std::vector<uint32_t> target(edges);
     Csr c;
     c.row_offsets.assign(nodes + 1, 0);
-    for (auto& v : target) ++c.row_offsets[(v = node(rng)) + 1];
+    for (auto& v : target) ++c.row_offsets[(v = power_law ? hub(rng) : node(rng)) + 1];
     for (uint32_t i = 0; i < nodes; ++i) c.row_offsets[i + 1] += c.row_offsets[i];
     c.cols.resize(edges);
     c.weights.resize(edges);

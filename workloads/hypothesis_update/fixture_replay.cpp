@@ -299,16 +299,20 @@ Pairing compare_graph_step(const GraphStepContext& c, GraphReplay& gs, StepRepor
   // null: no prediction error recorded; anything else but a number reads as 0, as it always has.
   const double rec_pe = jpe.is_null() ? NAN : jpe.is_number() ? jpe.get<double>() : 0.0;
   double pe_error = diff(info.prediction_error, rec_pe);
-  if (c.tie_tolerance > 0 && !c.burst && pe_error > 0 && !rec_in_e.empty() && rec_in_e.size() == rec_count) {
+  if (c.tie_tolerance > 0 && pe_error > 0 && !rec_in_e.empty()) {
     // The previous best may be a tie within the tolerance: accept the prediction error of any
-    // hypothesis tied with the recorded best, its total recovered as (out - past in) / present
-    // (the recordings have one input channel, so C = 1 in (2C - total) / 3C).
-    const double best = *std::max_element(rec_in_e.begin(), rec_in_e.end());
-    for (size_t r = 0; r < rec_count; ++r)
-      if (rec_in_e[r] >= best - c.tie_tolerance) {
-        const double total = (rec_e[r] - c.past_weight * rec_in_e[r]) / c.present_weight;
-        pe_error = std::min(pe_error, diff(info.prediction_error, (2.0 - total) / 3.0));
-      }
+    // retained hypothesis tied with the recorded best, its total recovered as
+    // (out - past in) / present (the recordings have one input channel, so C = 1 in
+    // (2C - total) / 3C). Retained hypotheses come first in the output, in order.
+    const std::vector<int64_t> retained = c.burst ? kept(rec_in_e.size(), rec_removed) : kept(rec_in_e.size(), {});
+    double best = -kInf;
+    for (int64_t r : retained) best = std::max(best, rec_in_e[size_t(r)]);
+    for (size_t k = 0; k < retained.size() && k < rec_e.size(); ++k) {
+      const double in = rec_in_e[size_t(retained[k])];
+      if (in < best - c.tie_tolerance) continue;
+      const double total = (rec_e[k] - c.past_weight * in) / c.present_weight;
+      pe_error = std::min(pe_error, diff(info.prediction_error, (2.0 - total) / 3.0));
+    }
   }
   cmp.add("run.json/mlh_prediction_error", pe_error);
   const std::string kernel_path = c.dir + "/kernel0/new_evidence.npy";

@@ -53,14 +53,11 @@ int NodeGrid::nearest_within(const double* q, double radius, int k, int* ids, do
   const double r2 = radius * radius;
   int lo[3], hi[3];
   for (int a = 0; a < 3; ++a) lo[a] = cell_index(q[a] - radius, a), hi[a] = cell_index(q[a] + radius, a);
-  // Gather every node inside the ball, then order by (distance, id): cells are not visited in id
-  // order. A few dozen candidates are typical; ranking them by counting (branch-free, keys are
-  // unique because ids are) is several times faster than a comparison sort that mispredicts.
-  constexpr size_t kInline = 64;
-  double cand_d[kInline];
-  uint32_t cand_id[kInline];
-  std::vector<std::pair<double, uint32_t>> many;  // only past kInline candidates
-  size_t found = 0;
+  // The k best so far in ascending (squared distance, id) order, kept by insertion: cells are not
+  // visited in id order, and keys are unique because ids are. Most nodes inside the ball lose to
+  // the current k-th after the first few, so this costs about one comparison per node, where
+  // ranking all candidates against each other cost their count squared.
+  int m = 0;
   for (int z = lo[2]; z <= hi[2]; ++z)
     for (int y = lo[1]; y <= hi[1]; ++y) {
       const size_t row = size_t(dims_[0]) * (size_t(y) + size_t(dims_[1]) * size_t(z));
@@ -69,30 +66,17 @@ int NodeGrid::nearest_within(const double* q, double radius, int k, int* ids, do
         const double dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
         const double d = dx * dx + dy * dy + dz * dz;
         if (!(d < r2)) continue;
-        if (found < kInline) {
-          cand_d[found] = d;
-          cand_id[found] = cell_nodes_[j];
-        } else {
-          if (many.empty())
-            for (size_t i = 0; i < kInline; ++i) many.push_back({cand_d[i], cand_id[i]});
-          many.push_back({d, cell_nodes_[j]});
+        const int id = int(cell_nodes_[j]);
+        if (m == k && !(d < d2[k - 1] || (d == d2[k - 1] && id < ids[k - 1]))) continue;
+        int at = m < k ? m++ : k - 1;  // the slot freed at the end, then shift down to place it
+        while (at > 0 && (d < d2[at - 1] || (d == d2[at - 1] && id < ids[at - 1]))) {
+          d2[at] = d2[at - 1], ids[at] = ids[at - 1];
+          --at;
         }
-        ++found;
+        d2[at] = d, ids[at] = id;
       }
     }
-  const size_t take = std::min(found, size_t(k));
-  if (found > kInline) {
-    std::partial_sort(many.begin(), many.begin() + long(take), many.end());
-    for (size_t i = 0; i < take; ++i) d2[i] = many[i].first, ids[i] = int(many[i].second);
-    return int(take);
-  }
-  for (size_t i = 0; i < found; ++i) {
-    size_t rank = 0;
-    for (size_t j = 0; j < found; ++j)
-      rank += size_t((cand_d[j] < cand_d[i]) | ((cand_d[j] == cand_d[i]) & (cand_id[j] < cand_id[i])));
-    if (rank < take) d2[rank] = cand_d[i], ids[rank] = int(cand_id[i]);
-  }
-  return int(take);
+  return m;
 }
 
 }  // namespace weft::hyp

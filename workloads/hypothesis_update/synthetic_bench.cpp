@@ -2,10 +2,13 @@
 
 #include <weft/error.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <ctime>
 #include <numbers>
 #include <random>
+#include <vector>
 
 #include "cpu_backend.h"
 
@@ -67,9 +70,26 @@ ObjectGraph sphere_surface_graph(const std::string& name, size_t n, uint64_t see
 }
 
 BenchResult run_synthetic_bench(const BenchOptions& o) {
+  CpuBackend backend(o.threads);
+  BenchResult r = run_synthetic_bench(backend, o);
+  r.threads = backend.threads();
+  return r;
+}
+
+namespace {
+// CPU time of every thread of this process: unlike wall time, other processes on a shared
+// machine do not inflate it.
+double process_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
+}
+}  // namespace
+
+BenchResult run_synthetic_bench(HypothesisBackend& backend, const BenchOptions& o,
+                                const std::function<double()>& device_seconds) {
   if (o.nodes < 2 || o.graphs < 1 || o.lms < 1 || o.steps < 1 || o.umbilical < 1)
     fail(ErrorCode::BadInput, "bench: nodes >= 2, graphs, lms, steps and poses >= 1");
-  CpuBackend backend(o.threads);
   std::vector<int> graph_ids;
   for (int g = 0; g < o.graphs; ++g)
     graph_ids.push_back(
@@ -93,10 +113,10 @@ BenchResult run_synthetic_bench(const BenchOptions& o) {
   backend.dispatch(inputs_for(true, nullptr));
   backend.wait();
   BenchResult result;
-  result.threads = backend.threads();
   result.hypotheses_per_graph = backend.hypotheses(0, graph_ids[0]).size();
 
-  double seconds = 0;
+  double seconds = 0, device = 0, process_cpu = 0;
+  std::vector<double> step_seconds;
   size_t tested = 0;
   for (int s = 0; s < o.steps; ++s) {
     const size_t next = (node + 37) % o.nodes;
@@ -104,15 +124,24 @@ BenchResult run_synthetic_bench(const BenchOptions& o) {
     for (int c = 0; c < 3; ++c) move[c] = truth.pos[next * 3 + size_t(c)] - truth.pos[node * 3 + size_t(c)];
     node = next;
     const auto inputs = inputs_for(false, move);
+    const double cpu0 = process_cpu_seconds();
     const auto t0 = std::chrono::steady_clock::now();
     backend.dispatch(inputs);
     backend.wait();
-    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    process_cpu += process_cpu_seconds() - cpu0;
+    step_seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    seconds += step_seconds.back();
+    if (device_seconds) device += device_seconds();
     for (int lm = 0; lm < o.lms; ++lm)
       for (int g : graph_ids) tested += backend.step_info(lm, g).tested;
   }
   result.seconds_per_step = seconds / o.steps;
+  result.process_cpu_seconds_per_step = process_cpu / o.steps;
+  std::nth_element(step_seconds.begin(), step_seconds.begin() + long(step_seconds.size() / 2), step_seconds.end());
+  result.median_seconds_per_step = step_seconds[step_seconds.size() / 2];
   result.hypotheses_per_second = seconds > 0 ? double(tested) / seconds : 0;
+  result.tested_per_step = double(tested) / o.steps;
+  if (device_seconds) result.device_seconds_per_step = device / o.steps;
   return result;
 }
 

@@ -1,16 +1,17 @@
 #include "vulkan_backend.h"
-#include "step_validation.h"
 
 #include <cmath>
-#include <set>
+#include <limits>
 #include <string>
+
+#include "evidence_math.h"
+#include "step_validation.h"
 
 namespace weft::hyp {
 
 namespace {
 
 [[noreturn]] void bad(const std::string& m) { fail(ErrorCode::BadInput, m); }
-
 
 // The curvature that shapes the search sphere (see cpu_graph_update.cpp setup_kernels).
 double curvature_scale(const UpdaterConfig& c, const ChannelInput& ci) {
@@ -37,42 +38,74 @@ std::vector<T> read_rows(Executable& x, const char* segment, uint32_t first_row,
 
 int VulkanBackend::add_graph(const ObjectGraph& graph) {
   require_idle("add_graph");
+  require_setup_allowed("add_graph");
   const int id = host_.add_graph(graph);
   graphs_.push_back(&host_.graph(id));
+  dirty_ = true;
   return id;
 }
 
 int VulkanBackend::add_learning_module(const UpdaterConfig& config, const std::vector<int>& graph_ids) {
   require_idle("add_learning_module");
+  require_setup_allowed("add_learning_module");
   check_device_config(config);
   const int id = host_.add_learning_module(config, graph_ids);
   auto lm = std::make_unique<LmState>();
   lm->config = config;
   lm->graph_ids = graph_ids;
   lms_.push_back(std::move(lm));
+  dirty_ = true;
   return id;
 }
 
+void VulkanBackend::set_kernel_trace(bool on) {
+  require_idle("set_kernel_trace");
+  require_setup_allowed("set_kernel_trace");
+  dirty_ = dirty_ || on != trace_;
+  trace_ = on;
+}
+
+void VulkanBackend::set_capacity_per_node(double rows_per_node) {
+  require_idle("set_capacity_per_node");
+  require_setup_allowed("set_capacity_per_node");
+  if (!(rows_per_node >= 0) || rows_per_node > 1e6)
+    bad("set_capacity_per_node: expects 0 (automatic) or a positive number of rows per node");
+  dirty_ = dirty_ || rows_per_node != capacity_per_node_;
+  capacity_per_node_ = rows_per_node;
+}
+
+void VulkanBackend::set_row_dispatch_width(uint32_t workgroups) {
+  require_idle("set_row_dispatch_width");
+  require_setup_allowed("set_row_dispatch_width");
+  dirty_ = dirty_ || workgroups != row_width_;
+  row_width_ = workgroups;
+}
+
+// Every LM (hence every group) is stacked into the same dispatches, so groups change nothing on
+// the device; they are validated like the CPU backend does.
 void VulkanBackend::set_groups(const std::vector<std::vector<int>>& groups) {
   require_idle("set_groups");
   host_.set_groups(groups);
-  groups_ = groups;
 }
 
 void VulkanBackend::reset_episode() {
   require_idle("reset_episode");
   host_.reset_episode();
-  for (auto& lm : lms_) {
-    lm->program = {};
-    lm->started = false;
-    lm->last = LastStep::None;
-    lm->updated = false;
-    lm->ticket.reset();
-  }
+  for (auto& lm : lms_) lm->started = false, lm->updated = false;
+  if (program_.exe && !dirty_) reset_program_state(program_);
 }
 
 void VulkanBackend::require_idle(const char* what) const {
   if (pending_) bad(std::string(what) + ": a dispatched step is still pending; call wait() first");
+}
+
+// The recorded program stacks every LM; growing it would drop the running LMs' device state.
+void VulkanBackend::require_setup_allowed(const char* what) const {
+  for (const auto& lm : lms_)
+    if (lm->started)
+      bad(std::string(what) +
+          ": the vulkan backend takes graphs and learning modules before the first step of an episode; call "
+          "reset_episode() first");
 }
 
 void VulkanBackend::validate(const std::vector<StepInput>& inputs) const {
@@ -81,84 +114,81 @@ void VulkanBackend::validate(const std::vector<StepInput>& inputs) const {
   validate_step_inputs(inputs, states);
 }
 
-// Spec §3.4 on the host (the CPU reference), then the program for the new counts is recorded and
-// the hypotheses uploaded, rounded to float32.
-void VulkanBackend::initialise(LmState& lm, int lm_id) {
-  std::vector<const ObjectGraph*> graphs;
-  std::vector<uint32_t> counts;
-  std::vector<HypothesisArrays> arrays;
-  for (int g : lm.graph_ids) {
-    graphs.push_back(graphs_[size_t(g)]);
-    arrays.push_back(host_.hypotheses(lm_id, g));
-    counts.push_back(uint32_t(arrays.back().size()));
+void VulkanBackend::ensure_program() {
+  if (!dirty_ && program_.exe) return;
+  std::vector<DeviceLm> lms;
+  for (const auto& lm : lms_) {
+    DeviceLm d;
+    d.config = &lm->config;
+    for (int g : lm->graph_ids) d.graphs.push_back(graphs_[size_t(g)]);
+    lms.push_back(std::move(d));
   }
-  lm.program = build_lm_program(device_, lm.config, graphs, counts, trace_);
+  program_ = {};
+  program_ = build_backend_program(device_, lms, trace_, capacity_per_node_, row_width_);
   ++programs_recorded_;
-  Executable& x = *lm.program.exe;
-  for (size_t g = 0; g < arrays.size(); ++g) {
-    const HypothesisArrays& a = arrays[g];
-    const std::vector<float> e(a.evidence.begin(), a.evidence.end());
-    const std::vector<float> l(a.locations.begin(), a.locations.end());
-    const std::vector<float> r(a.rotations.begin(), a.rotations.end());
-    const uint64_t row = lm.program.hyp_offset[g];
-    if (e.empty()) continue;
-    x.write_segment(Binding::Globals, "E", e.data(), e.size() * 4, row * 4);
-    x.write_segment(Binding::Globals, "L", l.data(), l.size() * 4, row * 12);
-    x.write_segment(Binding::Globals, "R", r.data(), r.size() * 4, row * 36);
-  }
-  lm.started = true;
-  lm.last = LastStep::Host;
-  lm.updated = true;
+  dirty_ = false;
 }
 
-// The only per-step upload: displacement, channel count, and per channel the sensed normal and
-// first curvature direction, pose_fully_defined, the curvature scale and the features.
-void VulkanBackend::write_input(LmState& lm, const StepInput& in) {
-  std::vector<uint32_t> words(4 + size_t(lm.program.max_channels) * kHypChannelWords, 0);
-  for (int i = 0; i < 3; ++i) words[size_t(i)] = f32_bits(float((*in.displacement)[size_t(i)]));
-  words[3] = uint32_t(in.channels.size());
-  for (size_t c = 0; c < in.channels.size(); ++c) {
-    const ChannelInput& ci = in.channels[c];
-    uint32_t* w = words.data() + 4 + c * kHypChannelWords;
-    for (int i = 0; i < 6; ++i) w[i] = f32_bits(float(ci.pose_vectors[size_t(i)]));
-    w[6] = ci.pose_fully_defined ? 1u : 0u;
-    w[7] = f32_bits(float(curvature_scale(lm.config, ci)));
-    for (size_t i = 0; i < ci.features.size(); ++i) w[8 + i] = f32_bits(float(ci.features[i]));
+// The only per-step upload. Per LM: displacement, channel count, active / first-step flags,
+// the number J of sensed frames, per channel the sensed normal and first curvature direction,
+// pose_fully_defined, the curvature scale and the features, and channel 0's sensed frames
+// (spec §3.4; a function of the sensed pose alone).
+void VulkanBackend::write_inputs(const std::vector<StepInput>& inputs) {
+  const uint32_t stride = program_.input_stride;
+  std::vector<uint32_t> words(lms_.size() * stride, 0);
+  for (const StepInput& in : inputs) {
+    const LmState& lm = *lms_[size_t(in.lm)];
+    uint32_t* w = words.data() + size_t(in.lm) * stride;
+    if (in.displacement)
+      for (int i = 0; i < 3; ++i) w[i] = f32_bits(float((*in.displacement)[size_t(i)]));
+    w[kHypInChannels] = uint32_t(in.channels.size());
+    w[kHypInActive] = 1;
+    w[kHypInFirst] = lm.started ? 0u : 1u;
+    for (size_t c = 0; c < in.channels.size(); ++c) {
+      const ChannelInput& ci = in.channels[c];
+      uint32_t* cw = w + kHypInputHeader + c * kHypChannelWords;
+      for (int i = 0; i < 6; ++i) cw[i] = f32_bits(float(ci.pose_vectors[size_t(i)]));
+      cw[6] = ci.pose_fully_defined ? 1u : 0u;
+      cw[7] = f32_bits(float(curvature_scale(lm.config, ci)));
+      for (size_t i = 0; i < ci.features.size(); ++i) cw[8 + i] = f32_bits(float(ci.features[i]));
+    }
+    const ChannelInput& first = in.channels[0];
+    const std::vector<Mat3> frames =
+        sensed_frames(first.pose_vectors, first.pose_fully_defined, lm.config.umbilical_num_poses);
+    w[kHypInJ] = uint32_t(frames.size());
+    uint32_t* fw = w + kHypInputHeader + program_.max_channels * kHypChannelWords;
+    for (size_t j = 0; j < frames.size(); ++j)
+      for (int i = 0; i < 9; ++i) fw[j * 9 + size_t(i)] = f32_bits(float(frames[j][size_t(i)]));
   }
-  lm.program.exe->write_segment(Binding::Globals, "input", words.data(), words.size() * 4);
+  program_.exe->write_segment(Binding::Globals, "input", words.data(), words.size() * 4);
 }
 
 void VulkanBackend::dispatch(const std::vector<StepInput>& inputs) {
   require_idle("dispatch");
   validate(inputs);
-  // An LM without input keeps its state and its last results, marked not updated.
-  for (auto& lm : lms_) lm->updated = false, lm->ticket.reset();
-  // First steps: one host step for all of them (the host backend marks LMs it is not given as
-  // not updated, so they go in together).
-  std::vector<StepInput> first;
-  for (const StepInput& in : inputs)
-    if (!lms_[size_t(in.lm)]->started) first.push_back(in);
-  if (!first.empty()) {
-    host_.dispatch(first);
-    host_.wait();
-    for (const StepInput& in : first) initialise(*lms_[size_t(in.lm)], in.lm);
-  }
-  for (const StepInput& in : inputs) {
-    LmState& lm = *lms_[size_t(in.lm)];
-    if (lm.last == LastStep::Host && lm.updated) continue;  // initialised just now
-    write_input(lm, in);
-    lm.ticket = lm.program.exe->submit();  // non-blocking; the LMs' programs run side by side
-    lm.last = LastStep::Device;
-    lm.updated = true;
-  }
+  ensure_program();
+  write_inputs(inputs);
+  for (auto& lm : lms_) lm->updated = false;
+  for (const StepInput& in : inputs) lms_[size_t(in.lm)]->updated = true, lms_[size_t(in.lm)]->started = true;
+  ticket_ = program_.exe->submit();  // non-blocking: one submission for every LM
   pending_ = true;
 }
 
 void VulkanBackend::wait() {
   if (!pending_) return;
   pending_ = false;
-  for (auto& lm : lms_)
-    if (lm->ticket) lm->program.exe->wait(*lm->ticket).throw_if_failed();
+  program_.exe->wait(*ticket_).throw_if_failed();
+  ticket_.reset();
+  const auto state = read_rows<uint32_t>(*program_.exe, "lmstate", 0, uint32_t(lms_.size()), kHypLmStateWords);
+  for (size_t m = 0; m < lms_.size(); ++m)
+    if (state[m * kHypLmStateWords + kHypLmOverflow] != 0) {
+      const uint32_t zero = 0;
+      program_.exe->write_segment(Binding::Globals, "lmstate", &zero, 4,
+                                  (m * kHypLmStateWords + kHypLmOverflow) * 4);
+      fail(ErrorCode::OutOfMemory, "vulkan backend: LM " + std::to_string(m) +
+                                       " needed more hypothesis rows than a graph's capacity; its new "
+                                       "hypotheses were not added (raise set_capacity_per_node)");
+    }
 }
 
 const VulkanBackend::LmState& VulkanBackend::lm_at(int lm, const char* what) const {
@@ -174,76 +204,91 @@ size_t VulkanBackend::local_graph(const LmState& lm, int graph, const char* what
   bad(std::string(what) + ": the LM does not hold graph id " + std::to_string(graph));
 }
 
+std::vector<uint32_t> VulkanBackend::stats(uint32_t s) const {
+  return read_rows<uint32_t>(*program_.exe, "stats", s, 1, kHypStatsWords);
+}
+
+std::vector<uint32_t> VulkanBackend::lm_state(int lm) const {
+  return read_rows<uint32_t>(*program_.exe, "lmstate", uint32_t(lm), 1, kHypLmStateWords);
+}
+
 HypothesisArrays VulkanBackend::hypotheses(int lm_id, int graph) const {
   const LmState& lm = lm_at(lm_id, "hypotheses");
   const size_t g = local_graph(lm, graph, "hypotheses");
-  if (!lm.started) return host_.hypotheses(lm_id, graph);  // empty before the first step
-  Executable& x = *lm.program.exe;
-  const uint32_t row = lm.program.hyp_offset[g], n = lm.program.hyps[g];
   HypothesisArrays out;
+  if (!lm.started) return out;
+  const uint32_t s = space(lm_id, g);
+  Executable& x = *program_.exe;
+  const uint32_t row = program_.row_offset[s], n = stats(s)[kHypStatCount];
   const auto e = read_rows<float>(x, "E", row, n, 1);
   const auto l = read_rows<float>(x, "L", row, n, 3);
   const auto r = read_rows<float>(x, "R", row, n, 9);
   out.evidence.assign(e.begin(), e.end());
   out.locations.assign(l.begin(), l.end());
   out.rotations.assign(r.begin(), r.end());
-  out.possible.assign(n, 0);  // the default updater never sets them (see hypothesis_types.h)
+  out.possible.assign(n, 0);  // Monty's updaters never set them (see hypothesis_types.h)
   return out;
 }
 
 GraphStepInfo VulkanBackend::step_info(int lm_id, int graph) const {
   const LmState& lm = lm_at(lm_id, "step_info");
   const size_t g = local_graph(lm, graph, "step_info");
-  if (lm.last != LastStep::Device) {  // initialised on the host, or no step yet
-    GraphStepInfo info = host_.step_info(lm_id, graph);
-    info.updated = lm.updated;
-    return info;
-  }
-  const auto s = read_rows<uint32_t>(*lm.program.exe, "stats", uint32_t(g), 1, kHypStatsWords);
   GraphStepInfo info;
   info.updated = lm.updated;
-  info.threshold = bits_f32(s[kHypStatThreshold]);
-  info.prediction_error = bits_f32(s[kHypStatPredictionError]);
-  info.tested = s[kHypStatTested];
+  if (!lm.started) return info;
+  const auto st = stats(space(lm_id, g));
+  info.threshold = bits_f32(st[kHypStatThreshold]);
+  info.prediction_error = bits_f32(st[kHypStatPredictionError]);
+  info.tested = st[kHypStatTested];
   return info;
 }
 
 BurstTelemetry VulkanBackend::burst_telemetry(int lm_id, int graph) const {
   const LmState& lm = lm_at(lm_id, "burst_telemetry");
-  local_graph(lm, graph, "burst_telemetry");
-  return {};  // the default updater keeps no resampling bookkeeping
+  const size_t g = local_graph(lm, graph, "burst_telemetry");
+  BurstTelemetry t;
+  if (!lm.started || lm.config.kind != UpdaterKind::BurstSampling) return t;
+  const uint32_t s = space(lm_id, g);
+  Executable& x = *program_.exe;
+  const auto st = stats(s);
+  const auto ms = lm_state(lm_id);
+  const uint32_t row = program_.row_offset[s];
+  const uint32_t retained = st[kHypStatRetained], added = st[kHypStatAdded], count = st[kHypStatCount];
+  for (uint32_t i = 0; i < added; ++i) t.added_ids.push_back(int64_t(retained + i));
+  for (uint32_t id : read_rows<uint32_t>(x, "removed", row, st[kHypStatRemoved], 1)) t.removed_ids.push_back(id);
+  for (uint32_t a : read_rows<uint32_t>(x, "age", row, count, 1)) t.ages.push_back(a);
+  for (float v : read_rows<float>(x, "slope", row, count, 1)) t.evidence_slopes.push_back(v);
+  t.max_global_slope = bits_f32(ms[kHypLmMaxSlope]);
+  t.burst_steps_in_step = int(ms[kHypLmBurstInStep]);
+  return t;
 }
 
 MostLikely VulkanBackend::most_likely(int lm_id) const {
   const LmState& lm = lm_at(lm_id, "most_likely");
   if (!lm.started) return {};
-  if (lm.last != LastStep::Device) {
-    // After the host initialisation: the argmax of the float32 values now on the device.
-    MostLikely best;
-    for (int g : lm.graph_ids) {
-      const HypothesisArrays a = hypotheses(lm_id, g);
-      for (size_t h = 0; h < a.size(); ++h)
-        if (best.graph < 0 || a.evidence[h] > best.evidence) best = {g, int64_t(h), a.evidence[h]};
-    }
-    return best;
-  }
-  const auto m = read_rows<uint32_t>(*lm.program.exe, "mlh", 0, 1, 4);
-  if (m[0] >= lm.graph_ids.size()) return {};
-  return {lm.graph_ids[m[0]], int64_t(m[1]), double(bits_f32(m[2]))};
+  const auto m = lm_state(lm_id);
+  if (m[kHypLmGraph] >= lm.graph_ids.size()) return {};
+  return {lm.graph_ids[m[kHypLmGraph]], int64_t(m[kHypLmHyp]), double(bits_f32(m[kHypLmEvidence]))};
 }
 
 const ObjectGraph& VulkanBackend::graph(int id) const { return host_.graph(id); }
+
+Timings VulkanBackend::last_step_timings() const {
+  require_idle("last_step_timings");
+  return program_.exe ? program_.exe->timings() : Timings{};
+}
 
 ChannelEvidence VulkanBackend::last_channel_evidence(int lm_id, int graph, size_t channel) const {
   const LmState& lm = lm_at(lm_id, "last_channel_evidence");
   const size_t g = local_graph(lm, graph, "last_channel_evidence");
   ChannelEvidence out;
-  if (lm.last != LastStep::Device || channel >= lm.program.max_channels) return out;
-  Executable& x = *lm.program.exe;
-  const uint32_t row = lm.program.hyp_offset[g], n = lm.program.hyps[g];
-  const auto ne = read_rows<float>(x, "new", uint32_t(channel) * lm.program.padded_rows + row, n, 1);
+  if (!lm.started || channel >= program_.max_channels) return out;
+  const uint32_t s = space(lm_id, g);
+  Executable& x = *program_.exe;
+  const uint32_t row = program_.row_offset[s], n = stats(s)[kHypStatRetained];
+  const auto ne = read_rows<float>(x, "new", uint32_t(channel) * std::max(program_.rows, kHypWorkgroup) + row, n, 1);
   std::vector<uint32_t> tr;
-  if (lm.program.trace && channel == 0) tr = read_rows<uint32_t>(x, "trace", row, n, kHypTraceWords);
+  if (program_.trace && channel == 0) tr = read_rows<uint32_t>(x, "trace", row, n, kHypTraceWords);
   const int k = int(std::min<size_t>(size_t(lm.config.max_nneighbors), graphs_[size_t(graph)]->num_nodes));
   for (uint32_t h = 0; h < n; ++h) {
     if (std::isinf(ne[h]) && ne[h] > 0) continue;  // +inf marks an untested hypothesis

@@ -1,12 +1,15 @@
-// The Vulkan implementation of HypothesisBackend (default updater on the device, float32).
+// The Vulkan implementation of HypothesisBackend: both updaters (default and burst sampling),
+// every threshold mode, float32, every step entirely on the device.
 //
-// Per LM: one device program (vulkan_program.h) holding its graphs stacked in Heap and its
-// hypotheses resident in Globals. An LM's first step (initialisation, spec §3.4) runs on the host
-// with the CPU reference code and is uploaded; the program is recorded then, for those counts,
-// and replayed by every later step (the default updater never changes the counts). dispatch()
-// writes each LM's step input (displacement, sensed pose, features: ~100 words) and submits its
-// program without waiting; wait() blocks on all tickets; the read calls copy back only the
-// arrays asked for.
+// One device program (vulkan_program.h) holds every LM: object models in Heap (uploaded once),
+// hypotheses and slope trackers resident in Globals, all (LM, graph) spaces stacked into the
+// same 9-12 dispatches, so every LM group runs in the same dispatches and dispatch() is a single
+// submission. It is recorded on the first dispatch after set-up (or after reset_episode() when
+// LMs were added) and replayed by every step: hypothesis counts change on the device (deletion,
+// burst sampling) inside fixed per-space capacities, and the host never reads them mid-step.
+// Per step only the step inputs go up (displacement, per channel the sensed pose, features and
+// curvature scale, and channel 0's sensed frames, ~150 words per LM); wait() reads back one
+// overflow word per LM; the read calls copy back only the arrays asked for.
 #pragma once
 
 #include <weft/weft.h>
@@ -45,40 +48,55 @@ class VulkanBackend final : public HypothesisBackend {
   // Channel 0's tested hypotheses, location evidence and (when tracing) nearest nodes, custom
   // distances and rotated normals of the last step, read back from the device.
   ChannelEvidence last_channel_evidence(int lm, int graph, size_t channel) const;
-  // Takes effect when an LM's program is next recorded (set it before the first step).
-  void set_kernel_trace(bool on) { trace_ = on; }
+  // The next step records the program anew with the trace on (exact brute-force K nearest) or
+  // off (grid search). Like the other set-up calls: before an episode's first step.
+  void set_kernel_trace(bool on);
+  // Hypothesis rows per graph node each (LM, graph) may hold; 0 (default): see space_capacity.
+  // Set-up like the others (before an episode's first step). A step that would exceed it fails
+  // in wait() with OutOfMemory.
+  void set_capacity_per_node(double rows_per_node);
+  // Widest row dispatch (row stages run as a 2D grid of workgroups); tests narrow it to cover
+  // the wrap-around that only programs of millions of rows would otherwise reach.
+  void set_row_dispatch_width(uint32_t workgroups);
   Device& device() const { return device_; }
-  // Programs recorded so far (one per LM and hypothesis-count shape; steps replay them).
+  // Programs recorded so far (one per set-up; steps replay it).
   size_t programs_recorded() const { return programs_recorded_; }
+  // GPU time of the last step (timestamps around every stage), when the device has timestamps.
+  Timings last_step_timings() const;
+  const BackendProgram* program() const { return program_.exe ? &program_ : nullptr; }
 
  private:
-  enum class LastStep { None, Host, Device };
   struct LmState {
     UpdaterConfig config;
     std::vector<int> graph_ids;
-    LmProgram program;        // empty until the LM's first step
     bool started = false;
-    LastStep last = LastStep::None;  // where the LM's last step with input ran
-    bool updated = false;            // the LM had input in the last dispatch
-    std::optional<Ticket> ticket;
+    bool updated = false;  // the LM had input in the last dispatch
   };
 
   void validate(const std::vector<StepInput>& inputs) const;
-  void initialise(LmState& lm, int lm_id);
-  void write_input(LmState& lm, const StepInput& in);
+  void ensure_program();
+  void write_inputs(const std::vector<StepInput>& inputs);
   const LmState& lm_at(int lm, const char* what) const;
   size_t local_graph(const LmState& lm, int graph, const char* what) const;
   void require_idle(const char* what) const;
+  void require_setup_allowed(const char* what) const;
+  uint32_t space(int lm, size_t local) const { return program_.space_of_lm[size_t(lm)] + uint32_t(local); }
+  std::vector<uint32_t> stats(uint32_t space) const;
+  std::vector<uint32_t> lm_state(int lm) const;
 
   Device& device_;
-  // Set-up checks and the LMs' first steps (initialisation) run on this host reference; its
-  // results are uploaded and the device carries every later step.
+  // Set-up checks (graph and config validation) run on this host backend, which also keeps the
+  // graphs; it never runs a step.
   CpuBackend host_{1};
   std::vector<const ObjectGraph*> graphs_;
   std::vector<std::unique_ptr<LmState>> lms_;
-  std::vector<std::vector<int>> groups_;
+  BackendProgram program_;
+  bool dirty_ = true;  // set-up changed since the program was recorded
+  std::optional<Ticket> ticket_;
   bool pending_ = false;
   bool trace_ = false;
+  double capacity_per_node_ = 0;
+  uint32_t row_width_ = 32768;
   size_t programs_recorded_ = 0;
 };
 

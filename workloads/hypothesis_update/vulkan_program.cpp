@@ -1,8 +1,11 @@
 #include "vulkan_program.h"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <string>
 
+#include "device_grid.h"
 #include "weft_hyp_kernels.h"
 
 namespace weft::hyp {
@@ -26,142 +29,310 @@ uint32_t threshold_mode_code(ThresholdMode m) {
   return 6;
 }
 
-}  // namespace
+int max_frames(const UpdaterConfig& c) { return std::max(2, c.umbilical_num_poses); }
 
-void check_device_config(const UpdaterConfig& c) {
-  if (c.threshold.mode == ThresholdMode::Median)
-    fail(ErrorCode::BadInput, "vulkan backend: the 'median' evidence threshold is not implemented on the device");
-  if (c.kind != UpdaterKind::Default)
-    fail(ErrorCode::BadInput, "vulkan backend: only the default updater runs on the device (burst sampling: use cpu)");
-  if (c.max_channels < 1 || uint32_t(c.max_channels) > kHypMaxChannels)
-    fail(ErrorCode::BadInput, "vulkan backend: max_channels must be 1.." + std::to_string(kHypMaxChannels));
-  if (c.feature_width() > kHypMaxFeatureWidth)
-    fail(ErrorCode::BadInput, "vulkan backend: at most " + std::to_string(kHypMaxFeatureWidth) + " feature columns");
+// Burst sampling's node count for J frames per node, exactly as the CPU backend computes it:
+// n = round(N * min(multiplier, J)) (half to even, like Python), down to a multiple of J, / J.
+uint32_t sampled_nodes(const UpdaterConfig& c, size_t nodes, int j) {
+  const double multiplier = std::min(c.burst.sampling_multiplier, double(j));
+  int64_t count = int64_t(std::nearbyint(double(nodes) * multiplier));
+  count -= count % j;
+  return uint32_t(std::min<int64_t>(count / j, int64_t(nodes)));
 }
 
-LmProgram build_lm_program(Device& device, const UpdaterConfig& c, const std::vector<const ObjectGraph*>& graphs,
-                           const std::vector<uint32_t>& hyps, bool trace) {
-  const uint32_t G = uint32_t(graphs.size());
-  const uint32_t C = uint32_t(c.max_channels);
-  const uint32_t fw = uint32_t(c.feature_width());
-  LmProgram lp;
-  lp.hyps = hyps;
-  lp.max_channels = C;
-  lp.trace = trace;
-  std::vector<uint32_t> node_offset(G), graph_table(size_t(G) * 8, 0), wg_graph;
-  uint32_t nodes = 0;
-  for (uint32_t g = 0; g < G; ++g) {
-    node_offset[g] = nodes;
-    lp.hyp_offset.push_back(lp.padded_rows);
-    graph_table[g * 8 + 0] = nodes;
-    graph_table[g * 8 + 1] = uint32_t(graphs[g]->num_nodes);
-    graph_table[g * 8 + 2] = lp.padded_rows;
-    graph_table[g * 8 + 3] = hyps[g];
-    const uint32_t blocks = (hyps[g] + kHypWorkgroup - 1) / kHypWorkgroup;
-    wg_graph.insert(wg_graph.end(), blocks, g);
-    lp.padded_rows += blocks * kHypWorkgroup;
-    nodes += uint32_t(graphs[g]->num_nodes);
-  }
-  const uint32_t H = std::max(lp.padded_rows, kHypWorkgroup);
-  if (wg_graph.empty()) wg_graph.push_back(0);  // no hypotheses: the stages have nothing to do
+// Layout block words (L_* in hyp_common.glsl).
+enum : uint32_t {
+  kE, kL, kR, kNew, kFe, kInput, kStats, kLmState, kTrace, kHist, kAge, kSlope, kKeep, kRemoved, kOrder,
+  kPos, kPose, kPdf, kFeat, kSpaces, kLms, kWgSpace, kRows, kMaxChannels, kHistStride, kGrid, kRowWgs, kLayoutWords
+};
 
-  // Stacked object models (float32: the fixtures' graphs are float32, so this is exact).
-  std::vector<float> pos, pose, pdf, feat;
-  for (const ObjectGraph* g : graphs) {
-    pos.insert(pos.end(), g->pos.begin(), g->pos.end());
-    pose.insert(pose.end(), g->pose_vectors.begin(), g->pose_vectors.end());
-    pdf.insert(pdf.end(), g->pose_defined.begin(), g->pose_defined.end());
-    feat.insert(feat.end(), g->features.begin(), g->features.end());
-  }
-  std::vector<uint32_t> params(128, 0);
-  params[0] = f2u(float(c.feature_evidence_increment));
-  params[1] = f2u(float(c.sn_weight));
-  params[2] = f2u(float(c.cd_weight));
-  params[3] = f2u(float(c.max_match_distance));
-  params[4] = f2u(float(c.past_weight));
-  params[5] = f2u(float(c.present_weight));
-  params[6] = threshold_mode_code(c.threshold.mode);
-  params[7] = f2u(float(c.threshold.value));
-  params[8] = f2u(float(c.x_percent_threshold));
-  params[9] = uint32_t(c.max_nneighbors);
-  params[10] = fw;
-  params[11] = c.feature_evidence_increment > 0 && fw > 0 ? 1u : 0u;
+std::vector<uint32_t> lm_params(const UpdaterConfig& c) {
+  std::vector<uint32_t> p(kHypParamWords, 0);
+  const uint32_t fw = uint32_t(c.feature_width());
+  p[0] = f2u(float(c.feature_evidence_increment));
+  p[1] = f2u(float(c.sn_weight));
+  p[2] = f2u(float(c.cd_weight));
+  p[3] = f2u(float(c.max_match_distance));
+  p[4] = f2u(float(c.past_weight));
+  p[5] = f2u(float(c.present_weight));
+  p[6] = threshold_mode_code(c.threshold.mode);
+  p[7] = f2u(float(c.threshold.value));
+  p[8] = f2u(float(c.x_percent_threshold));
+  p[9] = uint32_t(c.max_nneighbors);
+  p[10] = fw;
+  p[11] = c.feature_evidence_increment > 0 && fw > 0 ? 1u : 0u;
   double weight_sum = 0;
   uint32_t col = 0;
   for (const FeatureSpec& f : c.features)
     for (size_t i = 0; i < f.width(); ++i, ++col) {
-      params[16 + col] = f2u(float(f.tolerances[i]));
-      params[48 + col] = f2u(float(f.weights[i]));
-      params[80 + col] = f.first_column_circular && i == 0 ? 1u : 0u;
+      p[16 + col] = f2u(float(f.tolerances[i]));
+      p[48 + col] = f2u(float(f.weights[i]));
+      p[80 + col] = f.first_column_circular && i == 0 ? 1u : 0u;
       weight_sum += f.weights[i];
     }
-  params[12] = f2u(float(weight_sum));
+  p[12] = f2u(float(weight_sum));
+  p[112] = c.kind == UpdaterKind::BurstSampling ? 1u : 0u;
+  p[113] = f2u(float(c.burst.deletion_trigger_slope));
+  p[114] = f2u(float(c.burst.burst_trigger_slope));
+  p[115] = uint32_t(std::max(c.burst.sampling_burst_duration, 0));
+  p[116] = uint32_t(c.burst.slope_window);
+  p[117] = uint32_t(std::max(c.burst.slope_min_age, 0));
+  return p;
+}
+
+}  // namespace
+
+void check_device_config(const UpdaterConfig& c) {
+  if (c.max_channels < 1 || uint32_t(c.max_channels) > kHypMaxChannels)
+    fail(ErrorCode::BadInput, "vulkan backend: max_channels must be 1.." + std::to_string(kHypMaxChannels));
+  if (c.feature_width() > kHypMaxFeatureWidth)
+    fail(ErrorCode::BadInput, "vulkan backend: at most " + std::to_string(kHypMaxFeatureWidth) + " feature columns");
+  if (c.kind == UpdaterKind::BurstSampling && (c.burst.slope_window < 2 || uint32_t(c.burst.slope_window) > kHypMaxWindow))
+    fail(ErrorCode::BadInput, "vulkan backend: burst.slope_window must be 2.." + std::to_string(kHypMaxWindow));
+}
+
+uint32_t space_capacity(const UpdaterConfig& c, size_t nodes, double capacity_per_node) {
+  double per_node = capacity_per_node;
+  if (per_node <= 0) {
+    per_node = max_frames(c);
+    if (c.kind == UpdaterKind::BurstSampling)
+      per_node += 2.0 * std::max(c.burst.sampling_burst_duration, 1) *
+                  std::min(c.burst.sampling_multiplier, double(max_frames(c)));
+  }
+  const double rows = std::ceil(per_node * double(nodes));
+  if (rows > double(1u << 30)) fail(ErrorCode::OutOfMemory, "vulkan backend: hypothesis capacity too large");
+  return (uint32_t(rows) + kHypWorkgroup - 1) / kHypWorkgroup * kHypWorkgroup;
+}
+
+BackendProgram build_backend_program(Device& device, const std::vector<DeviceLm>& lms, bool trace,
+                                     double capacity_per_node, uint32_t row_dispatch_width) {
+  BackendProgram bp;
+  bp.trace = trace;
+  uint32_t window = 1;
+  for (const DeviceLm& lm : lms) {
+    bp.max_channels = std::max(bp.max_channels, uint32_t(lm.config->max_channels));
+    bp.max_frames = std::max(bp.max_frames, uint32_t(max_frames(*lm.config)));
+    if (lm.config->kind == UpdaterKind::BurstSampling) {
+      bp.burst = true;
+      window = std::max(window, uint32_t(lm.config->burst.slope_window));
+    }
+  }
+  bp.input_stride = kHypInputHeader + bp.max_channels * kHypChannelWords + bp.max_frames * 9;
+  const uint32_t C = bp.max_channels;
+
+  // Object models, each graph once however many LMs hold it (float32: the fixtures' graphs are
+  // float32, so this is exact).
+  std::map<const ObjectGraph*, std::pair<uint32_t, uint32_t>> placed;  // -> node offset, feature word offset
+  std::vector<float> pos, pose, pdf, feat;
+  std::vector<uint32_t> spaces, lm_table, wg_space, params;
+  // Without the kernel trace, nearest nodes come from a grid per space (device_grid.h);
+  // node lists and cell starts are relative here, made absolute once the segments are placed.
+  std::vector<uint32_t> grid_hdr, grid_cells, grid_nodes;
+  uint32_t fe_words = 0, order_words = 0, max_nodes = 0, space_count = 0;
+  for (size_t m = 0; m < lms.size(); ++m) {
+    const UpdaterConfig& c = *lms[m].config;
+    bp.space_of_lm.push_back(space_count);
+    const std::vector<uint32_t> p = lm_params(c);
+    lm_table.insert(lm_table.end(), {space_count, uint32_t(lms[m].graphs.size()), uint32_t(params.size()), 0, 0, 0, 0, 0});
+    params.insert(params.end(), p.begin(), p.end());
+    for (const ObjectGraph* g : lms[m].graphs) {
+      auto it = placed.find(g);
+      if (it == placed.end()) {
+        it = placed.emplace(g, std::make_pair(uint32_t(pdf.size()), uint32_t(feat.size()))).first;
+        pos.insert(pos.end(), g->pos.begin(), g->pos.end());
+        pose.insert(pose.end(), g->pose_vectors.begin(), g->pose_vectors.end());
+        pdf.insert(pdf.end(), g->pose_defined.begin(), g->pose_defined.end());
+        feat.insert(feat.end(), g->features.begin(), g->features.end());
+      }
+      const uint32_t n = uint32_t(g->num_nodes);
+      const uint32_t cap = space_capacity(c, n, capacity_per_node);
+      const uint32_t umb = uint32_t(std::max(c.umbilical_num_poses, 1));
+      spaces.insert(spaces.end(), {it->second.first, n, bp.rows, cap, uint32_t(m), it->second.second,
+                                   sampled_nodes(c, n, 2), sampled_nodes(c, n, int(umb)), fe_words, order_words, 0, 0,
+                                   0, 0, 0, 0});
+      if (!trace) {
+        const DeviceGrid grid = build_device_grid(*g, c.max_match_distance);
+        std::vector<uint32_t> h(kGridHeaderWords, 0);
+        for (int i = 0; i < 3; ++i) h[size_t(i)] = f2u(grid.origin[i]), h[5 + size_t(i)] = grid.dims[i];
+        h[3] = f2u(grid.cell);
+        h[4] = f2u(grid.radius);
+        h[8] = uint32_t(grid_cells.size());
+        h[9] = uint32_t(grid_nodes.size());
+        grid_hdr.insert(grid_hdr.end(), h.begin(), h.end());
+        grid_cells.insert(grid_cells.end(), grid.cell_start.begin(), grid.cell_start.end());
+        grid_nodes.insert(grid_nodes.end(), grid.nodes.begin(), grid.nodes.end());
+      }
+      bp.row_offset.push_back(bp.rows);
+      bp.capacity.push_back(cap);
+      wg_space.insert(wg_space.end(), cap / kHypWorkgroup, space_count);
+      bp.rows += cap;
+      fe_words += C * n;
+      order_words += n;
+      max_nodes = std::max(max_nodes, n);
+      ++space_count;
+    }
+  }
+  const uint32_t H = std::max(bp.rows, kHypWorkgroup);
+  const uint32_t S = space_count, M = uint32_t(lms.size());
+  if (wg_space.empty()) wg_space.push_back(0);
 
   Program p("hypothesis_update");
   auto& heap = p.heap();
   auto& glob = p.globals();
   auto bytes = [](size_t words) { return uint64_t(std::max<size_t>(words, 1)) * 4; };
+  heap.add("layout", bytes(kLayoutWords));
   heap.add("pos", bytes(pos.size()));
   heap.add("pose", bytes(pose.size()));
   heap.add("pdf", bytes(pdf.size()));
   heap.add("feat", bytes(feat.size()));
-  heap.add("graphs", bytes(graph_table.size()));
-  heap.add("wg_graph", bytes(wg_graph.size()));
+  heap.add("spaces", bytes(spaces.size()));
+  heap.add("lms", bytes(lm_table.size()));
+  heap.add("wg_space", bytes(wg_space.size()));
   heap.add("params", bytes(params.size()));
+  if (!trace) {
+    heap.add("grid_hdr", bytes(grid_hdr.size()));
+    heap.add("grid_cells", bytes(grid_cells.size()));
+    heap.add("grid_nodes", bytes(grid_nodes.size()));
+  }
   glob.add("E", bytes(H));
   glob.add("L", bytes(size_t(H) * 3));
   glob.add("R", bytes(size_t(H) * 9));
   glob.add("new", bytes(size_t(C) * H));
-  glob.add("fe", bytes(size_t(C) * nodes));
-  glob.add("input", bytes(4 + size_t(C) * kHypChannelWords));
-  glob.add("stats", bytes(size_t(G) * kHypStatsWords));
-  glob.add("mlh", bytes(4));
-  glob.add("trace", bytes(trace ? size_t(H) * kHypTraceWords : 1));
+  glob.add("fe", bytes(fe_words));
+  glob.add("order", bytes(order_words));
+  glob.add("input", bytes(size_t(M) * bp.input_stride));
+  glob.add("stats", bytes(size_t(S) * kHypStatsWords));
+  glob.add("lmstate", bytes(size_t(M) * kHypLmStateWords));
+  if (trace) glob.add("trace", bytes(size_t(H) * kHypTraceWords));
+  if (bp.burst) {
+    glob.add("hist", bytes(size_t(H) * window));
+    glob.add("age", bytes(H));
+    glob.add("slope", bytes(H));
+    glob.add("keep", bytes(H));
+    glob.add("removed", bytes(H));
+  }
 
   auto hw = [&](const char* s) { return heap.at(s).word_offset(); };
   auto gw = [&](const char* s) { return glob.at(s).word_offset(); };
-  const std::vector<uint32_t> push = {gw("E"),     gw("L"),       gw("R"),      gw("new"),      gw("fe"),
-                                      gw("input"), gw("stats"),   gw("mlh"),    trace ? gw("trace") : WEFT_NONE,
-                                      H,           nodes,         G,            hw("pos"),      hw("pose"),
-                                      hw("pdf"),   hw("feat"),    hw("graphs"), hw("wg_graph"), hw("params")};
+  auto gw_opt = [&](const char* s, bool present) { return present ? gw(s) : WEFT_NONE; };
+  std::vector<uint32_t> layout(kLayoutWords, 0);
+  layout[kE] = gw("E");
+  layout[kL] = gw("L");
+  layout[kR] = gw("R");
+  layout[kNew] = gw("new");
+  layout[kFe] = gw("fe");
+  layout[kInput] = gw("input");
+  layout[kStats] = gw("stats");
+  layout[kLmState] = gw("lmstate");
+  layout[kTrace] = gw_opt("trace", trace);
+  layout[kHist] = gw_opt("hist", bp.burst);
+  layout[kAge] = gw_opt("age", bp.burst);
+  layout[kSlope] = gw_opt("slope", bp.burst);
+  layout[kKeep] = gw_opt("keep", bp.burst);
+  layout[kRemoved] = gw_opt("removed", bp.burst);
+  layout[kOrder] = gw("order");
+  layout[kPos] = hw("pos");
+  layout[kPose] = hw("pose");
+  layout[kPdf] = hw("pdf");
+  layout[kFeat] = hw("feat");
+  layout[kSpaces] = hw("spaces");
+  layout[kLms] = hw("lms");
+  layout[kWgSpace] = hw("wg_space");
+  layout[kRows] = H;
+  layout[kMaxChannels] = C;
+  layout[kHistStride] = window;
+  layout[kGrid] = trace ? WEFT_NONE : hw("grid_hdr");
+  layout[kRowWgs] = uint32_t(wg_space.size());
+  for (uint32_t s = 0; !trace && s < S; ++s) {
+    grid_hdr[s * kGridHeaderWords + 8] += hw("grid_cells");
+    grid_hdr[s * kGridHeaderWords + 9] += hw("grid_nodes");
+  }
+  // Tables hold absolute word offsets so kernels add nothing.
+  for (uint32_t s = 0; s < S; ++s) {
+    spaces[s * 16 + 8] += gw("fe");
+    spaces[s * 16 + 9] += gw("order");
+  }
+  for (uint32_t m = 0; m < M; ++m) {
+    lm_table[m * 8 + 2] += hw("params");
+    lm_table[m * 8 + 3] = gw("input") + m * bp.input_stride;
+    lm_table[m * 8 + 4] = gw("lmstate") + m * kHypLmStateWords;
+  }
+
+  const std::vector<uint32_t> push = {hw("layout")};
   const InstanceId inst = p.add_instance("hypotheses", 1);
-  auto seg = [&](const char* s) { return p.segment(Binding::Globals, s); };
-  const Range all_heap = p.whole(Binding::Heap);
-  auto stage = [&](const char* name, uint32_t groups, std::vector<Range> reads, std::vector<Range> writes) {
+  const Range all_heap = p.whole(Binding::Heap), all_globals = p.whole(Binding::Globals);
+  auto stage = [&](const char* name, std::array<uint32_t, 3> groups) {
     StageSpec s;
     s.name = name;
     s.kernel = kernel(name);
     s.instance = inst;
-    s.groups = {std::max(groups, 1u), 1, 1};
+    s.groups = {std::max(groups[0], 1u), std::max(groups[1], 1u), std::max(groups[2], 1u)};
     s.push = push;
-    reads.push_back(all_heap);
-    s.reads = std::move(reads);
-    s.writes = std::move(writes);
+    // Every stage reads what the previous one wrote: a full barrier between stages.
+    s.reads = {all_heap, all_globals};
+    s.writes = {all_globals};
     p.add_stage(std::move(s));
   };
-  const uint32_t row_groups = uint32_t(wg_graph.size());
-  stage("hyp_threshold", 1, {seg("E")}, {seg("stats")});
-  stage("hyp_feature_evidence", (nodes + kHypWorkgroup - 1) / kHypWorkgroup, {seg("input")}, {seg("fe")});
-  stage("hyp_location_evidence", row_groups, {seg("E"), seg("R"), seg("L"), seg("input"), seg("stats"), seg("fe")},
-        {seg("L"), seg("new"), seg("trace")});
-  stage("hyp_floor", G, {seg("new"), seg("stats"), seg("input")}, {seg("stats")});
-  stage("hyp_apply", row_groups, {seg("new"), seg("stats"), seg("input"), seg("E")}, {seg("E")});
-  stage("hyp_argmax", 1, {seg("E")}, {seg("mlh")});
+  bool median = false;
+  for (const DeviceLm& lm : lms) median = median || lm.config->threshold.mode == ThresholdMode::Median;
+  // Row stages: a 2D grid at most row_dispatch_width wide, within every device's workgroup-count
+  // limit (65535 is the guaranteed minimum).
+  const uint32_t row_wgs = uint32_t(wg_space.size()), width = std::clamp(row_dispatch_width, 1u, 65535u);
+  const std::array<uint32_t, 3> row_groups = {std::min(row_wgs, width), (row_wgs + width - 1) / width, 1};
+  if (bp.burst) stage("hyp_slopes", row_groups);
+  if (median) stage("hyp_median", {S, 1, 1});
+  stage("hyp_threshold", {M, 1, 1});
+  stage("hyp_feature_evidence", {(max_nodes + kHypWorkgroup - 1) / kHypWorkgroup, S, 1});
+  if (bp.burst) stage("hyp_compact", {S, 1, 1});
+  stage("hyp_select", {S, 1, 1});
+  stage("hyp_location_evidence", row_groups);
+  stage("hyp_floor", {S, 1, 1});
+  stage("hyp_apply", row_groups);
+  stage("hyp_new_block", row_groups);
+  if (bp.burst) stage("hyp_tracker", row_groups);
+  stage("hyp_argmax", {M, 1, 1});
 
-  lp.exe = std::make_unique<Executable>(device, std::move(p));
-  // The object models cross the bus here, once per program (re-recorded only when hypothesis
-  // counts change).
+  // The kernels index Heap and Globals through their bindings, which cover the first
+  // maxStorageBufferRange bytes; a bigger program is refused here instead of reading past them.
+  const uint64_t binding_window = device.info().max_storage_buffer_range;
+  for (const SegmentLayout* l : {&heap, &glob})
+    if (binding_window > 0 && l->size() > binding_window)
+      fail(ErrorCode::OutOfMemory, "vulkan backend: " + l->buffer_name() + " needs " + std::to_string(l->size() >> 20) +
+                                       " MiB, over this device's maxStorageBufferRange of " +
+                                       std::to_string(binding_window >> 20) +
+                                       " MiB (fewer graphs, LMs or hypotheses per program, or "
+                                       "set_capacity_per_node lower)");
+  bp.exe = std::make_unique<Executable>(device, std::move(p));
+  // The object models cross the bus here, once.
   auto upload = [&](const char* name, const auto& v) {
-    if (!v.empty()) lp.exe->write_segment(Binding::Heap, name, v.data(), v.size() * 4);
+    if (!v.empty()) bp.exe->write_segment(Binding::Heap, name, v.data(), v.size() * 4);
   };
+  upload("layout", layout);
   upload("pos", pos);
   upload("pose", pose);
   upload("pdf", pdf);
   upload("feat", feat);
-  upload("graphs", graph_table);
-  upload("wg_graph", wg_graph);
+  upload("spaces", spaces);
+  upload("lms", lm_table);
+  upload("wg_space", wg_space);
   upload("params", params);
-  return lp;
+  upload("grid_hdr", grid_hdr);
+  upload("grid_cells", grid_cells);
+  upload("grid_nodes", grid_nodes);
+  reset_program_state(bp);
+  return bp;
+}
+
+void reset_program_state(BackendProgram& bp) {
+  Executable& x = *bp.exe;
+  const auto& glob = x.program().globals();
+  std::vector<uint32_t> stats(glob.at("stats").size / 4, 0);
+  x.write_segment(Binding::Globals, "stats", stats.data(), stats.size() * 4);
+  std::vector<uint32_t> state(glob.at("lmstate").size / 4, 0);
+  for (size_t m = 0; m * kHypLmStateWords < state.size(); ++m) state[m * kHypLmStateWords + kHypLmGraph] = ~0u;
+  x.write_segment(Binding::Globals, "lmstate", state.data(), state.size() * 4);
+  std::vector<uint32_t> input(glob.at("input").size / 4, 0);
+  x.write_segment(Binding::Globals, "input", input.data(), input.size() * 4);
 }
 
 }  // namespace weft::hyp

@@ -1,11 +1,15 @@
-// The device program of one learning module for the Vulkan backend: its Heap (the LM's object
-// graphs stacked, graph table, parameters) and Globals (hypotheses stacked over the graphs,
-// per-step scratch, step input, results), and the six stages of one default-updater step.
-// Word layouts mirror shaders/hyp_common.glsl.
+// The device program of the Vulkan backend: ONE program for every learning module (LM) of the
+// backend, so each stage is a single dispatch over all LMs and all their graphs (and so over
+// every LM group), and dispatch() is one submission. Word layouts mirror
+// shaders/hyp_common.glsl.
 //
-// Stacking: graph g's hypotheses occupy rows [hyp_offset[g], hyp_offset[g] + hyps[g]) of E
-// (H), L (H,3), R (H,3,3); each graph's block is padded to the 64-row workgroup so a workgroup
-// never straddles two graphs (it then scans one graph's nodes, tile by tile, in shared memory).
+// Spaces: one per (LM, graph) pair, in LM order and, within an LM, in the LM's graph order.
+// Space s owns rows [row_offset[s], row_offset[s] + capacity[s]) of the hypothesis arrays E (H),
+// L (H,3), R (H,3,3) (and, with burst sampling, the slope history, ages, slopes); the first
+// COUNT rows (a Globals word the device maintains) are live. Capacities are padded to the
+// 64-row workgroup so a workgroup never straddles two spaces (it then scans one graph's nodes,
+// tile by tile, in shared memory). Hypothesis counts change on the device only (deletion and
+// burst sampling); the host never needs them to record or submit a step.
 #pragma once
 
 #include <weft/weft.h>
@@ -18,28 +22,58 @@
 namespace weft::hyp {
 
 inline constexpr uint32_t kHypWorkgroup = 64;
-inline constexpr uint32_t kHypStatsWords = 16;    // per graph: max, min, sum, argmax, thr, pe, tested, -, floor[8]
-inline constexpr uint32_t kHypChannelWords = 40;  // per channel input: sn, cd1, pfd, curvature scale, features
-inline constexpr uint32_t kHypTraceWords = 36;    // per row: nearest[16], custom_dist[16], rotated_sn[3]
+inline constexpr uint32_t kHypStatsWords = 32;     // per space, see S_* in hyp_common.glsl
+inline constexpr uint32_t kHypLmStateWords = 8;    // per LM, see M_*
+inline constexpr uint32_t kHypChannelWords = 40;   // per channel input: sn, cd1, pfd, curvature scale, features
+inline constexpr uint32_t kHypInputHeader = 8;     // displacement, channels, active, first, J
+inline constexpr uint32_t kHypTraceWords = 36;     // per row: nearest[16], custom_dist[16], rotated_sn[3]
 inline constexpr uint32_t kHypMaxChannels = 8;
 inline constexpr uint32_t kHypMaxFeatureWidth = 32;
-inline constexpr uint32_t kHypStatThreshold = 4, kHypStatPredictionError = 5, kHypStatTested = 6;
+inline constexpr uint32_t kHypMaxWindow = 16;
+inline constexpr uint32_t kHypParamWords = 128;
 
-struct LmProgram {
-  std::unique_ptr<Executable> exe;
-  std::vector<uint32_t> hyp_offset, hyps;  // per graph: first row, count
-  uint32_t padded_rows = 0;                // H, a multiple of 64
-  uint32_t max_channels = 1;
-  bool trace = false;                      // channel 0's kernel intermediates are recorded
+// Stats words (S_* in hyp_common.glsl).
+inline constexpr uint32_t kHypStatThreshold = 4, kHypStatPredictionError = 5, kHypStatTested = 6, kHypStatCount = 7,
+                          kHypStatRetained = 16, kHypStatAdded = 17, kHypStatRemoved = 18;
+// LM state words (M_*).
+inline constexpr uint32_t kHypLmGraph = 0, kHypLmHyp = 1, kHypLmEvidence = 2, kHypLmBurst = 3,
+                          kHypLmBurstInStep = 4, kHypLmMaxSlope = 5, kHypLmOverflow = 6;
+// Input header words.
+inline constexpr uint32_t kHypInChannels = 3, kHypInActive = 4, kHypInFirst = 5, kHypInJ = 6;
+
+struct DeviceLm {
+  const UpdaterConfig* config = nullptr;
+  std::vector<const ObjectGraph*> graphs;
 };
 
-// BadInput when the config cannot run on the device (median threshold, too many channels or
-// feature columns). Checked when the LM is added, before any step.
+struct BackendProgram {
+  std::unique_ptr<Executable> exe;
+  std::vector<uint32_t> space_of_lm;   // first space of each LM
+  std::vector<uint32_t> row_offset;    // per space
+  std::vector<uint32_t> capacity;      // per space
+  uint32_t rows = 0;                   // padded rows over all spaces
+  uint32_t max_channels = 1;
+  uint32_t input_stride = 0;           // words of one LM's step input
+  uint32_t max_frames = 2;
+  bool trace = false;                  // channel 0's kernel intermediates are recorded
+  bool burst = false;                  // some LM samples in bursts (slope tracker arrays exist)
+};
+
+// BadInput when the config cannot run on the device (too many channels, feature columns, a
+// slope window over 16). Checked when the LM is added, before any step.
 void check_device_config(const UpdaterConfig& config);
 
-// Builds, records and uploads the Heap of the program for these hypothesis counts. The
-// hypotheses themselves are written by the caller.
-LmProgram build_lm_program(Device& device, const UpdaterConfig& config, const std::vector<const ObjectGraph*>& graphs,
-                           const std::vector<uint32_t>& hyps, bool trace);
+// Rows a space of `nodes` nodes gets: `capacity_per_node` x nodes when > 0, else enough for a
+// full initialisation (max(2, umbilical poses) per node) plus, for burst sampling, two bursts'
+// worth of new hypotheses; padded to the workgroup.
+uint32_t space_capacity(const UpdaterConfig& config, size_t nodes, double capacity_per_node);
+
+// Builds, records and uploads the Heap of the program for these LMs. Every LM starts with no
+// hypotheses (the caller zeroes the state with reset_program_state).
+BackendProgram build_backend_program(Device& device, const std::vector<DeviceLm>& lms, bool trace,
+                                     double capacity_per_node, uint32_t row_dispatch_width = 32768);
+
+// Zeroes every space's counts and every LM's state (a new episode).
+void reset_program_state(BackendProgram& program);
 
 }  // namespace weft::hyp

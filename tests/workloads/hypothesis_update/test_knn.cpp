@@ -106,6 +106,44 @@ TEST_CASE("grid search within a radius matches the brute-force reference") {
   }
 }
 
+TEST_CASE("grid search ties rank by node index, for every K, with nodes listed out of cell order") {
+  // A shuffled 6x6x6 lattice with 1 cm spacing plus duplicated points: many nodes at exactly the
+  // same distance from lattice and half-lattice queries, more candidates than K in the ball.
+  std::vector<double> pos;
+  for (int z = 0; z < 6; ++z)
+    for (int y = 0; y < 6; ++y)
+      for (int x = 0; x < 6; ++x) pos.insert(pos.end(), {0.01 * x, 0.01 * y, 0.01 * z});
+  std::vector<size_t> order(pos.size() / 3);
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::shuffle(order.begin(), order.end(), std::mt19937_64(11));
+  std::vector<double> shuffled;
+  for (size_t i : order) shuffled.insert(shuffled.end(), pos.begin() + long(3 * i), pos.begin() + long(3 * i + 3));
+  for (size_t i = 0; i < 40; ++i)  // duplicates of earlier nodes at higher ids
+    shuffled.insert(shuffled.end(), shuffled.begin() + long(3 * (i * 5)), shuffled.begin() + long(3 * (i * 5) + 3));
+  const NodeGrid grid(shuffled);
+  int ids[kMaxNeighbors];
+  double d2[kMaxNeighbors];
+  for (double qx : {0.02, 0.025}) {
+    for (double qy : {0.02, 0.03, 0.035}) {
+      const double query[3] = {qx, qy, 0.025};
+      for (int k = 1; k <= kMaxNeighbors; ++k) {
+        const double radius = 0.021;
+        std::vector<int> want;
+        for (int id : reference(shuffled, query, k)) {
+          const double* p = shuffled.data() + 3 * id;
+          const double d = (p[0] - query[0]) * (p[0] - query[0]) + (p[1] - query[1]) * (p[1] - query[1]) +
+                           (p[2] - query[2]) * (p[2] - query[2]);
+          if (d < radius * radius) want.push_back(id);
+        }
+        INFO("query " << qx << "," << qy << " k " << k);
+        const int got = grid.nearest_within(query, radius, k, ids, d2);
+        REQUIRE(got == int(want.size()));
+        for (int i = 0; i < got; ++i) CHECK(ids[i] == want[size_t(i)]);
+      }
+    }
+  }
+}
+
 TEST_CASE("location evidence through the grid equals the exact K-nearest evidence") {
   const ObjectGraph g = sphere_surface_graph("s", 900, 6);
   const NodeGrid grid(g.pos);

@@ -557,7 +557,7 @@ PYBIND11_MODULE(weft_hypothesis, m) {
       .def_static("cpu", &Backend::cpu, py::arg("threads") = 0,
                   "The native float64 CPU backend; threads=0: one per hardware thread.")
       .def_static("vulkan", &Backend::vulkan, py::arg("device") = "", py::arg("validation") = false,
-                  "The Vulkan backend (default updater, float32). device: '' (WEFT_DEVICE, else the best), "
+                  "The Vulkan backend (both updaters, float32). device: '' (WEFT_DEVICE, else the best), "
                   "an index or a name substring. validation: enable the Khronos validation layer.")
       .def_property_readonly("kind", [](const Backend& b) { return b.kind_; })
       .def_property_readonly("device_name", [](const Backend& b) -> py::object {

@@ -1,46 +1,78 @@
 // hyp_common.glsl — the Vulkan hypothesis-update kernels' shared view of Heap and Globals.
-// Segment word offsets come in push constants (see vulkan_layout.h, which mirrors this file),
-// so one recorded program per (LM, hypothesis counts) serves every step.
+// Mirrors vulkan_program.h. One program holds every learning module (LM) of the backend:
+// "spaces" are (LM, graph) pairs, each owning a fixed block of hypothesis rows (its capacity,
+// padded to the 64-row workgroup) of which the first COUNT (a Globals word) are live. Segment
+// word offsets live in a layout block in Heap whose offset is push-constant word 0, so one
+// recorded program serves every step and every hypothesis count.
 #ifndef HYP_COMMON_GLSL
 #define HYP_COMMON_GLSL
 
-#define HYP_WG 64u        // workgroup size of every kernel; graph blocks are padded to it
+#define HYP_WG 64u        // workgroup size of every kernel; space blocks are padded to it
 #define HYP_MAX_K 16
-#define HYP_STATS_WORDS 16u
-#define HYP_GRAPH_WORDS 8u
+#define HYP_MAX_WINDOW 16
+#define HYP_STATS_WORDS 32u
+#define HYP_SPACE_WORDS 16u
+#define HYP_LM_WORDS 8u
 #define HYP_CHANNEL_WORDS 40u
+#define HYP_INPUT_HEADER 8u
 #define HYP_TRACE_WORDS 36u
+#define HYP_LM_STATE_WORDS 8u
 
-// Push-constant user words.
-uint off_E() { return pc.user[0]; }
-uint off_L() { return pc.user[1]; }
-uint off_R() { return pc.user[2]; }
-uint off_new() { return pc.user[3]; }
-uint off_fe() { return pc.user[4]; }
-uint off_input() { return pc.user[5]; }
-uint off_stats() { return pc.user[6]; }
-uint off_mlh() { return pc.user[7]; }
-uint off_trace() { return pc.user[8]; }  // WEFT_NONE: no kernel trace
-uint padded_hyps() { return pc.user[9]; }
-uint total_nodes() { return pc.user[10]; }
-uint graph_count() { return pc.user[11]; }
-uint off_pos() { return pc.user[12]; }
-uint off_pose() { return pc.user[13]; }
-uint off_pdf() { return pc.user[14]; }
-uint off_feat() { return pc.user[15]; }
-uint off_graphs() { return pc.user[16]; }
-uint off_wg_graph() { return pc.user[17]; }
-uint off_params() { return pc.user[18]; }
+// Layout block (Heap): word offsets of every segment and a few sizes.
+#define L_E 0u
+#define L_L 1u
+#define L_R 2u
+#define L_NEW 3u
+#define L_FE 4u
+#define L_INPUT 5u
+#define L_STATS 6u
+#define L_LMSTATE 7u
+#define L_TRACE 8u       // WEFT_NONE: no kernel trace
+#define L_HIST 9u
+#define L_AGE 10u
+#define L_SLOPE 11u
+#define L_KEEP 12u
+#define L_REMOVED 13u
+#define L_ORDER 14u
+#define L_POS 15u
+#define L_POSE 16u
+#define L_PDF 17u
+#define L_FEAT 18u
+#define L_SPACES 19u
+#define L_LMS 20u
+#define L_WG_SPACE 21u
+#define L_ROWS 22u       // padded rows over all spaces (stride of per-channel arrays)
+#define L_MAX_CHANNELS 23u
+#define L_HIST_STRIDE 24u
+#define L_GRID 25u       // WEFT_NONE: exact brute-force K nearest (kernel tracing); else grid headers
+#define L_ROW_WGS 26u    // row workgroups (row stages dispatch them as a 2D grid of at most 32768 wide)
 
-// Graph table (Heap): node offset/count, hypothesis offset (padded)/count.
-uint graph_node_off(uint g) { return heap_u[off_graphs() + g * HYP_GRAPH_WORDS + 0u]; }
-uint graph_node_count(uint g) { return heap_u[off_graphs() + g * HYP_GRAPH_WORDS + 1u]; }
-uint graph_hyp_off(uint g) { return heap_u[off_graphs() + g * HYP_GRAPH_WORDS + 2u]; }
-uint graph_hyp_count(uint g) { return heap_u[off_graphs() + g * HYP_GRAPH_WORDS + 3u]; }
+uint lay(uint i) { return heap_u[pc.user[0] + i]; }
 
-// Parameters (Heap).
-float param_f(uint i) { return heap_f[off_params() + i]; }
-uint param_u(uint i) { return heap_u[off_params() + i]; }
+// Space table (Heap).
+#define SP_NODE_OFF 0u
+#define SP_NODES 1u
+#define SP_ROW_OFF 2u
+#define SP_CAP 3u
+#define SP_LM 4u
+#define SP_FEAT_OFF 5u
+#define SP_NSEL_PFD 6u    // burst: nodes sampled when the pose is fully defined (J = 2)
+#define SP_NSEL_UMB 7u    // burst: nodes sampled otherwise (J = umbilical poses)
+#define SP_FE_OFF 8u      // Globals word of the space's node feature evidence (channel-major)
+#define SP_ORDER_OFF 9u   // Globals word of the space's node order scratch
+uint sp(uint s, uint f) { return heap_u[lay(L_SPACES) + s * HYP_SPACE_WORDS + f]; }
+
+// LM table (Heap).
+#define LM_SPACE0 0u
+#define LM_SPACES 1u
+#define LM_PARAMS 2u   // Heap word of the LM's parameters
+#define LM_INPUT 3u    // Globals word of the LM's step input
+#define LM_STATE 4u    // Globals word of the LM's persistent state
+uint lmw(uint m, uint f) { return heap_u[lay(L_LMS) + m * HYP_LM_WORDS + f]; }
+
+// Parameters per LM (Heap).
+float param_f(uint m, uint i) { return heap_f[lmw(m, LM_PARAMS) + i]; }
+uint param_u(uint m, uint i) { return heap_u[lmw(m, LM_PARAMS) + i]; }
 #define P_FE_INC 0u
 #define P_SN_W 1u
 #define P_CD_W 2u
@@ -57,27 +89,99 @@ uint param_u(uint i) { return heap_u[off_params() + i]; }
 #define P_TOL 16u
 #define P_WEIGHT 48u
 #define P_CIRCULAR 80u
+#define P_KIND 112u         // 0 default, 1 burst sampling
+#define P_DEL_SLOPE 113u
+#define P_TRIGGER_SLOPE 114u
+#define P_DURATION 115u
+#define P_WINDOW 116u
+#define P_MIN_AGE 117u
 
-// Per-graph statistics (Globals).
-uint stat_word(uint g, uint field) { return off_stats() + g * HYP_STATS_WORDS + field; }
+#define MODE_NUMBER 0u
+#define MODE_MEAN 1u
+#define MODE_MEDIAN 2u
+#define MODE_PERCENT 3u
+#define MODE_XPERCENT 4u
+#define MODE_ALL 5u
+
+// Grid header per space (Heap), see device_grid.h.
+#define G_ORIGIN 0u
+#define G_CELL 3u
+#define G_RADIUS 4u
+#define G_DIMS 5u
+#define G_CELL_START 8u   // absolute Heap word
+#define G_NODES 9u        // absolute Heap word
+#define HYP_GRID_WORDS 16u
+
+// Per-space statistics and step bookkeeping (Globals).
+uint stat_word(uint s, uint f) { return lay(L_STATS) + s * HYP_STATS_WORDS + f; }
 #define S_MAX 0u
 #define S_MIN 1u
 #define S_SUM 2u
-#define S_ARGMAX 3u
 #define S_THR 4u
 #define S_PE 5u
 #define S_TESTED 6u
-#define S_FLOOR 8u
+#define S_COUNT 7u       // live hypotheses (persists across steps)
+#define S_FLOOR 8u       // [8]: per channel
+#define S_RETAINED 16u   // hypotheses kept by this step's deletion (all of them without burst)
+#define S_ADDED 17u      // new hypotheses appended this step
+#define S_REMOVED 18u
+#define S_NSEL 19u       // nodes the new block was built from
+#define S_SEL_FIRST 20u  // first of them in the space's order scratch
+#define S_MAXSLOPE 21u
+#define S_MEDIAN 22u
 
-// Step input (Globals): displacement, channel count, then one record per channel.
-uint input_channels() { return globals_u[off_input() + 3u]; }
-uint channel_word(uint c, uint field) { return off_input() + 4u + c * HYP_CHANNEL_WORDS + field; }
+// Persistent state per LM (Globals).
+uint lm_state(uint m, uint f) { return lmw(m, LM_STATE) + f; }
+#define M_GRAPH 0u          // most likely: index of the space within the LM
+#define M_HYP 1u
+#define M_EVIDENCE 2u
+#define M_BURST 3u          // burst steps left
+#define M_BURST_IN_STEP 4u
+#define M_MAX_SLOPE 5u
+#define M_OVERFLOW 6u       // a space ran out of capacity (sticky; the host reports it)
+
+// Step input per LM (Globals): displacement, channel count, flags, channels, sensed frames.
+uint in_word(uint m, uint f) { return lmw(m, LM_INPUT) + f; }
+#define IN_CHANNELS 3u
+#define IN_ACTIVE 4u   // the LM has input this step
+#define IN_FIRST 5u    // the LM's first step (its spaces do not exist yet)
+#define IN_J 6u        // sensed frames of channel 0 (2 or umbilical poses)
+bool lm_active(uint m) { return globals_u[in_word(m, IN_ACTIVE)] != 0u; }
+bool lm_first(uint m) { return globals_u[in_word(m, IN_FIRST)] != 0u; }
+uint input_channels(uint m) { return globals_u[in_word(m, IN_CHANNELS)]; }
+uint channel_word(uint m, uint c, uint f) { return in_word(m, HYP_INPUT_HEADER + c * HYP_CHANNEL_WORDS + f); }
+uint frame_word(uint m, uint j, uint i) {
+  return in_word(m, HYP_INPUT_HEADER + lay(L_MAX_CHANNELS) * HYP_CHANNEL_WORDS + j * 9u + i);
+}
 #define C_SN 0u
 #define C_CD1 3u
 #define C_PFD 6u
 #define C_CSCALE 7u
 #define C_FEAT 8u
 
+// Row workgroups: each covers 64 rows of one space. Row stages are dispatched 2D so that any
+// number of rows fits the device's workgroup-count limit; surplus workgroups leave at once.
+uint row_wg() { return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; }
+bool row_wg_valid() { return row_wg() < lay(L_ROW_WGS); }
+uint row_h() { return row_wg() * HYP_WG + gl_LocalInvocationID.x; }
+uint wg_space(uint wg) { return heap_u[lay(L_WG_SPACE) + wg]; }
+
 #define HYP_INF uintBitsToFloat(0x7f800000u)
+#define HYP_NAN_BITS 0x7fc00000u  // "no slope yet", compared by bits (no reliance on NaN math)
+
+// Slope of a row's evidence history: the mean of the consecutive differences of its last
+// min(age, window) values, which telescopes to (last - first) / (values - 1). false: < 2 values.
+bool row_slope(uint h, uint m, out float slope) {
+  const uint w = param_u(m, P_WINDOW);
+  const uint v = min(globals_u[lay(L_AGE) + h], w);
+  slope = 0.0;
+  if (v < 2u) return false;
+  const uint base = lay(L_HIST) + h * lay(L_HIST_STRIDE);
+  slope = (globals_f[base + w - 1u] - globals_f[base + w - v]) / float(v - 1u);
+  return true;
+}
+
+vec3 load3g(uint w) { return vec3(globals_f[w], globals_f[w + 1u], globals_f[w + 2u]); }
+vec3 load3h(uint w) { return vec3(heap_f[w], heap_f[w + 1u], heap_f[w + 2u]); }
 
 #endif

@@ -1,12 +1,17 @@
-// Spec §3.2 and §3.5 for every hypothesis of every graph of the LM, stacked: displace
-// L <- L + R d, then for hypotheses at or above their graph's threshold the exact K nearest nodes
-// (tiled brute force through shared memory, float32 squared distances, ties to the lower node
-// index) and each channel's location evidence max_k(pose + fe). Untested and padding rows get
-// +inf so the min reduction that follows skips them.
+// Spec §3.2 and §3.5 for every retained hypothesis of every space with input, stacked: displace
+// L <- L + R d, then for hypotheses at or above their space's threshold the K nearest nodes
+// (float32 squared distances, ties to the lower node index) and each channel's location evidence
+// max_k(pose + fe). Untested rows get +inf so the min reduction that follows skips them.
 //
-// Each workgroup covers 64 hypotheses of ONE graph (graph blocks are padded to 64), so all its
-// invocations scan the same nodes and share each tile. Every invocation takes part in every
-// barrier; only the per-thread work is predicated.
+// Nearest nodes, two ways (one per program, uniform):
+// - grid (the default): the K nearest among the nodes within the search radius, from the cells
+//   the search sphere touches (device_grid.h); fewer than K that close means the true K nearest
+//   hold a far node, which adds the far value -1. Same evidence as the exact search.
+// - exact tiled brute force when the kernel trace is on (Monty's nearest ids are compared):
+//   each workgroup covers 64 rows of ONE space (space blocks are padded to 64), so all its
+//   invocations scan the same nodes and share each tile. Every invocation takes part in every
+// barrier; only the per-thread work is predicated. Workgroups past the space's retained rows
+// leave at once (a uniform exit).
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "weft.glsl"
@@ -15,95 +20,141 @@ layout(local_size_x = 64) in;
 
 shared vec3 tile[HYP_WG];
 
-vec3 load3g(uint w) { return vec3(globals_f[w], globals_f[w + 1u], globals_f[w + 2u]); }
-vec3 load3h(uint w) { return vec3(heap_f[w], heap_f[w + 1u], heap_f[w + 2u]); }
-
 void main() {
   const uint t = gl_LocalInvocationID.x;
-  const uint h = gl_WorkGroupID.x * HYP_WG + t;  // row in the stacked arrays
-  const uint g = heap_u[off_wg_graph() + gl_WorkGroupID.x];
-  const uint local_h = h - graph_hyp_off(g);
-  const bool valid = local_h < graph_hyp_count(g);
-  const uint node0 = graph_node_off(g), nodes = graph_node_count(g);
+  
+  if (!row_wg_valid()) return;
+  const uint h = row_h();  // row in the stacked arrays
+  const uint s = wg_space(row_wg());
+  const uint m = sp(s, SP_LM);
+  if (!lm_active(m) || lm_first(m)) return;
+  const uint row0 = sp(s, SP_ROW_OFF);
+  const uint retained = globals_u[stat_word(s, S_RETAINED)];
+  if (row_wg() * HYP_WG - row0 >= retained) return;
+  const uint local_h = h - row0;
+  const bool valid = local_h < retained;
+  const uint node0 = sp(s, SP_NODE_OFF), nodes = sp(s, SP_NODES);
+  const uint oE = lay(L_E), oL = lay(L_L), oR = lay(L_R), oPos = lay(L_POS), oPose = lay(L_POSE);
 
   vec3 rows[3] = vec3[3](vec3(0.0), vec3(0.0), vec3(0.0));
   vec3 L = vec3(0.0);
   bool tested = false;
   if (valid) {
-    for (uint i = 0u; i < 3u; ++i) rows[i] = load3g(off_R() + h * 9u + i * 3u);
-    const vec3 d = load3g(off_input());
-    L = load3g(off_L() + h * 3u);
+    for (uint i = 0u; i < 3u; ++i) rows[i] = load3g(oR + h * 9u + i * 3u);
+    const vec3 d = load3g(in_word(m, 0u));
+    L = load3g(oL + h * 3u);
     // Same association as the CPU reference: l + (r0 d0 + r1 d1 + r2 d2).
     for (uint i = 0u; i < 3u; ++i) L[i] = L[i] + (rows[i].x * d.x + rows[i].y * d.y + rows[i].z * d.z);
-    globals_f[off_L() + h * 3u + 0u] = L.x;
-    globals_f[off_L() + h * 3u + 1u] = L.y;
-    globals_f[off_L() + h * 3u + 2u] = L.z;
-    tested = globals_f[off_E() + h] >= globals_f[stat_word(g, S_THR)];
+    globals_f[oL + h * 3u + 0u] = L.x;
+    globals_f[oL + h * 3u + 1u] = L.y;
+    globals_f[oL + h * 3u + 2u] = L.z;
+    tested = globals_f[oE + h] >= globals_f[stat_word(s, S_THR)];
   }
 
-  const uint k = min(param_u(P_K), nodes);
+  const uint k = min(param_u(m, P_K), nodes);
   tested = tested && k > 0u;
   float bd[HYP_MAX_K];
   uint bi[HYP_MAX_K];
   for (uint i = 0u; i < HYP_MAX_K; ++i) { bd[i] = HYP_INF; bi[i] = 0u; }
-  const bool uniform_any = nodes > 0u;  // the tile loop below is uniform over the workgroup
-  for (uint base = 0u; uniform_any && base < nodes; base += HYP_WG) {
-    if (base + t < nodes) tile[t] = load3h(off_pos() + (node0 + base + t) * 3u);
-    barrier();
+  uint found = k;  // neighbours in bd/bi; fewer than k: the rest of the K nearest are far
+  const uint oGrid = lay(L_GRID);
+  if (oGrid != WEFT_NONE) {
+    found = 0u;
     if (tested) {
-      const uint span = min(HYP_WG, nodes - base);
-      for (uint j = 0u; j < span; ++j) {
-        const vec3 delta = tile[j] - L;
-        const float d2 = dot(delta, delta);
-        if (d2 < bd[k - 1u]) {  // strict: an equal distance keeps the earlier (lower) node
-          uint i = k - 1u;
-          while (i > 0u && d2 < bd[i - 1u]) { bd[i] = bd[i - 1u]; bi[i] = bi[i - 1u]; --i; }
-          bd[i] = d2;
-          bi[i] = base + j;
+      const uint gh = oGrid + s * HYP_GRID_WORDS;
+      const vec3 origin = load3h(gh + G_ORIGIN);
+      const float cell = heap_f[gh + G_CELL], r = heap_f[gh + G_RADIUS];
+      const ivec3 dims = ivec3(heap_u[gh + G_DIMS], heap_u[gh + G_DIMS + 1u], heap_u[gh + G_DIMS + 2u]);
+      const uint cs = heap_u[gh + G_CELL_START], cn = heap_u[gh + G_NODES];
+      // A slightly larger box than the sphere, so float32 rounding cannot drop a cell.
+      const float rq = r * 1.001;
+      const ivec3 lo = clamp(ivec3(floor((L - vec3(rq) - origin) / cell)), ivec3(0), dims - 1);
+      const ivec3 hi = clamp(ivec3(floor((L + vec3(rq) - origin) / cell)), ivec3(0), dims - 1);
+      const float r2 = r * r;
+      for (int z = lo.z; z <= hi.z; ++z)
+        for (int y = lo.y; y <= hi.y; ++y)
+          for (int x = lo.x; x <= hi.x; ++x) {
+            const uint c = uint((z * dims.y + y) * dims.x + x);
+            const uint end = heap_u[cs + c + 1u];
+            for (uint e = heap_u[cs + c]; e < end; ++e) {
+              const uint n = heap_u[cn + e];
+              const vec3 delta = load3h(oPos + (node0 + n) * 3u) - L;
+              const float d2 = dot(delta, delta);
+              if (d2 >= r2) continue;
+              // Cells are not in node order: rank by (distance, node id) explicitly.
+              if (found == k && (d2 > bd[k - 1u] || (d2 == bd[k - 1u] && n > bi[k - 1u]))) continue;
+              uint i = found < k ? found++ : k - 1u;
+              while (i > 0u && (d2 < bd[i - 1u] || (d2 == bd[i - 1u] && n < bi[i - 1u]))) {
+                bd[i] = bd[i - 1u];
+                bi[i] = bi[i - 1u];
+                --i;
+              }
+              bd[i] = d2;
+              bi[i] = n;
+            }
+          }
+    }
+  } else {
+    for (uint base = 0u; base < nodes; base += HYP_WG) {  // uniform over the workgroup
+      if (base + t < nodes) tile[t] = load3h(oPos + (node0 + base + t) * 3u);
+      barrier();
+      if (tested) {
+        const uint span = min(HYP_WG, nodes - base);
+        for (uint j = 0u; j < span; ++j) {
+          const vec3 delta = tile[j] - L;
+          const float d2 = dot(delta, delta);
+          if (d2 < bd[k - 1u]) {  // strict: an equal distance keeps the earlier (lower) node
+            uint i = k - 1u;
+            while (i > 0u && d2 < bd[i - 1u]) { bd[i] = bd[i - 1u]; bi[i] = bi[i - 1u]; --i; }
+            bd[i] = d2;
+            bi[i] = base + j;
+          }
         }
       }
+      barrier();
     }
-    barrier();
   }
 
-  const uint channels = input_channels();
-  const float mmd = param_f(P_MMD), sn_w = param_f(P_SN_W), cd_w = param_f(P_CD_W);
-  const bool trace = off_trace() != WEFT_NONE;
+  const uint channels = input_channels(m);
+  const float mmd = param_f(m, P_MMD), sn_w = param_f(m, P_SN_W), cd_w = param_f(m, P_CD_W);
+  const uint oTrace = lay(L_TRACE);
+  const bool trace = oTrace != WEFT_NONE;
+  const uint fe0 = sp(s, SP_FE_OFF);
   for (uint c = 0u; c < channels; ++c) {
-    float best = -HYP_INF;
+    float best = found < k ? -1.0 : -HYP_INF;
     if (tested) {
-      const vec3 ssn = load3g(channel_word(c, C_SN));
-      const vec3 scd = load3g(channel_word(c, C_CD1));
-      const bool pfd = globals_u[channel_word(c, C_PFD)] != 0u;
-      const float cscale = globals_f[channel_word(c, C_CSCALE)];
+      const vec3 ssn = load3g(channel_word(m, c, C_SN));
+      const vec3 scd = load3g(channel_word(m, c, C_CD1));
+      const bool pfd = globals_u[channel_word(m, c, C_PFD)] != 0u;
+      const float cscale = globals_f[channel_word(m, c, C_CSCALE)];
       const vec3 sn = vec3(dot(rows[0], ssn), dot(rows[1], ssn), dot(rows[2], ssn));
       const vec3 cd1 = vec3(dot(rows[0], scd), dot(rows[1], scd), dot(rows[2], scd));
-      for (uint i = 0u; i < k; ++i) {
+      for (uint i = 0u; i < found; ++i) {
         const uint node = node0 + bi[i];
-        const vec3 delta = load3h(off_pos() + node * 3u) - L;
+        const vec3 delta = load3h(oPos + node * 3u) - L;
         const float dist = sqrt(dot(delta, delta)) + abs(dot(delta, sn)) * cscale;
         float ev;
         if ((mmd - dist) / mmd <= 0.0) {  // Monty tests the sign of the distance weight
           ev = -1.0;
         } else {
-          const vec3 nsn = load3h(off_pose() + node * 9u);
+          const vec3 nsn = load3h(oPose + node * 9u);
           // 0.5 - sin(acos(x)/2) = 0.5 - sqrt((1-x)/2)
           float pose = (0.5 - sqrt((1.0 - clamp(dot(nsn, sn), -1.0, 1.0)) / 2.0)) * sn_w;
           if (pfd) {
-            const float y = clamp(dot(load3h(off_pose() + node * 9u + 3u), cd1), -1.0, 1.0);
-            pose += (0.5 - sqrt(1.0 - y * y)) * (heap_f[off_pdf() + node] != 0.0 ? 1.0 : 0.0) * cd_w;
+            const float y = clamp(dot(load3h(oPose + node * 9u + 3u), cd1), -1.0, 1.0);
+            pose += (0.5 - sqrt(1.0 - y * y)) * (heap_f[lay(L_PDF) + node] != 0.0 ? 1.0 : 0.0) * cd_w;
           }
-          ev = pose + globals_f[off_fe() + c * total_nodes() + node];
+          ev = pose + globals_f[fe0 + c * nodes + bi[i]];
         }
         best = max(best, ev);
         if (trace && c == 0u) {
-          globals_u[off_trace() + h * HYP_TRACE_WORDS + i] = bi[i];
-          globals_f[off_trace() + h * HYP_TRACE_WORDS + 16u + i] = dist;
+          globals_u[oTrace + h * HYP_TRACE_WORDS + i] = bi[i];
+          globals_f[oTrace + h * HYP_TRACE_WORDS + 16u + i] = dist;
         }
       }
       if (trace && c == 0u)
-        for (uint i = 0u; i < 3u; ++i) globals_f[off_trace() + h * HYP_TRACE_WORDS + 32u + i] = sn[i];
+        for (uint i = 0u; i < 3u; ++i) globals_f[oTrace + h * HYP_TRACE_WORDS + 32u + i] = sn[i];
     }
-    globals_f[off_new() + c * padded_hyps() + h] = tested ? best : HYP_INF;
+    globals_f[lay(L_NEW) + c * lay(L_ROWS) + h] = tested ? best : HYP_INF;
   }
 }

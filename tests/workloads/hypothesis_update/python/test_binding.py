@@ -496,16 +496,18 @@ def test_vulkan_backend_follows_cpu():
         for lm in (0, 1):
             assert vk.most_likely(lm).graph == cpu.most_likely(lm).graph
     assert vk.validation_messages() == []
-    # The Vulkan backend runs the default updater only: a burst LM is a typed error.
+    # One device program stacks every LM: adding one mid-episode is a typed error.
     with pytest.raises(wh.Error) as ei:
         vk.add_learning_module([0], kind="burst_sampling", features=FEATURES)
-    assert ei.value.code == "BadInput" and "default updater" in ei.value.message
+    assert ei.value.code == "BadInput" and "reset_episode" in ei.value.message
 
 
 # ---------------------------------------------------------------- example
 
 
-def test_example_runs():
-    r = subprocess.run([sys.executable, str(EXAMPLE), "--steps", "4"], capture_output=True, text=True, timeout=120)
+@pytest.mark.parametrize("backend", ["cpu", "vulkan"])
+def test_example_runs(backend):
+    r = subprocess.run([sys.executable, str(EXAMPLE), "--backend", backend, "--steps", "4"],
+                       capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "most likely" in r.stdout

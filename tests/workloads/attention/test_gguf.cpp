@@ -1,0 +1,319 @@
+// The Vulkan-free half of the attention workload: the GGUF container, the llama model table and
+// the weight encodings. Expected values come from the GGUF layout and ggml's block formats as
+// documented (hand-computed bytes), not from the code under test; every malformed file must be
+// a weft::Error BadInput whose message names the file, the byte offset and the key or tensor.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "error.h"
+#include "gguf.h"
+#include "model.h"
+#include "quant.h"
+
+namespace {
+
+using namespace weft;
+using namespace weft::attention;
+namespace fs = std::filesystem;
+
+template <class T>
+void put(std::vector<uint8_t>& b, T v) {
+  const auto* p = reinterpret_cast<const uint8_t*>(&v);
+  b.insert(b.end(), p, p + sizeof v);
+}
+void put_str(std::vector<uint8_t>& b, const std::string& s) {
+  put<uint64_t>(b, s.size());
+  b.insert(b.end(), s.begin(), s.end());
+}
+
+// The message of the BadInput that `f` throws; FAILs on success or another error.
+template <class F>
+std::string refusal(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::BadInput);
+    return e.what();
+  }
+  FAIL("accepted");
+  return {};
+}
+
+bool has(const std::string& msg, const std::string& part) {
+  if (msg.find(part) != std::string::npos) return true;
+  MESSAGE("'" << msg << "' does not contain '" << part << "'");
+  return false;
+}
+
+std::vector<uint8_t> seeded_bytes(SeededOptions o = {}) { return seeded_model(o).bytes(); }
+
+// Byte offset of the ggml type field of tensor `name` in a file's header.
+uint64_t type_field(const std::vector<uint8_t>& bytes, const std::string& name) {
+  const gguf::File f = gguf::File::parse(bytes, "<probe>");
+  const gguf::TensorInfo& t = f.tensor(name);
+  return t.info_offset + 8 + t.name.size() + 4 + 8 * t.dims.size();
+}
+
+}  // namespace
+
+TEST_CASE("attention gguf: a hand-built file is read field by field") {
+  // Version 3, 1 tensor, 3 metadata pairs, laid out by hand from the GGUF specification.
+  std::vector<uint8_t> b = {'G', 'G', 'U', 'F'};
+  put<uint32_t>(b, 3);
+  put<uint64_t>(b, 1);
+  put<uint64_t>(b, 3);
+  put_str(b, "a.u32");
+  put<uint32_t>(b, 4);
+  put<uint32_t>(b, 77);
+  put_str(b, "a.str");
+  put<uint32_t>(b, 8);
+  put_str(b, "hi");
+  put_str(b, "a.arr");
+  put<uint32_t>(b, 9);
+  put<uint32_t>(b, 6);  // f32 items
+  put<uint64_t>(b, 2);
+  put<float>(b, 1.5f);
+  put<float>(b, -2.0f);
+  put_str(b, "t");
+  put<uint32_t>(b, 2);
+  put<uint64_t>(b, 3);
+  put<uint64_t>(b, 2);
+  put<uint32_t>(b, gguf::type::F32);
+  put<uint64_t>(b, 0);
+  const size_t header = b.size();
+  b.resize((header + 31) / 32 * 32, 0);
+  const size_t data = b.size();
+  for (int k = 0; k < 6; ++k) put<float>(b, float(k) * 0.25f);
+
+  const gguf::File f = gguf::File::parse(b, "hand.gguf");
+  CHECK(f.version() == 3);
+  CHECK(f.data_offset() == data);
+  CHECK(f.get_uint("a.u32") == 77);
+  CHECK(f.get_string("a.str") == "hi");
+  const gguf::Value* arr = f.find("a.arr");
+  REQUIRE(arr != nullptr);
+  REQUIRE(arr->items.size() == 2);
+  CHECK(arr->items[1].f == -2.0);
+  REQUIRE(f.tensors().size() == 1);
+  const gguf::TensorInfo& t = f.tensor("t");
+  CHECK(t.dims == std::vector<uint64_t>{3, 2});
+  CHECK(t.elements == 6);
+  CHECK(t.bytes == 24);
+  CHECK(t.file_offset == data);
+  CHECK(decode(t.type, f.data(t), 6)[5] == 1.25f);
+  CHECK(has(refusal([&] { f.get_string("a.u32"); }), "metadata key 'a.u32' should be a string"));
+  CHECK(has(refusal([&] { f.get_uint("missing"); }), "hand.gguf: missing metadata key 'missing'"));
+  CHECK(has(refusal([&] { f.tensor("nope"); }), "hand.gguf: missing tensor 'nope'"));
+
+  // The writer produces the same bytes for the same content (it also pads the end of the data).
+  gguf::Writer w;
+  w.set("a.u32", gguf::Value::u32(77));
+  w.set("a.str", gguf::Value::str("hi"));
+  w.set("a.arr", gguf::Value::f32s({1.5f, -2.0f}));
+  std::vector<uint8_t> tdata(b.begin() + long(data), b.end());
+  w.add_tensor("t", {3, 2}, gguf::type::F32, tdata);
+  std::vector<uint8_t> padded = b;
+  padded.resize((b.size() + 31) / 32 * 32, 0);
+  CHECK(w.bytes() == padded);
+}
+
+TEST_CASE("attention gguf: bad magic and unsupported versions are named") {
+  std::vector<uint8_t> b = seeded_bytes();
+  std::vector<uint8_t> bad = b;
+  std::memcpy(bad.data(), "GGML", 4);
+  const std::string m = refusal([&] { gguf::File::parse(bad, "model.gguf"); });
+  CHECK(has(m, "model.gguf: offset 0: bad magic"));
+  CHECK(has(m, "not a GGUF file"));
+  CHECK(has(refusal([&] { gguf::File::parse(std::vector<uint8_t>{'G', 'G'}, "x.gguf"); }), "x.gguf: offset 0: truncated"));
+  for (uint32_t v : {1u, 4u}) {
+    std::vector<uint8_t> w = b;
+    std::memcpy(w.data() + 4, &v, 4);
+    const std::string mv = refusal([&] { gguf::File::parse(w, "v.gguf"); });
+    CHECK(has(mv, "v.gguf: offset 4:"));
+    CHECK(has(mv, "version " + std::to_string(v)));
+  }
+  CHECK(has(refusal([&] { gguf::File::read("/nonexistent/dir/m.gguf"); }), "/nonexistent/dir/m.gguf: cannot open"));
+}
+
+TEST_CASE("attention gguf: every truncation of a model is refused with the place named") {
+  SeededOptions o;
+  o.dim = 32;
+  o.ffn = 32;
+  o.layers = 1;
+  o.heads = 2;
+  o.kv_heads = 1;
+  o.tied = true;
+  const std::vector<uint8_t> b = seeded_bytes(o);
+  const gguf::File whole = gguf::File::parse(b, "<whole>");
+  uint64_t data_end = 0;
+  for (const auto& t : whole.tensors()) data_end = std::max(data_end, t.file_offset + t.bytes);
+  CHECK(Model::from(whole).config.dim == 32);
+  // Every length short of the last tensor's end: header cuts say "truncated", data cuts say
+  // which tensor's data is out of bounds.
+  uint32_t header_cuts = 0, data_cuts = 0;
+  for (uint64_t n = 0; n < data_end; n += (n < whole.data_offset() ? 7 : 331)) {
+    const std::string m = refusal([&] { gguf::File::parse(std::span<const uint8_t>(b.data(), n), "cut.gguf"); });
+    CHECK(has(m, "cut.gguf: offset "));
+    if (n < whole.data_offset()) {
+      header_cuts++;
+      CHECK(has(m, "truncated"));
+    } else {
+      data_cuts++;
+      CHECK(has(m, "data out of bounds"));
+      CHECK(has(m, "tensor '"));
+    }
+  }
+  CHECK(header_cuts > 100);
+  CHECK(data_cuts > 10);
+}
+
+TEST_CASE("attention gguf: unsupported tensor types are refused naming the tensor and the type") {
+  SeededOptions o;
+  o.attn_type = gguf::type::F16;
+  const std::vector<uint8_t> b = seeded_bytes(o);
+  const uint64_t at = type_field(b, "blk.0.attn_q.weight");
+
+  // BF16 has F16's size, so the container reads; the model refuses it.
+  std::vector<uint8_t> bf16 = b;
+  const uint32_t t_bf16 = gguf::type::BF16;
+  std::memcpy(bf16.data() + at, &t_bf16, 4);
+  const std::string m1 = refusal([&] { Model::from(gguf::File::parse(bf16, "bf16.gguf")); });
+  CHECK(has(m1, "bf16.gguf: tensor 'blk.0.attn_q.weight'"));
+  CHECK(has(m1, "type BF16 is not supported"));
+
+  // A type id ggml does not have.
+  std::vector<uint8_t> unknown = b;
+  const uint32_t t17 = 17;
+  std::memcpy(unknown.data() + at, &t17, 4);
+  const std::string m2 = refusal([&] { gguf::File::parse(unknown, "u.gguf"); });
+  CHECK(has(m2, "u.gguf: offset " + std::to_string(at)));
+  CHECK(has(m2, "tensor 'blk.0.attn_q.weight'"));
+  CHECK(has(m2, "unknown ggml tensor type 17"));
+
+  // A K-quant: its 256-element blocks do not divide a 64-element row.
+  std::vector<uint8_t> q4k = b;
+  const uint32_t t_q4k = gguf::type::Q4_K;
+  std::memcpy(q4k.data() + at, &t_q4k, 4);
+  const std::string m3 = refusal([&] { gguf::File::parse(q4k, "k.gguf"); });
+  CHECK(has(m3, "tensor 'blk.0.attn_q.weight'"));
+  CHECK(has(m3, "row length 64 is not a multiple of the Q4_K block"));
+
+  // Norms must be F32.
+  SeededOptions on = o;
+  gguf::Writer w = seeded_model(on);
+  std::vector<uint8_t> nb = w.bytes();
+  const uint64_t nat = type_field(nb, "blk.1.ffn_norm.weight");
+  // F32 -> I32 keeps the size; the model refuses it for a norm.
+  const uint32_t t_i32 = gguf::type::I32;
+  std::memcpy(nb.data() + nat, &t_i32, 4);
+  CHECK(has(refusal([&] { Model::from(gguf::File::parse(nb, "n.gguf")); }), "tensor 'blk.1.ffn_norm.weight'"));
+}
+
+TEST_CASE("attention gguf: shapes and hyperparameters that do not fit are named") {
+  gguf::Writer w = seeded_model({});
+  w.set("llama.feed_forward_length", gguf::Value::u32(96));
+  const std::string m = refusal([&] { Model::from(gguf::File::parse(w.bytes(), "ffn.gguf")); });
+  CHECK(has(m, "ffn.gguf: tensor 'blk.0.ffn_gate.weight'"));
+  CHECK(has(m, "wrong dims [64, 128]"));
+  CHECK(has(m, "[64, 96]"));
+
+  gguf::Writer h = seeded_model({});
+  h.set("llama.attention.head_count_kv", gguf::Value::u32(3));
+  CHECK(has(refusal([&] { Model::from(gguf::File::parse(h.bytes(), "h.gguf")); }), "not a multiple of llama.attention.head_count_kv 3"));
+
+  gguf::Writer a = seeded_model({});
+  a.set("general.architecture", gguf::Value::str("gpt2"));
+  CHECK(has(refusal([&] { Model::from(gguf::File::parse(a.bytes(), "a.gguf")); }), "only 'llama' is supported"));
+
+  gguf::Writer s = seeded_model({});
+  s.set("llama.block_count", gguf::Value::str("two"));
+  CHECK(has(refusal([&] { Model::from(gguf::File::parse(s.bytes(), "s.gguf")); }), "'llama.block_count' should be an integer"));
+
+  gguf::Writer l = seeded_model({});
+  l.set("llama.block_count", gguf::Value::u32(3));
+  CHECK(has(refusal([&] { Model::from(gguf::File::parse(l.bytes(), "l.gguf")); }), "missing tensor 'blk.2.attn_norm.weight'"));
+}
+
+TEST_CASE("attention gguf: the seeded model reads as its options say, tied or not") {
+  SeededOptions o;
+  o.heads = 8;
+  o.kv_heads = 2;
+  const Model m = Model::from(gguf::File::parse(seeded_bytes(o), "<seeded>"));
+  CHECK(m.config.dim == 64);
+  CHECK(m.config.heads == 8);
+  CHECK(m.config.kv_heads == 2);
+  CHECK(m.config.head_dim == 8);
+  CHECK(m.config.vocab == kSeededVocab);
+  CHECK(!m.tied);
+  CHECK(m.layers[0].wk.rows == 16);
+  CHECK(m.layers[0].wq.type == gguf::type::Q8_0);
+  CHECK(m.layers[0].gate.type == gguf::type::Q4_0);
+  CHECK(m.token_embd.type == gguf::type::F16);
+  o.tied = true;
+  const Model t = Model::from(gguf::File::parse(seeded_bytes(o), "<tied>"));
+  CHECK(t.tied);
+  CHECK(t.output.offset == t.token_embd.offset);
+
+  // Byte-level vocabulary: text round-trips, BOS first.
+  const auto ids = tokenize(m.vocab, "Hi, weft!");
+  REQUIRE(!ids.empty());
+  CHECK(ids[0] == 1);
+  CHECK(detokenize(m.vocab, ids) == "Hi, weft!");
+}
+
+TEST_CASE("attention quant: ggml block layouts, hand-computed") {
+  CHECK(f32_to_f16(1.0f) == 0x3C00);
+  CHECK(f32_to_f16(-2.0f) == 0xC000);
+  CHECK(f32_to_f16(65520.0f) == 0x7C00);  // rounds to infinity
+  CHECK(f16_to_f32(0x0001) == std::ldexp(1.0f, -24));
+  CHECK(f16_to_f32(0x7BFF) == 65504.0f);
+
+  // Q8_0: d = max|x| / 127 = 1 for values -127..: q = x.
+  std::vector<float> v(32);
+  for (int k = 0; k < 32; ++k) v[k] = float(k * 8 - 127 > 127 ? 127 : k * 8 - 127);
+  const auto q8 = encode(gguf::type::Q8_0, v);
+  REQUIRE(q8.size() == 34);
+  CHECK((q8[0] | q8[1] << 8) == 0x3C00);
+  CHECK(int8_t(q8[2]) == -127);
+  CHECK(int8_t(q8[3]) == -119);
+  CHECK(decode(gguf::type::Q8_0, q8, 32) == v);
+
+  // Q4_0: the largest magnitude is -16, so d = -16 / -8 = 2 and nibble = x / 2 + 8; element k
+  // is the low nibble of byte k, element 16 + k its high nibble.
+  std::vector<float> w(32);
+  for (int k = 0; k < 32; ++k) w[k] = float(k - 16);
+  const auto q4 = encode(gguf::type::Q4_0, w);
+  REQUIRE(q4.size() == 18);
+  CHECK((q4[0] | q4[1] << 8) == 0x4000);  // 2.0
+  CHECK(q4[2] == 0x80);                   // x0 = -16 -> 0, x16 = 0 -> 8
+  CHECK(q4[2 + 15] == 0xF8);              // x15 = -1 -> 8 (-0.5 + 8.5), x31 = 15 -> 15 (clamped)
+  const auto back = decode(gguf::type::Q4_0, q4, 32);
+  for (int k = 0; k < 32; k += 2) CHECK(back[k] == w[k]);  // even values are exact
+}
+
+// gguf_regressions/: inputs from the libFuzzer corpus (workloads/attention/fuzz), one per distinct
+// refusal message the fuzzer reached; any crashing input it finds goes here too.
+TEST_CASE("attention gguf: inputs the fuzzer found are loaded or refused, never crash") {
+  const fs::path dir = fs::path(WEFT_ATTENTION_TEST_DIR) / "gguf_regressions";
+  uint32_t files = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    std::ifstream in(e.path(), std::ios::binary);
+    const std::vector<uint8_t> b((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    INFO(e.path().filename().string());
+    try {
+      const Model m = Model::from(gguf::File::parse(b, e.path().string()));
+      (void)tokenize(m.vocab, "Hello", true);
+    } catch (const Error& err) {
+      CHECK(err.code() == ErrorCode::BadInput);
+    }
+    ++files;
+  }
+  CHECK(files > 0);
+}

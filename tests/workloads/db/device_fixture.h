@@ -1,0 +1,59 @@
+// What the device tests of the database workload share: one validation-enabled device, a guard
+// that fails the test on any validation message, and a query checked against SQLite.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <memory>
+#include <string>
+
+#include <weft/weft.h>
+
+#include "db.h"
+
+namespace weft::db::test {
+
+// Float comparison bound for SUM/AVG of doubles (summation order); see test_device.cpp.
+inline constexpr double kFloatRel = 1e-9;
+
+inline Device& device() {
+  static std::unique_ptr<Device> dev = [] {
+    DeviceOptions o;
+    o.validation = true;
+    return Device::open(o);
+  }();
+  return *dev;
+}
+
+struct ValidationClean {
+  ValidationClean() { device().validation().clear(); }
+  ~ValidationClean() {
+    for (const auto& m : device().validation().messages()) FAIL_CHECK("validation: " << m);
+  }
+};
+
+// Runs `sql` on the device and in `peer` (SQLite over the same tables) and checks the rows agree
+// (in order when the query has ORDER BY, as multisets otherwise). When a scan predicate ran as a
+// term list (filter_terms), the query runs once more with the interpreter forced, so both scan
+// kernels are held to SQLite on every query.
+inline QueryStats check_query(Database& db, Sqlite& peer, const std::string& sql, QueryOptions options = {}) {
+  INFO(sql);
+  const Plan plan = prepare_sql(sql, db);
+  const ResultSet ref = peer.query(sql);
+  auto run = [&](const QueryOptions& o) {
+    DeviceQuery q(device(), db, plan, o);
+    const ResultSet dev = q.run();
+    const std::string diff = compare_results(dev, ref, !plan.order.empty(), kFloatRel);
+    CHECK_MESSAGE(diff.empty(), (o.interpret_filters ? "interpreted filters: " : "") << diff);
+    return q.stats();
+  };
+  const QueryStats stats = run(options);
+  if (stats.term_filters > 0 && !options.interpret_filters) {
+    QueryOptions interpreted = options;
+    interpreted.interpret_filters = true;
+    CHECK(run(interpreted).term_filters == 0);
+  }
+  return stats;
+}
+
+}  // namespace weft::db::test

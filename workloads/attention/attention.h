@@ -1,0 +1,115 @@
+// Attention workload: a llama-architecture decoder from a GGUF file as a chain on Weft's fixed
+// bindings.
+//
+// Layout. Heap (immutable): the GGUF data section as it is in the file (F32/F16/Q8_0/Q4_0
+// tensors, dequantized on the fly by the kernels; no f32 copy of any weight) and a RoPE cos/sin
+// table. Globals (mutable): per layer the KV cache (context x kv_heads*head_dim, K and V), the
+// batch's tokens, the state words (pos0, T), the activations of up to max_batch tokens (x, xn,
+// q, attention output, scores, gate, up), the logits and the sampled token.
+//
+// Chain, per layer l (instance "<prefix>.layer<l>", registers dim words wide):
+//   rmsnorm (x *= residual scale_l first) -> matvec q, k, v (k, v into the cache at pos0 + t)
+//   -> rope (q and the new k rows) -> attn_scores (QK^T / sqrt(hd), causal, GQA) -> softmax
+//   -> attn_values (P V) -> matvec wo (x +=) -> rmsnorm -> matvec gate, up -> swiglu
+//   -> matvec down (x +=) -> layer_stats (R30 = hidden state of the last token; Metrics norm =
+//   largest token RMS, max_abs, anomaly status when not finite) -> regulator.
+// then (instance "<prefix>.head") rmsnorm of the last token -> matvec output -> logits, and
+// (instance "<prefix>.sampler") sample -> the token in R30[0] and Globals.
+// Stages that depend on the batch size dispatch from indirect slots whose counts the host sets
+// per run, so one recorded program serves a prefill of T tokens and a 1-token decode step.
+//
+// Regulator role (rules as data, after every layer): RMS outside [0, norm_limit] (NaN
+// included) -> the layer's status becomes anomaly, and the next layer's residual scale word is
+// set to `damp`.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <weft/weft.h>
+
+#include "gguf.h"
+#include "model.h"
+#include "ops.h"
+#include "quant.h"
+#include "reference.h"
+
+namespace weft::attention {
+
+struct DecoderOptions {
+  // Names of the instances ("<prefix>.layer0", ...), segments, slots and control words, so two
+  // decoders (or a decoder and other workloads) can share one Program.
+  std::string prefix = "attn";
+  uint32_t context = 0;    // positions the KV cache holds; 0: min(model context, 2048)
+  uint32_t max_batch = 0;  // tokens per run (prefill chunk); 0: min(context, 32)
+  Rules rules;
+};
+
+// What add_decoder added to a Program.
+struct DecoderProgram {
+  std::string prefix;
+  uint32_t context = 0, max_batch = 0;
+  std::vector<InstanceId> layers;
+  InstanceId head, sampler;
+  struct BatchSlot {
+    SlotId slot;
+    uint32_t axis;     // which group count follows the batch size
+    uint32_t per = 1;  // tokens per group along it (matvec: a tile of ops::kMatvecTokens)
+  };
+  std::vector<BatchSlot> batch_slots;
+  std::vector<uint32_t> scale_words;  // residual scale of each layer (f32, 1.0)
+  uint32_t sampling_words = 0;        // temperature f32, top_k u32, seed u32
+  std::vector<StageId> regulators;
+  std::string name(const std::string& what) const { return prefix + "." + what; }
+};
+
+// Appends the decoder's segments, instances, slots, control words, rules and stages to
+// `program` (which may already hold other workloads' stages). The weights are not uploaded
+// here: call upload() on the Executable made from the program.
+DecoderProgram add_decoder(Program& program, const Model& model, const DecoderOptions& options);
+// Writes the weights (the GGUF data section) and the RoPE table into the Executable's Heap.
+void upload(Executable& exe, const DecoderProgram& dp, const Model& model);
+// Prepares the next run: `tokens` (1 .. max_batch ids < vocab) at positions pos0 .. pos0+T-1
+// (< context). Writes the tokens and state words and sets the batch slots. BadInput otherwise.
+void set_batch(Executable& exe, const DecoderProgram& dp, const Model& model, std::span<const uint32_t> tokens, uint32_t pos0);
+void set_sampling(Executable& exe, const DecoderProgram& dp, const Sampling& sampling);
+
+struct LayerMetrics {
+  float rms = 0, max_abs = 0;
+  uint32_t status = 0, layer = 0, tokens = 0, pos0 = 0, sequence = 0;
+};
+
+// A decoder alone on one device: recorded once, replayed for every prefill chunk and step.
+class Decoder {
+ public:
+  Decoder(Device& device, const Model& model, DecoderOptions options = {});
+  // Runs tokens at the next positions (in chunks of max_batch); the logits of the last one.
+  std::vector<float> prefill(std::span<const uint32_t> tokens);
+  std::vector<float> step(uint32_t token) { return prefill(std::span<const uint32_t>(&token, 1)); }
+  uint32_t sampled();  // the token the device sampled from the last logits
+  void set_sampling(const Sampling& s);
+  void reset() { pos_ = 0; }  // the cache rows are overwritten from position 0 on
+  uint32_t position() const { return pos_; }
+  uint32_t context() const { return dp_.context; }
+  // Of the last prefill or step; a prefill run in several chunks is merged into one report
+  // (largest RMS, anomaly if any chunk had one). The norm rule itself acts per chunk.
+  const std::vector<LayerMetrics>& layer_metrics() const { return metrics_; }
+  std::vector<float> hidden();               // R30 of the last layer: the last token's hidden state
+  double gpu_ns();                           // of the last run
+  std::vector<KindTime> stage_times();       // of the last run, per operation
+  Executable& executable() { return *exe_; }
+  const DecoderProgram& program() const { return dp_; }
+
+ private:
+  const Model& model_;
+  DecoderProgram dp_;
+  std::unique_ptr<Executable> exe_;
+  uint32_t pos_ = 0;
+  std::vector<LayerMetrics> metrics_;
+  void merge_metrics(bool first);
+};
+
+}  // namespace weft::attention

@@ -1,0 +1,83 @@
+// Decoder: the chain on one device, recorded once; each prefill chunk or step is one replay.
+#include <cmath>
+
+#include "attention.h"
+
+namespace weft::attention {
+
+namespace {
+
+Program make_program(const Model& m, const DecoderOptions& o, DecoderProgram& dp) {
+  Program p("attention");
+  dp = add_decoder(p, m, o);
+  return p;
+}
+
+}  // namespace
+
+Decoder::Decoder(Device& device, const Model& model, DecoderOptions options) : model_(model) {
+  Program p = make_program(model, options, dp_);
+  // The kernels address Heap and Globals through the bound window only (no far access).
+  const uint64_t window = device.info().max_storage_buffer_range;
+  for (const SegmentLayout* s : {&p.heap(), &p.globals()})
+    if (s->size() > window)
+      fail(ErrorCode::BadInput, "attention: " + s->buffer_name() + " needs " + std::to_string(s->size()) + " bytes for " +
+                                    model.file.source() + ", over the device's storage-buffer window of " + std::to_string(window) +
+                                    " bytes (use a smaller model or --context)");
+  exe_ = std::make_unique<Executable>(device, std::move(p));
+  upload(*exe_, dp_, model_);
+}
+
+std::vector<float> Decoder::prefill(std::span<const uint32_t> tokens) {
+  if (tokens.empty()) fail(ErrorCode::BadInput, "attention: prefill of no tokens");
+  if (uint64_t(pos_) + tokens.size() > dp_.context)
+    fail(ErrorCode::BadInput, "attention: " + std::to_string(pos_ + tokens.size()) + " positions exceed the context of " + std::to_string(dp_.context));
+  for (size_t i = 0; i < tokens.size(); i += dp_.max_batch) {
+    const auto chunk = tokens.subspan(i, std::min<size_t>(dp_.max_batch, tokens.size() - i));
+    set_batch(*exe_, dp_, model_, chunk, pos_);
+    exe_->run();
+    pos_ += uint32_t(chunk.size());
+    merge_metrics(i == 0);
+  }
+  return exe_->read_segment<float>(Binding::Globals, dp_.name("logits"));
+}
+
+uint32_t Decoder::sampled() {
+  uint32_t t = 0;
+  exe_->read_segment(Binding::Globals, dp_.name("sampled"), &t, 4);
+  return t;
+}
+
+void Decoder::set_sampling(const Sampling& s) { attention::set_sampling(*exe_, dp_, s); }
+
+void Decoder::merge_metrics(bool first) {
+  if (first) metrics_.clear();
+  for (size_t l = 0; l < dp_.layers.size(); ++l) {
+    const abi::WeftMetrics m = exe_->metrics(dp_.layers[l]);
+    const LayerMetrics run{m.norm, m.max_abs, m.status, m.counters[0], m.counters[1], m.counters[2], m.sequence};
+    if (first) {
+      metrics_.push_back(run);
+      continue;
+    }
+    // A chunked prefill reports as one batch: the largest norm (NaN sticks), any anomaly, all
+    // its tokens from the first chunk's position on.
+    LayerMetrics& a = metrics_[l];
+    a.rms = std::isnan(a.rms) || std::isnan(run.rms) ? NAN : std::max(a.rms, run.rms);
+    a.max_abs = std::isnan(a.max_abs) || std::isnan(run.max_abs) ? NAN : std::max(a.max_abs, run.max_abs);
+    if (run.status == WEFT_STATUS_ANOMALY) a.status = run.status;
+    a.tokens += run.tokens;
+    a.sequence = run.sequence;
+  }
+}
+
+std::vector<float> Decoder::hidden() {
+  std::vector<float> h = exe_->read_register<float>(dp_.layers.back(), WEFT_R_OUTBOX);
+  h.resize(model_.config.dim);
+  return h;
+}
+
+double Decoder::gpu_ns() { return exe_->timings().total_ns; }
+
+std::vector<KindTime> Decoder::stage_times() { return stage_times_by_kind(exe_->program(), exe_->timings()); }
+
+}  // namespace weft::attention

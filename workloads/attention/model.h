@@ -1,0 +1,95 @@
+// A llama-architecture model read from a GGUF file (Vulkan-free, like gguf.h): hyperparameters
+// from the llama.* keys, the weight table checked name by name against the shapes the
+// architecture needs, and the tokenizer vocabulary from the tokenizer.ggml.* keys.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gguf.h"
+
+namespace weft::attention {
+
+struct Config {
+  uint32_t dim = 0;        // llama.embedding_length
+  uint32_t layers = 0;     // llama.block_count
+  uint32_t ffn = 0;        // llama.feed_forward_length
+  uint32_t heads = 0;      // llama.attention.head_count
+  uint32_t kv_heads = 0;   // llama.attention.head_count_kv (default: heads)
+  uint32_t head_dim = 0;   // dim / heads
+  uint32_t vocab = 0;      // rows of token_embd.weight
+  uint32_t context = 0;    // llama.context_length
+  float rope_base = 10000.0f;  // llama.rope.freq_base
+  float rms_eps = 1e-5f;       // llama.attention.layer_norm_rms_epsilon
+  uint32_t q_dim() const { return heads * head_dim; }
+  uint32_t kv_dim() const { return kv_heads * head_dim; }
+};
+
+// One weight tensor: `rows` rows of `cols` elements (GGML dims [cols, rows]), in the data
+// section at `offset`.
+struct Weight {
+  std::string name;
+  uint32_t type = 0;
+  uint64_t cols = 0, rows = 0;
+  uint64_t offset = 0;  // bytes from the start of the data section
+  uint64_t bytes = 0;
+  uint64_t row_bytes() const { return bytes / rows; }
+};
+
+struct LayerWeights {
+  Weight attn_norm, wq, wk, wv, wo, ffn_norm, gate, up, down;
+};
+
+struct Vocabulary {
+  std::string model;                 // tokenizer.ggml.model ("llama", "gpt2", ...)
+  std::vector<std::string> tokens;   // tokenizer.ggml.tokens (may be empty)
+  std::vector<int32_t> token_types;  // tokenizer.ggml.token_type (1 normal, 2 unknown, 3 control, 6 byte)
+  std::optional<uint32_t> bos, eos;
+  uint32_t byte_token[256];          // id of "<0xXX>" or UINT32_MAX
+  bool sentencepiece = false;        // spaces are written as U+2581 and a leading one is added
+};
+
+struct Model {
+  Config config;
+  Weight token_embd, output_norm, output;  // output == token_embd when the head is tied
+  bool tied = false;
+  std::vector<LayerWeights> layers;
+  Vocabulary vocab;
+  gguf::File file;
+
+  // BadInput naming the file, key or tensor for anything missing, mis-shaped or unsupported
+  // (weight types other than F32/F16/Q8_0/Q4_0; norms must be F32).
+  static Model load(const std::string& path);
+  static Model from(gguf::File file);
+  std::vector<const Weight*> weights() const;  // every weight the decoder reads
+  uint64_t weight_bytes() const;               // bytes of weights one token reads (embedding row excluded)
+};
+
+// Text <-> tokens. Greedy longest match over the vocabulary's normal tokens with byte-token
+// fallback ("<0xXX>"); exact for the seeded byte-level vocabulary, an approximation of
+// SentencePiece/BPE for real models (whose merges are not applied). BOS first when the
+// vocabulary has one and `bos` is set. BadInput when a byte has no token at all.
+std::vector<uint32_t> tokenize(const Vocabulary& vocab, const std::string& text, bool bos = true);
+std::string detokenize(const Vocabulary& vocab, const std::vector<uint32_t>& tokens);
+
+// ---- the seeded test model -------------------------------------------------------------------
+// A tiny llama with seeded weights and a byte-level vocabulary (3 specials + 256 bytes), written
+// in several encodings at once so one file exercises every kernel path: token embeddings F16,
+// attention Q8_0, MLP Q4_0, norms F32, the output head F32 (or tied to the F16 embeddings).
+struct SeededOptions {
+  uint32_t dim = 64, layers = 2, heads = 4, kv_heads = 2, ffn = 128, context = 64;
+  uint32_t seed = 1;
+  bool tied = false;
+  uint32_t attn_type = gguf::type::Q8_0;
+  uint32_t ffn_type = gguf::type::Q4_0;
+  uint32_t embd_type = gguf::type::F16;
+  uint32_t output_type = gguf::type::F32;
+  float rope_base = 10000.0f, rms_eps = 1e-5f;
+};
+inline constexpr uint32_t kSeededVocab = 259;
+gguf::Writer seeded_model(const SeededOptions& options);
+void write_seeded_model(const std::string& path, const SeededOptions& options);
+
+}  // namespace weft::attention

@@ -1,0 +1,160 @@
+// The decoder chain appended to a Program (see attention.h), and the host side of a run:
+// uploading the weights, setting the batch, the sampling parameters.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "attention.h"
+
+namespace weft::attention {
+
+namespace {
+
+enum Shape : uint32_t { kTok, kDim, kQ, kKv, kFfn, kHeads, kSwiglu, kShapes };
+
+}  // namespace
+
+DecoderProgram add_decoder(Program& p, const Model& m, const DecoderOptions& o) {
+  const Config& c = m.config;
+  DecoderProgram dp;
+  dp.prefix = o.prefix;
+  dp.context = o.context ? o.context : std::min(c.context, 2048u);
+  if (dp.context > c.context)
+    fail(ErrorCode::BadInput, "attention: context " + std::to_string(dp.context) + " exceeds the model's llama.context_length " + std::to_string(c.context));
+  dp.max_batch = o.max_batch ? o.max_batch : std::min(dp.context, 32u);
+  if (dp.max_batch > dp.context) fail(ErrorCode::BadInput, "attention: max_batch exceeds the context");
+  const uint32_t B = dp.max_batch, ctx = dp.context, D = c.dim, hd = c.head_dim;
+  auto N = [&](const std::string& s) { return dp.name(s); };
+
+  // ---- layout ----
+  const auto section = m.file.data_section();
+  p.heap().add(N("weights"), std::max<uint64_t>(section.size(), 4));
+  p.heap().add(N("rope"), uint64_t(ctx) * hd * 4);
+  auto G = [&](const std::string& s, uint64_t bytes) { p.globals().add(N(s), bytes); };
+  G("state", 16);
+  G("tokens", uint64_t(B) * 4);
+  G("sampled", 4);
+  G("x", uint64_t(B) * D * 4);
+  G("xn", uint64_t(B) * D * 4);
+  G("q", uint64_t(B) * c.q_dim() * 4);
+  G("att", uint64_t(B) * c.q_dim() * 4);
+  G("scores", uint64_t(B) * c.heads * ctx * 4);
+  G("gate", uint64_t(B) * c.ffn * 4);
+  G("up", uint64_t(B) * c.ffn * 4);
+  G("xlast", uint64_t(D) * 4);
+  G("logits", uint64_t(c.vocab) * 4);
+  for (uint32_t l = 0; l < c.layers; ++l) {
+    G("k" + std::to_string(l), uint64_t(ctx) * c.kv_dim() * 4);
+    G("v" + std::to_string(l), uint64_t(ctx) * c.kv_dim() * 4);
+  }
+  auto g = [&](const std::string& s) { return ops::segment(p, Binding::Globals, N(s)); };
+  const ops::Array weights = ops::segment(p, Binding::Heap, N("weights"));
+  auto w = [&](const Weight& x) {
+    return ops::Array{uint32_t(weights.at + x.offset), Range{Binding::Heap, weights.at + x.offset, x.bytes}};
+  };
+  const ops::Array state = g("state"), x = g("x"), xn = g("xn"), q = g("q"), att = g("att"), scores = g("scores"),
+                   gate = g("gate"), up = g("up"), rope_table = ops::segment(p, Binding::Heap, N("rope"));
+
+  // ---- instances, slots, control words ----
+  for (uint32_t l = 0; l < c.layers; ++l) {
+    dp.layers.push_back(p.add_instance(N("layer" + std::to_string(l)), D));
+    if (l) p.connect(dp.layers[l - 1], dp.layers[l]);
+    dp.scale_words.push_back(p.add_control_words(N("scale" + std::to_string(l)), {f32_bits(1.0f)}));
+  }
+  dp.head = p.add_instance(N("head"), 1);
+  dp.sampler = p.add_instance(N("sampler"), 1);
+  dp.sampling_words = p.add_control_words(N("sampling"), {f32_bits(0.0f), 0u, 0u});
+  const std::array<std::array<uint32_t, 3>, kShapes> shapes = {{{1, 1, 1},
+                                                                 {ops::matvec_groups(D), 1, 1},
+                                                                 {ops::matvec_groups(c.q_dim()), 1, 1},
+                                                                 {ops::matvec_groups(c.kv_dim()), 1, 1},
+                                                                 {ops::matvec_groups(c.ffn), 1, 1},
+                                                                 {c.heads, 1, 1},
+                                                                 {(c.ffn + 63) / 64, 1, 1}}};
+  std::vector<SlotId> slot(kShapes);
+  for (uint32_t s = 0; s < kShapes; ++s) {
+    slot[s] = p.add_slot(N("batch" + std::to_string(s)), shapes[s]);
+    const bool matvec = s == kDim || s == kQ || s == kKv || s == kFfn;
+    dp.batch_slots.push_back({slot[s], s == kTok ? 0u : 1u, matvec ? ops::kMatvecTokens : 1u});
+  }
+  auto on = [&](Shape s) { return ops::Dispatch{slot[s], {}}; };
+
+  // ---- stages ----
+  auto add = [&](StageSpec s, const std::string& suffix) {
+    s.name += suffix;
+    return p.add_stage(std::move(s));
+  };
+  add(ops::embed(dp.layers[0], m.token_embd.type, w(m.token_embd), D, c.vocab, g("tokens"), x, on(kTok)), "." + dp.prefix);
+  for (uint32_t l = 0; l < c.layers; ++l) {
+    const LayerWeights& lw = m.layers[l];
+    const InstanceId in = dp.layers[l];
+    const std::string L = "." + dp.prefix + ".L" + std::to_string(l);
+    const ops::Array kc = g("k" + std::to_string(l)), vc = g("v" + std::to_string(l));
+    add(ops::rmsnorm(p, in, x, xn, w(lw.attn_norm), D, c.rms_eps, dp.scale_words[l], false, state, on(kTok)), L + ".attn");
+    add(ops::matvec(in, lw.wq.type, w(lw.wq), D, c.q_dim(), xn, D, q, c.q_dim(), 0, state, on(kQ)), L + ".q");
+    add(ops::matvec(in, lw.wk.type, w(lw.wk), D, c.kv_dim(), xn, D, kc, c.kv_dim(), ops::kCacheRow, state, on(kKv)), L + ".k");
+    add(ops::matvec(in, lw.wv.type, w(lw.wv), D, c.kv_dim(), xn, D, vc, c.kv_dim(), ops::kCacheRow, state, on(kKv)), L + ".v");
+    add(ops::rope(in, q, c.heads, kc, c.kv_heads, hd, rope_table, state, on(kTok)), L);
+    add(ops::attn_scores(in, q, kc, scores, c.heads, c.kv_heads, hd, ctx, state, on(kHeads)), L);
+    add(ops::softmax(in, scores, c.heads, ctx, state, on(kHeads)), L);
+    add(ops::attn_values(in, scores, vc, att, c.heads, c.kv_heads, hd, ctx, state, on(kHeads)), L);
+    add(ops::matvec(in, lw.wo.type, w(lw.wo), c.q_dim(), D, att, c.q_dim(), x, D, ops::kAccumulate, state, on(kDim)), L + ".o");
+    add(ops::rmsnorm(p, in, x, xn, w(lw.ffn_norm), D, c.rms_eps, WEFT_NONE, false, state, on(kTok)), L + ".ffn");
+    add(ops::matvec(in, lw.gate.type, w(lw.gate), D, c.ffn, xn, D, gate, c.ffn, 0, state, on(kFfn)), L + ".gate");
+    add(ops::matvec(in, lw.up.type, w(lw.up), D, c.ffn, xn, D, up, c.ffn, 0, state, on(kFfn)), L + ".up");
+    add(ops::swiglu(in, gate, up, c.ffn, on(kSwiglu)), L);
+    add(ops::matvec(in, lw.down.type, w(lw.down), c.ffn, D, gate, c.ffn, x, D, ops::kAccumulate, state, on(kDim)), L + ".down");
+    add(ops::layer_stats(in, x, D, state, l), L);
+    // The regulator role, as data: an activation norm outside [0, limit] (NaN included) marks
+    // the layer anomalous and damps the residual stream entering the next layer.
+    std::vector<abi::WeftRule> rs;
+    const Condition bad = Condition::outside(in, WEFT_METRIC_NORM, 0.0f, o.rules.norm_limit);
+    rs.push_back(rule(bad, Action::set_status(in, WEFT_STATUS_ANOMALY)));
+    if (l + 1 < c.layers) rs.push_back(rule(bad, Action::set_word(dp.scale_words[l + 1], o.rules.damp)));
+    dp.regulators.push_back(add_regulator(p, "regulator" + L, rs));
+  }
+  add(ops::rmsnorm(p, dp.head, x, g("xlast"), w(m.output_norm), D, c.rms_eps, WEFT_NONE, true, state, {}), "." + dp.prefix + ".out");
+  add(ops::matvec(dp.head, m.output.type, w(m.output), D, c.vocab, g("xlast"), D, g("logits"), c.vocab, ops::kOneToken, state,
+                  {std::nullopt, {ops::matvec_groups(c.vocab), 1, 1}}),
+      "." + dp.prefix + ".output");
+  add(ops::sample(p, dp.sampler, g("logits"), c.vocab, dp.sampling_words, state, g("sampled")), "." + dp.prefix);
+  return dp;
+}
+
+void upload(Executable& exe, const DecoderProgram& dp, const Model& m) {
+  const auto section = m.file.data_section();
+  if (!section.empty()) exe.write_segment(Binding::Heap, dp.name("weights"), section.data(), section.size());
+  const auto table = ops::rope_table(dp.context, m.config.head_dim, m.config.rope_base);
+  exe.write_segment(Binding::Heap, dp.name("rope"), table.data(), table.size() * 4);
+}
+
+void set_batch(Executable& exe, const DecoderProgram& dp, const Model& m, std::span<const uint32_t> tokens, uint32_t pos0) {
+  const uint32_t T = uint32_t(tokens.size());
+  if (T == 0 || T > dp.max_batch)
+    fail(ErrorCode::BadInput, "attention: a run takes 1 to " + std::to_string(dp.max_batch) + " tokens, got " + std::to_string(T));
+  if (uint64_t(pos0) + T > dp.context)
+    fail(ErrorCode::BadInput, "attention: positions " + std::to_string(pos0) + ".." + std::to_string(pos0 + T - 1) +
+                                  " exceed the context of " + std::to_string(dp.context));
+  for (uint32_t t = 0; t < T; ++t)
+    if (tokens[t] >= m.config.vocab)
+      fail(ErrorCode::BadInput, "attention: token id " + std::to_string(tokens[t]) + " at batch position " + std::to_string(t) +
+                                    " is not below the vocabulary size " + std::to_string(m.config.vocab));
+  exe.write_segment(Binding::Globals, dp.name("tokens"), tokens.data(), uint64_t(T) * 4);
+  const uint32_t st[2] = {pos0, T};
+  exe.write_segment(Binding::Globals, dp.name("state"), st, sizeof st);
+  for (const auto& bs : dp.batch_slots) exe.set_control_word(exe.program().slot_word(bs.slot) + bs.axis, (T + bs.per - 1) / bs.per);
+  // The norm rule's damping acts within one run: the engine starts every run from the Control
+  // image (reset_control), where every scale word is 1, as the reference does.
+}
+
+void set_sampling(Executable& exe, const DecoderProgram& dp, const Sampling& s) {
+  if (!(s.temperature >= 0.0f) || !std::isfinite(s.temperature))
+    fail(ErrorCode::BadInput, "attention: temperature must be a finite number >= 0");
+  if (s.top_k > kMaxTopK)
+    fail(ErrorCode::BadInput, "attention: top-k " + std::to_string(s.top_k) + " is above the device sampler's limit of " + std::to_string(kMaxTopK));
+  exe.set_control_word(dp.sampling_words, f32_bits(s.temperature));
+  exe.set_control_word(dp.sampling_words + 1, s.top_k);
+  exe.set_control_word(dp.sampling_words + 2, s.seed);
+}
+
+}  // namespace weft::attention

@@ -1,0 +1,31 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+// RoPE (ggml's "normal" mode, the one llama GGUF files use): in every head the pairs
+// (2i, 2i+1) are rotated by pos * base^(-2i / head_dim). One workgroup per token; it rotates
+// the token's query row and the key row it wrote to the cache at pos0 + t. cos/sin come from a
+// table the host computed in double (Heap, [position][i] as (cos, sin)), so every device gets
+// the same rounding instead of its own sin/cos precision.
+// user: [0] q (Globals word, row stride heads*hd), [1] heads, [2] k cache (Globals word, row
+//       stride kv_heads*hd), [3] kv_heads, [4] head_dim, [5] table (Heap byte offset),
+//       [6] state (Globals word: pos0, T).
+#include "weft.glsl"
+
+layout(local_size_x = 64) in;
+
+void main() {
+  const uint q = pc.user[0], heads = pc.user[1], k = pc.user[2], kv_heads = pc.user[3], hd = pc.user[4];
+  const uint table = pc.user[5] >> 2, state = pc.user[6];
+  const uint t = gl_WorkGroupID.x, pos = globals_u[state] + t, half_hd = hd / 2u;
+  const uint q_pairs = heads * half_hd, pairs = (heads + kv_heads) * half_hd;
+  for (uint p = gl_LocalInvocationIndex; p < pairs; p += 64u) {
+    const bool is_q = p < q_pairs;
+    const uint pp = is_q ? p : p - q_pairs;
+    const uint head = pp / half_hd, i = pp - head * half_hd;
+    const uint base = is_q ? q + t * heads * hd : k + pos * kv_heads * hd;
+    const uint a = base + head * hd + 2u * i;
+    const float c = heap_f[table + 2u * (pos * half_hd + i)], s = heap_f[table + 2u * (pos * half_hd + i) + 1u];
+    const float x0 = globals_f[a], x1 = globals_f[a + 1u];
+    globals_f[a] = x0 * c - x1 * s;
+    globals_f[a + 1u] = x0 * s + x1 * c;
+  }
+}

@@ -1,0 +1,78 @@
+#include "bytecode.h"
+
+#include <weft/error.h>
+
+#include "db_ops.h"
+
+namespace weft::db {
+
+namespace {
+
+struct Emitter {
+  const DescriptorOf& desc;
+  std::vector<uint32_t> words;
+  uint32_t depth = 0, max_depth = 0;
+
+  void emit(uint32_t op, uint32_t a = 0, uint32_t b = 0, uint32_t c = 0, int delta = 0) {
+    words.insert(words.end(), {op, a, b, c});
+    depth = uint32_t(int(depth) + delta);
+    max_depth = std::max(max_depth, depth);
+  }
+  uint32_t cmp_code(const std::string& op) {
+    if (op == "=") return DB_CMP_EQ;
+    if (op == "!=") return DB_CMP_NE;
+    if (op == "<") return DB_CMP_LT;
+    if (op == "<=") return DB_CMP_LE;
+    if (op == ">") return DB_CMP_GT;
+    return DB_CMP_GE;
+  }
+  uint32_t arith_code(const std::string& op) {
+    if (op == "+") return DB_ARITH_ADD;
+    if (op == "-") return DB_ARITH_SUB;
+    if (op == "*") return DB_ARITH_MUL;
+    if (op == "/") return DB_ARITH_DIV;
+    return DB_ARITH_MOD;
+  }
+  void gen(const BExpr& e) {
+    switch (e.kind) {
+      case BExpr::Const: emit(DB_OP_CONST, uint32_t(e.bits), uint32_t(e.bits >> 32), e.null ? 1u : 0u, +1); return;
+      case BExpr::Col: emit(DB_OP_LOAD, desc(e.side, e.column), 0, 0, +1); return;
+      case BExpr::ToFloat: gen(*e.args[0]); emit(DB_OP_TOFLOAT); return;
+      case BExpr::Neg: gen(*e.args[0]); emit(e.type == Type::Float ? DB_OP_NEG_F : DB_OP_NEG_I); return;
+      case BExpr::Not: gen(*e.args[0]); emit(DB_OP_NOT); return;
+      case BExpr::IsNull: gen(*e.args[0]); emit(DB_OP_ISNULL, e.negated ? 1u : 0u); return;
+      case BExpr::Arith:
+        gen(*e.args[0]);
+        gen(*e.args[1]);
+        emit(e.type == Type::Float ? DB_OP_ARITH_F : DB_OP_ARITH_I, arith_code(e.op), 0, 0, -1);
+        return;
+      case BExpr::Compare:
+        gen(*e.args[0]);
+        gen(*e.args[1]);
+        emit(e.args[0]->type == Type::Float ? DB_OP_CMP_F : DB_OP_CMP_I, cmp_code(e.op), 0, 0, -1);
+        return;
+      case BExpr::And:
+      case BExpr::Or:
+        gen(*e.args[0]);
+        gen(*e.args[1]);
+        emit(e.kind == BExpr::And ? DB_OP_AND : DB_OP_OR, 0, 0, 0, -1);
+        return;
+    }
+  }
+};
+
+}  // namespace
+
+std::vector<uint32_t> compile_expr(const BExpr& e, const DescriptorOf& descriptor) {
+  Emitter em{descriptor, {}, 0, 0};
+  em.gen(e);
+  if (em.max_depth > DB_STACK)
+    fail(ErrorCode::BadInput, "sql: expression needs a stack of " + std::to_string(em.max_depth) +
+                                  " values, the device interpreter holds " + std::to_string(DB_STACK) + "; simplify it");
+  if (em.words.size() / DB_INSTR_WORDS > DB_MAX_INSTR)
+    fail(ErrorCode::BadInput, "sql: expression compiles to " + std::to_string(em.words.size() / DB_INSTR_WORDS) +
+                                  " instructions, more than " + std::to_string(DB_MAX_INSTR));
+  return em.words;
+}
+
+}  // namespace weft::db

@@ -1,0 +1,19 @@
+// Bound expressions -> the device interpreter's bytecode (shaders/db_ops.h). Vulkan-free.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "plan.h"
+
+namespace weft::db {
+
+// Maps a bound column (side, column) to the index of its column descriptor on the device.
+using DescriptorOf = std::function<uint32_t(uint32_t side, uint32_t column)>;
+
+// Words of the program (4 per instruction). BadInput when the expression needs more than
+// DB_STACK stack entries or DB_MAX_INSTR instructions.
+std::vector<uint32_t> compile_expr(const BExpr& e, const DescriptorOf& descriptor);
+
+}  // namespace weft::db

@@ -1,0 +1,516 @@
+#include "plan.h"
+
+#include <cstring>
+#include <functional>
+#include <sstream>
+#include <unordered_map>
+
+#include <weft/error.h>
+
+namespace weft::db {
+
+bool BExpr::uses_side(uint32_t s) const {
+  if (kind == Col && side == s) return true;
+  for (const BExprPtr& a : args)
+    if (a->uses_side(s)) return true;
+  return false;
+}
+
+Type direct_type(const Plan& plan, uint32_t column) {
+  return column < plan.keys.size() ? plan.keys[column]->type : plan.aggs[column - plan.keys.size()].out;
+}
+
+namespace {
+
+[[noreturn]] void err(const Expr& at, const std::string& msg) {
+  fail(ErrorCode::BadInput, "sql:" + std::to_string(at.line) + ":" + std::to_string(at.col) + ": " + msg);
+}
+
+BExprPtr node(BExpr e) { return std::make_shared<const BExpr>(std::move(e)); }
+
+BExprPtr null_const(Type t) {
+  BExpr e;
+  e.kind = BExpr::Const;
+  e.null = true;
+  e.type = t;
+  return node(e);
+}
+bool is_null_const(const BExprPtr& e) { return e->kind == BExpr::Const && e->null; }
+bool numeric(Type t) { return t == Type::Int || t == Type::Float; }
+
+BExprPtr to_float(BExprPtr e) {
+  if (e->type == Type::Float) return e;
+  if (is_null_const(e)) return null_const(Type::Float);
+  BExpr c;
+  c.kind = BExpr::ToFloat;
+  c.type = Type::Float;
+  c.args = {e};
+  return node(c);
+}
+
+// A numeric value as a truth value (Int 0/1 or NULL): Floats compare with 0.0.
+BExprPtr truth(const Expr& at, BExprPtr e, const char* where) {
+  if (e->type == Type::Text && !is_null_const(e)) err(at, std::string(where) + " needs a number or a comparison, not text");
+  if (e->type != Type::Float) return e;
+  BExpr zero;
+  zero.kind = BExpr::Const;
+  zero.type = Type::Float;
+  BExpr c;
+  c.kind = BExpr::Compare;
+  c.op = "!=";
+  c.type = Type::Int;
+  c.args = {e, node(zero)};
+  return node(c);
+}
+
+bool same_bound(const BExpr& a, const BExpr& b) {
+  if (a.kind != b.kind || a.type != b.type || a.op != b.op || a.args.size() != b.args.size()) return false;
+  if (a.kind == BExpr::Const && (a.null != b.null || a.bits != b.bits)) return false;
+  if (a.kind == BExpr::Col && (a.side != b.side || a.column != b.column)) return false;
+  if (a.kind == BExpr::IsNull && a.negated != b.negated) return false;
+  for (size_t k = 0; k < a.args.size(); ++k)
+    if (!same_bound(*a.args[k], *b.args[k])) return false;
+  return true;
+}
+
+bool has_aggregate(const Expr& e) {
+  if (e.kind == ExprKind::Aggregate) return true;
+  for (const ExprPtr& a : e.args)
+    if (has_aggregate(*a)) return true;
+  return false;
+}
+
+class Binder {
+ public:
+  Binder(const Database& db, Plan& plan, const Query& q) : db_(db), plan_(plan) {
+    add_table(q.from);
+    if (q.join) add_table(*q.join);
+  }
+
+  // `grouped`: bind as a value per group (aggregates allowed, bare columns must be GROUP BY keys).
+  // A grouped node without aggregates is bound plainly to compare it with the keys, and then its
+  // children again: plain bindings and aggregate tests are memoised per node, so that an
+  // operator chain binds in linear time, not quadratic (the SQL fuzzer's slow units).
+  BExprPtr bind(const Expr& e, bool grouped) {
+    if (!grouped) {
+      auto it = plain_.find(&e);
+      if (it != plain_.end()) return it->second;
+      BExprPtr r = bind_node(e, false);
+      plain_.emplace(&e, r);
+      return r;
+    }
+    return bind_node(e, true);
+  }
+
+  BExprPtr bind_node(const Expr& e, bool grouped) {
+    if (grouped) {
+      if (!contains_aggregate(e) && e.kind != ExprKind::Int && e.kind != ExprKind::Float && e.kind != ExprKind::String &&
+          e.kind != ExprKind::Null) {
+        BExprPtr r = bind(e, false);
+        for (size_t k = 0; k < plan_.keys.size(); ++k)
+          if (same_bound(*r, *plan_.keys[k])) return direct(uint32_t(k));
+        if (e.kind == ExprKind::Column)
+          err(e, "column '" + e.text() + "' must appear in GROUP BY or inside an aggregate");
+      }
+      if (e.kind == ExprKind::Aggregate) return aggregate(e);
+    } else if (e.kind == ExprKind::Aggregate) {
+      err(e, std::string("aggregate ") + agg_name(e.agg) + " is not allowed here");
+    }
+    switch (e.kind) {
+      case ExprKind::Int: return konst(Type::Int, uint64_t(e.i));
+      case ExprKind::Float: {
+        uint64_t b;
+        std::memcpy(&b, &e.f, 8);
+        return konst(Type::Float, b);
+      }
+      case ExprKind::String: return konst(Type::Text, uint64_t(db_.code(e.s)));
+      case ExprKind::Null: return null_const(Type::Int);
+      case ExprKind::Column: return column(e);
+      case ExprKind::Star: err(e, "'*' is not allowed here");
+      case ExprKind::IsNull: {
+        BExprPtr a = bind(*e.args[0], grouped);
+        BExpr c;
+        c.kind = BExpr::IsNull;
+        c.negated = e.negated;
+        c.args = {a};
+        return node(c);
+      }
+      case ExprKind::Unary: {
+        BExprPtr a = bind(*e.args[0], grouped);
+        if (e.op == "NOT") {
+          a = truth(e, a, "NOT");
+          if (is_null_const(a)) return a;
+          BExpr c;
+          c.kind = BExpr::Not;
+          c.args = {a};
+          return node(c);
+        }
+        if (!numeric(a->type) && !is_null_const(a)) err(e, "cannot negate text");
+        if (is_null_const(a)) return a;
+        BExpr c;
+        c.kind = BExpr::Neg;
+        c.type = a->type;
+        c.args = {a};
+        return node(c);
+      }
+      case ExprKind::Binary: return binary(e, bind(*e.args[0], grouped), bind(*e.args[1], grouped));
+      case ExprKind::Aggregate: break;
+    }
+    err(e, "unsupported expression");
+  }
+
+  BExprPtr binary(const Expr& e, BExprPtr l, BExprPtr r) {
+    const std::string& op = e.op;
+    BExpr c;
+    if (op == "AND" || op == "OR") {
+      c.kind = op == "AND" ? BExpr::And : BExpr::Or;
+      c.args = {truth(e, l, op.c_str()), truth(e, r, op.c_str())};
+      return node(c);
+    }
+    const bool cmp = op == "=" || op == "!=" || op == "<" || op == "<=" || op == ">" || op == ">=";
+    if (cmp) {
+      if (is_null_const(l) || is_null_const(r)) return null_const(Type::Int);
+      if ((l->type == Type::Text) != (r->type == Type::Text))
+        err(e, "cannot compare " + std::string(type_name(l->type)) + " with " + type_name(r->type) + " in '" + e.text() + "'");
+      if (l->type != r->type) {
+        l = to_float(l);
+        r = to_float(r);
+      }
+      c.kind = BExpr::Compare;
+      c.op = op;
+      c.type = Type::Int;
+      c.args = {l, r};
+      return node(c);
+    }
+    // arithmetic
+    for (const BExprPtr& x : {l, r})
+      if (x->type == Type::Text && !is_null_const(x)) err(e, "cannot apply '" + op + "' to text in '" + e.text() + "'");
+    Type t = (l->type == Type::Float || r->type == Type::Float) ? Type::Float : Type::Int;
+    if (op == "%" && t == Type::Float) err(e, "'%' needs integer operands in '" + e.text() + "'");
+    if (is_null_const(l) || is_null_const(r)) return null_const(t);
+    if (t == Type::Float) {
+      l = to_float(l);
+      r = to_float(r);
+    }
+    c.kind = BExpr::Arith;
+    c.op = op;
+    c.type = t;
+    c.args = {l, r};
+    return node(c);
+  }
+
+  bool contains_aggregate(const Expr& e) {
+    auto it = has_agg_.find(&e);
+    if (it != has_agg_.end()) return it->second;
+    bool r = e.kind == ExprKind::Aggregate;
+    for (const ExprPtr& a : e.args) r = r || contains_aggregate(*a);
+    has_agg_.emplace(&e, r);
+    return r;
+  }
+
+  const std::vector<const Table*>& tables() const { return tables_; }
+  const std::vector<std::string>& names() const { return names_; }
+  const Database& db() const { return db_; }
+
+ private:
+  void add_table(const TableRef& t) {
+    const int idx = db_.find(t.name);
+    if (idx < 0) {
+      std::string known;
+      for (const Table& x : db_.tables()) known += (known.empty() ? "" : ", ") + x.name;
+      fail(ErrorCode::BadInput, "sql:" + std::to_string(t.line) + ":" + std::to_string(t.col) + ": no table '" + t.name +
+                                    "' (tables: " + (known.empty() ? "none" : known) + ")");
+    }
+    const std::string name = t.alias.empty() ? t.name : t.alias;
+    for (const std::string& n : names_)
+      if (iequals(n, name))
+        fail(ErrorCode::BadInput, "sql:" + std::to_string(t.line) + ":" + std::to_string(t.col) + ": table name '" + name +
+                                      "' used twice (give one an alias)");
+    plan_.tables.push_back(idx);
+    plan_.table_names.push_back(name);
+    tables_.push_back(&db_.table(size_t(idx)));
+    names_.push_back(name);
+  }
+  BExprPtr konst(Type t, uint64_t bits) {
+    BExpr c;
+    c.kind = BExpr::Const;
+    c.type = t;
+    c.bits = bits;
+    return node(c);
+  }
+  BExprPtr direct(uint32_t column) {
+    BExpr c;
+    c.kind = BExpr::Col;
+    c.side = kSideDirect;
+    c.column = column;
+    c.type = direct_type(plan_, column);
+    return node(c);
+  }
+  BExprPtr column(const Expr& e) {
+    int side = -1, col = -1;
+    for (size_t s = 0; s < tables_.size(); ++s) {
+      if (!e.table.empty() && !iequals(e.table, names_[s])) continue;
+      const int c = tables_[s]->find(e.s);
+      if (c < 0) continue;
+      if (side >= 0) err(e, "column '" + e.s + "' is ambiguous (in both tables; qualify it)");
+      side = int(s);
+      col = c;
+    }
+    if (side < 0) {
+      if (!e.table.empty()) {
+        bool known = false;
+        for (const std::string& n : names_) known |= iequals(n, e.table);
+        if (!known) err(e, "no table '" + e.table + "' in FROM/JOIN");
+      }
+      err(e, "no column '" + e.text() + "'");
+    }
+    BExpr c;
+    c.kind = BExpr::Col;
+    c.side = uint32_t(side);
+    c.column = uint32_t(col);
+    c.type = tables_[size_t(side)]->columns[size_t(col)].type;
+    return node(c);
+  }
+  BExprPtr aggregate(const Expr& e) {
+    AggPlan a;
+    a.fn = e.agg;
+    a.star = e.star;
+    if (!e.star) {
+      if (has_aggregate(*e.args[0])) err(e, "aggregates cannot be nested");
+      a.arg = bind(*e.args[0], false);
+      if (a.fn != AggFn::Count && a.fn != AggFn::Min && a.fn != AggFn::Max && a.arg->type == Type::Text &&
+          !is_null_const(a.arg))
+        err(e, std::string(agg_name(a.fn)) + " of text is not supported");
+    }
+    switch (a.fn) {
+      case AggFn::Count: a.out = Type::Int; break;
+      case AggFn::Avg: a.out = Type::Float; break;
+      default: a.out = a.arg->type;
+    }
+    for (size_t k = 0; k < plan_.aggs.size(); ++k) {
+      const AggPlan& o = plan_.aggs[k];
+      if (o.fn == a.fn && o.star == a.star && (a.star || same_bound(*o.arg, *a.arg)))
+        return direct(uint32_t(plan_.keys.size() + k));
+    }
+    plan_.aggs.push_back(a);
+    return direct(uint32_t(plan_.keys.size() + plan_.aggs.size() - 1));
+  }
+
+  const Database& db_;
+  Plan& plan_;
+  std::vector<const Table*> tables_;
+  std::vector<std::string> names_;
+  std::unordered_map<const Expr*, BExprPtr> plain_;  // plain bindings, by node
+  std::unordered_map<const Expr*, bool> has_agg_;     // contains_aggregate, by node
+};
+
+void conjuncts(const ExprPtr& e, std::vector<ExprPtr>& out) {
+  if (e->kind == ExprKind::Binary && e->op == "AND") {
+    conjuncts(e->args[0], out);
+    conjuncts(e->args[1], out);
+  } else {
+    out.push_back(e);
+  }
+}
+
+BExprPtr and_of(BExprPtr a, BExprPtr b) {
+  if (!a) return b;
+  BExpr c;
+  c.kind = BExpr::And;
+  c.args = {a, b};
+  return node(c);
+}
+
+}  // namespace
+
+Plan plan_query(const Query& q, const Database& db) {
+  Plan plan;
+  Binder b(db, plan, q);
+  const size_t sides = plan.tables.size();
+  plan.scan_filters.assign(sides, nullptr);
+
+  // WHERE and ON conjuncts: the first column = column across the two sides is the join key;
+  // single-side conjuncts go down to that side's scan, the rest filter the joined rows.
+  std::vector<ExprPtr> conds;
+  if (q.where) {
+    if (has_aggregate(*q.where)) err(*q.where, "aggregates are not allowed in WHERE");
+    conjuncts(q.where, conds);
+  }
+  std::vector<ExprPtr> on;
+  if (q.on) {
+    if (has_aggregate(*q.on)) err(*q.on, "aggregates are not allowed in ON");
+    conjuncts(q.on, on);
+  }
+  if (q.join) {
+    for (const ExprPtr& c : on) {
+      // The key: the first column = column between the two sides (bound one by one, so that a
+      // type mismatch is reported as such rather than hidden behind a conversion).
+      BExprPtr x, y;
+      if (!plan.join && c->kind == ExprKind::Binary && c->op == "=" && c->args[0]->kind == ExprKind::Column &&
+          c->args[1]->kind == ExprKind::Column) {
+        x = b.bind(*c->args[0], false);
+        y = b.bind(*c->args[1], false);
+      }
+      if (x && y && x->side != y->side) {
+        const BExpr& l = x->side == 0 ? *x : *y;
+        const BExpr& r = x->side == 0 ? *y : *x;
+        if (l.type != r.type || l.type == Type::Float)
+          err(*c, "join keys must both be int or both be text (got " + std::string(type_name(l.type)) + " and " +
+                      type_name(r.type) + ")");
+        plan.join = JoinPlan{l.column, r.column, l.type};
+        continue;
+      }
+      conds.push_back(c);
+    }
+    if (!plan.join)
+      err(*q.on, "JOIN ... ON needs an equality between a column of each table (t1.a = t2.b)");
+  }
+  for (const ExprPtr& c : conds) {
+    BExprPtr bc = truth(*c, b.bind(*c, false), "a condition");
+    const bool s0 = bc->uses_side(0), s1 = sides > 1 && bc->uses_side(1);
+    if (s0 && s1) plan.residual = and_of(plan.residual, bc);
+    else {
+      const size_t s = s1 ? 1 : 0;
+      plan.scan_filters[s] = and_of(plan.scan_filters[s], bc);
+    }
+  }
+
+  // Aggregation.
+  bool any_agg = !q.group_by.empty();
+  for (const SelectItem& it : q.select) any_agg |= it.expr && has_aggregate(*it.expr);
+  for (const OrderItem& o : q.order_by) any_agg |= has_aggregate(*o.expr);
+  plan.aggregate = any_agg;
+  for (const ExprPtr& g : q.group_by) {
+    if (has_aggregate(*g)) err(*g, "aggregates are not allowed in GROUP BY");
+    if (g->kind == ExprKind::Int) err(*g, "GROUP BY position is not supported; name the expression");
+    plan.keys.push_back(b.bind(*g, false));
+  }
+
+  // Outputs.
+  std::vector<std::string> aliases;
+  for (const SelectItem& it : q.select) {
+    if (!it.expr) {
+      if (plan.aggregate) fail(ErrorCode::BadInput, "sql: SELECT * cannot be combined with GROUP BY or aggregates");
+      for (size_t s = 0; s < sides; ++s) {
+        const Table& t = *b.tables()[s];
+        for (size_t c = 0; c < t.columns.size(); ++c) {
+          BExpr col;
+          col.kind = BExpr::Col;
+          col.side = uint32_t(s);
+          col.column = uint32_t(c);
+          col.type = t.columns[c].type;
+          plan.outputs.push_back(node(col));
+          plan.names.push_back(t.columns[c].name);
+          aliases.push_back("");
+        }
+      }
+      continue;
+    }
+    plan.outputs.push_back(b.bind(*it.expr, plan.aggregate));
+    plan.names.push_back(!it.alias.empty() ? it.alias : it.expr->kind == ExprKind::Column ? it.expr->s : it.expr->text());
+    aliases.push_back(it.alias);
+  }
+  plan.visible = plan.outputs.size();
+
+  for (const OrderItem& o : q.order_by) {
+    const Expr& e = *o.expr;
+    if (e.kind == ExprKind::Int) {
+      if (e.i < 1 || uint64_t(e.i) > plan.visible)
+        err(e, "ORDER BY term " + std::to_string(e.i) + " is out of range (1.." + std::to_string(plan.visible) + ")");
+      plan.order.push_back({uint32_t(e.i - 1), o.desc});
+      continue;
+    }
+    if (e.kind == ExprKind::Column && e.table.empty()) {
+      bool found = false;
+      for (size_t k = 0; k < aliases.size() && !found; ++k)
+        if (!aliases[k].empty() && iequals(aliases[k], e.s)) {
+          plan.order.push_back({uint32_t(k), o.desc});
+          found = true;
+        }
+      if (found) continue;
+    }
+    BExprPtr be = b.bind(e, plan.aggregate);
+    uint32_t idx = uint32_t(plan.outputs.size());
+    for (size_t k = 0; k < plan.outputs.size(); ++k)
+      if (same_bound(*plan.outputs[k], *be)) idx = uint32_t(k);
+    if (idx == plan.outputs.size()) plan.outputs.push_back(be);
+    plan.order.push_back({idx, o.desc});
+  }
+  plan.limit = q.limit;
+  plan.offset = q.offset;
+  return plan;
+}
+
+namespace {
+
+std::string show(const BExpr& e, const Plan& p, const Database& db) {
+  auto a = [&](size_t k) { return show(*e.args[k], p, db); };
+  switch (e.kind) {
+    case BExpr::Const: {
+      if (e.null) return "NULL";
+      if (e.type == Type::Int) return std::to_string(int64_t(e.bits));
+      if (e.type == Type::Float) {
+        double d;
+        std::memcpy(&d, &e.bits, 8);
+        std::ostringstream s;
+        s << d;
+        return s.str();
+      }
+      return (e.bits & 1) ? "'<absent text, code " + std::to_string(int64_t(e.bits)) + ">'"
+                          : "'" + db.decode(int64_t(e.bits)) + "'";
+    }
+    case BExpr::Col:
+      if (e.side == kSideDirect)
+        return e.column < p.keys.size() ? "key" + std::to_string(e.column) : "agg" + std::to_string(e.column - p.keys.size());
+      return p.table_names[e.side] + "." + db.table(size_t(p.tables[e.side])).columns[e.column].name;
+    case BExpr::Neg: return "-(" + a(0) + ")";
+    case BExpr::Not: return "NOT (" + a(0) + ")";
+    case BExpr::ToFloat: return "float(" + a(0) + ")";
+    case BExpr::IsNull: return "(" + a(0) + (e.negated ? " IS NOT NULL)" : " IS NULL)");
+    case BExpr::And: return "(" + a(0) + " AND " + a(1) + ")";
+    case BExpr::Or: return "(" + a(0) + " OR " + a(1) + ")";
+    default: return "(" + a(0) + " " + e.op + " " + a(1) + ")";
+  }
+}
+
+}  // namespace
+
+std::string Plan::explain(const Database& db) const {
+  std::ostringstream o;
+  for (size_t s = 0; s < tables.size(); ++s) {
+    const Table& t = db.table(size_t(tables[s]));
+    o << "scan+filter[" << s << "] " << t.name << " as " << table_names[s] << " (" << t.rows << " rows)";
+    if (scan_filters[s]) o << " where " << show(*scan_filters[s], *this, db);
+    o << "\n";
+  }
+  if (join) {
+    const Table& l = db.table(size_t(tables[0]));
+    const Table& r = db.table(size_t(tables[1]));
+    o << "join " << table_names[0] << "." << l.columns[join->probe_column].name << " = " << table_names[1] << "."
+      << r.columns[join->build_column].name << " (build side " << table_names[1]
+      << "; nested loop, switched to hash join on the device when the filtered build side exceeds the threshold)\n";
+  }
+  if (residual) o << "filter " << show(*residual, *this, db) << "\n";
+  if (aggregate) {
+    o << "aggregate group by [";
+    for (size_t k = 0; k < keys.size(); ++k) o << (k ? ", " : "") << "key" << k << "=" << show(*keys[k], *this, db);
+    o << "] aggregates [";
+    for (size_t k = 0; k < aggs.size(); ++k)
+      o << (k ? ", " : "") << "agg" << k << "=" << agg_name(aggs[k].fn) << "("
+        << (aggs[k].star ? std::string("*") : show(*aggs[k].arg, *this, db)) << ")";
+    o << "] (COUNT = 0 rule: anomaly status)\n";
+  }
+  o << "project [";
+  for (size_t k = 0; k < outputs.size(); ++k)
+    o << (k ? ", " : "") << (k < visible ? names[k] : "(sort key)") << "=" << show(*outputs[k], *this, db);
+  o << "]\n";
+  if (!order.empty()) {
+    o << "sort by [";
+    for (size_t k = 0; k < order.size(); ++k) o << (k ? ", " : "") << "#" << order[k].output + 1 << (order[k].desc ? " desc" : " asc");
+    o << "]\n";
+  }
+  if (limit || offset) o << "limit " << (limit ? std::to_string(*limit) : "none") << " offset " << offset << "\n";
+  return o.str();
+}
+
+}  // namespace weft::db

@@ -1,0 +1,89 @@
+// The planner: binds a parsed Query to a Database (names, types, NULL literals) and lays out the
+// plan the device executes:
+//
+//   scan[side] (fused scan+filter, WHERE conjuncts pushed down) -> [join: nested loop or hash,
+//   chosen on the device by a cardinality rule] -> residual filter -> [group-by aggregate] ->
+//   projection (outputs + hidden ORDER BY keys) -> sort -> limit/offset.
+//
+// Typing follows SQLite on typed columns: Int op Int -> Int (integer division truncates; x/0 and
+// x%0 are NULL), any Float operand -> Float (x/0.0 is NULL), comparisons -> Int 0/1, Int vs Float
+// compares as double. Text supports comparisons only (between Text values). Aggregates skip NULLs;
+// COUNT(*) counts rows; SUM/MIN/MAX/AVG of no values are NULL; COUNT of none is 0; SUM of Int is an
+// Int (overflow is an error, as in SQLite), AVG is a Float. Vulkan-free.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sql.h"
+#include "table.h"
+
+namespace weft::db {
+
+// Where a bound column lives: a base table of the FROM/JOIN (side 0 or 1), or a column computed
+// by an earlier stage (side 2: group keys then aggregates, indexed by group).
+inline constexpr uint32_t kSideDirect = 2;
+
+struct BExpr;
+using BExprPtr = std::shared_ptr<const BExpr>;
+
+struct BExpr {
+  enum Kind { Const, Col, Neg, Not, Arith, Compare, And, Or, IsNull, ToFloat } kind = Const;
+  Type type = Type::Int;
+  bool null = false;     // Const: NULL
+  uint64_t bits = 0;     // Const: int64 / double bits / text code
+  uint32_t side = 0, column = 0;  // Col
+  std::string op;        // Arith: + - * / %; Compare: = != < <= > >=
+  bool negated = false;  // IsNull: IS NOT NULL
+  std::vector<BExprPtr> args;
+  bool uses_side(uint32_t s) const;
+};
+
+struct AggPlan {
+  AggFn fn = AggFn::Count;
+  bool star = false;   // COUNT(*)
+  BExprPtr arg;        // over input rows (null for COUNT(*))
+  Type out = Type::Int;
+};
+
+struct JoinPlan {
+  uint32_t probe_column = 0;  // side 0
+  uint32_t build_column = 0;  // side 1
+  Type key = Type::Int;
+};
+
+struct SortKey {
+  uint32_t output = 0;  // index into Plan::outputs
+  bool desc = false;
+};
+
+struct Plan {
+  std::vector<int> tables;                 // database table index of side 0 (and side 1)
+  std::vector<std::string> table_names;    // as written in the query (aliases)
+  std::vector<BExprPtr> scan_filters;      // per side, null when none
+  std::optional<JoinPlan> join;
+  BExprPtr residual;                       // over joined rows, null when none
+  bool aggregate = false;
+  std::vector<BExprPtr> keys;              // GROUP BY, over input rows
+  std::vector<AggPlan> aggs;
+  std::vector<BExprPtr> outputs;           // visible columns first, then hidden sort keys
+  size_t visible = 0;
+  std::vector<std::string> names;          // of the visible columns
+  std::vector<SortKey> order;
+  std::optional<int64_t> limit;
+  int64_t offset = 0;
+
+  // Text plan for --explain.
+  std::string explain(const Database& db) const;
+};
+
+Plan plan_query(const Query& query, const Database& db);
+inline Plan plan_sql(const std::string& sql, const Database& db) { return plan_query(parse_sql(sql), db); }
+
+// Type of a grouped column of side kSideDirect: keys first, then aggregates.
+Type direct_type(const Plan& plan, uint32_t column);
+
+}  // namespace weft::db

@@ -1,0 +1,495 @@
+#include "sql.h"
+
+#include <cctype>
+
+#include <weft/error.h>
+
+#include "csv.h"
+#include "table.h"
+
+namespace weft::db {
+
+const char* agg_name(AggFn f) {
+  switch (f) {
+    case AggFn::Count: return "COUNT";
+    case AggFn::Sum: return "SUM";
+    case AggFn::Min: return "MIN";
+    case AggFn::Max: return "MAX";
+    case AggFn::Avg: return "AVG";
+  }
+  return "?";
+}
+
+namespace {
+
+enum class Tok { End, Ident, QuotedIdent, Int, Float, String, Op };
+
+struct Token {
+  Tok kind = Tok::End;
+  std::string text;  // identifier, literal body, or operator
+  size_t line = 1, col = 1, begin = 0, end = 0;
+};
+
+constexpr size_t kMaxDepth = 200;  // nesting bound: deep input is an error, not a stack overflow
+// Height bound of an expression tree. Operator chains (a + b + c ...) are parsed by loops, not
+// recursion, so kMaxDepth does not see them, but everything after the parser walks the tree
+// recursively (a chain of 60000 '+' overflowed the stack). The bound is far above anything that
+// compiles: a compiled expression holds at most DB_MAX_INSTR (256) instructions.
+constexpr size_t kMaxHeight = 1000;
+
+[[noreturn]] void err(size_t line, size_t col, const std::string& msg) {
+  fail(ErrorCode::BadInput, "sql:" + std::to_string(line) + ":" + std::to_string(col) + ": " + msg);
+}
+
+std::vector<Token> lex(const std::string& s) {
+  std::vector<Token> out;
+  size_t i = 0, line = 1, col = 1;
+  auto step = [&](size_t n) {
+    for (size_t k = 0; k < n; ++k, ++i) {
+      if (s[i] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
+    }
+  };
+  while (i < s.size()) {
+    const char c = s[i];
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      step(1);
+      continue;
+    }
+    if (c == '-' && i + 1 < s.size() && s[i + 1] == '-') {  // comment to end of line
+      while (i < s.size() && s[i] != '\n') step(1);
+      continue;
+    }
+    Token t;
+    t.line = line;
+    t.col = col;
+    t.begin = i;
+    auto ident_char = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      size_t j = i;
+      while (j < s.size() && ident_char(s[j])) ++j;
+      t.kind = Tok::Ident;
+      t.text = s.substr(i, j - i);
+      step(j - i);
+    } else if (std::isdigit(static_cast<unsigned char>(c)) || (c == '.' && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
+      size_t j = i;
+      bool is_float = false;
+      while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j;
+      if (j < s.size() && s[j] == '.') {
+        is_float = true;
+        ++j;
+        while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j;
+      }
+      if (j < s.size() && (s[j] == 'e' || s[j] == 'E')) {
+        size_t k = j + 1;
+        if (k < s.size() && (s[k] == '+' || s[k] == '-')) ++k;
+        if (k < s.size() && std::isdigit(static_cast<unsigned char>(s[k]))) {
+          is_float = true;
+          j = k;
+          while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j;
+        }
+      }
+      if (j < s.size() && ident_char(s[j])) err(line, col + (j - i), "malformed number '" + s.substr(i, j - i + 1) + "'");
+      t.text = s.substr(i, j - i);
+      t.kind = is_float ? Tok::Float : Tok::Int;
+      step(j - i);
+    } else if (c == '\'' || c == '"') {
+      // 'string' or "identifier"; the quote doubled stands for itself
+      size_t j = i + 1;
+      std::string body;
+      for (;;) {
+        if (j >= s.size()) err(line, col, c == '\'' ? "unterminated string literal" : "unterminated quoted identifier");
+        if (s[j] == c) {
+          if (j + 1 < s.size() && s[j + 1] == c) {
+            body += c;
+            j += 2;
+            continue;
+          }
+          ++j;
+          break;
+        }
+        body += s[j++];
+      }
+      t.kind = c == '\'' ? Tok::String : Tok::QuotedIdent;
+      if (t.kind == Tok::QuotedIdent && body.empty()) err(line, col, "empty quoted identifier");
+      t.text = body;
+      step(j - i);
+    } else {
+      static const char* two[] = {"<=", ">=", "<>", "!=", "=="};
+      t.kind = Tok::Op;
+      for (const char* op : two)
+        if (s.compare(i, 2, op) == 0) t.text = op;
+      if (t.text.empty()) {
+        if (std::string("+-*/%=<>(),.;").find(c) == std::string::npos) {
+          const unsigned char u = static_cast<unsigned char>(c);
+          err(line, col, u >= 32 && u < 127 ? std::string("unexpected character '") + c + "'"
+                                            : "unexpected byte " + std::to_string(u));
+        }
+        t.text = std::string(1, c);
+      }
+      step(t.text.size());
+    }
+    t.end = i;
+    out.push_back(std::move(t));
+  }
+  Token end;
+  end.line = line;
+  end.col = col;
+  end.begin = end.end = s.size();
+  out.push_back(end);
+  return out;
+}
+
+const char* kReserved[] = {"SELECT", "FROM", "WHERE", "GROUP", "BY", "ORDER", "LIMIT", "OFFSET", "JOIN", "INNER", "ON",
+                           "AS", "AND", "OR", "NOT", "IS", "NULL", "ASC", "DESC"};
+
+class Parser {
+ public:
+  explicit Parser(const std::string& sql) : sql_(std::make_shared<const std::string>(sql)), toks_(lex(sql)) {}
+
+  Query query() {
+    Query q;
+    expect_kw("SELECT");
+    do {
+      SelectItem it;
+      if (peek_op("*")) {
+        next();
+        q.select.push_back(it);
+        continue;
+      }
+      it.expr = expr();
+      if (accept_kw("AS")) {
+        it.alias = name("an alias");
+      } else if (is_plain_name()) {
+        it.alias = name("an alias");
+      }
+      q.select.push_back(it);
+    } while (accept_op(","));
+    expect_kw("FROM");
+    q.from = table_ref();
+    if (accept_kw("INNER")) {
+      if (!peek_kw("JOIN")) err_here("expected JOIN after INNER");
+    }
+    if (accept_kw("JOIN")) {
+      q.join = table_ref();
+      expect_kw("ON");
+      q.on = expr();
+    }
+    if (accept_kw("WHERE")) q.where = expr();
+    if (accept_kw("GROUP")) {
+      expect_kw("BY");
+      do q.group_by.push_back(expr());
+      while (accept_op(","));
+    }
+    if (accept_kw("ORDER")) {
+      expect_kw("BY");
+      do {
+        OrderItem o;
+        o.expr = expr();
+        if (accept_kw("DESC")) o.desc = true;
+        else accept_kw("ASC");
+        q.order_by.push_back(o);
+      } while (accept_op(","));
+    }
+    if (accept_kw("LIMIT")) {
+      q.limit = count("LIMIT");
+      if (accept_kw("OFFSET")) q.offset = count("OFFSET");
+    }
+    accept_op(";");
+    if (cur().kind != Tok::End) err_here("unexpected '" + cur().text + "' after the end of the query");
+    return q;
+  }
+
+ private:
+  const Token& cur() const { return toks_[pos_]; }
+  const Token& next() { return toks_[pos_ < toks_.size() - 1 ? pos_++ : pos_]; }
+  [[noreturn]] void err_here(const std::string& msg) const { err(cur().line, cur().col, msg); }
+  bool peek_kw(const char* kw) const { return cur().kind == Tok::Ident && iequals(cur().text, kw); }
+  bool accept_kw(const char* kw) {
+    if (!peek_kw(kw)) return false;
+    next();
+    return true;
+  }
+  void expect_kw(const char* kw) {
+    if (!accept_kw(kw)) err_here(std::string("expected ") + kw + got());
+  }
+  std::string got() const {
+    return cur().kind == Tok::End ? " at the end of the query" : ", got '" + cur().text + "'";
+  }
+  bool peek_op(const char* op) const { return cur().kind == Tok::Op && cur().text == op; }
+  bool accept_op(const char* op) {
+    if (!peek_op(op)) return false;
+    next();
+    return true;
+  }
+  void expect_op(const char* op) {
+    if (!accept_op(op)) err_here(std::string("expected '") + op + "'" + got());
+  }
+  static bool reserved(const std::string& w) {
+    for (const char* k : kReserved)
+      if (iequals(w, k)) return true;
+    return false;
+  }
+  bool is_plain_name() const {
+    return cur().kind == Tok::QuotedIdent || (cur().kind == Tok::Ident && !reserved(cur().text));
+  }
+  std::string name(const char* what) {
+    if (!is_plain_name()) err_here(std::string("expected ") + what + got());
+    return next().text;
+  }
+  int64_t count(const char* what) {
+    if (cur().kind != Tok::Int) err_here(std::string(what) + " expects a non-negative integer" + got());
+    auto v = parse_int64(cur().text);
+    if (!v) err_here(std::string(what) + " value out of range");
+    next();
+    return *v;
+  }
+  TableRef table_ref() {
+    TableRef t;
+    t.line = cur().line;
+    t.col = cur().col;
+    t.name = name("a table name");
+    if (accept_kw("AS")) t.alias = name("a table alias");
+    else if (is_plain_name()) t.alias = next().text;
+    return t;
+  }
+
+  ExprPtr make(ExprKind k, const Token& at) {
+    auto e = std::make_shared<Expr>();
+    e->kind = k;
+    e->line = at.line;
+    e->col = at.col;
+    return e;
+  }
+  ExprPtr finish(ExprPtr e, size_t begin_tok) {
+    const size_t b = toks_[begin_tok].begin, end = toks_[pos_ > begin_tok ? pos_ - 1 : begin_tok].end;
+    e->source = sql_;
+    e->begin = b;
+    e->end = end;
+    for (const ExprPtr& a : e->args) e->height = std::max(e->height, a->height + 1);
+    if (e->height > kMaxHeight)
+      err(e->line, e->col, "expression nested too deeply (more than " + std::to_string(kMaxHeight) + " levels of operators)");
+    return e;
+  }
+  struct Depth {
+    size_t& d;
+    Depth(size_t& depth, const Token& at) : d(depth) {
+      if (++d > kMaxDepth) err(at.line, at.col, "expression nested too deeply");
+    }
+    ~Depth() { --d; }
+  };
+
+  ExprPtr expr() {
+    Depth guard(depth_, cur());
+    return or_expr();
+  }
+  ExprPtr binary(const std::string& op, ExprPtr l, ExprPtr r, size_t begin) {
+    auto e = std::make_shared<Expr>();
+    e->kind = ExprKind::Binary;
+    e->op = op;
+    e->line = l->line;
+    e->col = l->col;
+    e->args = {l, r};
+    return finish(e, begin);
+  }
+  ExprPtr or_expr() {
+    const size_t b = pos_;
+    ExprPtr l = and_expr();
+    while (accept_kw("OR")) l = binary("OR", l, and_expr(), b);
+    return l;
+  }
+  ExprPtr and_expr() {
+    const size_t b = pos_;
+    ExprPtr l = not_expr();
+    while (accept_kw("AND")) l = binary("AND", l, not_expr(), b);
+    return l;
+  }
+  ExprPtr not_expr() {
+    if (peek_kw("NOT")) {
+      Depth guard(depth_, cur());
+      const size_t b = pos_;
+      auto e = make(ExprKind::Unary, next());
+      e->op = "NOT";
+      e->args = {not_expr()};
+      return finish(e, b);
+    }
+    return cmp_expr();
+  }
+  ExprPtr cmp_expr() {
+    const size_t b = pos_;
+    ExprPtr l = add_expr();
+    for (;;) {
+      if (peek_kw("IS")) {
+        auto e = make(ExprKind::IsNull, next());
+        e->line = l->line;
+        e->col = l->col;
+        e->negated = accept_kw("NOT");
+        expect_kw("NULL");
+        e->args = {l};
+        l = finish(e, b);
+        continue;
+      }
+      if (cur().kind == Tok::Op) {
+        std::string op = cur().text;
+        if (op == "==") op = "=";
+        if (op == "<>") op = "!=";
+        if (op == "=" || op == "!=" || op == "<" || op == "<=" || op == ">" || op == ">=") {
+          next();
+          l = binary(op, l, add_expr(), b);
+          continue;
+        }
+      }
+      return l;
+    }
+  }
+  ExprPtr add_expr() {
+    const size_t b = pos_;
+    ExprPtr l = mul_expr();
+    while (peek_op("+") || peek_op("-")) {
+      const std::string op = next().text;
+      l = binary(op, l, mul_expr(), b);
+    }
+    return l;
+  }
+  ExprPtr mul_expr() {
+    const size_t b = pos_;
+    ExprPtr l = unary();
+    while (peek_op("*") || peek_op("/") || peek_op("%")) {
+      const std::string op = next().text;
+      l = binary(op, l, unary(), b);
+    }
+    return l;
+  }
+  ExprPtr unary() {
+    if (peek_op("-") || peek_op("+")) {
+      Depth guard(depth_, cur());
+      const size_t b = pos_;
+      const Token& t = next();
+      const bool minus = t.text == "-";
+      // -<integer literal>: fold so that -9223372036854775808 is an integer, as in SQLite
+      if (minus && cur().kind == Tok::Int) {
+        const std::string lit = "-" + cur().text;
+        if (auto v = parse_int64(lit)) {
+          auto e = make(ExprKind::Int, t);
+          e->i = *v;
+          next();
+          return finish(e, b);
+        }
+      }
+      ExprPtr operand = unary();
+      if (!minus) return operand;
+      auto e = make(ExprKind::Unary, t);
+      e->op = "-";
+      e->args = {operand};
+      return finish(e, b);
+    }
+    return primary();
+  }
+  ExprPtr primary() {
+    const size_t b = pos_;
+    const Token& t = cur();
+    switch (t.kind) {
+      case Tok::Int: {
+        next();
+        if (auto v = parse_int64(t.text)) {
+          auto e = make(ExprKind::Int, t);
+          e->i = *v;
+          return finish(e, b);
+        }
+        auto e = make(ExprKind::Float, t);  // too large for int64: a real, as in SQLite
+        e->f = *parse_float(t.text);
+        return finish(e, b);
+      }
+      case Tok::Float: {
+        next();
+        auto v = parse_float(t.text);
+        if (!v) err(t.line, t.col, "number '" + t.text + "' is out of range");
+        auto e = make(ExprKind::Float, t);
+        e->f = *v;
+        return finish(e, b);
+      }
+      case Tok::String: {
+        next();
+        auto e = make(ExprKind::String, t);
+        e->s = t.text;
+        return finish(e, b);
+      }
+      case Tok::Op:
+        if (t.text == "(") {
+          next();
+          ExprPtr e = expr();
+          expect_op(")");
+          return e;
+        }
+        err_here("expected an expression" + got());
+      case Tok::End: err_here("expected an expression at the end of the query");
+      case Tok::Ident:
+      case Tok::QuotedIdent: break;
+    }
+    if (t.kind == Tok::Ident && iequals(t.text, "NULL")) {
+      next();
+      return finish(make(ExprKind::Null, t), b);
+    }
+    static const std::pair<const char*, AggFn> aggs[] = {
+        {"COUNT", AggFn::Count}, {"SUM", AggFn::Sum}, {"MIN", AggFn::Min}, {"MAX", AggFn::Max}, {"AVG", AggFn::Avg}};
+    if (t.kind == Tok::Ident && toks_[pos_ + 1].kind == Tok::Op && toks_[pos_ + 1].text == "(") {
+      for (const auto& [fname, fn] : aggs)
+        if (iequals(t.text, fname)) {
+          auto e = make(ExprKind::Aggregate, t);
+          e->agg = fn;
+          next();
+          next();
+          if (fn == AggFn::Count && accept_op("*")) {
+            e->star = true;
+          } else {
+            if (peek_kw("DISTINCT")) err_here("DISTINCT is not supported");
+            e->args = {expr()};
+          }
+          expect_op(")");
+          return finish(e, b);
+        }
+      err_here("unknown function '" + t.text + "' (COUNT, SUM, MIN, MAX, AVG)");
+    }
+    if (t.kind == Tok::Ident && reserved(t.text)) err_here("expected an expression, got keyword '" + t.text + "'");
+    auto e = make(ExprKind::Column, t);
+    e->s = next().text;
+    if (accept_op(".")) {
+      e->table = e->s;
+      e->s = name("a column name");
+    }
+    return finish(e, b);
+  }
+
+  std::shared_ptr<const std::string> sql_;
+  std::vector<Token> toks_;
+  size_t pos_ = 0;
+  size_t depth_ = 0;
+};
+
+}  // namespace
+
+Query parse_sql(const std::string& sql) { return Parser(sql).query(); }
+
+bool same_expr(const Expr& a, const Expr& b) {
+  if (a.kind != b.kind || a.op != b.op || a.args.size() != b.args.size()) return false;
+  switch (a.kind) {
+    case ExprKind::Int: if (a.i != b.i) return false; break;
+    case ExprKind::Float: if (a.f != b.f) return false; break;
+    case ExprKind::String: if (a.s != b.s) return false; break;
+    case ExprKind::Column:
+      if (!iequals(a.s, b.s) || !iequals(a.table, b.table)) return false;
+      break;
+    case ExprKind::IsNull: if (a.negated != b.negated) return false; break;
+    case ExprKind::Aggregate: if (a.agg != b.agg || a.star != b.star) return false; break;
+    default: break;
+  }
+  for (size_t k = 0; k < a.args.size(); ++k)
+    if (!same_expr(*a.args[k], *b.args[k])) return false;
+  return true;
+}
+
+}  // namespace weft::db

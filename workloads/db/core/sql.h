@@ -1,0 +1,80 @@
+// The SQL subset: one SELECT with an optional inner equi-JOIN.
+//
+//   SELECT [*|expr [[AS] alias], ...] FROM table [[AS] alias] [[INNER] JOIN table [[AS] alias] ON expr]
+//   [WHERE expr] [GROUP BY expr, ...] [ORDER BY expr|position|alias [ASC|DESC], ...]
+//   [LIMIT n [OFFSET m]] [;]
+//
+// expr: literals (integers, decimals, 'strings', NULL), [table.]column, + - * / %, unary -,
+// = == != <> < <= > >=, IS [NOT] NULL, NOT, AND, OR, parentheses, and the aggregates COUNT(*),
+// COUNT(e), SUM(e), MIN(e), MAX(e), AVG(e). Keywords are case-insensitive. Every syntax error is
+// a BadInput error "sql:line:col: message". Vulkan-free.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace weft::db {
+
+struct Expr;
+using ExprPtr = std::shared_ptr<Expr>;
+
+enum class ExprKind { Int, Float, String, Null, Column, Unary, Binary, IsNull, Aggregate, Star };
+enum class AggFn { Count, Sum, Min, Max, Avg };
+const char* agg_name(AggFn f);
+
+struct Expr {
+  ExprKind kind = ExprKind::Null;
+  std::string op;        // Unary: "-" "NOT"; Binary: "+" "-" "*" "/" "%" "=" "!=" "<" "<=" ">" ">=" "AND" "OR"
+  int64_t i = 0;         // Int literal
+  double f = 0;          // Float literal
+  std::string s;         // String literal; Column: column name
+  std::string table;     // Column: qualifier ("" when none)
+  bool negated = false;  // IsNull: IS NOT NULL
+  AggFn agg = AggFn::Count;
+  bool star = false;     // COUNT(*)
+  std::vector<ExprPtr> args;
+  size_t line = 0, col = 0;  // where it starts
+  size_t height = 1;         // levels of operators below and including this node
+  // Source text (column names of the result, error messages): offsets into the shared query
+  // text, so that a long operator chain does not hold one copy of its text per node.
+  std::shared_ptr<const std::string> source;
+  size_t begin = 0, end = 0;
+  std::string text() const { return source ? source->substr(begin, end - begin) : std::string(); }
+};
+
+struct SelectItem {
+  ExprPtr expr;  // nullptr for *
+  std::string alias;
+};
+
+struct TableRef {
+  std::string name, alias;
+  size_t line = 0, col = 0;
+};
+
+struct OrderItem {
+  ExprPtr expr;
+  bool desc = false;
+};
+
+struct Query {
+  std::vector<SelectItem> select;
+  TableRef from;
+  std::optional<TableRef> join;
+  ExprPtr on;
+  ExprPtr where;
+  std::vector<ExprPtr> group_by;
+  std::vector<OrderItem> order_by;
+  std::optional<int64_t> limit;
+  int64_t offset = 0;
+};
+
+Query parse_sql(const std::string& sql);
+
+// Structural equality (GROUP BY matching): same tree, literals and (case-insensitive) names.
+bool same_expr(const Expr& a, const Expr& b);
+
+}  // namespace weft::db

@@ -1,0 +1,65 @@
+// Columnar tables: what the CSV loader produces, the planner binds against and the device
+// executor uploads. Vulkan-free (the fuzz targets link this library alone).
+//
+// Types: Int (int64), Float (double), Text. Text values are dictionary encoded with one sorted
+// dictionary shared by every table of a Database, and code = 2 * rank. Codes therefore compare
+// like the strings (byte order, SQLite's BINARY collation) and a string literal that is not in the
+// dictionary gets the odd code 2 * insertion_point - 1, which sits between its neighbours: every
+// comparison on Text is a comparison of int64 codes, on the host and on the device.
+//
+// NULL: an empty unquoted CSV field is NULL (in every column type); a quoted empty field "" is the
+// empty string in a Text column and NULL elsewhere.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace weft::db {
+
+enum class Type : uint8_t { Int = 0, Float = 1, Text = 2 };
+const char* type_name(Type t);
+
+struct Column {
+  std::string name;
+  Type type = Type::Int;
+  std::vector<int64_t> ints;         // Int values, or Text codes (after Database::encode)
+  std::vector<double> floats;        // Float values
+  std::vector<std::string> strings;  // Text values as loaded
+  std::vector<uint8_t> nulls;        // 1 = NULL, one per row
+  // The 64-bit word the device stores: int64, double bits, or the Text code.
+  uint64_t bits(size_t row) const;
+};
+
+struct Table {
+  std::string name;
+  std::vector<Column> columns;
+  size_t rows = 0;
+  int find(const std::string& column) const;  // case-insensitive; -1 when absent
+};
+
+class Database {
+ public:
+  // Adds a table (names unique, case-insensitive) and re-encodes every Text column.
+  void add(Table table);
+  const std::vector<Table>& tables() const { return tables_; }
+  int find(const std::string& table) const;  // -1 when absent
+  const Table& table(size_t i) const { return tables_[i]; }
+  // Sorted distinct strings of every Text column; code 2*k is dict()[k].
+  const std::vector<std::string>& dict() const { return dict_; }
+  // Code of a string: 2*rank when present, else 2*insertion_point - 1.
+  int64_t code(const std::string& s) const;
+  const std::string& decode(int64_t code) const;  // BadInput for an odd or out-of-range code
+  // Adds strings (a query's literals) to the dictionary, re-encoding when any is new.
+  void intern(const std::vector<std::string>& strings);
+
+ private:
+  void encode();
+  std::vector<Table> tables_;
+  std::vector<std::string> dict_, extra_;
+};
+
+bool iequals(const std::string& a, const std::string& b);
+std::string lower(std::string s);
+
+}  // namespace weft::db

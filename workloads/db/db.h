@@ -1,0 +1,140 @@
+// Database workload on Weft: columnar tables (Int, Float, Text via a sorted dictionary) in
+// Globals, a SQL subset (core/sql.h) planned by core/plan.h and run as one program of device
+// stages recorded into one command buffer:
+//
+//   fill (per-run resets) -> scan+filter[side] -> [join: report build rows -> regulator
+//   (cardinality rule) -> nested loop | hash build + probe, by indirect slots] -> residual filter
+//   -> [group-by: project keys/args -> claim -> number -> count -> scan (sizes the reduce
+//   dispatch) -> fill -> reduce] -> project outputs -> [bitonic sort] -> finish (LIMIT/OFFSET,
+//   R30 result reference) -> regulator (COUNT = 0 -> anomaly status).
+//
+// Instances: scan0 [scan1 join] filter [aggregate] output. Each has a Metrics record with rows in
+// / rows out / error bits (DB_COUNTER_* in shaders/db_ops.h); the join's also the strategy that ran.
+// The output instance's R30 is the result reference: perm word (or DB_NONE), first row, row
+// count, error bits.
+//
+// Device values are 64-bit: int64 through GL_EXT_shader_explicit_arithmetic_types_int64 and
+// double arithmetic (shaderInt64 + shaderFloat64 are required: MissingFeature without them).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <weft/weft.h>
+
+#include "bytecode.h"
+#include "csv.h"
+#include "plan.h"
+#include "sql.h"
+#include "table.h"
+
+namespace weft::db {
+
+struct Value {
+  bool null = true;
+  Type type = Type::Int;
+  int64_t i = 0;
+  double f = 0;
+  std::string s;
+};
+using Row = std::vector<Value>;
+
+struct ResultSet {
+  std::vector<std::string> names;
+  std::vector<Row> rows;
+};
+
+// Parses, adds the query's string literals to the dictionary (so every literal has a code the
+// output can decode) and plans.
+Plan prepare_sql(const std::string& sql, Database& db);
+
+// ---- output formatting ----------------------------------------------------------------------
+// A REAL as SQLite prints it (its own "%!.15g", through sqlite3_snprintf).
+std::string format_real(double v);
+// Rows exactly as `sqlite3 -csv` prints them (NULL empty, text quoted when the shell would).
+std::string format_csv(const ResultSet& r, bool header);
+// An aligned table for people.
+std::string format_table(const ResultSet& r);
+
+// ---- the SQLite peer ------------------------------------------------------------------------
+class Sqlite {
+ public:
+  explicit Sqlite(const Database& db);  // an in-memory database with the same typed tables
+  ~Sqlite();
+  Sqlite(const Sqlite&) = delete;
+  Sqlite& operator=(const Sqlite&) = delete;
+  ResultSet query(const std::string& sql);  // BadInput with SQLite's message on error
+  double last_seconds() const { return last_seconds_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  double last_seconds_ = 0;
+};
+
+// Compares results: same names, same rows (as multisets unless `ordered`); Int and Text exact,
+// Float within `float_rel` relative (of max(|a|, |b|, 1e-300)). Returns "" or what differs.
+std::string compare_results(const ResultSet& device, const ResultSet& reference, bool ordered, double float_rel);
+
+// ---- device ---------------------------------------------------------------------------------
+struct QueryOptions {
+  // Expected build-side rows: above this the cardinality rule switches the join from the nested
+  // loop to the hash join on the device.
+  uint32_t join_threshold = 64;
+  uint64_t join_capacity = 0;   // joined rows the output holds (0: rows of both sides)
+  uint64_t group_capacity = 0;  // groups the group table holds (0: min(input rows, 65536))
+  // Scan predicates of the form `col <cmp> const AND col IS NULL AND ...` run as a term list
+  // without the bytecode interpreter; true forces the interpreter (tests compare both).
+  bool interpret_filters = false;
+};
+
+struct QueryStats {
+  uint64_t rows_scanned = 0;      // rows of the base tables read by the scans
+  uint32_t join_build_rows = 0;   // filtered build side
+  uint32_t join_strategy = 0;     // 0 no join, 1 nested loop, 2 hash
+  uint32_t joined_rows = 0;
+  uint32_t groups = 0;            // aggregate queries
+  uint32_t aggregate_rows_in = 0;
+  uint32_t aggregate_status = 0;  // Metrics status of the aggregate instance (1: anomaly)
+  uint32_t rows_out = 0;
+  uint32_t output_status = 0;     // Metrics status of the output instance (1: anomaly)
+  uint32_t rebuilds = 0;          // program rebuilt with a larger join output or group table
+  uint32_t submissions = 0;       // command-buffer submissions of the last run() (1 unless rebuilt)
+  uint32_t term_filters = 0;      // scans whose predicate ran as a term list, not interpreted
+  double gpu_ns = 0;              // GPU-timestamp time of the last run
+};
+
+// Throws MissingFeature unless the device has shaderInt64 and shaderFloat64.
+void require_features(const Device& device);
+
+struct BuiltQuery;
+
+class DeviceQuery {
+ public:
+  DeviceQuery(Device& device, const Database& db, Plan plan, QueryOptions options = {});
+  ~DeviceQuery();
+  ResultSet run();   // one run (rebuilt larger when the join output overflows) and read back
+  void replay();     // one more run of the recorded program, no read back (benchmarks)
+  QueryStats stats();
+  const Plan& plan() const { return plan_; }
+  Executable& executable();
+
+ private:
+  void build();
+  Device& device_;
+  const Database& db_;
+  Plan plan_;
+  QueryOptions options_;
+  std::unique_ptr<BuiltQuery> built_;
+  std::unique_ptr<Executable> exe_;
+  uint32_t rebuilds_ = 0;
+  uint32_t submissions_ = 0;
+};
+
+// Seeded table pair for demos, tests and benchmarks: orders(id, customer, amount, qty, region)
+// and customers(id, name, tier); `null_every` > 0 makes every n-th amount and region NULL.
+Database random_database(uint64_t orders, uint64_t customers, uint32_t seed, uint32_t null_every = 0);
+
+}  // namespace weft::db

@@ -1,0 +1,58 @@
+// Between program.cpp (which builds the query program) and query.cpp (which runs it).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "db.h"
+
+namespace weft::db {
+
+// Counter words (segment "counters"), reset to 0 every run.
+enum Counter : uint32_t { kError, kScan0, kScan1, kJoined, kFiltered, kGroups, kFirst, kCount, kGroupsKept, kCounters };
+
+// Rows flowing between stages: a count word and one row-id list per side (DB_NONE: identity /
+// absent), with the Globals ranges a reader must declare.
+struct RowSet {
+  uint64_t cap = 0;
+  uint32_t count_word = 0;
+  uint32_t ids0 = 0xFFFFFFFFu, ids1 = 0xFFFFFFFFu;
+  std::vector<Range> ranges;
+};
+
+struct Upload {
+  std::string segment;
+  size_t side, column;
+  bool nulls;  // the NULL bitmap (else the values)
+};
+
+struct HostTable {
+  std::string segment;
+  std::vector<uint32_t> words;
+};
+
+struct OutputColumn {
+  uint32_t values, nulls;
+  std::string segment;  // values at segment + ".v", NULLs at + ".n"
+};
+
+struct BuiltQuery {
+  Program program{"db"};
+  std::vector<Upload> uploads;
+  std::vector<HostTable> host_tables;
+  std::vector<InstanceId> scans;
+  std::optional<InstanceId> join, aggregate;
+  InstanceId filter, output;
+  RowSet input_rows;
+  std::vector<OutputColumn> outputs;
+  uint32_t counters_word = 0, code_word = 0, desc_word = 0;
+  uint32_t output_count_word = 0, groups_word = 0xFFFFFFFFu, join_count_word = 0xFFFFFFFFu;
+  uint32_t perm_word = 0xFFFFFFFFu, nested_slot_word = 0xFFFFFFFFu;
+  uint64_t output_cap = 0, join_capacity = 0, group_capacity = 0, rows_scanned = 0;
+  uint32_t term_filters = 0;  // scans whose predicate runs as a term list (filter_terms)
+};
+
+void build_query(BuiltQuery& q, const Database& db, const Plan& plan, const QueryOptions& options);
+
+}  // namespace weft::db

@@ -1,0 +1,170 @@
+// DeviceQuery: builds the query program, uploads the tables and tables of the plan, runs it and
+// reads the result back through the result reference the output stage left.
+#include <cstring>
+
+#include "db.h"
+#include "db_ops.h"
+#include "program_internal.h"
+
+namespace weft::db {
+
+namespace {
+
+void collect_literals(const Expr& e, std::vector<std::string>& out) {
+  if (e.kind == ExprKind::String) out.push_back(e.s);
+  for (const ExprPtr& a : e.args) collect_literals(*a, out);
+}
+
+}  // namespace
+
+Plan prepare_sql(const std::string& sql, Database& db) {
+  const Query q = parse_sql(sql);
+  std::vector<std::string> lits;
+  for (const SelectItem& it : q.select)
+    if (it.expr) collect_literals(*it.expr, lits);
+  for (const ExprPtr& e : {q.on, q.where})
+    if (e) collect_literals(*e, lits);
+  for (const ExprPtr& e : q.group_by) collect_literals(*e, lits);
+  for (const OrderItem& o : q.order_by) collect_literals(*o.expr, lits);
+  db.intern(lits);
+  return plan_query(q, db);
+}
+
+void require_features(const Device& device) {
+  const DeviceInfo& d = device.info();
+  if (!d.shader_int64 || !d.shader_float64)
+    fail(ErrorCode::MissingFeature, "db: device '" + d.name + "' lacks " +
+                                        std::string(!d.shader_int64 ? "shaderInt64" : "shaderFloat64") +
+                                        "; the database kernels compute in int64 and double");
+}
+
+struct DeviceQueryParts {};
+
+DeviceQuery::DeviceQuery(Device& device, const Database& db, Plan plan, QueryOptions options)
+    : device_(device), db_(db), plan_(std::move(plan)), options_(options) {
+  require_features(device);
+  build();
+}
+
+DeviceQuery::~DeviceQuery() = default;
+
+Executable& DeviceQuery::executable() { return *exe_; }
+
+void DeviceQuery::build() {
+  exe_.reset();
+  built_ = std::make_unique<BuiltQuery>();
+  build_query(*built_, db_, plan_, options_);
+  const uint64_t window = device_.info().max_storage_buffer_range;
+  if (built_->program.globals().size() > window)
+    fail(ErrorCode::BadInput, "db: the query needs " + std::to_string(built_->program.globals().size()) +
+                                  " bytes of Globals, over the device's storage-buffer window of " + std::to_string(window) +
+                                  " bytes (use smaller tables)");
+  exe_ = std::make_unique<Executable>(device_, built_->program);
+  for (const Upload& u : built_->uploads) {
+    const Table& t = db_.table(size_t(plan_.tables[u.side]));
+    const Column& c = t.columns[u.column];
+    if (u.nulls) {
+      std::vector<uint32_t> bits((t.rows + 31) / 32, 0);
+      for (size_t r = 0; r < t.rows; ++r)
+        if (c.nulls[r]) bits[r / 32] |= 1u << (r % 32);
+      if (!bits.empty()) exe_->write_segment(Binding::Globals, u.segment, bits.data(), bits.size() * 4);
+    } else {
+      std::vector<uint64_t> v(t.rows);
+      for (size_t r = 0; r < t.rows; ++r) v[r] = c.nulls[r] ? 0 : c.bits(r);
+      if (!v.empty()) exe_->write_segment(Binding::Globals, u.segment, v.data(), v.size() * 8);
+    }
+  }
+  for (const HostTable& h : built_->host_tables)
+    if (!h.words.empty()) exe_->write_segment(Binding::Globals, h.segment, h.words.data(), h.words.size() * 4);
+}
+
+void DeviceQuery::replay() { exe_->run(); }
+
+ResultSet DeviceQuery::run() {
+  submissions_ = 0;
+  for (;;) {
+    exe_->run();  // the whole query, join strategy switch included, is one submission
+    ++submissions_;
+    uint32_t counters[kCounters];
+    exe_->read(Binding::Globals, uint64_t(built_->counters_word) * 4, counters, sizeof(counters));
+    if (counters[kError] & DB_ERROR_JOIN_CAPACITY) {
+      // More joined rows than the output holds: the device counted them all, rebuild to fit.
+      options_.join_capacity = uint64_t(counters[kJoined]);
+      ++rebuilds_;
+      build();
+      continue;
+    }
+    if (counters[kError] & DB_ERROR_GROUP_CAPACITY) {
+      options_.group_capacity = uint64_t(counters[kGroups]);
+      ++rebuilds_;
+      build();
+      continue;
+    }
+    if (counters[kError] & DB_ERROR_OVERFLOW) fail(ErrorCode::BadInput, "db: integer overflow");
+    if (counters[kError] & DB_ERROR_STACK) fail(ErrorCode::BadInput, "db: expression stack overflow on the device");
+    break;
+  }
+  uint32_t first_count[2];
+  exe_->read(Binding::Globals, uint64_t(built_->counters_word + kFirst) * 4, first_count, 8);
+  const uint32_t first = first_count[0], count = first_count[1];
+  uint32_t n = 0;
+  exe_->read(Binding::Globals, uint64_t(built_->output_count_word) * 4, &n, 4);
+
+  std::vector<uint32_t> order(count);
+  if (built_->perm_word != DB_NONE && count) {
+    exe_->read(Binding::Globals, (uint64_t(built_->perm_word) + first) * 4, order.data(), uint64_t(count) * 4);
+  } else {
+    for (uint32_t k = 0; k < count; ++k) order[k] = first + k;
+  }
+  ResultSet rs;
+  rs.names = plan_.names;
+  rs.rows.assign(count, Row(plan_.visible));
+  for (size_t c = 0; c < plan_.visible; ++c) {
+    const OutputColumn& oc = built_->outputs[c];
+    std::vector<uint64_t> vals(n);
+    std::vector<uint32_t> nulls((n + 31) / 32);
+    if (n) {
+      exe_->read_segment(Binding::Globals, oc.segment + ".v", vals.data(), uint64_t(n) * 8);
+      exe_->read_segment(Binding::Globals, oc.segment + ".n", nulls.data(), nulls.size() * 4);
+    }
+    const Type t = plan_.outputs[c]->type;
+    for (uint32_t k = 0; k < count; ++k) {
+      const uint32_t r = order[k];
+      Value& v = rs.rows[k][c];
+      v.type = t;
+      v.null = (nulls[r / 32] >> (r % 32)) & 1u;
+      if (v.null) continue;
+      if (t == Type::Float) std::memcpy(&v.f, &vals[r], 8);
+      else v.i = int64_t(vals[r]);
+      if (t == Type::Text) v.s = db_.decode(v.i);
+    }
+  }
+  return rs;
+}
+
+QueryStats DeviceQuery::stats() {
+  QueryStats s;
+  s.rows_scanned = built_->rows_scanned;
+  s.rebuilds = rebuilds_;
+  s.submissions = submissions_;
+  s.term_filters = built_->term_filters;
+  if (built_->join) {
+    const abi::WeftMetrics m = exe_->metrics(*built_->join);
+    s.join_build_rows = m.counters[DB_COUNTER_ROWS_IN];
+    s.joined_rows = m.counters[DB_COUNTER_ROWS_OUT];
+    s.join_strategy = m.counters[DB_COUNTER_STRATEGY];
+  }
+  if (built_->aggregate) {
+    const abi::WeftMetrics m = exe_->metrics(*built_->aggregate);
+    s.aggregate_rows_in = m.counters[DB_COUNTER_ROWS_IN];
+    s.groups = m.counters[DB_COUNTER_ROWS_OUT];
+    s.aggregate_status = m.status;
+  }
+  const abi::WeftMetrics o = exe_->metrics(built_->output);
+  s.rows_out = o.counters[DB_COUNTER_ROWS_OUT];
+  s.output_status = o.status;
+  s.gpu_ns = exe_->timings().total_ns;
+  return s;
+}
+
+}  // namespace weft::db

@@ -1,0 +1,63 @@
+// Shared helpers of the database kernels: 64-bit values in Globals (two words, int64 or double
+// bits), NULL bitmaps, column descriptors and the query's error word. Needs shaderInt64 and
+// shaderFloat64 (the host refuses devices without them with MissingFeature).
+#ifndef DB_GLSL
+#define DB_GLSL
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#include "weft.glsl"
+#include "db_ops.h"
+
+uvec2 db_load2(uint word) { return uvec2(globals_u[word], globals_u[word + 1u]); }
+void db_store2(uint word, uvec2 v) {
+  globals_u[word] = v.x;
+  globals_u[word + 1u] = v.y;
+}
+int64_t db_as_int(uvec2 v) { return int64_t(packUint2x32(v)); }
+uvec2 db_int_bits(int64_t x) { return unpackUint2x32(uint64_t(x)); }
+double db_as_float(uvec2 v) { return packDouble2x32(v); }
+uvec2 db_float_bits(double d) { return unpackDouble2x32(d); }
+
+bool db_bit(uint bitmap_word, uint row) {
+  return bitmap_word != DB_NONE && ((globals_u[bitmap_word + (row >> 5u)] >> (row & 31u)) & 1u) != 0u;
+}
+// Sets or clears one NULL bit without a prior clear (other rows share the word).
+void db_set_bit(uint bitmap_word, uint row, bool on) {
+  const uint mask = 1u << (row & 31u);
+  if (on) atomicOr(globals_u[bitmap_word + (row >> 5u)], mask);
+  else atomicAnd(globals_u[bitmap_word + (row >> 5u)], ~mask);
+}
+
+// Column descriptor d of the table at desc_word.
+uint db_desc_values(uint desc_word, uint d) { return globals_u[desc_word + d * DB_DESC_WORDS]; }
+uint db_desc_nulls(uint desc_word, uint d) { return globals_u[desc_word + d * DB_DESC_WORDS + 1u]; }
+uint db_desc_side(uint desc_word, uint d) { return globals_u[desc_word + d * DB_DESC_WORDS + 2u]; }
+
+void db_error(uint err_word, uint bit) { atomicOr(globals_u[err_word], bit); }
+
+// A count that a stage reads from Globals (DB_NONE: the static count instead).
+uint db_count(uint word, uint fallback) { return word == DB_NONE ? fallback : globals_u[word]; }
+// A row id through an id list (DB_NONE: the identity).
+uint db_row(uint ids_word, uint i) { return ids_word == DB_NONE ? i : globals_u[ids_word + i]; }
+
+// 64-bit key -> 32-bit hash (a splitmix64-style finaliser on the two halves).
+uint db_hash(uvec2 v, uint seed) {
+  uint h = v.x * 0x9E3779B1u ^ (v.y + seed) * 0x85EBCA77u;
+  h ^= h >> 15u;
+  h *= 0x2C1B3C6Du;
+  h ^= h >> 12u;
+  h *= 0x297A2D39u;
+  h ^= h >> 15u;
+  return h;
+}
+
+// Three-way comparison of two typed values with NULL smallest (SQLite's order).
+int db_compare(uvec2 a, bool an, uvec2 b, bool bn, uint type) {
+  if (an || bn) return an == bn ? 0 : (an ? -1 : 1);
+  if (type == DB_KEY_FLOAT) {
+    const double x = db_as_float(a), y = db_as_float(b);
+    return x < y ? -1 : (x > y ? 1 : 0);
+  }
+  const int64_t x = db_as_int(a), y = db_as_int(b);
+  return x < y ? -1 : (x > y ? 1 : 0);
+}
+#endif

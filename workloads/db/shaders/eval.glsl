@@ -1,0 +1,142 @@
+// The expression interpreter: runs bytecode (db_ops.h) stored in Globals for one row. Rows of
+// side 0 and 1 come from the base tables through the stage's row-id lists; side 2 (computed
+// columns) is indexed by the row's position. Types are fixed by the planner, so each op knows
+// how to read its 64-bit operands. SQL semantics: NULL propagates through arithmetic and
+// comparisons, AND/OR use three-valued logic, x/0 and x%0 are NULL, integer overflow sets
+// DB_ERROR_OVERFLOW (the query then fails, as SUM overflow does in SQLite).
+#ifndef DB_EVAL_GLSL
+#define DB_EVAL_GLSL
+#include "db.glsl"
+
+const int64_t DB_INT64_MIN = int64_t(0x8000000000000000ul);
+
+// Truncating division on magnitudes (C and SQLite semantics, whatever the SPIR-V rounding).
+int64_t db_div_trunc(int64_t x, int64_t y) {
+  const uint64_t ax = x < 0 ? uint64_t(0) - uint64_t(x) : uint64_t(x);
+  const uint64_t ay = y < 0 ? uint64_t(0) - uint64_t(y) : uint64_t(y);
+  const uint64_t q = ax / ay;
+  return ((x < 0) != (y < 0)) ? -int64_t(q) : int64_t(q);
+}
+
+// Evaluates `ninstr` instructions at word `code`; rows r0/r1 (sides 0/1) and position r2.
+void db_eval(uint code, uint ninstr, uint desc_word, uint err_word, uint r0, uint r1, uint r2,
+             out uvec2 result, out bool result_null) {
+  uvec2 sv[DB_STACK];
+  bool sn[DB_STACK];
+  int sp = 0;
+  for (uint k = 0u; k < ninstr; ++k) {
+    const uint w = code + k * DB_INSTR_WORDS;
+    const uint op = globals_u[w], a = globals_u[w + 1u], b = globals_u[w + 2u], c = globals_u[w + 3u];
+    if (op == DB_OP_CONST || op == DB_OP_LOAD) {
+      if (sp >= int(DB_STACK)) {
+        db_error(err_word, DB_ERROR_STACK);
+        result_null = true;
+        return;
+      }
+      if (op == DB_OP_CONST) {
+        sv[sp] = uvec2(a, b);
+        sn[sp] = c != 0u;
+      } else {
+        const uint side = db_desc_side(desc_word, a);
+        const uint row = side == 0u ? r0 : (side == 1u ? r1 : r2);
+        sv[sp] = db_load2(db_desc_values(desc_word, a) + 2u * row);
+        sn[sp] = db_bit(db_desc_nulls(desc_word, a), row);
+      }
+      ++sp;
+      continue;
+    }
+    if (op == DB_OP_TOFLOAT) {
+      if (!sn[sp - 1]) sv[sp - 1] = db_float_bits(double(db_as_int(sv[sp - 1])));
+      continue;
+    }
+    if (op == DB_OP_NEG_I) {
+      const int64_t x = db_as_int(sv[sp - 1]);
+      if (!sn[sp - 1] && x == DB_INT64_MIN) db_error(err_word, DB_ERROR_OVERFLOW);
+      sv[sp - 1] = db_int_bits(-x);
+      continue;
+    }
+    if (op == DB_OP_NEG_F) {
+      sv[sp - 1] = db_float_bits(-db_as_float(sv[sp - 1]));
+      continue;
+    }
+    if (op == DB_OP_NOT) {
+      sv[sp - 1] = db_int_bits(db_as_int(sv[sp - 1]) == 0l ? 1l : 0l);
+      continue;
+    }
+    if (op == DB_OP_ISNULL) {
+      const bool is_null = sn[sp - 1];
+      sv[sp - 1] = db_int_bits((is_null != (a != 0u)) ? 1l : 0l);
+      sn[sp - 1] = false;
+      continue;
+    }
+    // binary ops: left at sp-2, right at sp-1, result at sp-2
+    const uvec2 lv = sv[sp - 2], rv = sv[sp - 1];
+    const bool ln = sn[sp - 2], rn = sn[sp - 1];
+    --sp;
+    uvec2 res = uvec2(0u);
+    bool rnull = ln || rn;
+    if (op == DB_OP_AND || op == DB_OP_OR) {
+      const bool lt = db_as_int(lv) != 0l, rt = db_as_int(rv) != 0l;
+      if (op == DB_OP_AND) {
+        if ((!ln && !lt) || (!rn && !rt)) rnull = false, res = db_int_bits(0l);
+        else res = db_int_bits(1l);
+      } else {
+        if ((!ln && lt) || (!rn && rt)) rnull = false, res = db_int_bits(1l);
+        else res = db_int_bits(0l);
+      }
+    } else if (!rnull) {
+      if (op == DB_OP_CMP_I || op == DB_OP_CMP_F) {
+        int cmp;
+        if (op == DB_OP_CMP_I) {
+          const int64_t x = db_as_int(lv), y = db_as_int(rv);
+          cmp = x < y ? -1 : (x > y ? 1 : 0);
+        } else {
+          const double x = db_as_float(lv), y = db_as_float(rv);
+          cmp = x < y ? -1 : (x > y ? 1 : 0);
+        }
+        bool t = a == DB_CMP_EQ ? cmp == 0 : a == DB_CMP_NE ? cmp != 0 : a == DB_CMP_LT ? cmp < 0
+               : a == DB_CMP_LE ? cmp <= 0 : a == DB_CMP_GT ? cmp > 0 : cmp >= 0;
+        res = db_int_bits(t ? 1l : 0l);
+      } else if (op == DB_OP_ARITH_I) {
+        const int64_t x = db_as_int(lv), y = db_as_int(rv);
+        int64_t r = 0l;
+        bool overflow = false;
+        if (a == DB_ARITH_ADD) {
+          r = x + y;
+          overflow = ((x ^ r) & (y ^ r)) < 0l;
+        } else if (a == DB_ARITH_SUB) {
+          r = x - y;
+          overflow = ((x ^ y) & (x ^ r)) < 0l;
+        } else if (a == DB_ARITH_MUL) {
+          r = x * y;
+          overflow = (x == -1l && y == DB_INT64_MIN) || (y == -1l && x == DB_INT64_MIN) ||
+                     (x != 0l && y != -1l && y != 0l && db_div_trunc(r, y) != x) ||
+                     (x != 0l && y == -1l && r != -x);
+        } else if (y == 0l) {
+          rnull = true;  // x / 0 and x % 0 are NULL
+        } else if (a == DB_ARITH_DIV) {
+          overflow = x == DB_INT64_MIN && y == -1l;
+          r = overflow ? 0l : db_div_trunc(x, y);
+        } else {
+          r = y == -1l ? 0l : x - db_div_trunc(x, y) * y;
+        }
+        if (overflow) db_error(err_word, DB_ERROR_OVERFLOW);
+        res = db_int_bits(r);
+      } else {  // DB_OP_ARITH_F
+        const double x = db_as_float(lv), y = db_as_float(rv);
+        double r = 0.0;
+        if (a == DB_ARITH_ADD) r = x + y;
+        else if (a == DB_ARITH_SUB) r = x - y;
+        else if (a == DB_ARITH_MUL) r = x * y;
+        else if (y == 0.0) rnull = true;
+        else r = x / y;
+        res = db_float_bits(r);
+      }
+    }
+    sv[sp - 1] = res;
+    sn[sp - 1] = rnull;
+  }
+  result = sv[0];
+  result_null = sn[0];
+}
+#endif

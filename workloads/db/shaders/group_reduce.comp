@@ -1,0 +1,132 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+// Group-by, pass 6: one workgroup per group (dispatched indirectly with the group count the
+// scan found, grid-striding past 65535) reduces every aggregate over the group's members with a
+// shared-memory tree, then writes the group's key values (from its representative row) and
+// aggregate results. Integer SUM is exact int64 with overflow detection (an error, as in
+// SQLite); SUM/AVG of floats and AVG of ints accumulate in double.
+//
+// push: 0 group count word, 1 offsets, 2 sizes, 3 members (DB_NONE: identity), 4 number of
+// aggregates, 5 aggregate table (8 words each: fn, arg values, arg nulls, out values, out nulls,
+// arg side), 6 number of keys, 7 key table (8 words each: src values, src nulls, out values,
+// out nulls, src side), 8 representative rows, 9 error word, 10/11 row-id lists of sides 0/1.
+// Side 0/1 columns are base-table columns reached through the row-id lists; side 2 computed
+// columns are indexed by input position.
+#include "db.glsl"
+
+layout(local_size_x = 64) in;
+
+shared int64_t sh_i[64];
+shared double sh_f[64];
+shared uvec2 sh_b[64];
+shared uint sh_c[64];
+shared uint sh_o[64];
+
+const int64_t INT64_MIN_V = int64_t(0x8000000000000000ul);
+
+bool add_overflows(int64_t x, int64_t y, out int64_t r) {
+  r = x + y;
+  return ((x ^ r) & (y ^ r)) < 0l;
+}
+
+uint pos_row(uint side, uint pos) {
+  if (side == 2u) return pos;
+  if (side == 1u && pc.user[11] != DB_NONE) return globals_u[pc.user[11] + pos];
+  return db_row(pc.user[10], pos);
+}
+
+bool better(uint fn, uvec2 cand, uvec2 cur) {
+  if (fn == DB_AGG_MIN_I) return db_as_int(cand) < db_as_int(cur);
+  if (fn == DB_AGG_MAX_I) return db_as_int(cand) > db_as_int(cur);
+  if (fn == DB_AGG_MIN_F) return db_as_float(cand) < db_as_float(cur);
+  return db_as_float(cand) > db_as_float(cur);
+}
+
+void main() {
+  const uint G = globals_u[pc.user[0]], t = gl_LocalInvocationID.x;
+  const uint members = pc.user[3], naggs = pc.user[4], aggs = pc.user[5], nkeys = pc.user[6], keys = pc.user[7];
+  for (uint g = gl_WorkGroupID.x; g < G; g += gl_NumWorkGroups.x) {
+    const uint begin = globals_u[pc.user[1] + g], size = globals_u[pc.user[2] + g];
+    for (uint a = 0u; a < naggs; ++a) {
+      const uint fn = globals_u[aggs + 8u * a], vals = globals_u[aggs + 8u * a + 1u], nulls = globals_u[aggs + 8u * a + 2u];
+      const uint side = globals_u[aggs + 8u * a + 5u];
+      int64_t si = 0l;
+      double sf = 0.0;
+      uvec2 best = uvec2(0u);
+      uint cnt = 0u, ovf = 0u;
+      // COUNT(*) is the group's size: no pass over the members.
+      if (fn == DB_AGG_COUNT_STAR) cnt = t == 0u ? size : 0u;
+      for (uint m = t; fn != DB_AGG_COUNT_STAR && m < size; m += 64u) {
+        const uint row = pos_row(side, db_row(members, begin + m));
+        if (db_bit(nulls, row)) continue;
+        const uvec2 v = db_load2(vals + 2u * row);
+        if (fn == DB_AGG_SUM_I) {
+          int64_t r;
+          if (add_overflows(si, db_as_int(v), r)) ovf = 1u;
+          si = r;
+        } else if (fn == DB_AGG_SUM_F || fn == DB_AGG_AVG_F) {
+          sf += db_as_float(v);
+        } else if (fn == DB_AGG_AVG_I) {
+          sf += double(db_as_int(v));
+        } else if (fn != DB_AGG_COUNT) {
+          if (cnt == 0u || better(fn, v, best)) best = v;
+        }
+        ++cnt;
+      }
+      sh_i[t] = si;
+      sh_f[t] = sf;
+      sh_b[t] = best;
+      sh_c[t] = cnt;
+      sh_o[t] = ovf;
+      barrier();
+      for (uint s = 32u; s > 0u; s >>= 1u) {
+        if (t < s) {
+          const uint u = t + s;
+          if (sh_c[u] > 0u) {
+            if (fn == DB_AGG_SUM_I) {
+              int64_t r;
+              if (add_overflows(sh_i[t], sh_i[u], r)) sh_o[t] = 1u;
+              sh_i[t] = r;
+            }
+            sh_f[t] += sh_f[u];
+            if (fn >= DB_AGG_MIN_I && fn <= DB_AGG_MAX_F && (sh_c[t] == 0u || better(fn, sh_b[u], sh_b[t]))) sh_b[t] = sh_b[u];
+          }
+          sh_c[t] += sh_c[u];
+          sh_o[t] |= sh_o[u];
+        }
+        barrier();
+      }
+      if (t == 0u) {
+        const uint c = sh_c[0];
+        uvec2 out_v = uvec2(0u);
+        bool out_null = c == 0u;
+        if (fn == DB_AGG_COUNT_STAR || fn == DB_AGG_COUNT) {
+          out_v = db_int_bits(int64_t(c));
+          out_null = false;
+        } else if (fn == DB_AGG_SUM_I) {
+          out_v = db_int_bits(sh_i[0]);
+          if (sh_o[0] != 0u) db_error(pc.user[9], DB_ERROR_OVERFLOW);
+        } else if (fn == DB_AGG_SUM_F) {
+          out_v = db_float_bits(sh_f[0]);
+        } else if (fn == DB_AGG_AVG_I || fn == DB_AGG_AVG_F) {
+          out_v = db_float_bits(c == 0u ? 0.0 : sh_f[0] / double(c));
+        } else {
+          out_v = sh_b[0];
+        }
+        db_store2(globals_u[aggs + 8u * a + 3u] + 2u * g, out_null ? uvec2(0u) : out_v);
+        db_set_bit(globals_u[aggs + 8u * a + 4u], g, out_null);
+      }
+      barrier();
+    }
+    if (t == 0u) {
+      const uint rep = globals_u[pc.user[8] + g];
+      for (uint k = 0u; k < nkeys; ++k) {
+        const uint src = globals_u[keys + 8u * k], src_nulls = globals_u[keys + 8u * k + 1u];
+        const uint row = pos_row(globals_u[keys + 8u * k + 4u], rep);
+        const bool n = db_bit(src_nulls, row);
+        db_store2(globals_u[keys + 8u * k + 2u] + 2u * g, n ? uvec2(0u) : db_load2(src + 2u * row));
+        db_set_bit(globals_u[keys + 8u * k + 3u], g, n);
+      }
+    }
+  }
+}

@@ -1,0 +1,42 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+// ORDER BY: one compare-exchange pass (k, j) of a bitonic sort of the permutation `perm` over the
+// output rows. Rows are compared key by key (NULLs first, DESC reverses); positions >= n are
+// padding that sorts last. Only the first m = nextpow2(n) positions take part, so passes with
+// k > m return at once and the work follows the row count found on the device.
+//
+// push: 0 row count word, 1 perm word, 2 number of keys, 3 key table (8 words each: values,
+// nulls, type, desc), 4 k, 5 j.
+#include "db.glsl"
+
+layout(local_size_x = 64) in;
+
+int compare_rows(uint a, uint b, uint n) {
+  if (a >= n || b >= n) return a >= n ? (b >= n ? 0 : 1) : -1;
+  for (uint k = 0u; k < pc.user[2]; ++k) {
+    const uint w = pc.user[3] + 8u * k;
+    const uint vals = globals_u[w], nulls = globals_u[w + 1u];
+    int c = db_compare(db_load2(vals + 2u * a), db_bit(nulls, a), db_load2(vals + 2u * b), db_bit(nulls, b), globals_u[w + 2u]);
+    if (globals_u[w + 3u] != 0u) c = -c;
+    if (c != 0) return c;
+  }
+  return 0;
+}
+
+void main() {
+  const uint n = globals_u[pc.user[0]], perm = pc.user[1], k = pc.user[4], j = pc.user[5];
+  uint m = 1u;
+  while (m < n) m <<= 1u;
+  if (n < 2u || k > m) return;
+  const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  for (uint t = gl_GlobalInvocationID.x; t < m / 2u; t += stride) {
+    const uint i0 = 2u * j * (t / j) + (t % j), i1 = i0 + j;
+    const bool ascending = (i0 & k) == 0u;
+    const uint a = globals_u[perm + i0], b = globals_u[perm + i1];
+    const int c = compare_rows(a, b, n);
+    if (ascending ? c > 0 : c < 0) {
+      globals_u[perm + i0] = b;
+      globals_u[perm + i1] = a;
+    }
+  }
+}

@@ -1,0 +1,32 @@
+// The uniform grid the Vulkan backend searches nearest nodes with (one per (LM, graph) space,
+// built on the host when the program is recorded, uploaded with the object models).
+//
+// Only nodes within the LM's max_match_distance of a hypothesis can score anything but the
+// "far" value -1, so the device looks for the K nearest among the nodes in the cells the
+// search sphere touches and, when fewer than K are that close, adds the far value: the same
+// evidence as an exact K-nearest search (node_grid.h explains why), for a fraction of the work.
+// Cell edge = the search radius (grown when the graph's bounding box would need more than
+// 8 cells per node), so a query touches at most 3x3x3 cells.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "hypothesis_types.h"
+
+namespace weft::hyp {
+
+inline constexpr uint32_t kGridHeaderWords = 16;  // see G_* in hyp_common.glsl
+
+struct DeviceGrid {
+  float origin[3] = {0, 0, 0};
+  float cell = 1;      // cell edge
+  float radius = 0;    // search radius: max_match_distance widened by float32 rounding
+  uint32_t dims[3] = {1, 1, 1};
+  std::vector<uint32_t> cell_start;  // (cells + 1): nodes of cell c are nodes[cell_start[c] .. cell_start[c+1])
+  std::vector<uint32_t> nodes;       // local node ids, by cell, ascending within a cell
+};
+
+DeviceGrid build_device_grid(const ObjectGraph& graph, double max_match_distance);
+
+}  // namespace weft::hyp

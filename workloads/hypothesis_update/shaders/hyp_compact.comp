@@ -1,0 +1,67 @@
+// Spec §3.7 deletion: each burst-sampling space keeps the rows its slope tracker kept, in
+// order, and lists the removed row ids (ascending) for the telemetry. Stream compaction in
+// place by one workgroup per space, 64 rows at a time with a shared-memory prefix sum. In place
+// is safe: a chunk's rows go to indices at or below their own, all read before any is written,
+// and later chunks only read rows past every index written so far.
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#include "weft.glsl"
+#include "hyp_common.glsl"
+layout(local_size_x = 64) in;
+
+shared uint s_scan[HYP_WG];
+shared uint s_out;
+
+void main() {
+  const uint t = gl_LocalInvocationID.x;
+  const uint s = gl_WorkGroupID.x;
+  const uint m = sp(s, SP_LM);
+  if (!lm_active(m) || param_u(m, P_KIND) != 1u) return;
+  const uint base = sp(s, SP_ROW_OFF), count = globals_u[stat_word(s, S_COUNT)];
+  const uint hs = lay(L_HIST_STRIDE), w = param_u(m, P_WINDOW);
+  if (t == 0u) s_out = 0u;
+  barrier();
+  for (uint first = 0u; first < count; first += HYP_WG) {
+    const uint local_h = first + t, h = base + local_h;
+    const bool valid = local_h < count;
+    const bool keep = valid && globals_u[lay(L_KEEP) + h] != 0u;
+    float e = 0.0;
+    float v[13];
+    float hist[HYP_MAX_WINDOW];
+    uint age = 0u;
+    if (keep) {
+      e = globals_f[lay(L_E) + h];
+      for (uint i = 0u; i < 3u; ++i) v[i] = globals_f[lay(L_L) + h * 3u + i];
+      for (uint i = 0u; i < 9u; ++i) v[3u + i] = globals_f[lay(L_R) + h * 9u + i];
+      for (uint i = 0u; i < w; ++i) hist[i] = globals_f[lay(L_HIST) + h * hs + i];
+      age = globals_u[lay(L_AGE) + h];
+    }
+    s_scan[t] = keep ? 1u : 0u;
+    barrier();
+    // Inclusive Hillis-Steele scan of the keep flags.
+    for (uint k = 1u; k < HYP_WG; k <<= 1u) {
+      const uint add = t >= k ? s_scan[t - k] : 0u;
+      barrier();
+      s_scan[t] += add;
+      barrier();
+    }
+    const uint kept_before = s_out + s_scan[t] - (keep ? 1u : 0u);
+    if (keep) {
+      const uint o = base + kept_before;
+      globals_f[lay(L_E) + o] = e;
+      for (uint i = 0u; i < 3u; ++i) globals_f[lay(L_L) + o * 3u + i] = v[i];
+      for (uint i = 0u; i < 9u; ++i) globals_f[lay(L_R) + o * 9u + i] = v[3u + i];
+      for (uint i = 0u; i < w; ++i) globals_f[lay(L_HIST) + o * hs + i] = hist[i];
+      globals_u[lay(L_AGE) + o] = age;
+    } else if (valid) {
+      globals_u[lay(L_REMOVED) + base + local_h - kept_before] = local_h;
+    }
+    barrier();
+    if (t == HYP_WG - 1u) s_out += s_scan[t];
+    barrier();
+  }
+  if (t == 0u) {
+    globals_u[stat_word(s, S_RETAINED)] = s_out;
+    globals_u[stat_word(s, S_REMOVED)] = count - s_out;
+  }
+}

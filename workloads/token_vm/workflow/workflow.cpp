@@ -1,0 +1,86 @@
+#include "workflow.h"
+
+#include <string>
+
+#include <weft/error.h>
+
+namespace weft::token_vm {
+namespace {
+
+[[noreturn]] void bad(const std::string& where, const std::string& what) {
+  fail(ErrorCode::BadInput, "workflow: " + where + ": " + what);
+}
+
+std::string at(const char* table, size_t i, const char* field) {
+  return std::string(table) + "[" + std::to_string(i) + "]." + field;
+}
+
+void check_range(uint32_t start, uint32_t end, size_t size, const std::string& where) {
+  if (start > end || end > size)
+    bad(where, "range [" + std::to_string(start) + ", " + std::to_string(end) + ") outside 0.." +
+                   std::to_string(size));
+}
+
+void check_index(uint32_t value, size_t size, const std::string& where, bool none_allowed) {
+  if (value == kNone && none_allowed) return;
+  if (value >= size)
+    bad(where, std::to_string(value) + " is not below " + std::to_string(size) +
+                   (none_allowed ? " (and is not 'none')" : ""));
+}
+
+void check_zone(const Workflow& w, size_t i) {
+  const Zone& z = w.zones[i];
+  const size_t done = w.zones.size();  // an address equal to the zone count means DONE
+  if (z.next_addr > done) bad(at("zones", i, "next_addr"), "address " + std::to_string(z.next_addr) + " beyond DONE (" + std::to_string(done) + ")");
+  if ((z.flags & kJumpActive) && z.jump_addr > done)
+    bad(at("zones", i, "jump_addr"), "address " + std::to_string(z.jump_addr) + " beyond DONE (" + std::to_string(done) + ")");
+  if (z.flags & ~uint32_t(kAdvanceActive | kJumpActive | kInput | kOutput | kLoopDecision))
+    bad(at("zones", i, "flags"), "unknown flag bits");
+  if (z.flags & kOutput) check_index(z.tool_id, w.tools.size(), at("zones", i, "tool_id"), false);
+  check_range(z.token_start, z.token_end, w.token_data.size(), at("zones", i, "token_start/token_end"));
+  if (w.tags.size() < kMaxTags && (z.tags >> w.tags.size()) != 0)
+    bad(at("zones", i, "tags"), "tag bit beyond the " + std::to_string(w.tags.size()) + " declared tags");
+  if (z.timeout == 0) bad(at("zones", i, "timeout"), "must be at least 1");
+  check_index(z.close_pattern, w.patterns.size(), at("zones", i, "close_pattern"), !(z.flags & kAdvanceActive));
+  if (z.flags & kLoopDecision) {
+    check_index(z.loop, w.loops.size(), at("zones", i, "loop"), false);
+    if (!(z.flags & kJumpActive)) bad(at("zones", i, "flags"), "a loop decision zone needs a jump exit");
+  }
+  check_index(z.sequence, w.sequences.size(), at("zones", i, "sequence"), true);
+}
+
+}  // namespace
+
+void validate(const Workflow& w) {
+  if (w.zones.empty()) bad("zones", "a workflow needs at least one zone");
+  if (w.tags.size() > kMaxTags) bad("tags", std::to_string(w.tags.size()) + " tags; at most 32");
+  for (size_t i = 0; i < w.patterns.size(); ++i) {
+    const Pattern& p = w.patterns[i];
+    check_range(p.token_start, p.token_end, w.pattern_tokens.size(), at("patterns", i, "token_start/token_end"));
+    check_range(p.byte_start, p.byte_end, w.pattern_bytes.size(), at("patterns", i, "byte_start/byte_end"));
+    const uint32_t length = w.match_mode == MatchMode::Token ? p.token_end - p.token_start : p.byte_end - p.byte_start;
+    if (length == 0 || length > kMaxPatternLength)
+      bad(at("patterns", i, w.match_mode == MatchMode::Token ? "tokens" : "bytes"),
+          "length " + std::to_string(length) + " outside 1.." + std::to_string(kMaxPatternLength));
+  }
+  check_index(w.control_pattern, w.patterns.size(), "control_pattern", true);
+  if ((w.escape_open == kNone) != (w.escape_close == kNone))
+    bad("escape_open/escape_close", "both or neither must be set");
+  check_index(w.escape_open, w.patterns.size(), "escape_open", true);
+  check_index(w.escape_close, w.patterns.size(), "escape_close", true);
+  if (w.match_mode != MatchMode::Token && w.match_mode != MatchMode::Byte) bad("match_mode", "unknown mode");
+  for (size_t i = 0; i < w.loops.size(); ++i)
+    if (w.loops[i].max == 0 || w.loops[i].min > w.loops[i].max)
+      bad(at("loops", i, "min/max"), "need 1 <= max and min <= max, got min " + std::to_string(w.loops[i].min) +
+                                         " max " + std::to_string(w.loops[i].max));
+  for (size_t i = 0; i < w.zones.size(); ++i) {
+    check_zone(w, i);
+    if ((w.zones[i].flags & kJumpActive) && w.control_pattern == kNone)
+      bad(at("zones", i, "flags"), "a jump exit needs the workflow's control pattern");
+  }
+  for (size_t i = 0; i < w.extractions.size(); ++i)
+    if (w.tags.size() < kMaxTags && (w.extractions[i].tags >> w.tags.size()) != 0)
+      bad(at("extractions", i, "tags"), "tag bit beyond the declared tags");
+}
+
+}  // namespace weft::token_vm

@@ -1,0 +1,25 @@
+// Checkpoints: the model (as model-file JSON) plus every weight matrix in its layer's packed
+// type (words and scales exactly as morph() made them) and every f32 vector. Loading installs
+// the packed versions unchanged (WeightStore::load_packed), so save -> load is bit-exact in the
+// packed data and in everything computed from it.
+//
+// File: "WEFTVOL1", u64 JSON length, JSON text, then per layer in traversal order (children
+// depth-first): per matrix {u32 dtype, u32 rows, u32 cols, u32 row_words, u64 words, u64 scales,
+// words, scales}, per vector {u64 n, n f32}. Little-endian. Truncated or inconsistent files are
+// refused with BadInput naming the file, the layer and the byte offset.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "model.h"
+
+namespace weft::volumetric {
+
+// The model file text describing net's grid and layers (weights not included).
+std::string model_to_json(const Network& net);
+void save_checkpoint(Network& net, const std::string& path);
+Network load_checkpoint(const std::string& path);
+
+}  // namespace weft::volumetric

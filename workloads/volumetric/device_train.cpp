@@ -1,0 +1,539 @@
+#include "device_train.h"
+
+#include <algorithm>
+#include <array>
+#include <functional>
+
+#include "weft_volumetric_kernels.h"
+
+namespace weft::volumetric {
+
+namespace {
+
+std::string u(uint64_t v) { return std::to_string(v); }
+KernelRef kernel(const std::string& name) { return find_kernel(weft_volumetric_kernels, weft_volumetric_kernels_count, name); }
+uint32_t groups_for(uint64_t n) { return uint32_t(std::clamp<uint64_t>((n + 63) / 64, 1, 65535)); }
+std::string pname(const char* kind, const std::string& tag, uint32_t j) { return kind + tag + "." + u(j); }
+
+bool trainable_on_device(const Layer& l) {
+  switch (l.type) {
+    case LayerType::Dense:
+    case LayerType::Conv1D:
+    case LayerType::Conv2D:
+    case LayerType::Conv3D:
+    case LayerType::ConvT1D:
+    case LayerType::ConvT2D:
+    case LayerType::ConvT3D:
+    case LayerType::Embedding:
+    case LayerType::SwiGLU:
+    case LayerType::MHA:
+    case LayerType::RNN:
+    case LayerType::GRU:
+    case LayerType::LSTM:
+    case LayerType::KMeans:
+    case LayerType::RMSNorm:
+    case LayerType::LayerNorm:
+    case LayerType::Softmax: return true;
+    case LayerType::Sequential:
+    case LayerType::Parallel:
+    case LayerType::Residual:
+      return std::all_of(l.children.begin(), l.children.end(), [](const Layer& c) { return trainable_on_device(c); });
+    default: return false;
+  }
+}
+
+// Layers whose forward is dense.glsl's matrix-vector product with a bias (and activation).
+bool is_matvec(const Layer& l) { return l.type == LayerType::Dense || is_conv(l.type); }
+
+bool is_recurrent(const Layer& l) { return l.type == LayerType::RNN || l.type == LayerType::GRU || l.type == LayerType::LSTM; }
+uint32_t rnn_kind(const Layer& l) { return l.type == LayerType::RNN ? 0 : l.type == LayerType::GRU ? 1 : 2; }
+uint32_t rnn_gates(const Layer& l) { return l.type == LayerType::RNN ? 1 : l.type == LayerType::GRU ? 3 : 4; }
+uint32_t rnn_stored(const Layer& l) { return l.type == LayerType::RNN ? 1 : l.type == LayerType::GRU ? 4 : 5; }
+
+bool is_container(const Layer& l) {
+  return l.type == LayerType::Sequential || l.type == LayerType::Parallel || l.type == LayerType::Residual;
+}
+
+// dense.glsl / dense_backward.comp geometry of a Dense or Conv layer: rows, cols, positions,
+// then the words from [10] on for dense.glsl (fwd) and from [12] on for dense_backward (bwd).
+struct Geometry {
+  uint32_t rows, cols, P;
+  std::vector<uint32_t> fwd, bwd;
+};
+Geometry geometry(const Layer& l) {
+  const uint32_t cols = uint32_t(l.mats[0].cols());
+  if (l.type == LayerType::Dense) return {l.out, cols, 1, {0, 1, 0, 0, 0, 0}, {0, 1, 0, 0, 0, 0}};
+  const ConvShape cs = conv_shape(l);
+  const uint32_t P = cs.positions();
+  if (l.type == LayerType::Conv1D) return {cs.F, cols, P, {1, P, l.seq, 0, l.kernel, 0}, {1, P, l.seq, 0, l.kernel, 0}};
+  if (l.type == LayerType::Conv2D)
+    return {cs.F, cols, P, {2, P, l.height, l.width, l.kernel, cs.Wo}, {2, P, l.height, l.width, l.kernel, cs.Wo}};
+  const uint32_t t = cs.transposed ? 1u : 0u;
+  return {cs.F, cols, P, {3, P, cs.Hi, cs.Wi, cs.K, cs.Wo, cs.Di, cs.Ho, t, cs.dims},
+          {3u | t << 4 | cs.dims << 8, P, cs.Hi, cs.Wi, cs.K, cs.Wo, cs.Di, cs.Ho}};
+}
+
+}  // namespace
+
+DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options) : o_(options) {
+  net.validate();
+  const uint32_t n = net.size();
+  input_ = net.input_size();
+  output_ = net.output_size();
+  for (uint32_t i = 0; i < n; ++i)
+    if (!trainable_on_device(net.at(i)))
+      fail(ErrorCode::BadInput, "volumetric: device training: " + net.where(i) + " is " + layer_type_name(net.at(i).type) +
+                                    " (device training takes dense, every convolution, embedding, swiglu, mha, rnn, gru, lstm, kmeans, rmsnorm, layernorm, softmax and containers of them)");
+  // Where each cell reads from, and who reads each cell (the gradient flows back along these).
+  std::vector<std::string> input(n);
+  std::vector<std::vector<uint32_t>> consumers(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    const auto src = net.source(i);
+    if (!src)
+      input[i] = "x";
+    else if (*src < i) {
+      input[i] = "y" + u(*src);
+      consumers[*src].push_back(i);
+    } else {
+      input[i] = "zero" + u(i);  // a link to a later cell reads the previous pass: zeros, as the CPU Trainer
+    }
+  }
+
+  Program p("volumetric.train");
+  auto& G = p.globals();
+  G.add("x", uint64_t(input_) * 4);
+  G.add("t", uint64_t(output_) * 4);
+  G.add("hyper", 16);
+  G.add("loss", 4);
+  // Per layer (tag = path): y (output), dy (its gradient), z / dz (pre-activations), parameters
+  // with gradients and moments; containers' branches get their own y / dy (kept for backward)
+  // and an input-gradient buffer dxb where branches' input gradients are summed.
+  std::vector<Layer*> leaf_layers;
+  std::function<void(Layer&, const std::string&, bool)> alloc = [&](Layer& l, const std::string& tag, bool own_y) {
+    const uint64_t out = layer_output_size(l);
+    if (own_y) {
+      G.add("y" + tag, out * 4);
+      G.add("dy" + tag, out * 4);
+    }
+    if (is_container(l)) {
+      const size_t nc = l.children.size();
+      for (size_t c = 0; c < nc; ++c) {
+        const std::string ct = tag + "." + u(c);
+        // Sequential / Residual: all but the last child own their output; Parallel: Add
+        // branches after the first own theirs, Concat branches write windows of the parent's.
+        const bool chain = l.type != LayerType::Parallel;
+        const bool owns = chain ? c + 1 < nc : l.combine == Combine::Add && c > 0;
+        alloc(l.children[c], ct, owns);
+        if (l.type == LayerType::Parallel && c > 0) G.add("dxb" + ct, uint64_t(layer_input_size(l)) * 4);
+      }
+      return;
+    }
+    if (is_matvec(l)) {
+      G.add("z" + tag, out * 4);
+      G.add("dz" + tag, out * 4);
+    }
+    if (l.type == LayerType::SwiGLU) {
+      for (const char* t : {"a", "b", "h", "da", "db", "dh"}) G.add(t + tag, uint64_t(l.seq) * l.out * 4);
+      G.add("dxs" + tag, uint64_t(l.seq) * l.in * 4);
+    }
+    if (l.type == LayerType::KMeans)
+      for (const char* t : {"km", "dkm"}) G.add(t + tag, uint64_t(l.seq) * l.out * 4);
+    if (is_recurrent(l)) {
+      const uint64_t T = l.seq, H = l.out, GH = uint64_t(rnn_gates(l)) * H;
+      for (const char* t : {"gx", "ax", "ah"}) G.add(t + tag, T * GH * 4);
+      G.add("gh" + tag, GH * 4);
+      G.add("st" + tag, T * rnn_stored(l) * H * 4);
+      G.add("hp" + tag, T * H * 4);
+      for (const char* t : {"c", "dhn", "dcn", "dhd"}) G.add(t + tag, H * 4);
+    }
+    if (l.type == LayerType::MHA) {
+      for (const char* t : {"q", "k", "v", "o", "dq", "dk", "dv", "do", "dxs"}) G.add(t + tag, uint64_t(l.seq) * l.in * 4);
+      for (const char* t : {"pa", "da"}) G.add(t + tag, uint64_t(l.heads) * l.seq * l.seq * 4);
+    }
+    Leaf leaf{tag, {}};
+    for (const WeightStore& m : l.mats) leaf.sizes.push_back(uint32_t(m.master().size()));
+    for (const auto& v : l.vecs) leaf.sizes.push_back(uint32_t(v.size()));
+    for (uint32_t j = 0; j < leaf.sizes.size(); ++j)
+      for (const char* k : {"p", "g", "m", "v"}) G.add(pname(k, tag, j), uint64_t(leaf.sizes[j]) * 4);
+    leaves_.push_back(leaf);
+    leaf_layers.push_back(&l);
+  };
+  for (uint32_t i = 0; i < n; ++i) {
+    alloc(net.at(i), u(i), true);
+    if (input[i] != "x") G.add((input[i][0] == 'z' ? "zero" : "dx") + u(i), uint64_t(layer_input_size(net.at(i))) * 4);
+  }
+
+  // A window of a Globals segment.
+  struct Buf {
+    std::string seg;
+    uint32_t off = 0, words = 0;
+  };
+  auto whole = [&](const std::string& s) { return Buf{s, 0, uint32_t(G.at(s).size / 4)}; };
+  auto w = [&](const Buf& b) { return G.at(b.seg).word_offset() + b.off; };
+  auto ws = [&](const std::string& s) { return G.at(s).word_offset(); };
+  auto r = [&](const Buf& b) { return Range{Binding::Globals, G.at(b.seg).offset + uint64_t(b.off) * 4, uint64_t(b.words) * 4}; };
+  const InstanceId inst = p.add_instance("train", 1);
+  auto stage = [&](std::string name, const char* k, uint32_t groups, std::vector<uint32_t> push, std::vector<Buf> reads,
+                   std::vector<Buf> writes) {
+    StageSpec s;
+    s.name = std::move(name);
+    s.kernel = kernel(k);
+    s.instance = inst;
+    s.groups = {groups, 1, 1};
+    s.push = std::move(push);
+    for (auto& b : reads) s.reads.push_back(r(b));
+    for (auto& b : writes) s.writes.push_back(r(b));
+    p.add_stage(s);
+  };
+  auto copy = [&](const std::string& name, const Buf& from, const Buf& to, bool acc) {
+    std::vector<Buf> reads = {from};
+    if (acc) reads.push_back(to);
+    stage(name, "copy", groups_for(to.words), {w(from), w(to), to.words, acc ? 1u : 0u}, reads, {to});
+  };
+  // The output buffer of child c of container l (tag), given the container's output `out`.
+  auto child_out = [&](const Layer& l, const std::string& tag, size_t c, const Buf& out) {
+    const std::string ct = tag + "." + u(c);
+    const size_t nc = l.children.size();
+    if (l.type != LayerType::Parallel) return c + 1 < nc ? whole("y" + ct) : out;
+    if (l.combine == Combine::Add) return c == 0 ? out : whole("y" + ct);
+    uint32_t off = 0;
+    for (size_t k = 0; k < c; ++k) off += layer_output_size(l.children[k]);
+    return Buf{out.seg, out.off + off, layer_output_size(l.children[c])};
+  };
+  auto child_dy = [&](const Layer& l, const std::string& tag, size_t c, const Buf& dy) {
+    const std::string ct = tag + "." + u(c);
+    if (l.type != LayerType::Parallel) return c + 1 < l.children.size() ? whole("dy" + ct) : dy;
+    if (l.combine == Combine::Add) return dy;
+    uint32_t off = 0;
+    for (size_t k = 0; k < c; ++k) off += layer_output_size(l.children[k]);
+    return Buf{dy.seg, dy.off + off, layer_output_size(l.children[c])};
+  };
+
+  std::function<void(Layer&, const std::string&, const Buf&, const Buf&)> forward = [&](Layer& l, const std::string& tag,
+                                                                                         const Buf& in, const Buf& out) {
+    if (is_container(l)) {
+      Buf cur = in;
+      for (size_t c = 0; c < l.children.size(); ++c) {
+        const Buf o = child_out(l, tag, c, out);
+        forward(l.children[c], tag + "." + u(c), l.type == LayerType::Parallel ? in : cur, o);
+        if (l.type == LayerType::Parallel && l.combine == Combine::Add && c > 0) copy("forward.add" + tag + "." + u(c), o, out, true);
+        cur = o;
+      }
+      if (l.type == LayerType::Residual) copy("forward.residual" + tag, in, out, true);
+      return;
+    }
+    if (l.type == LayerType::Embedding) {
+      const Buf E = whole(pname("p", tag, 0));
+      stage("forward.embedding" + tag, "embedding_train", groups_for(uint64_t(l.seq) * l.out),
+            {w(E), w(E), w(in), w(out), l.seq, l.out, l.out, l.vocab}, {in, E}, {out});
+    } else if (l.type == LayerType::KMeans) {
+      const Buf C = whole(pname("p", tag, 0)), km = whole("km" + tag);
+      stage("forward.kmeans" + tag, "kmeans_train", groups_for(uint64_t(l.seq) * l.out), {w(C), w(C), w(in), w(km), l.seq, l.in, l.out, l.in},
+            {in, C}, {km});
+      stage("forward.kmeans_softmax" + tag, "softmax", groups_for(l.seq), {w(km), w(out), l.seq, l.out}, {km}, {out});
+    } else if (is_recurrent(l)) {
+      // gx = Wx x for all tokens; per step gh = Wh h_{t-1} and the cell (keeping its states);
+      // then hp = h shifted by one step (h_{t-1} rows) for Wh's gradient.
+      const uint32_t T = l.seq, H = l.out, GH = rnn_gates(l) * H, kind = rnn_kind(l);
+      const Buf Wx = whole(pname("p", tag, 0)), Wh = whole(pname("p", tag, 1)), b = whole(pname("p", tag, 2));
+      const Buf bh = kind == 1 ? whole(pname("p", tag, 3)) : b;
+      const Buf gx = whole("gx" + tag), gh = whole("gh" + tag), c = whole("c" + tag), st = whole("st" + tag);
+      stage("forward.rnn_wx" + tag, "dense_train", groups_for(uint64_t(GH) * T),
+            {w(Wx), w(Wx), ~0u, w(in), w(gx), GH, l.in, l.in, 0u, ~0u, 0u, T, 0u, 0u, 0u, 0u}, {in, Wx}, {gx});
+      for (uint32_t t = 0; t < T; ++t) {
+        if (t) {
+          const Buf hprev{out.seg, out.off + (t - 1) * H, H};
+          stage("forward.rnn_wh" + tag + "." + u(t), "dense_train", groups_for(GH), {w(Wh), w(Wh), ~0u, w(hprev), w(gh), GH, H, H, 0u, ~0u, 0u,
+                1u, 0u, 0u, 0u, 0u}, {hprev, Wh}, {gh});
+        }
+        stage("forward.rnn_cell" + tag + "." + u(t), "recurrent_cell_train", groups_for(H),
+              {w(gx), w(gh), w(out), w(c), w(b), w(bh), t, H, kind, w(st)}, {gx, gh, out, c, b, bh}, {out, c, st});
+      }
+      if (T > 1) copy("forward.rnn_hprev" + tag, Buf{out.seg, out.off, (T - 1) * H}, Buf{"hp" + tag, H, (T - 1) * H}, false);
+    } else if (l.type == LayerType::MHA) {
+      // q, k, v = W x per token, the attention core, y = Wo o (no bias, linear projections).
+      const char* names[3] = {"q", "k", "v"};
+      for (uint32_t m = 0; m < 3; ++m) {
+        const Buf Wm = whole(pname("p", tag, m)), o = whole(names[m] + tag);
+        stage("forward.mha_" + std::string(names[m]) + tag, "dense_train", groups_for(uint64_t(l.in) * l.seq),
+              {w(Wm), w(Wm), ~0u, w(in), w(o), l.in, l.in, l.in, 0u, ~0u, 0u, l.seq, 0u, 0u, 0u, 0u}, {in, Wm}, {o});
+      }
+      const Buf q = whole("q" + tag), k = whole("k" + tag), v = whole("v" + tag), o = whole("o" + tag), Wo = whole(pname("p", tag, 3));
+      stage("forward.mha_attention" + tag, "attention", groups_for(uint64_t(l.seq) * l.heads), {w(q), w(k), w(v), w(o), l.seq, l.in, l.heads},
+            {q, k, v}, {o});
+      stage("forward.mha_out" + tag, "dense_train", groups_for(uint64_t(l.in) * l.seq),
+            {w(Wo), w(Wo), ~0u, w(o), w(out), l.in, l.in, l.in, 0u, ~0u, 0u, l.seq, 0u, 0u, 0u, 0u}, {o, Wo}, {out});
+    } else if (l.type == LayerType::SwiGLU) {
+      // a = W1 x, b = W3 x, h = silu(a) b, y = W2 h (no bias, linear projections).
+      const Buf W1 = whole(pname("p", tag, 0)), W3 = whole(pname("p", tag, 1)), W2 = whole(pname("p", tag, 2));
+      const Buf a = whole("a" + tag), b = whole("b" + tag), h = whole("h" + tag);
+      for (int m = 0; m < 2; ++m) {
+        const Buf& Wm = m ? W3 : W1;
+        const Buf& o = m ? b : a;
+        stage("forward.swiglu_proj" + tag + "." + u(m), "dense_train", groups_for(uint64_t(l.out) * l.seq),
+              {w(Wm), w(Wm), ~0u, w(in), w(o), l.out, l.in, l.in, 0u, ~0u, 0u, l.seq, 0u, 0u, 0u, 0u}, {in, Wm}, {o});
+      }
+      stage("forward.swiglu_gate" + tag, "swiglu_gate", groups_for(uint64_t(l.seq) * l.out), {w(a), w(b), w(h), l.seq * l.out}, {a, b}, {h});
+      stage("forward.swiglu_down" + tag, "dense_train", groups_for(uint64_t(l.in) * l.seq),
+            {w(W2), w(W2), ~0u, w(h), w(out), l.in, l.out, l.out, 0u, ~0u, 0u, l.seq, 0u, 0u, 0u, 0u}, {h, W2}, {out});
+    } else if (is_matvec(l)) {
+      const Geometry g = geometry(l);
+      const Buf W = whole(pname("p", tag, 0)), b = whole(pname("p", tag, 1)), z = whole("z" + tag);
+      std::vector<uint32_t> push = {w(W), w(W), w(b), w(in), w(out), g.rows, g.cols, g.cols, uint32_t(l.act), w(z)};
+      push.insert(push.end(), g.fwd.begin(), g.fwd.end());
+      stage("forward." + std::string(layer_type_name(l.type)) + tag, "dense_train", groups_for(uint64_t(g.rows) * g.P), push, {in, W, b},
+            {out, z});
+    } else if (l.type == LayerType::Softmax) {
+      stage("forward.softmax" + tag, "softmax", groups_for(l.seq), {w(in), w(out), l.seq, l.in}, {in}, {out});
+    } else {
+      const bool ln = l.type == LayerType::LayerNorm;
+      const Buf g = whole(pname("p", tag, 0)), beta = ln ? whole(pname("p", tag, 1)) : g;
+      stage("forward.norm" + tag, "norm_train", groups_for(l.seq), {w(in), w(out), w(g), w(beta), l.seq, l.in, f32_bits(l.eps), ln},
+            {in, g, beta}, {out});
+    }
+  };
+
+  // Backward of layer l: from dy (gradient of its output `out`) to dx (of its input `in`;
+  // none when has_dx is false), adding nothing: every buffer written has one writer per step.
+  std::function<void(Layer&, const std::string&, const Buf&, const Buf&, const Buf&, const Buf*)> backward =
+      [&](Layer& l, const std::string& tag, const Buf& in, const Buf& out, const Buf& dy, const Buf* dx) {
+        if (is_container(l)) {
+          const size_t nc = l.children.size();
+          if (l.type == LayerType::Parallel) {
+            // Every branch from its own activations; branch input gradients summed into dx.
+            for (size_t c = 0; c < nc; ++c) {
+              const std::string ct = tag + "." + u(c);
+              const Buf bdx = c == 0 || !dx ? (dx ? *dx : Buf{}) : whole("dxb" + ct);
+              backward(l.children[c], ct, in, child_out(l, tag, c, out), child_dy(l, tag, c, dy), dx ? &bdx : nullptr);
+              if (dx && c > 0) copy("backward.parallel_dx" + ct, bdx, *dx, true);
+            }
+            return;
+          }
+          for (size_t c = nc; c-- > 0;) {
+            const std::string ct = tag + "." + u(c);
+            const Buf cin = c ? child_out(l, tag, c - 1, out) : in;
+            const Buf cdx = c ? child_dy(l, tag, c - 1, dy) : (dx ? *dx : Buf{});
+            backward(l.children[c], ct, cin, child_out(l, tag, c, out), child_dy(l, tag, c, dy), c || dx ? &cdx : nullptr);
+          }
+          if (l.type == LayerType::Residual && dx) copy("backward.residual" + tag, dy, *dx, true);
+          return;
+        }
+        const bool has_dx = dx != nullptr;
+        const Buf dxb = dx ? *dx : Buf{"x", 0, 0};
+        if (l.type == LayerType::Embedding) {
+          const Buf gE = whole(pname("g", tag, 0));
+          std::vector<Buf> writes = {gE};
+          if (has_dx) writes.push_back(dxb);
+          stage("backward.embedding" + tag, "embedding_backward", groups_for(uint64_t(l.vocab) * l.out + l.seq),
+                {w(in), w(dy), w(gE), l.seq, l.out, l.vocab, has_dx ? w(dxb) : ~0u}, {in, dy}, writes);
+          return;
+        }
+        if (l.type == LayerType::KMeans) {
+          const Buf C = whole(pname("p", tag, 0)), gC = whole(pname("g", tag, 0)), dkm = whole("dkm" + tag);
+          stage("backward.kmeans_softmax" + tag, "softmax_backward", groups_for(l.seq), {w(out), w(dy), w(dkm), l.seq, l.out}, {out, dy},
+                {dkm});
+          auto push = [&](uint32_t phase) {
+            return std::vector<uint32_t>{phase, w(in), w(C), w(dkm), w(gC), has_dx ? w(dxb) : 0u, l.seq, l.in, l.out};
+          };
+          stage("backward.kmeans_dc" + tag, "kmeans_backward", groups_for(uint64_t(l.out) * l.in), push(0), {in, C, dkm}, {gC});
+          if (has_dx) stage("backward.kmeans_dx" + tag, "kmeans_backward", groups_for(uint64_t(l.seq) * l.in), push(1), {in, C, dkm}, {dxb});
+          return;
+        }
+        if (is_recurrent(l)) {
+          const uint32_t T = l.seq, H = l.out, GH = rnn_gates(l) * H, kind = rnn_kind(l);
+          const Buf Wx = whole(pname("p", tag, 0)), Wh = whole(pname("p", tag, 1));
+          const Buf gWx = whole(pname("g", tag, 0)), gWh = whole(pname("g", tag, 1)), gb = whole(pname("g", tag, 2));
+          const Buf st = whole("st" + tag), ax = whole("ax" + tag), ah = whole("ah" + tag), hp = whole("hp" + tag);
+          const Buf dhn = whole("dhn" + tag), dcn = whole("dcn" + tag), dhd = whole("dhd" + tag);
+          // dense_backward words for W (rows GH x cols), dz, x, dx, grad over P positions (mode 0).
+          auto db = [&](uint32_t phase, const Buf& W, uint32_t cols, const Buf& dz, const Buf& x, const Buf* dxo, const Buf& g, uint32_t P) {
+            return std::vector<uint32_t>{phase, w(W), w(dz), w(dz), w(dz), w(x), dxo ? w(*dxo) : 0u, w(g), w(g), GH, cols, 0u, 0u, P,
+                                         0u, 0u, 0u, 0u};
+          };
+          for (uint32_t t = T; t-- > 0;) {
+            stage("backward.rnn_step" + tag + "." + u(t), "rnn_step_backward", groups_for(H),
+                  {kind, t, T, H, w(dy), w(st), w(out), w(dhn), w(dcn), w(ax), w(ah), w(dhd)}, {dy, st, out, dhn, dcn}, {ax, ah, dcn, dhd});
+            if (t) {
+              const Buf aht{ah.seg, t * GH, GH};
+              stage("backward.rnn_dh" + tag + "." + u(t), "dense_backward", groups_for(H), db(1, Wh, H, aht, hp, &dhn, gWh, 1), {Wh, aht},
+                    {dhn});
+              if (kind == 1) copy("backward.rnn_direct" + tag + "." + u(t), dhd, dhn, true);
+            }
+          }
+          if (has_dx) stage("backward.rnn_dx" + tag, "dense_backward", groups_for(uint64_t(T) * l.in), db(1, Wx, l.in, ax, in, &dxb, gWx, T),
+                            {Wx, ax}, {dxb});
+          stage("backward.rnn_dwx" + tag, "dense_backward", groups_for(uint64_t(GH) * l.in), db(2, Wx, l.in, ax, in, nullptr, gWx, T), {ax, in},
+                {gWx});
+          stage("backward.rnn_dwh" + tag, "dense_backward", groups_for(uint64_t(GH) * H), db(2, Wh, H, ah, hp, nullptr, gWh, T), {ah, hp},
+                {gWh});
+          stage("backward.rnn_db" + tag, "dense_backward", groups_for(GH), db(0, Wx, l.in, ax, in, nullptr, gb, T), {ax}, {ax, gb});
+          if (kind == 1) {
+            const Buf gbh = whole(pname("g", tag, 3));
+            stage("backward.rnn_dbh" + tag, "dense_backward", groups_for(GH), db(0, Wh, H, ah, hp, nullptr, gbh, T), {ah}, {ah, gbh});
+          }
+          return;
+        }
+        if (l.type == LayerType::MHA) {
+          auto proj = [&](const std::string& name, const Buf& Wm, const Buf& x, const Buf& d, const Buf* dxo, const Buf& gm) {
+            auto push = [&](uint32_t phase) {
+              return std::vector<uint32_t>{phase, w(Wm), w(d), w(d), w(d), w(x), dxo ? w(*dxo) : 0u, w(gm), w(gm), l.in, l.in, 0u,
+                                           0u, l.seq, 0u, 0u, 0u, 0u};
+            };
+            if (dxo) stage(name + "_dx" + tag, "dense_backward", groups_for(uint64_t(l.seq) * l.in), push(1), {Wm, d}, {*dxo});
+            stage(name + "_dw" + tag, "dense_backward", groups_for(uint64_t(l.in) * l.in), push(2), {d, x}, {gm});
+          };
+          const Buf q = whole("q" + tag), k = whole("k" + tag), v = whole("v" + tag), o = whole("o" + tag);
+          const Buf dq = whole("dq" + tag), dk = whole("dk" + tag), dv = whole("dv" + tag), dO = whole("do" + tag);
+          const Buf pa = whole("pa" + tag), da = whole("da" + tag), dxs = whole("dxs" + tag);
+          proj("backward.mha_out", whole(pname("p", tag, 3)), o, dy, &dO, whole(pname("g", tag, 3)));
+          auto att = [&](uint32_t phase) {
+            return std::vector<uint32_t>{phase, w(q), w(k), w(v), w(dO), w(dq), w(dk), w(dv), w(pa), w(da), l.seq, l.in, l.heads};
+          };
+          stage("backward.mha_attention_q" + tag, "attention_backward", groups_for(uint64_t(l.seq) * l.heads), att(0), {q, k, v, dO},
+                {dq, pa, da});
+          stage("backward.mha_attention_kv" + tag, "attention_backward", groups_for(uint64_t(l.seq) * l.heads), att(1), {q, dO, pa, da},
+                {dk, dv});
+          const Buf* grads[3] = {&dq, &dk, &dv};
+          const char* names[3] = {"q", "k", "v"};
+          for (uint32_t m = 0; m < 3; ++m) {
+            const Buf* dxo = !has_dx ? nullptr : m == 0 ? &dxb : &dxs;
+            proj(std::string("backward.mha_w") + names[m], whole(pname("p", tag, m)), in, *grads[m], dxo, whole(pname("g", tag, m)));
+            if (has_dx && m > 0) copy("backward.mha_dx" + tag + "." + u(m), dxs, dxb, true);
+          }
+          return;
+        }
+        if (l.type == LayerType::SwiGLU) {
+          const Buf W1 = whole(pname("p", tag, 0)), W3 = whole(pname("p", tag, 1)), W2 = whole(pname("p", tag, 2));
+          const Buf g1 = whole(pname("g", tag, 0)), g3 = whole(pname("g", tag, 1)), g2 = whole(pname("g", tag, 2));
+          const Buf a = whole("a" + tag), b = whole("b" + tag), h = whole("h" + tag), da = whole("da" + tag), db = whole("db" + tag),
+                    dh = whole("dh" + tag), dxs = whole("dxs" + tag);
+          // A linear projection without bias: dz is the incoming gradient itself (phase 0 skipped).
+          auto proj = [&](const std::string& name, const Buf& Wm, const Buf& x, const Buf& d, const Buf* dxo, const Buf& gm, uint32_t rows,
+                          uint32_t cols) {
+            auto push = [&](uint32_t phase) {
+              return std::vector<uint32_t>{phase, w(Wm), w(d), w(d), w(d), w(x), dxo ? w(*dxo) : 0u, w(gm), w(gm), rows, cols, 0u,
+                                           0u, l.seq, 0u, 0u, 0u, 0u};
+            };
+            if (dxo) stage(name + "_dx" + tag, "dense_backward", groups_for(uint64_t(l.seq) * cols), push(1), {Wm, d}, {*dxo});
+            stage(name + "_dw" + tag, "dense_backward", groups_for(uint64_t(rows) * cols), push(2), {d, x}, {gm});
+          };
+          proj("backward.swiglu_down", W2, h, dy, &dh, g2, l.in, l.out);
+          stage("backward.swiglu_gate" + tag, "swiglu_gate_backward", groups_for(uint64_t(l.seq) * l.out),
+                {w(a), w(b), w(dh), w(da), w(db), l.seq * l.out}, {a, b, dh}, {da, db});
+          proj("backward.swiglu_w1", W1, in, da, has_dx ? &dxb : nullptr, g1, l.out, l.in);
+          proj("backward.swiglu_w3", W3, in, db, has_dx ? &dxs : nullptr, g3, l.out, l.in);
+          if (has_dx) copy("backward.swiglu_dx" + tag, dxs, dxb, true);
+          return;
+        }
+        if (is_matvec(l)) {
+          const Buf W = whole(pname("p", tag, 0)), z = whole("z" + tag), dz = whole("dz" + tag), gW = whole(pname("g", tag, 0)),
+                    gb = whole(pname("g", tag, 1));
+          const Geometry g = geometry(l);
+          auto push = [&](uint32_t phase) {
+            std::vector<uint32_t> v = {phase, w(W), w(z), w(dy), w(dz), w(in), has_dx ? w(dxb) : 0u, w(gW), w(gb), g.rows, g.cols,
+                                       uint32_t(l.act)};
+            v.insert(v.end(), g.bwd.begin(), g.bwd.end());
+            return v;
+          };
+          const std::string kind = layer_type_name(l.type);
+          stage("backward." + kind + "_dz" + tag, "dense_backward", groups_for(g.rows), push(0), {dy, z}, {dz, gb});
+          if (has_dx) stage("backward." + kind + "_dx" + tag, "dense_backward", groups_for(layer_input_size(l)), push(1), {W, dz}, {dxb});
+          stage("backward." + kind + "_dw" + tag, "dense_backward", groups_for(uint64_t(g.rows) * g.cols), push(2), {dz, in}, {gW});
+        } else if (l.type == LayerType::Softmax) {
+          if (has_dx) stage("backward.softmax" + tag, "softmax_backward", groups_for(l.seq), {w(out), w(dy), w(dxb), l.seq, l.in}, {out, dy}, {dxb});
+        } else {
+          const bool ln = l.type == LayerType::LayerNorm;
+          const Buf g = whole(pname("p", tag, 0)), gg = whole(pname("g", tag, 0)), gbeta = ln ? whole(pname("g", tag, 1)) : gg;
+          auto push = [&](uint32_t phase) {
+            return std::vector<uint32_t>{phase, w(in), w(dy), has_dx ? w(dxb) : 0u, w(g), w(gg), w(gbeta), l.seq, l.in, f32_bits(l.eps), ln};
+          };
+          if (has_dx) stage("backward.norm_dx" + tag, "norm_backward", groups_for(l.seq), push(0), {in, dy, g}, {dxb});
+          std::vector<Buf> gw = {gg};
+          if (ln) gw.push_back(gbeta);
+          stage("backward.norm_dg" + tag, "norm_backward", groups_for(l.in), push(1), {in, dy}, gw);
+        }
+      };
+
+  for (uint32_t i = 0; i < n; ++i) forward(net.at(i), u(i), whole(input[i]), whole(std::string("y").append(u(i))));
+  const std::string last = u(n - 1);
+  stage("loss", "loss_grad", 1, {ws("y" + last), ws("t"), ws("dy" + last), ws("loss"), output_}, {whole("y" + last), whole("t")},
+        {whole("dy" + last), whole("loss")});
+  // Backward, last cell first: a cell's output gradient is the sum of its consumers' input
+  // gradients (the last cell's comes from the loss), then its own backward.
+  for (uint32_t i = n; i-- > 0;) {
+    const std::string ti = u(i);
+    for (size_t c = 0; c < consumers[i].size(); ++c)
+      copy("backward.gather" + ti + "." + u(c), whole("dx" + u(consumers[i][c])), whole("dy" + ti), c > 0);
+    const Buf dx = input[i][0] == 'y' ? whole("dx" + ti) : Buf{};
+    backward(net.at(i), ti, whole(input[i]), whole("y" + ti), whole("dy" + ti), input[i][0] == 'y' ? &dx : nullptr);
+  }
+  // Optimiser, after every backward read of the parameters.
+  for (const Leaf& lf : leaves_)
+    for (uint32_t j = 0; j < lf.sizes.size(); ++j)
+      stage("optimizer" + lf.tag + "." + u(j), "optimizer", groups_for(lf.sizes[j]),
+            {ws(pname("p", lf.tag, j)), ws(pname("g", lf.tag, j)), ws(pname("m", lf.tag, j)), ws(pname("v", lf.tag, j)), lf.sizes[j],
+             o_.optimizer == Optimizer::Adam ? 1u : 0u, ws("hyper"), f32_bits(o_.beta1), f32_bits(o_.beta2)},
+            {whole(pname("g", lf.tag, j)), whole("hyper")},
+            {whole(pname("p", lf.tag, j)), whole(pname("m", lf.tag, j)), whole(pname("v", lf.tag, j))});
+
+  exe_ = std::make_unique<Executable>(device, std::move(p));
+  auto zero = [&](const std::string& seg) {
+    const std::vector<float> zeros(exe_->program().globals().at(seg).size / 4, 0.0f);
+    exe_->write_segment(Binding::Globals, seg, zeros.data(), zeros.size() * 4);
+  };
+  for (const Leaf& lf : leaves_)
+    if (exe_->program().globals().contains("hp" + lf.tag)) zero("hp" + lf.tag);  // h_{-1} = 0
+  for (uint32_t i = 0; i < n; ++i) {
+    // Zero inputs of links to later cells; zero output gradients of cells nobody reads.
+    if (input[i][0] == 'z') zero(input[i]);
+    if (consumers[i].empty() && i + 1 < n) zero("dy" + u(i));
+  }
+  for (size_t k = 0; k < leaves_.size(); ++k) {
+    const Layer& l = *leaf_layers[k];
+    uint32_t j = 0;
+    for (const WeightStore& ws_ : l.mats)
+      exe_->write_segment(Binding::Globals, pname("p", leaves_[k].tag, j++), ws_.master().data(), ws_.master().size() * 4);
+    for (const auto& v : l.vecs) exe_->write_segment(Binding::Globals, pname("p", leaves_[k].tag, j++), v.data(), v.size() * 4);
+    for (j = 0; j < leaves_[k].sizes.size(); ++j) {
+      zero(pname("m", leaves_[k].tag, j));
+      zero(pname("v", leaves_[k].tag, j));
+    }
+  }
+}
+
+DeviceTrainer::~DeviceTrainer() = default;
+
+float DeviceTrainer::step(const std::vector<float>& x, const std::vector<float>& target) {
+  if (x.size() != input_ || target.size() != output_)
+    fail(ErrorCode::BadInput, "volumetric: training sample of " + u(x.size()) + " -> " + u(target.size()) + " values, the network is " +
+                                  u(input_) + " -> " + u(output_));
+  ++t_;
+  const AdamFactors f = adam_factors(o_, t_);
+  const float hyper[4] = {o_.lr, f.lr_t, f.eps_t, 0.0f};
+  exe_->write_segment(Binding::Globals, "x", x.data(), x.size() * 4);
+  exe_->write_segment(Binding::Globals, "t", target.data(), target.size() * 4);
+  exe_->write_segment(Binding::Globals, "hyper", hyper, sizeof hyper);
+  exe_->run();
+  float loss = 0;
+  exe_->read_segment(Binding::Globals, "loss", &loss, 4);
+  return loss;
+}
+
+void DeviceTrainer::download(Network& net) {
+  size_t k = 0;
+  std::function<void(Layer&)> walk = [&](Layer& l) {
+    if (is_container(l)) {
+      for (Layer& c : l.children) walk(c);
+      return;
+    }
+    const std::string& tag = leaves_.at(k++).tag;
+    uint32_t j = 0;
+    for (WeightStore& m : l.mats) m.set_master(exe_->read_segment<float>(Binding::Globals, pname("p", tag, j++)));
+    for (auto& v : l.vecs) v = exe_->read_segment<float>(Binding::Globals, pname("p", tag, j++));
+  };
+  for (uint32_t i = 0; i < net.size(); ++i) walk(net.at(i));
+}
+
+double DeviceTrainer::gpu_ns() { return exe_->timings().total_ns; }
+
+}  // namespace weft::volumetric

@@ -1,0 +1,424 @@
+#include "mesh.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+#include "weft_volumetric_kernels.h"
+
+namespace weft::volumetric {
+
+namespace {
+
+std::string u(uint64_t v) { return std::to_string(v); }
+std::string out_name(uint32_t cell, uint32_t parity) {
+  std::string s = "o";  // appended, not "o" + ...: GCC 12 warns falsely (-Wrestrict) on that form
+  s += u(cell);
+  s += ".";
+  s += u(parity);
+  return s;
+}
+KernelRef kernel(const std::string& name) { return find_kernel(weft_volumetric_kernels, weft_volumetric_kernels_count, name); }
+uint32_t groups_for(uint64_t n) { return uint32_t(std::clamp<uint64_t>((n + 63) / 64, 1, 65535)); }
+
+struct Uploads {
+  std::vector<std::pair<std::string, std::vector<uint32_t>>> words;
+  std::vector<std::pair<std::string, std::vector<float>>> floats;
+};
+
+}  // namespace
+
+bool device_supports(const Layer& l) {
+  switch (l.type) {
+    case LayerType::Dense:
+    case LayerType::RMSNorm:
+    case LayerType::LayerNorm:
+    case LayerType::Softmax:
+    case LayerType::Embedding:
+    case LayerType::Conv1D:
+    case LayerType::Conv2D:
+    case LayerType::Conv3D:
+    case LayerType::ConvT1D:
+    case LayerType::ConvT2D:
+    case LayerType::ConvT3D:
+    case LayerType::KMeans:
+    case LayerType::SwiGLU:
+    case LayerType::MHA:
+    case LayerType::RNN:
+    case LayerType::GRU:
+    case LayerType::LSTM: return true;
+    case LayerType::Sequential:
+    case LayerType::Parallel:
+    case LayerType::Residual:
+      return std::all_of(l.children.begin(), l.children.end(), [](const Layer& c) { return device_supports(c); });
+    default: return false;
+  }
+}
+
+DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cells_(net.size()), input_(net.input_size()) {
+  net.validate();
+  if (options.steps == 0) fail(ErrorCode::BadInput, "volumetric: a submission needs at least one step");
+  if (net.at(0).type == LayerType::Embedding && !net.source(0)) input_vocab_ = net.at(0).vocab;
+  Program p("volumetric");
+  p.globals().add("x", uint64_t(input_) * 4);
+  for (uint32_t i = 0; i < cells_; ++i) {
+    if (!device_supports(net.at(i)))
+      fail(ErrorCode::BadInput, "volumetric: " + net.where(i) + " (" + layer_type_name(net.at(i).type) +
+                                    ") has no device kernel");
+    out_sizes_.push_back(layer_output_size(net.at(i)));
+    for (uint32_t par = 0; par < 2; ++par) p.globals().add(out_name(i, par), uint64_t(out_sizes_[i]) * 4);
+  }
+
+  // Heap: every leaf's packed weights, scales and f32 vectors; Globals: the values between the
+  // children of containers. Tags name a layer by its path: cell "." child "." child ...
+  Uploads up;
+  std::function<void(Layer&, const std::string&)> alloc = [&](Layer& l, const std::string& tag) {
+    const size_t n = l.children.size();
+    for (size_t c = 0; c < n; ++c) {
+      const std::string ct = tag + "." + u(c);
+      alloc(l.children[c], ct);
+      const uint64_t bytes = uint64_t(layer_output_size(l.children[c])) * 4;
+      if ((l.type == LayerType::Sequential || l.type == LayerType::Residual) && c + 1 < n) p.globals().add("t" + ct, bytes);
+      if (l.type == LayerType::Parallel && l.combine == Combine::Add && c > 0) p.globals().add("t" + ct, bytes);
+    }
+    if (l.type == LayerType::SwiGLU)
+      for (const char* t : {"a", "b", "h"}) p.globals().add(t + tag, uint64_t(l.seq) * l.out * 4);
+    if (l.type == LayerType::KMeans) p.globals().add("km" + tag, uint64_t(l.seq) * l.out * 4);
+    if (l.type == LayerType::MHA)
+      for (const char* t : {"q", "k", "v", "o"}) p.globals().add(t + tag, uint64_t(l.seq) * l.in * 4);
+    if (l.type == LayerType::RNN || l.type == LayerType::GRU || l.type == LayerType::LSTM) {
+      const uint64_t G = l.type == LayerType::RNN ? 1 : l.type == LayerType::GRU ? 3 : 4;
+      p.globals().add("gx" + tag, uint64_t(l.seq) * G * l.out * 4);
+      p.globals().add("gh" + tag, G * l.out * 4);
+      p.globals().add("c" + tag, uint64_t(l.out) * 4);
+    }
+    for (size_t m = 0; m < l.mats.size(); ++m) {
+      const Packed& pk = l.mats[m].morph(l.dtype);
+      const std::string mt = tag + "." + u(m);
+      weight_bytes_ += pk.bytes();
+      p.heap().add("w" + mt, std::max<uint64_t>(pk.words.size() * 4, 4));
+      p.heap().add("s" + mt, std::max<uint64_t>(pk.scales.size() * 4, 4));
+      up.words.emplace_back("w" + mt, pk.words);
+      up.floats.emplace_back("s" + mt, pk.scales);
+    }
+    for (size_t v = 0; v < l.vecs.size(); ++v) {
+      p.heap().add("v" + tag + "." + u(v), uint64_t(l.vecs[v].size()) * 4);
+      up.floats.emplace_back("v" + tag + "." + u(v), l.vecs[v]);
+    }
+  };
+  for (uint32_t i = 0; i < cells_; ++i) alloc(net.at(i), u(i));
+
+  std::vector<InstanceId> inst;
+  for (uint32_t i = 0; i < cells_; ++i) inst.push_back(p.add_instance("cell" + u(i), 1));
+  auto gword = [&](const std::string& s) { return p.globals().at(s).word_offset(); };
+  auto hword = [&](const std::string& s) { return p.heap().at(s).word_offset(); };
+  // A window of a Globals segment (Parallel concat writes its branches side by side).
+  struct Buf {
+    std::string seg;
+    uint32_t off = 0, words = 0;
+  };
+  auto whole = [&](const std::string& seg, uint32_t words) { return Buf{seg, 0, words}; };
+  auto bword = [&](const Buf& b) { return gword(b.seg) + b.off; };
+  auto brange = [&](const Buf& b) {
+    return Range{Binding::Globals, p.globals().at(b.seg).offset + uint64_t(b.off) * 4, uint64_t(b.words) * 4};
+  };
+
+  // A packed matrix-vector stage (dense.glsl): matrix m of layer `tag`, `rows` outputs per
+  // position; bias ~0u for none; mode/positions/geometry as dense.glsl documents.
+  auto add_matvec = [&](StageSpec& s, Layer& l, const std::string& tag, uint32_t m, uint32_t rows, uint32_t bias, uint32_t x,
+                        uint32_t y, uint32_t act, uint32_t mode, uint32_t P, uint32_t L, uint32_t Win, uint32_t K, uint32_t Wo) {
+    const Packed& pk = l.mats[m].morph(l.dtype);
+    const std::string mt = tag + "." + u(m);
+    s.kernel = kernel(std::string("dense_") + dtype_name(l.dtype));
+    s.groups = {groups_for(uint64_t(rows) * P), 1, 1};
+    s.push = {hword("w" + mt), hword("s" + mt), bias, x, y, rows, pk.cols, pk.row_words, act, ~0u, mode, P, L, Win, K, Wo};
+    if (mode == 3) {  // the rest of the generic conv geometry
+      const ConvShape cs = conv_shape(l);
+      s.push.insert(s.push.end(), {cs.Di, cs.Ho, cs.transposed ? 1u : 0u, cs.dims});
+    }
+    s.reads.push_back(p.segment(Binding::Heap, "w" + mt));
+    s.reads.push_back(p.segment(Binding::Heap, "s" + mt));
+  };
+  // out += from (or out = from), a `copy` stage.
+  auto add_copy = [&](const std::string& name, InstanceId id, const Buf& from, const Buf& to, bool accumulate) {
+    StageSpec s;
+    s.name = name;
+    s.kernel = kernel("copy");
+    s.instance = id;
+    s.groups = {groups_for(to.words), 1, 1};
+    s.push = {bword(from), bword(to), to.words, accumulate ? 1u : 0u};
+    s.reads = {brange(from)};
+    if (accumulate) s.reads.push_back(brange(to));
+    s.writes = {brange(to)};
+    p.add_stage(s);
+  };
+
+  // The stages of layer l (tag) reading `in` and writing `out` in step t.
+  std::function<void(Layer&, const std::string&, const Buf&, const Buf&, uint32_t, InstanceId)> emit =
+      [&](Layer& l, const std::string& tag, const Buf& in, const Buf& out, uint32_t t, InstanceId id) {
+        const size_t n = l.children.size();
+        if (l.type == LayerType::Sequential || l.type == LayerType::Residual) {
+          Buf cur = in;
+          for (size_t c = 0; c < n; ++c) {
+            const std::string ct = tag + "." + u(c);
+            const Buf dst = c + 1 < n ? whole("t" + ct, layer_output_size(l.children[c])) : out;
+            emit(l.children[c], ct, cur, dst, t, id);
+            cur = dst;
+          }
+          if (l.type == LayerType::Residual) add_copy("residual[" + u(t) + "]." + tag, id, in, out, true);
+          return;
+        }
+        if (l.type == LayerType::Parallel) {
+          uint32_t off = 0;
+          for (size_t c = 0; c < n; ++c) {
+            const std::string ct = tag + "." + u(c);
+            const uint32_t words = layer_output_size(l.children[c]);
+            if (l.combine == Combine::Concat) {
+              emit(l.children[c], ct, in, Buf{out.seg, out.off + off, words}, t, id);
+              off += words;
+            } else if (c == 0) {
+              emit(l.children[c], ct, in, out, t, id);
+            } else {
+              const Buf tmp = whole("t" + ct, words);
+              emit(l.children[c], ct, in, tmp, t, id);
+              add_copy("parallel_add[" + u(t) + "]." + ct, id, tmp, out, true);
+            }
+          }
+          return;
+        }
+        StageSpec s;
+        s.instance = id;
+        s.reads = {brange(in)};
+        s.writes = {brange(out)};
+        switch (l.type) {
+          case LayerType::Dense:
+          case LayerType::Conv1D:
+          case LayerType::Conv2D: {
+            const bool conv1 = l.type == LayerType::Conv1D, conv2 = l.type == LayerType::Conv2D;
+            const uint32_t rows = conv1 || conv2 ? l.filters : l.out;
+            const uint32_t P = conv1 ? l.seq - l.kernel + 1 : conv2 ? (l.height - l.kernel + 1) * (l.width - l.kernel + 1) : 1;
+            s.name = std::string(layer_type_name(l.type)) + "[" + u(t) + "]." + tag;
+            add_matvec(s, l, tag, 0, rows, hword("v" + tag + ".0"), bword(in), bword(out), uint32_t(l.act), conv1 ? 1u : conv2 ? 2u : 0u,
+                       P, conv1 ? l.seq : l.height, l.width, l.kernel, conv2 ? l.width - l.kernel + 1 : 0u);
+            s.reads.push_back(p.segment(Binding::Heap, "v" + tag + ".0"));
+            break;
+          }
+          case LayerType::Conv3D:
+          case LayerType::ConvT1D:
+          case LayerType::ConvT2D:
+          case LayerType::ConvT3D: {
+            const ConvShape cs = conv_shape(l);
+            s.name = std::string(layer_type_name(l.type)) + "[" + u(t) + "]." + tag;
+            add_matvec(s, l, tag, 0, cs.F, hword("v" + tag + ".0"), bword(in), bword(out), uint32_t(l.act), 3u, cs.positions(), cs.Hi,
+                       cs.Wi, cs.K, cs.Wo);
+            s.reads.push_back(p.segment(Binding::Heap, "v" + tag + ".0"));
+            break;
+          }
+          case LayerType::KMeans: {
+            // Scores from the packed centroids, then the row softmax into the output.
+            const Packed& pk = l.mats[0].morph(l.dtype);
+            StageSpec sc = s;
+            sc.name = "kmeans[" + u(t) + "]." + tag + ".scores";
+            sc.kernel = kernel(std::string("kmeans_") + dtype_name(l.dtype));
+            sc.groups = {groups_for(uint64_t(l.seq) * l.out), 1, 1};
+            sc.push = {hword("w" + tag + ".0"), hword("s" + tag + ".0"), bword(in), gword("km" + tag), l.seq, l.in, l.out, pk.row_words};
+            sc.reads.push_back(p.segment(Binding::Heap, "w" + tag + ".0"));
+            sc.reads.push_back(p.segment(Binding::Heap, "s" + tag + ".0"));
+            sc.writes = {p.segment(Binding::Globals, "km" + tag)};
+            p.add_stage(sc);
+            s.name = "kmeans[" + u(t) + "]." + tag + ".softmax";
+            s.kernel = kernel("softmax");
+            s.groups = {groups_for(l.seq), 1, 1};
+            s.push = {gword("km" + tag), bword(out), l.seq, l.out};
+            s.reads = {p.segment(Binding::Globals, "km" + tag)};
+            break;
+          }
+          case LayerType::Embedding: {
+            const Packed& pk = l.mats[0].morph(l.dtype);
+            s.name = "embedding[" + u(t) + "]." + tag;
+            s.kernel = kernel(std::string("embedding_") + dtype_name(l.dtype));
+            s.groups = {groups_for(uint64_t(l.seq) * l.out), 1, 1};
+            s.push = {hword("w" + tag + ".0"), hword("s" + tag + ".0"), bword(in), bword(out), l.seq, l.out, pk.row_words, l.vocab};
+            s.reads.push_back(p.segment(Binding::Heap, "w" + tag + ".0"));
+            s.reads.push_back(p.segment(Binding::Heap, "s" + tag + ".0"));
+            break;
+          }
+          case LayerType::SwiGLU: {
+            // a = W1 x, b = W3 x (per token), h = silu(a) * b, y = W2 h: four stages.
+            const std::string a = "a" + tag, b = "b" + tag, h = "h" + tag;
+            for (uint32_t m = 0; m < 2; ++m) {
+              StageSpec proj = s;
+              proj.name = "swiglu[" + u(t) + "]." + tag + (m ? ".up" : ".gate");
+              proj.writes = {p.segment(Binding::Globals, m ? b : a)};
+              add_matvec(proj, l, tag, m, l.out, ~0u, bword(in), gword(m ? b : a), 0u, 0u, l.seq, 0u, 0u, 0u, 0u);
+              p.add_stage(proj);
+            }
+            StageSpec gate = s;
+            gate.name = "swiglu[" + u(t) + "]." + tag + ".silu";
+            gate.kernel = kernel("swiglu_gate");
+            gate.groups = {groups_for(uint64_t(l.seq) * l.out), 1, 1};
+            gate.push = {gword(a), gword(b), gword(h), l.seq * l.out};
+            gate.reads = {p.segment(Binding::Globals, a), p.segment(Binding::Globals, b)};
+            gate.writes = {p.segment(Binding::Globals, h)};
+            p.add_stage(gate);
+            s.name = "swiglu[" + u(t) + "]." + tag + ".down";
+            s.reads = {p.segment(Binding::Globals, h)};
+            add_matvec(s, l, tag, 2, l.in, ~0u, gword(h), bword(out), 0u, 0u, l.seq, 0u, 0u, 0u, 0u);
+            break;
+          }
+          case LayerType::MHA: {
+            // q, k, v = W x per token (packed), the attention core, then Wo o into the output.
+            const char* names[3] = {"q", "k", "v"};
+            for (uint32_t m = 0; m < 3; ++m) {
+              StageSpec proj = s;
+              proj.name = "mha[" + u(t) + "]." + tag + "." + names[m];
+              proj.writes = {p.segment(Binding::Globals, names[m] + tag)};
+              add_matvec(proj, l, tag, m, l.in, ~0u, bword(in), gword(names[m] + tag), 0u, 0u, l.seq, 0u, 0u, 0u, 0u);
+              p.add_stage(proj);
+            }
+            StageSpec att = s;
+            att.name = "mha[" + u(t) + "]." + tag + ".attention";
+            att.kernel = kernel("attention");
+            att.groups = {groups_for(uint64_t(l.seq) * l.heads), 1, 1};
+            att.push = {gword("q" + tag), gword("k" + tag), gword("v" + tag), gword("o" + tag), l.seq, l.in, l.heads};
+            att.reads = {p.segment(Binding::Globals, "q" + tag), p.segment(Binding::Globals, "k" + tag),
+                         p.segment(Binding::Globals, "v" + tag)};
+            att.writes = {p.segment(Binding::Globals, "o" + tag)};
+            p.add_stage(att);
+            s.name = "mha[" + u(t) + "]." + tag + ".out";
+            s.reads = {p.segment(Binding::Globals, "o" + tag)};
+            add_matvec(s, l, tag, 3, l.in, ~0u, gword("o" + tag), bword(out), 0u, 0u, l.seq, 0u, 0u, 0u, 0u);
+            break;
+          }
+          case LayerType::RNN:
+          case LayerType::GRU:
+          case LayerType::LSTM: {
+            // gx = Wx x for every token in one stage, then per time step gh = Wh h_{t-1} and the cell.
+            const uint32_t kind = l.type == LayerType::RNN ? 0 : l.type == LayerType::GRU ? 1 : 2, G = kind == 0 ? 1 : kind == 1 ? 3 : 4;
+            const uint32_t H = l.out;
+            StageSpec px = s;
+            px.name = std::string(layer_type_name(l.type)) + "[" + u(t) + "]." + tag + ".wx";
+            px.writes = {p.segment(Binding::Globals, "gx" + tag)};
+            add_matvec(px, l, tag, 0, G * H, ~0u, bword(in), gword("gx" + tag), 0u, 0u, l.seq, 0u, 0u, 0u, 0u);
+            p.add_stage(px);
+            const std::string b = "v" + tag + ".0", bh = kind == 1 ? "v" + tag + ".1" : b;
+            for (uint32_t step = 0; step < l.seq; ++step) {
+              const Range hprev{Binding::Globals, brange(out).offset + uint64_t(step ? step - 1 : 0) * H * 4, uint64_t(H) * 4};
+              if (step) {
+                StageSpec ph;
+                ph.instance = id;
+                ph.name = std::string(layer_type_name(l.type)) + "[" + u(t) + "]." + tag + ".wh";
+                ph.reads = {hprev};
+                ph.writes = {p.segment(Binding::Globals, "gh" + tag)};
+                add_matvec(ph, l, tag, 1, G * H, ~0u, bword(out) + (step - 1) * H, gword("gh" + tag), 0u, 0u, 1, 0u, 0u, 0u, 0u);
+                p.add_stage(ph);
+              }
+              StageSpec cell;
+              cell.instance = id;
+              cell.name = std::string(layer_type_name(l.type)) + "[" + u(t) + "]." + tag + ".cell";
+              cell.kernel = kernel("recurrent_cell");
+              cell.groups = {groups_for(H), 1, 1};
+              cell.push = {gword("gx" + tag), gword("gh" + tag), bword(out), gword("c" + tag), hword(b), hword(bh), step, H, kind, ~0u};
+              cell.reads = {p.segment(Binding::Globals, "gx" + tag), p.segment(Binding::Globals, "gh" + tag), hprev,
+                            p.segment(Binding::Globals, "c" + tag), p.segment(Binding::Heap, b), p.segment(Binding::Heap, bh)};
+              cell.writes = {Range{Binding::Globals, brange(out).offset + uint64_t(step) * H * 4, uint64_t(H) * 4},
+                             p.segment(Binding::Globals, "c" + tag)};
+              if (step + 1 < l.seq) p.add_stage(cell);
+              else s = cell;  // the last one is added below
+            }
+            break;
+          }
+          case LayerType::RMSNorm:
+          case LayerType::LayerNorm: {
+            const bool ln = l.type == LayerType::LayerNorm;
+            s.name = std::string(ln ? "layernorm[" : "rmsnorm[") + u(t) + "]." + tag;
+            s.kernel = kernel("norm");
+            s.groups = {groups_for(l.seq), 1, 1};
+            const std::string g = "v" + tag + ".0", beta = ln ? "v" + tag + ".1" : g;
+            s.push = {bword(in), bword(out), hword(g), hword(beta), l.seq, l.in, f32_bits(l.eps), ln ? 1u : 0u};
+            s.reads.push_back(p.segment(Binding::Heap, g));
+            if (ln) s.reads.push_back(p.segment(Binding::Heap, beta));
+            break;
+          }
+          case LayerType::Softmax:
+            s.name = "softmax[" + u(t) + "]." + tag;
+            s.kernel = kernel("softmax");
+            s.groups = {groups_for(l.seq), 1, 1};
+            s.push = {bword(in), bword(out), l.seq, l.in};
+            break;
+          default: fail(ErrorCode::BadInput, "volumetric: no device kernel for " + std::string(layer_type_name(l.type)));
+        }
+        p.add_stage(s);
+      };
+
+  for (uint32_t t = 0; t < options.steps; ++t) {
+    const uint32_t front = t % 2, back = 1 - front;
+    for (uint32_t i = 0; i < cells_; ++i) {
+      const auto src = net.source(i);
+      Buf in = whole("x", input_);
+      if (src) in = whole(out_name(*src, options.schedule == Schedule::Pass && *src < i ? back : front), out_sizes_[*src]);
+      emit(net.at(i), u(i), in, whole(out_name(i, back), out_sizes_[i]), t, inst[i]);
+    }
+  }
+  if (options.steps % 2 == 1)
+    for (uint32_t i = 0; i < cells_; ++i) {
+      StageSpec s;
+      s.name = "copy." + u(i);
+      s.kernel = kernel("copy");
+      s.instance = inst[i];
+      s.groups = {groups_for(out_sizes_[i]), 1, 1};
+      s.push = {gword(out_name(i, 1)), gword(out_name(i, 0)), out_sizes_[i], 0u};
+      s.reads = {p.segment(Binding::Globals, out_name(i, 1))};
+      s.writes = {p.segment(Binding::Globals, out_name(i, 0))};
+      p.add_stage(s);
+    }
+
+  const uint64_t window = device.info().max_storage_buffer_range;
+  for (const SegmentLayout* s : {&p.heap(), &p.globals()})
+    if (s->size() > window)
+      fail(ErrorCode::BadInput, "volumetric: " + s->buffer_name() + " needs " + u(s->size()) +
+                                    " bytes, over the device's storage-buffer window of " + u(window));
+  exe_ = std::make_unique<Executable>(device, std::move(p));
+  for (auto& [name, w] : up.words)
+    if (!w.empty()) exe_->write_segment(Binding::Heap, name, w.data(), w.size() * 4);
+  for (auto& [name, f] : up.floats)
+    if (!f.empty()) exe_->write_segment(Binding::Heap, name, f.data(), f.size() * 4);
+  set_state(initial_state(net));
+}
+
+DeviceMesh::~DeviceMesh() = default;
+
+void DeviceMesh::set_input(const std::vector<float>& x) {
+  if (x.size() != input_)
+    fail(ErrorCode::BadInput, "volumetric: network input of " + u(x.size()) + " values, " + u(input_) + " expected");
+  for (size_t t = 0; t < x.size() && input_vocab_; ++t)
+    if (!(x[t] >= 0 && x[t] < float(input_vocab_)) || x[t] != std::floor(x[t]))
+      fail(ErrorCode::BadInput, "volumetric: input token " + u(t) + " is " + std::to_string(x[t]) + ", not an id in [0, " +
+                                    u(input_vocab_) + ")");
+  exe_->write_segment(Binding::Globals, "x", x.data(), x.size() * 4);
+}
+
+void DeviceMesh::run() { exe_->run(); }
+
+std::vector<float> DeviceMesh::output(uint32_t cell) {
+  if (cell >= cells_) fail(ErrorCode::BadInput, "volumetric: cell " + u(cell) + " of " + u(cells_));
+  return exe_->read_segment<float>(Binding::Globals, out_name(cell, 0));
+}
+
+MeshState DeviceMesh::state() {
+  MeshState s;
+  for (uint32_t i = 0; i < cells_; ++i) s.out.push_back(output(i));
+  return s;
+}
+
+void DeviceMesh::set_state(const MeshState& s) {
+  if (s.out.size() != cells_) fail(ErrorCode::BadInput, "volumetric: state of " + u(s.out.size()) + " cells, " + u(cells_) + " expected");
+  for (uint32_t i = 0; i < cells_; ++i) {
+    if (s.out[i].size() != out_sizes_[i]) fail(ErrorCode::BadInput, "volumetric: state of cell " + u(i) + " has the wrong size");
+    exe_->write_segment(Binding::Globals, out_name(i, 0), s.out[i].data(), s.out[i].size() * 4);
+  }
+}
+
+double DeviceMesh::gpu_ns() { return exe_->timings().total_ns; }
+
+}  // namespace weft::volumetric

@@ -1,0 +1,67 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+// Backward of RMSNorm / LayerNorm (see norm.glsl), with xhat = (x - mean) * inv:
+//   phase 0, per row:    dx = inv * (dxhat - mean(dxhat) [LayerNorm] - xhat * mean(dxhat * xhat)),
+//                        dxhat = dy * g
+//   phase 1, per column: grad_g[i] = sum_rows dy * xhat;  grad_beta[i] = sum_rows dy [LayerNorm]
+// user: [0] phase, [1] x, [2] dy, [3] dx, [4] g, [5] grad_g, [6] grad_beta (Globals words),
+//       [7] rows, [8] n, [9] eps (f32 bits), [10] 1 for LayerNorm.
+#include "weft.glsl"
+
+layout(local_size_x = 64) in;
+
+uint X, N;
+bool LAYER;
+float EPS;
+
+void row_stats(uint r, out float mean, out float inv) {
+  const uint row = X + r * N;
+  mean = 0.0;
+  if (LAYER) {
+    for (uint i = 0u; i < N; ++i) mean += globals_f[row + i];
+    mean /= float(N);
+  }
+  float sq = 0.0;
+  for (uint i = 0u; i < N; ++i) {
+    const float d = globals_f[row + i] - mean;
+    sq += d * d;
+  }
+  inv = inversesqrt(sq / float(N) + EPS);
+}
+
+void main() {
+  const uint phase = pc.user[0], dy = pc.user[2], dx = pc.user[3], g = pc.user[4], gg = pc.user[5], gbeta = pc.user[6];
+  const uint rows = pc.user[7];
+  X = pc.user[1];
+  N = pc.user[8];
+  EPS = weft_user_f(9);
+  LAYER = pc.user[10] != 0u;
+  const uint count = phase == 0u ? rows : N;
+  for (uint k = gl_GlobalInvocationID.x; k < count; k += gl_NumWorkGroups.x * 64u) {
+    if (phase == 0u) {
+      float mean, inv;
+      row_stats(k, mean, inv);
+      float s1 = 0.0, s2 = 0.0;
+      for (uint i = 0u; i < N; ++i) {
+        const float xh = (globals_f[X + k * N + i] - mean) * inv, dxh = globals_f[dy + k * N + i] * globals_f[g + i];
+        s1 += dxh;
+        s2 += dxh * xh;
+      }
+      for (uint i = 0u; i < N; ++i) {
+        const float xh = (globals_f[X + k * N + i] - mean) * inv, dxh = globals_f[dy + k * N + i] * globals_f[g + i];
+        globals_f[dx + k * N + i] = inv * (dxh - (LAYER ? s1 / float(N) : 0.0) - xh * s2 / float(N));
+      }
+    } else {
+      float a = 0.0, b = 0.0;
+      for (uint r = 0u; r < rows; ++r) {
+        float mean, inv;
+        row_stats(r, mean, inv);
+        const float d = globals_f[dy + r * N + k];
+        a += d * (globals_f[X + r * N + k] - mean) * inv;
+        b += d;
+      }
+      globals_f[gg + k] = a;
+      if (LAYER) globals_f[gbeta + k] = b;
+    }
+  }
+}
