@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -39,6 +40,8 @@
 
 namespace weft::attention {
 
+struct DecoderProgram;
+
 struct DecoderOptions {
   // Names of the instances ("<prefix>.layer0", ...), segments, slots and control words, so two
   // decoders (or a decoder and other workloads) can share one Program.
@@ -46,6 +49,11 @@ struct DecoderOptions {
   uint32_t context = 0;    // positions the KV cache holds; 0: min(model context, 2048)
   uint32_t max_batch = 0;  // tokens per run (prefill chunk); 0: min(context, 32)
   Rules rules;
+  // When set, called in place of the token-embedding stage (after the layout is added): the
+  // caller's stages write the input rows (max_batch x dim f32) into "<prefix>.x", e.g. another
+  // workload's features through an adapter kernel. set_batch() still sets T and pos0 (the token
+  // ids it writes are then unused).
+  std::function<void(Program&, const DecoderProgram&)> embed;
 };
 
 // What add_decoder added to a Program.

@@ -84,7 +84,10 @@ DecoderProgram add_decoder(Program& p, const Model& m, const DecoderOptions& o) 
     s.name += suffix;
     return p.add_stage(std::move(s));
   };
-  add(ops::embed(dp.layers[0], m.token_embd.type, w(m.token_embd), D, c.vocab, g("tokens"), x, on(kTok)), "." + dp.prefix);
+  if (o.embed)
+    o.embed(p, dp);
+  else
+    add(ops::embed(dp.layers[0], m.token_embd.type, w(m.token_embd), D, c.vocab, g("tokens"), x, on(kTok)), "." + dp.prefix);
   for (uint32_t l = 0; l < c.layers; ++l) {
     const LayerWeights& lw = m.layers[l];
     const InstanceId in = dp.layers[l];

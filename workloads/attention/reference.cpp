@@ -168,6 +168,23 @@ std::vector<double> Reference::run(std::span<const uint32_t> tokens) {
     const auto row = decode_row(m_.token_embd.type, data.subspan(m_.token_embd.offset, m_.token_embd.bytes), D, tokens[t]);
     x[t].assign(row.begin(), row.end());
   }
+  return run_rows(std::move(x));
+}
+
+std::vector<double> Reference::forward_rows(std::vector<std::vector<double>> rows) {
+  const uint32_t D = m_.config.dim;
+  if (rows.empty()) fail(ErrorCode::BadInput, "reference: no input rows");
+  if (max_batch_ && rows.size() > max_batch_) fail(ErrorCode::BadInput, "reference: more input rows than max_batch");
+  if (pos_ + rows.size() > context_) fail(ErrorCode::BadInput, "reference: input rows exceed the context");
+  for (size_t t = 0; t < rows.size(); ++t)
+    if (rows[t].size() != D) fail(ErrorCode::BadInput, "reference: input row " + std::to_string(t) + " has " + std::to_string(rows[t].size()) + " values, the model's dim is " + std::to_string(D));
+  return run_rows(std::move(rows));
+}
+
+std::vector<double> Reference::run_rows(std::vector<std::vector<double>> x) {
+  const Config& c = m_.config;
+  const auto data = m_.file.data_section();
+  const uint32_t T = uint32_t(x.size()), D = c.dim;
   reports_.assign(c.layers, {});
   double scale = 1.0;
   for (uint32_t l = 0; l < c.layers; ++l) {

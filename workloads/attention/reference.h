@@ -64,6 +64,9 @@ class Reference {
   // Runs `tokens` at the next positions (appending to the KV cache); logits of the last one.
   // layers() then merges the runs: largest RMS and max |x|, anomaly if any run had one.
   std::vector<double> forward(std::span<const uint32_t> tokens);
+  // One run from input rows instead of token embeddings (T rows of dim values, T <= max_batch
+  // when set): what a decoder built with DecoderOptions::embed computes.
+  std::vector<double> forward_rows(std::vector<std::vector<double>> rows);
   uint32_t position() const { return pos_; }
   const std::vector<LayerReport>& layers() const { return reports_; }  // of the last forward
   const std::vector<double>& hidden() const { return hidden_; }        // last token, after the last layer
@@ -74,6 +77,7 @@ class Reference {
   Rules rules_;
   uint32_t max_batch_;
   std::vector<double> run(std::span<const uint32_t> tokens);  // one run: reports_ of this run
+  std::vector<double> run_rows(std::vector<std::vector<double>> x);
   uint32_t pos_ = 0;
   std::vector<std::vector<std::vector<double>>> k_, v_;  // [layer][pos][kv_dim]
   std::vector<std::vector<float>> norms_;               // attn/ffn norms per layer, then output
