@@ -127,6 +127,11 @@ struct DspProgram {
   StageId regulator;                 // valid when the rule is on
 };
 DspProgram build_program(const Config& config);
+// Appends the chain to a caller's program (a composition): segments "window", "twiddles",
+// "c<k>.*", instances "channel<k>", control words "gain<k>". upload() then writes the window,
+// twiddles and gains into the Executable made from it and zeroes the stream state.
+DspProgram append_program(Program program, const Config& config);
+void upload(Executable& exe, const Config& config);
 
 // Kinds: window, fft, filter, ifft, output, regulator.
 using StageTime = KindTime;

@@ -18,11 +18,13 @@ std::string seg(uint32_t c, const char* what) { return "c" + std::to_string(c) +
 
 }  // namespace
 
-DspProgram build_program(const Config& cfg) {
+DspProgram build_program(const Config& cfg) { return append_program(Program("dsp"), cfg); }
+
+DspProgram append_program(Program program, const Config& cfg) {
   validate(cfg);
   const uint32_t N = cfg.frame, L = uint32_t(std::countr_zero(N));
   const uint32_t HF = cfg.hop_floats();  // floats of one hop: H real or H complex samples
-  DspProgram dp{Program("dsp"), {}, {}, {}};
+  DspProgram dp{std::move(program), {}, {}, {}};
   Program& p = dp.program;
 
   p.heap().add("window", uint64_t(N) * 4);

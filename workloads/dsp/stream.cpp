@@ -27,24 +27,28 @@ Config with_device_limits(Config c, const Device& device) {
 Stream::Stream(Device& device, const Config& config)
     : cfg_(with_device_limits(config, device)), info_(build_program(cfg_)) {
   exe_ = std::make_unique<Executable>(device, info_.program, options());
-  const uint32_t N = cfg_.frame;
+  upload(*exe_, cfg_);
+}
+
+void upload(Executable& exe, const Config& cfg) {
+  const uint32_t N = cfg.frame;
   const std::vector<float> w = hann(N);
-  exe_->write_segment(Binding::Heap, "window", w.data(), w.size() * 4);
+  exe.write_segment(Binding::Heap, "window", w.data(), w.size() * 4);
   std::vector<float> tw(N);
   for (uint32_t m = 0; m < N / 2; ++m) {
     const double a = -2.0 * std::numbers::pi * m / N;
     tw[2 * m] = float(std::cos(a));
     tw[2 * m + 1] = float(std::sin(a));
   }
-  exe_->write_segment(Binding::Heap, "twiddles", tw.data(), tw.size() * 4);
-  for (uint32_t c = 0; c < cfg_.channels; ++c)
-    exe_->write_segment(Binding::Heap, seg(c, "gains"), cfg_.gains.data() + size_t(c) * N, uint64_t(N) * 8);
+  exe.write_segment(Binding::Heap, "twiddles", tw.data(), tw.size() * 4);
+  for (uint32_t c = 0; c < cfg.channels; ++c)
+    exe.write_segment(Binding::Heap, seg(c, "gains"), cfg.gains.data() + size_t(c) * N, uint64_t(N) * 8);
   // History, tail and frame counters start at zero (a fresh stream).
   const std::vector<float> zeros(size_t(N) * 2, 0.0f);
-  for (uint32_t c = 0; c < cfg_.channels; ++c) {
+  for (uint32_t c = 0; c < cfg.channels; ++c) {
     for (const char* s : {"hist", "tail", "in"})
-      exe_->write_segment(Binding::Globals, seg(c, s), zeros.data(), uint64_t(cfg_.hop_floats()) * 4);
-    exe_->write_segment(Binding::Globals, seg(c, "frames"), zeros.data(), 4);
+      exe.write_segment(Binding::Globals, seg(c, s), zeros.data(), uint64_t(cfg.hop_floats()) * 4);
+    exe.write_segment(Binding::Globals, seg(c, "frames"), zeros.data(), 4);
   }
 }
 
