@@ -5,6 +5,11 @@
 //     the AI picks a move, physics flies the disc, the column it lands over is played, the AI
 //     evaluates the outcome: one submit, checked against the host-orchestrated run (three
 //     submits) and the CPU references.
+//   weft compose dsp-llm [--tokens T] [--frame N] [--device SEL] [--validation]
+//     T DSP channels filtered (one hop each), each hop projected to one input row of a seeded
+//     llama decoder (in place of token embeddings), prefill and greedy sampling: one submit,
+//     checked against the host-orchestrated run (two submits, projection on the host) and the
+//     CPU references (FFTW, the decoder reference).
 //   weft compose bench [--only NAME] [--runs R] [--device SEL]   (also: weft bench compose)
 //     JSON lines per composition: host-orchestrated vs single-submit, GPU-timestamp and wall
 //     time, and their ratio.
@@ -27,7 +32,8 @@ using namespace weft::compose;
 const char* kComposeUsage =
     "usage: weft compose NAME [--root MOVES] [--steps S] [--particles N] [--depth D] [--device SEL] [--validation]\n"
     "       weft compose bench [--only NAME] [--runs R] [--device SEL]\n"
-    "  NAME: game-physics (built); gnn-db, dsp-llm, agent-retrieval, model-tokenvm (not yet)\n"
+    "       weft compose dsp-llm [--tokens T] [--frame N] [--device SEL] [--validation]\n"
+    "  NAME: game-physics, dsp-llm (built); gnn-db, agent-retrieval, model-tokenvm (not yet)\n"
     "  NAME:  run the composition as one submit, compare with the host-orchestrated parts and CPU references\n"
     "  bench: JSON lines, host-orchestrated vs single-submit time (GPU timestamps and wall clock)\n";
 
@@ -87,7 +93,7 @@ void time_runs(Run&& run, uint32_t runs, double& gpu_ms, double& wall_ms) {
   std::vector<double> g, w;
   for (uint32_t i = 0; i < runs; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
-    const GamePhysicsResult r = run();
+    const auto r = run();
     w.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     g.push_back(r.gpu_ns * 1e-6);
   }
@@ -95,6 +101,43 @@ void time_runs(Run&& run, uint32_t runs, double& gpu_ms, double& wall_ms) {
   std::sort(w.begin(), w.end());
   gpu_ms = g[g.size() / 2];
   wall_ms = w[w.size() / 2];
+}
+
+DspLlmConfig dsp_llm_config(const cli::Args& a) {
+  DspLlmConfig c;
+  c.tokens = uint32_t(a.get_uint("tokens", c.tokens));
+  c.frame = uint32_t(a.get_uint("frame", c.frame));
+  return c;
+}
+
+double max_abs_diff(const std::vector<float>& x, const std::vector<float>& y) {
+  if (x.size() != y.size()) return INFINITY;
+  double w = 0;
+  for (size_t i = 0; i < x.size(); ++i) w = std::max(w, double(std::abs(x[i] - y[i])));
+  return w;
+}
+
+int demo_dsp_llm(const cli::Args& a) {
+  auto dev = open_device(a);
+  const DspLlmConfig cfg = dsp_llm_config(a);
+  DspLlmComposed one(*dev, cfg);
+  DspLlmOrchestrated host(*dev, cfg);
+  const DspLlmResult r = one.run(), h = host.run(), ref = dsp_llm_reference(cfg);
+  std::printf("dsp-llm on %s: one program, %zu stages, %zu instances, 1 submit\n", dev->info().name.c_str(),
+              one.program().stages().size(), one.program().instances().size());
+  std::printf("DSP: %u channels, frame %u (hop %u), seeded filters; each filtered hop -> projection -> one decoder input row\n",
+              cfg.tokens, cfg.frame, cfg.frame / 2);
+  std::printf("decoder: seeded llama, dim %u, %u layers; prefill of %u rows, greedy next token %u\n", cfg.model.dim, cfg.model.layers,
+              cfg.tokens, r.sampled);
+  const double d_host = max_abs_diff(r.logits, h.logits);
+  std::vector<float> ref_logits(ref.logits.begin(), ref.logits.end());
+  const double d_ref = max_abs_diff(r.logits, ref_logits);
+  std::printf("logits: max |one submit - host-orchestrated| %.3g, max |one submit - CPU reference| %.3g\n", d_host, d_ref);
+  std::printf("sampled: one submit %u, host-orchestrated %u, CPU reference argmax %u\n", r.sampled, h.sampled, ref.sampled);
+  std::printf("single submit %.3f ms GPU vs host-orchestrated (%u submits) %.3f ms GPU\n", r.gpu_ns * 1e-6, h.submits, h.gpu_ns * 1e-6);
+  const bool ok = r.dsp_out == h.dsp_out && d_host <= 1e-3 && d_ref <= 1e-2 && r.sampled == h.sampled && r.sampled == ref.sampled;
+  std::printf("matches host-orchestrated run and CPU references: %s\n", ok ? "yes" : "NO");
+  return ok ? 0 : 1;
 }
 
 int run_bench(const cli::Args& a) {
@@ -107,22 +150,33 @@ int run_bench(const cli::Args& a) {
       bench::Line("compose." + name, *dev).str("composition", name).boolean("built", false).print();
       continue;
     }
-    const GamePhysicsConfig cfg = game_physics_config(a);
-    GamePhysicsComposed one(*dev, cfg);
-    GamePhysicsOrchestrated host(*dev, cfg);
     double g1 = 0, w1 = 0, gh = 0, wh = 0;
-    time_runs([&] { return one.run(); }, runs, g1, w1);
-    time_runs([&] { return host.run(); }, runs, gh, wh);
-    bench::Line("compose." + name, *dev)
-        .str("composition", name)
-        .boolean("built", true)
-        .num("runs", runs)
-        .num("particles", cfg.particles)
-        .num("steps", cfg.steps)
-        .num("search_depth", cfg.search.depth)
-        .num("stages", double(one.program().stages().size()))
+    size_t stages = 0;
+    uint32_t host_submits = 0;
+    bench::Line line("compose." + name, *dev);
+    line.str("composition", name).boolean("built", true).num("runs", runs);
+    if (name == "game-physics") {
+      const GamePhysicsConfig cfg = game_physics_config(a);
+      GamePhysicsComposed one(*dev, cfg);
+      GamePhysicsOrchestrated host(*dev, cfg);
+      time_runs([&] { return one.run(); }, runs, g1, w1);
+      time_runs([&] { return host.run(); }, runs, gh, wh);
+      stages = one.program().stages().size();
+      host_submits = 3;
+      line.num("particles", cfg.particles).num("steps", cfg.steps).num("search_depth", cfg.search.depth);
+    } else {
+      const DspLlmConfig cfg = dsp_llm_config(a);
+      DspLlmComposed one(*dev, cfg);
+      DspLlmOrchestrated host(*dev, cfg);
+      time_runs([&] { return one.run(); }, runs, g1, w1);
+      time_runs([&] { return host.run(); }, runs, gh, wh);
+      stages = one.program().stages().size();
+      host_submits = 2;
+      line.num("channels", cfg.tokens).num("frame", cfg.frame).num("model_dim", cfg.model.dim).num("layers", cfg.model.layers);
+    }
+    line.num("stages", double(stages))
         .num("single_submits", 1)
-        .num("host_submits", 3)
+        .num("host_submits", host_submits)
         .num("single_gpu_ms", g1)
         .num("host_gpu_ms", gh)
         .num("single_wall_ms", w1)
@@ -137,7 +191,7 @@ int run_bench(const cli::Args& a) {
 }  // namespace
 
 int weft_cmd_compose(int argc, char** argv) {
-  const cli::Args args = cli::parse(argc, argv, 1, {"root", "steps", "particles", "depth", "device", "only", "runs"}, {"validation"});
+  const cli::Args args = cli::parse(argc, argv, 1, {"root", "steps", "particles", "depth", "device", "only", "runs", "tokens", "frame"}, {"validation"});
   if (args.positional.empty() || args.positional[0] == "help") {
     std::fputs(kComposeUsage, args.positional.empty() ? stderr : stdout);
     return args.positional.empty() ? 2 : 0;
@@ -145,6 +199,7 @@ int weft_cmd_compose(int argc, char** argv) {
   const std::string& cmd = args.positional[0];
   if (cmd == "bench") return run_bench(args);
   if (cmd == "game-physics") return demo_game_physics(args);
+  if (cmd == "dsp-llm") return demo_dsp_llm(args);
   for (const std::string& n : names())
     if (cmd == n) fail(ErrorCode::BadInput, "composition '" + cmd + "' is not built yet (built: game-physics)");
   fail(ErrorCode::BadInput, "unknown composition '" + cmd + "' (known: game-physics, gnn-db, dsp-llm, agent-retrieval, model-tokenvm; or bench)");

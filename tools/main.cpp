@@ -90,7 +90,7 @@ const char* kUsage =
     "  volumetric run MODEL.json|dna MODEL.json|bench [--passes N --ticks T --train STEPS --save FILE]\n"
     "                                          grid-of-layers networks in 21 numeric types vs the CPU reference\n"
     "  compose NAME|bench [--only NAME --runs R]  workloads composed into one program, one submit\n"
-    "                                          (NAME: game-physics), vs the parts run host-orchestrated\n"
+    "                                          (NAME: game-physics, dsp-llm), vs the parts host-orchestrated\n"
     "  monty replay RUN_DIR [--objects DIR] [--backend cpu|vulkan]\n"
     "                                          replay a Monty fixture run, print errors per step\n"
     "\n"

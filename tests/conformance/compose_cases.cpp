@@ -1,7 +1,9 @@
 // Compositions: one program / one submit against the same parts run host-orchestrated (several
 // submits, the host carrying each part's result to the next) and against the parts' CPU
 // references chained the same way.
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <sstream>
 
 #include "compose.h"
@@ -54,6 +56,50 @@ Result game_physics_case(Device& dev, const std::string& root) {
   return Result::pass(describe(a) + "; positions vs reference " + std::to_string(ref_diff), ref_diff);
 }
 
+// Normalized mean squared error sum (a-b)^2 / sum b^2.
+template <class A, class B>
+double nmse(const std::vector<A>& a, const std::vector<B>& b) {
+  if (a.size() != b.size() || a.empty()) return INFINITY;
+  double num = 0, den = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    num += (double(a[i]) - double(b[i])) * (double(a[i]) - double(b[i]));
+    den += double(b[i]) * double(b[i]);
+  }
+  return den > 0 ? num / den : num;
+}
+
+// Largest logit minus the runner-up: below this the greedy token may legitimately differ.
+double top_margin(const std::vector<float>& logits) {
+  std::vector<float> v = logits;
+  std::partial_sort(v.begin(), v.begin() + 2, v.end(), std::greater<float>());
+  return double(v[0]) - double(v[1]);
+}
+
+Result dsp_llm_case(Device& dev, uint32_t tokens) {
+  DspLlmConfig cfg;
+  cfg.tokens = tokens;
+  DspLlmComposed one(dev, cfg);
+  DspLlmOrchestrated host(dev, cfg);
+  const DspLlmResult a = one.run(), h = host.run(), ref = dsp_llm_reference(cfg);
+  // The DSP part is the same kernels on the same data: bit-identical across the two paths.
+  if (a.dsp_out != h.dsp_out) return Result::fail("DSP outputs differ between one submit and host-orchestrated");
+  // The projection: the adapter kernel vs the host's f32 loop in the same order (FMA may differ).
+  const double e_rows = nmse(a.rows, h.rows), e_logits = nmse(a.logits, h.logits);
+  if (!(e_rows <= 1e-10)) return Result::fail("input rows vs host projection: NMSE " + std::to_string(e_rows), e_rows);
+  if (!(e_logits <= 1e-8)) return Result::fail("logits vs host-orchestrated: NMSE " + std::to_string(e_logits), e_logits);
+  const double margin = top_margin(a.logits);
+  if (margin > 1e-3 && a.sampled != h.sampled) return Result::fail("sampled token differs from host-orchestrated");
+  // Against the CPU references (FFTW in double, the decoder reference in double).
+  const double e_dsp = nmse(a.dsp_out, ref.dsp_out), e_ref_rows = nmse(a.rows, ref.rows), e_ref = nmse(a.logits, ref.logits);
+  if (!(e_dsp <= 1e-10)) return Result::fail("DSP output vs FFTW reference: NMSE " + std::to_string(e_dsp), e_dsp);
+  if (!(e_ref_rows <= 1e-10)) return Result::fail("input rows vs reference: NMSE " + std::to_string(e_ref_rows), e_ref_rows);
+  if (!(e_ref <= 1e-7)) return Result::fail("logits vs CPU reference: NMSE " + std::to_string(e_ref), e_ref);
+  if (margin > 1e-3 && a.sampled != ref.sampled) return Result::fail("sampled token differs from the CPU reference's argmax");
+  return Result::pass("token " + std::to_string(a.sampled) + "; logits NMSE vs host " + std::to_string(e_logits) + ", vs reference " +
+                          std::to_string(e_ref),
+                      e_ref);
+}
+
 }  // namespace
 
 std::vector<Case> compose_cases() {
@@ -62,6 +108,10 @@ std::vector<Case> compose_cases() {
        [](Device& d) { return game_physics_case(d, ""); }},
       {"compose.game_physics.midgame", "searches exact; physics bit-identical across paths, 1e-3 vs CPU reference",
        [](Device& d) { return game_physics_case(d, "3324"); }},
+      {"compose.dsp_llm.four_channels", "DSP bit-identical across paths; NMSE rows 1e-10, logits 1e-8 vs host, 1e-7 vs CPU references",
+       [](Device& d) { return dsp_llm_case(d, 4); }},
+      {"compose.dsp_llm.one_channel", "DSP bit-identical across paths; NMSE rows 1e-10, logits 1e-8 vs host, 1e-7 vs CPU references",
+       [](Device& d) { return dsp_llm_case(d, 1); }},
   };
 }
 

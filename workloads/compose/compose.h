@@ -13,6 +13,8 @@
 
 #include <weft/weft.h>
 
+#include "attention.h"
+#include "dsp.h"
 #include "game.h"
 #include "physics.h"
 
@@ -95,5 +97,68 @@ class GamePhysicsOrchestrated {
 
 // CPU references of the parts chained the same way (game::reference_search, physics::Reference).
 GamePhysicsResult game_physics_reference(const GamePhysicsConfig& cfg);
+
+// ---- dsp-llm ------------------------------------------------------------------------------
+// T audio channels run through the DSP chain (one hop of a streaming spectral filter each); an
+// adapter projects each channel's filtered hop (its instance's R30) to one input row of a small
+// llama decoder (the seeded attention model), in place of token embeddings; the decoder runs the
+// T rows as a prefill and samples the next token. The last channel's message is the adapter's
+// inbox, and the adapter's message (the last row) the first layer's inbox.
+struct DspLlmConfig {
+  uint32_t tokens = 4;   // = DSP channels
+  uint32_t frame = 512;  // DSP frame N (hop N/2)
+  uint32_t seed = 5;
+  attention::SeededOptions model;  // dim 64, 2 layers by default
+};
+
+struct DspLlmResult {
+  std::vector<float> dsp_out;   // tokens x hop, the filtered hops
+  std::vector<float> rows;      // tokens x dim, the decoder's input rows
+  std::vector<float> logits;    // of the last row
+  uint32_t sampled = 0;         // greedy: argmax of the logits
+  double gpu_ns = 0;
+  uint32_t submits = 0;
+};
+
+struct DspLlmSetup {
+  DspLlmConfig cfg;
+  dsp::Config dsp;
+  attention::Model model;
+  std::vector<float> block;       // tokens x hop samples
+  std::vector<float> projection;  // dim x hop
+  DspLlmSetup(const DspLlmConfig& c, const Device* device);
+  uint32_t dim() const { return model.config.dim; }
+  attention::DecoderOptions decoder_options() const;
+};
+
+class DspLlmComposed {
+ public:
+  DspLlmComposed(Device& device, const DspLlmConfig& cfg);
+  DspLlmResult run();
+  const Program& program() const { return exe_->program(); }
+
+ private:
+  DspLlmSetup setup_;
+  dsp::DspProgram dsp_;
+  InstanceId features_;
+  attention::DecoderProgram dec_;
+  std::unique_ptr<Executable> exe_;
+};
+
+class DspLlmOrchestrated {
+ public:
+  DspLlmOrchestrated(Device& device, const DspLlmConfig& cfg);
+  DspLlmResult run();
+
+ private:
+  DspLlmSetup setup_;
+  dsp::DspProgram dsp_;
+  std::unique_ptr<Executable> dsp_exe_;
+  attention::DecoderProgram dec_;
+  std::unique_ptr<Executable> dec_exe_;
+};
+
+// dsp::Reference (FFTW, double) -> the projection in double -> attention::Reference::forward_rows.
+DspLlmResult dsp_llm_reference(const DspLlmConfig& cfg);
 
 }  // namespace weft::compose
