@@ -6,6 +6,8 @@
 // than a silent conversion.
 #pragma once
 
+#include "bits.h"  // float_to_half / half_to_float
+
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -54,8 +56,5 @@ NpyArray read_npy(const std::string& path);
 std::vector<uint8_t> encode_npy(const NpyArray& array);
 void write_npy(const std::string& path, const NpyArray& array);
 
-// IEEE half <-> float, for f2 fills and readers that want floats.
-uint16_t float_to_half(float f);
-float half_to_float(uint16_t h);
 
 }  // namespace weft

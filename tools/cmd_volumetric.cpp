@@ -36,6 +36,7 @@ namespace {
 using namespace weft;
 using namespace weft::volumetric;
 using weft::volumetric::DType;
+using cli::f32;
 using cli::u32;
 
 const char* kUsage =
@@ -51,18 +52,6 @@ const char* kUsage =
     "         --table prints a human-readable table instead\n";
 
 constexpr double kPassBound = 2e-5;  // per pass, normalized (see tests/conformance/volumetric_cases.cpp)
-
-float number(const cli::Args& a, const char* name, float fallback) {
-  const std::string t = a.get(name);
-  if (t.empty()) return fallback;
-  try {
-    size_t used = 0;
-    const float v = std::stof(t, &used);
-    if (used == t.size() && std::isfinite(v)) return v;
-  } catch (const std::exception&) {
-  }
-  fail(ErrorCode::BadInput, std::string("--") + name + " expects a number, got '" + t + "'");
-}
 
 std::unique_ptr<Device> open_device(const cli::Args& a) {
   DeviceOptions o;
@@ -232,7 +221,7 @@ int run_model(const cli::Args& a) {
     o.optimizer = a.get("optimizer", "adam") == "sgd" ? Optimizer::SGD : Optimizer::Adam;
     if (a.get("optimizer", "adam") != "sgd" && a.get("optimizer", "adam") != "adam")
       fail(ErrorCode::BadInput, "--optimizer must be sgd or adam");
-    o.lr = number(a, "lr", o.optimizer == Optimizer::SGD ? 0.05f : 0.01f);
+    o.lr = f32(a, "lr", o.optimizer == Optimizer::SGD ? 0.05f : 0.01f);
     auto packed_loss = [&](Network& n) {
       double s = 0;
       for (size_t k = 0; k < xs.size(); ++k) {

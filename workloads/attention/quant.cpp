@@ -3,55 +3,11 @@
 #include <cmath>
 #include <cstring>
 
+#include "bits.h"
 #include "error.h"
 #include "gguf.h"
 
 namespace weft::attention {
-
-uint16_t f32_to_f16(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  const uint32_t sign = (x >> 16) & 0x8000u;
-  const uint32_t exp = (x >> 23) & 0xFFu;
-  uint32_t man = x & 0x7FFFFFu;
-  if (exp == 0xFF) return uint16_t(sign | 0x7C00u | (man ? 0x200u : 0));  // inf / NaN
-  int e = int(exp) - 127 + 15;
-  if (e >= 31) return uint16_t(sign | 0x7C00u);  // overflow
-  if (e <= 0) {                                   // subnormal or zero in f16
-    if (e < -10) return uint16_t(sign);
-    man |= 0x800000u;
-    const uint32_t shift = uint32_t(14 - e);
-    uint32_t h = man >> shift;
-    const uint32_t rem = man & ((1u << shift) - 1), half = 1u << (shift - 1);
-    if (rem > half || (rem == half && (h & 1u))) ++h;
-    return uint16_t(sign | h);
-  }
-  uint32_t h = (uint32_t(e) << 10) | (man >> 13);
-  const uint32_t rem = man & 0x1FFFu;
-  if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) ++h;  // may carry into the exponent: correct
-  return uint16_t(sign | h);
-}
-
-float f16_to_f32(uint16_t h) {
-  const uint32_t sign = uint32_t(h & 0x8000u) << 16;
-  const uint32_t exp = (h >> 10) & 0x1Fu, man = h & 0x3FFu;
-  uint32_t x;
-  if (exp == 0) {
-    if (man == 0) {
-      x = sign;
-    } else {  // subnormal: value = man * 2^-24
-      const float v = std::ldexp(float(man), -24);
-      return sign ? -v : v;
-    }
-  } else if (exp == 31) {
-    x = sign | 0x7F800000u | (man << 13);
-  } else {
-    x = sign | ((exp - 15 + 127) << 23) | (man << 13);
-  }
-  float f;
-  std::memcpy(&f, &x, 4);
-  return f;
-}
 
 bool supported_weight_type(uint32_t t) {
   return t == gguf::type::F32 || t == gguf::type::F16 || t == gguf::type::Q8_0 || t == gguf::type::Q4_0;
@@ -81,7 +37,7 @@ std::vector<uint8_t> encode(uint32_t t, std::span<const float> v) {
     return out;
   }
   if (t == gguf::type::F16) {
-    for (float f : v) put16(out, f32_to_f16(f));
+    for (float f : v) put16(out, float_to_half(f));
     return out;
   }
   if (v.size() % 32) fail(ErrorCode::BadInput, "encode: " + std::to_string(v.size()) + " elements are not whole blocks of 32");
@@ -91,7 +47,7 @@ std::vector<uint8_t> encode(uint32_t t, std::span<const float> v) {
       float amax = 0;
       for (int k = 0; k < 32; ++k) amax = std::max(amax, std::fabs(x[k]));
       const float d = amax / 127.0f, id = d ? 1.0f / d : 0.0f;
-      put16(out, f32_to_f16(d));
+      put16(out, float_to_half(d));
       for (int k = 0; k < 32; ++k) out.push_back(uint8_t(int8_t(std::lround(x[k] * id))));
     } else {  // Q4_0
       float amax = 0, mx = 0;
@@ -101,7 +57,7 @@ std::vector<uint8_t> encode(uint32_t t, std::span<const float> v) {
           mx = x[k];
         }
       const float d = mx / -8.0f, id = d ? 1.0f / d : 0.0f;
-      put16(out, f32_to_f16(d));
+      put16(out, float_to_half(d));
       for (int k = 0; k < 16; ++k) {
         const int lo = std::min(15, int(x[k] * id + 8.5f)), hi = std::min(15, int(x[k + 16] * id + 8.5f));
         out.push_back(uint8_t(lo | (hi << 4)));
@@ -121,17 +77,17 @@ std::vector<float> decode(uint32_t t, std::span<const uint8_t> bytes, uint64_t c
   if (t == gguf::type::F32) {
     std::memcpy(out.data(), p, count * 4);
   } else if (t == gguf::type::F16) {
-    for (uint64_t k = 0; k < count; ++k) out[k] = f16_to_f32(get16(p + 2 * k));
+    for (uint64_t k = 0; k < count; ++k) out[k] = half_to_float(get16(p + 2 * k));
   } else if (t == gguf::type::Q8_0) {
     for (uint64_t b = 0; b < count / 32; ++b) {
       const uint8_t* blk = p + b * 34;
-      const float d = f16_to_f32(get16(blk));
+      const float d = half_to_float(get16(blk));
       for (int k = 0; k < 32; ++k) out[b * 32 + k] = float(int8_t(blk[2 + k])) * d;
     }
   } else {
     for (uint64_t b = 0; b < count / 32; ++b) {
       const uint8_t* blk = p + b * 18;
-      const float d = f16_to_f32(get16(blk));
+      const float d = half_to_float(get16(blk));
       for (int k = 0; k < 16; ++k) {
         out[b * 32 + k] = float(int(blk[2 + k] & 0xF) - 8) * d;
         out[b * 32 + 16 + k] = float(int(blk[2 + k] >> 4) - 8) * d;

@@ -12,8 +12,6 @@
 
 namespace weft::attention {
 
-uint16_t f32_to_f16(float f);  // round to nearest even; overflow to inf, NaN stays NaN
-float f16_to_f32(uint16_t h);
 
 // Encodes `values` (a whole number of rows of `row` elements) in a ggml type: F32, F16, Q8_0
 // or Q4_0. Quantized scales follow ggml's reference quantizers (d = max|x| / 127 for Q8_0;

@@ -15,6 +15,7 @@
 #include "error.h"
 #include "gguf.h"
 #include "model.h"
+#include "bits.h"
 #include "quant.h"
 
 namespace {
@@ -269,11 +270,11 @@ TEST_CASE("attention gguf: the seeded model reads as its options say, tied or no
 }
 
 TEST_CASE("attention quant: ggml block layouts, hand-computed") {
-  CHECK(f32_to_f16(1.0f) == 0x3C00);
-  CHECK(f32_to_f16(-2.0f) == 0xC000);
-  CHECK(f32_to_f16(65520.0f) == 0x7C00);  // rounds to infinity
-  CHECK(f16_to_f32(0x0001) == std::ldexp(1.0f, -24));
-  CHECK(f16_to_f32(0x7BFF) == 65504.0f);
+  CHECK(float_to_half(1.0f) == 0x3C00);
+  CHECK(float_to_half(-2.0f) == 0xC000);
+  CHECK(float_to_half(65520.0f) == 0x7C00);  // rounds to infinity
+  CHECK(half_to_float(0x0001) == std::ldexp(1.0f, -24));
+  CHECK(half_to_float(0x7BFF) == 65504.0f);
 
   // Q8_0: d = max|x| / 127 = 1 for values -127..: q = x.
   std::vector<float> v(32);
