@@ -215,6 +215,97 @@ WEFT_API weft_status weft_hyp_most_likely(const weft_hyp_backend* backend, int l
                                           double* evidence);
 WEFT_API void weft_hyp_backend_release(weft_hyp_backend* backend);
 
+/* ---- the token VM (workloads/token_vm): UDPL prompts -> a compiled workflow -> a batch of
+ * streams stepped once per generated token, on the device or on the CPU reference ---- */
+typedef struct weft_tvm_workflow weft_tvm_workflow; /* a compiled workflow and its tokenizer */
+typedef struct weft_tvm_machine weft_tvm_machine;   /* B streams running one workflow */
+typedef struct weft_tvm_answer weft_tvm_answer;     /* where a tool callback puts its answer */
+
+typedef enum weft_tvm_stream_state { WEFT_TVM_RUNNING = 0, WEFT_TVM_WAIT_TOOL = 1, WEFT_TVM_DONE = 2 } weft_tvm_stream_state;
+
+typedef struct weft_tvm_compile_options { /* fill with weft_tvm_compile_options_default */
+  uint32_t struct_size;
+  const char* flow;                    /* flow TOML; NULL: the sequences in the file's order */
+  const char* tokenizer;               /* Hugging Face tokenizer.json (byte-level BPE); NULL: bytes */
+  const char* const* resource_names;   /* placeholder resources NAME -> VALUE */
+  const char* const* resource_values;
+  uint32_t resource_count;
+  int byte_matching;                   /* match zone patterns on bytes instead of token ids */
+} weft_tvm_compile_options;
+
+WEFT_API void weft_tvm_compile_options_default(weft_tvm_compile_options* options);
+/* prompts: a UDPL .toml file or a folder of them. Lint failures: WEFT_ERROR_BAD_INPUT naming
+ * file, sequence, block and field. options may be NULL. */
+WEFT_API weft_status weft_tvm_compile(const char* prompts, const weft_tvm_compile_options* options,
+                                      weft_tvm_workflow** workflow);
+/* A workflow saved by weft_tvm_save (or `weft tokenvm compile --out`); tokenizer NULL: bytes. */
+WEFT_API weft_status weft_tvm_load(const char* workflow_json, const char* tokenizer, weft_tvm_workflow** workflow);
+WEFT_API weft_status weft_tvm_save(const weft_tvm_workflow* workflow, const char* path);
+WEFT_API weft_status weft_tvm_vocab_size(const weft_tvm_workflow* workflow, uint32_t* size);
+/* Strings and arrays come back snprintf-style: up to capacity is copied (strings NUL-terminated
+ * when capacity > 0) and *length / *count is always the full size, so capacity 0 asks for it. */
+WEFT_API weft_status weft_tvm_encode(const weft_tvm_workflow* workflow, const char* text, uint32_t* tokens,
+                                     uint64_t capacity, uint64_t* count);
+WEFT_API weft_status weft_tvm_decode(const weft_tvm_workflow* workflow, const uint32_t* tokens, uint64_t count,
+                                     char* text, uint64_t capacity, uint64_t* length);
+WEFT_API void weft_tvm_workflow_retain(weft_tvm_workflow* workflow);
+WEFT_API void weft_tvm_workflow_release(weft_tvm_workflow* workflow);
+
+/* device NULL: the CPU reference (bit-identical results). The machine keeps the workflow and
+ * the device alive. steps_per_submit: how many steps weft_tvm_run records per submission. */
+WEFT_API weft_status weft_tvm_machine_create(weft_device* device, weft_tvm_workflow* workflow, uint32_t batch,
+                                             uint32_t steps_per_submit, weft_tvm_machine** machine);
+WEFT_API weft_status weft_tvm_batch(const weft_tvm_machine* machine, uint32_t* batch);
+/* A tool: gets the text the model generated in the capture zone, answers through
+ * weft_tvm_answer_set (copied; the callback keeps ownership of its strings). Runs on the thread
+ * that calls weft_tvm_resolve_callbacks. A status other than WEFT_OK fails that call. */
+typedef weft_status (*weft_tvm_tool)(void* user, const char* captured, uint64_t length, weft_tvm_answer* answer);
+WEFT_API weft_status weft_tvm_answer_set(weft_tvm_answer* answer, const char* text, uint64_t length);
+/* name: one of the workflow's tools (WEFT_ERROR_BAD_INPUT otherwise). */
+WEFT_API weft_status weft_tvm_set_tool(weft_tvm_machine* machine, const char* name, weft_tvm_tool tool, void* user);
+/* One step: sampled[batch] (the model's tokens) -> tokens[batch] the model must consume, and
+ * their tag bits; tokens and tags may be NULL. */
+WEFT_API weft_status weft_tvm_step(weft_tvm_machine* machine, const uint32_t* sampled, uint32_t* tokens, uint32_t* tags);
+/* steps steps of scripted tokens sampled[steps][batch], steps_per_submit per submission. */
+WEFT_API weft_status weft_tvm_run(weft_tvm_machine* machine, const uint32_t* sampled, uint32_t steps);
+WEFT_API weft_status weft_tvm_done(const weft_tvm_machine* machine, int* done);
+WEFT_API weft_status weft_tvm_callbacks_ready(const weft_tvm_machine* machine, int* ready);
+WEFT_API weft_status weft_tvm_pending_count(const weft_tvm_machine* machine, uint32_t* count);
+/* Call index of the pending list; tool/text point into the machine, valid until it changes. */
+WEFT_API weft_status weft_tvm_pending_call(weft_tvm_machine* machine, uint32_t index, uint32_t* stream,
+                                           const char** tool, const char** text);
+/* Every pending call through its registered tool; the answers feed the streams' next zones. */
+WEFT_API weft_status weft_tvm_resolve_callbacks(weft_tvm_machine* machine, uint64_t* resolved);
+/* The stream's oldest pending call answered by the host directly. */
+WEFT_API weft_status weft_tvm_resolve(weft_tvm_machine* machine, uint32_t stream, const char* answer);
+WEFT_API weft_status weft_tvm_feed(weft_tvm_machine* machine, uint32_t stream, const char* text);
+/* name: one of the workflow's extractions; "" until the stream has produced it. */
+WEFT_API weft_status weft_tvm_extract(const weft_tvm_machine* machine, uint32_t stream, const char* name, char* text,
+                                      uint64_t capacity, uint64_t* length);
+/* What the model saw (decoded, pads left out). */
+WEFT_API weft_status weft_tvm_generative_sequence(const weft_tvm_machine* machine, uint32_t stream, char* text,
+                                                  uint64_t capacity, uint64_t* length);
+WEFT_API weft_status weft_tvm_decisions(const weft_tvm_machine* machine, uint32_t stream, uint32_t* zones,
+                                        uint64_t capacity, uint64_t* count);
+WEFT_API weft_status weft_tvm_raw_stream(const weft_tvm_machine* machine, uint32_t stream, uint32_t* tokens,
+                                         uint64_t capacity, uint64_t* count);
+/* Where a step's token came from. */
+typedef enum weft_tvm_source {
+  WEFT_TVM_SRC_FORCED = 0, WEFT_TVM_SRC_FEED = 1, WEFT_TVM_SRC_SAMPLED = 2, WEFT_TVM_SRC_TIMEOUT = 3,
+  WEFT_TVM_SRC_WAIT = 4, /* pad: waiting for a feed or a tool answer */
+  WEFT_TVM_SRC_DONE = 5  /* pad: the stream is done */
+} weft_tvm_source;
+typedef struct weft_tvm_record { /* one step of one stream */
+  uint32_t token, tags, zone, token_in_zone, source; /* source: weft_tvm_source */
+} weft_tvm_record;
+/* The per-step records of a stream, aligned with weft_tvm_raw_stream (snprintf-style count). */
+WEFT_API weft_status weft_tvm_records(const weft_tvm_machine* machine, uint32_t stream, weft_tvm_record* records,
+                                      uint64_t capacity, uint64_t* count);
+/* status[batch]: weft_tvm_stream_state per stream after the last step. */
+WEFT_API weft_status weft_tvm_stream_status(const weft_tvm_machine* machine, uint32_t* status);
+WEFT_API weft_status weft_tvm_steps_taken(const weft_tvm_machine* machine, uint64_t* steps);
+WEFT_API void weft_tvm_machine_release(weft_tvm_machine* machine);
+
 #ifdef __cplusplus
 }
 #endif

@@ -334,6 +334,231 @@ static void test_hypothesis(weft_device* device) {
   for (int b = 0; b < 2; ++b) weft_hyp_backend_release(backends[b]);
 }
 
+/* ---- token VM ---- */
+
+/* The example's calculator tool, as a C callback: evaluates + - * over integers. */
+typedef struct calc_state {
+  int calls;
+} calc_state;
+
+static long calc_expr(const char** p);
+static void calc_skip(const char** p) {
+  while (**p == ' ') ++*p;
+}
+static long calc_number(const char** p, int* ok) {
+  calc_skip(p);
+  if (**p == '(') {
+    ++*p;
+    long v = calc_expr(p);
+    calc_skip(p);
+    if (**p == ')') ++*p;
+    else *ok = 0;
+    return v;
+  }
+  if (**p < '0' || **p > '9') *ok = 0;
+  long v = 0;
+  while (**p >= '0' && **p <= '9') v = v * 10 + (*(*p)++ - '0');
+  return v;
+}
+static int calc_ok = 1;
+static long calc_term(const char** p) {
+  long v = calc_number(p, &calc_ok);
+  for (calc_skip(p); **p == '*'; calc_skip(p)) {
+    ++*p;
+    v *= calc_number(p, &calc_ok);
+  }
+  return v;
+}
+static long calc_expr(const char** p) {
+  long v = calc_term(p);
+  for (calc_skip(p); **p == '+' || **p == '-'; calc_skip(p)) {
+    const char op = *(*p)++;
+    v = op == '+' ? v + calc_term(p) : v - calc_term(p);
+  }
+  return v;
+}
+
+static weft_status calculator(void* user, const char* captured, uint64_t length, weft_tvm_answer* answer) {
+  ((calc_state*)user)->calls++;
+  char text[256];
+  const size_t n = length < sizeof text - 1 ? (size_t)length : sizeof text - 1;
+  memcpy(text, captured, n);
+  text[n] = '\0';
+  char* end = strstr(text, "[EOS]");  /* the zone's closing pattern is part of the capture */
+  if (end) *end = '\0';
+  const char* p = text;
+  calc_ok = 1;
+  const long v = calc_expr(&p);
+  calc_skip(&p);
+  char out[64];
+  if (calc_ok && *p == '\0') snprintf(out, sizeof out, "%ld\n", v);
+  else snprintf(out, sizeof out, "error\n");
+  return weft_tvm_answer_set(answer, out, strlen(out));
+}
+
+/* Runs the example workflow over two scripted streams; returns the machine (done). The script
+ * advances a stream only when the VM took its sampled token (or timed out on it). */
+static weft_tvm_machine* run_example(weft_device* device, weft_tvm_workflow* workflow, calc_state* calc) {
+  static const char* lines[2] = {
+      " more[EOS] 17 * 23 = 391, plus 4.[EOS] stop[Jump] 17 * 23 + 4[EOS][EOS] [EOS] 395[EOS] 395[EOS]",
+      " more[EOS] 17 * 20 = 340[EOS] more[EOS] 340 + 69 = 409[EOS][Jump] (17 * 20) + (17 * 3) + 4[EOS][EOS][Jump] I "
+      "added 69 instead of 51.[EOS] 395[EOS] 395[EOS]"};
+  uint32_t script[2][256];
+  uint64_t length[2], cursor[2] = {0, 0};
+  for (int b = 0; b < 2; ++b) OK(weft_tvm_encode(workflow, lines[b], script[b], 256, &length[b]));
+  weft_tvm_machine* m = NULL;
+  OK(weft_tvm_machine_create(device, workflow, 2, 1, &m));
+  if (!m) return NULL;
+  OK(weft_tvm_set_tool(m, "calculator", calculator, calc));
+  int done = 0;
+  for (int step = 0; step < 2000 && !done; ++step) {
+    uint32_t sampled[2], out[2], tags[2];
+    for (int b = 0; b < 2; ++b) sampled[b] = script[b][cursor[b] % length[b]];
+    OK(weft_tvm_step(m, sampled, out, tags));
+    for (uint32_t b = 0; b < 2; ++b) {
+      weft_tvm_record last;
+      uint64_t count = 0;
+      OK(weft_tvm_records(m, b, NULL, 0, &count));
+      weft_tvm_record* all = (weft_tvm_record*)malloc(sizeof *all * (size_t)count);
+      OK(weft_tvm_records(m, b, all, count, &count));
+      last = all[count - 1];
+      free(all);
+      CHECK(last.token == out[b] && last.tags == tags[b]);
+      if (last.source == WEFT_TVM_SRC_SAMPLED || last.source == WEFT_TVM_SRC_TIMEOUT) ++cursor[b];
+    }
+    int ready = 0;
+    OK(weft_tvm_callbacks_ready(m, &ready));
+    if (ready) {
+      uint32_t pending = 0, stream = 99;
+      const char *tool = NULL, *text = NULL;
+      OK(weft_tvm_pending_count(m, &pending));
+      CHECK(pending >= 1);
+      OK(weft_tvm_pending_call(m, 0, &stream, &tool, &text));
+      CHECK(stream < 2 && tool && strcmp(tool, "calculator") == 0 && text && strlen(text) > 0);
+      uint64_t resolved = 0;
+      OK(weft_tvm_resolve_callbacks(m, &resolved));
+      CHECK(resolved == pending);
+    }
+    OK(weft_tvm_done(m, &done));
+  }
+  CHECK(done == 1);
+  return m;
+}
+
+static void test_token_vm(weft_device* device, const char* examples, const char* temp) {
+  char prompts[1024], flow[1024], saved[1024];
+  snprintf(prompts, sizeof prompts, "%s/token_vm/prompts.toml", examples);
+  snprintf(flow, sizeof flow, "%s/token_vm/flow.toml", examples);
+  snprintf(saved, sizeof saved, "%s/token_vm_workflow.json", temp);
+  const char* names[1] = {"problem"};
+  const char* values[1] = {"What is 17 * 23 + 4?"};
+  weft_tvm_compile_options options;
+  weft_tvm_compile_options_default(&options);
+  options.flow = flow;
+  options.resource_names = names;
+  options.resource_values = values;
+  options.resource_count = 1;
+  weft_tvm_workflow* workflow = NULL;
+  OK(weft_tvm_compile(prompts, &options, &workflow));
+  if (!workflow) return;
+  uint32_t vocab = 0;
+  OK(weft_tvm_vocab_size(workflow, &vocab));
+  CHECK(vocab == 257);  /* bytes + the pad */
+  uint32_t tokens[8];
+  uint64_t count = 0, length = 0;
+  OK(weft_tvm_encode(workflow, "hi!", tokens, 8, &count));
+  CHECK(count == 3 && tokens[0] == 'h' && tokens[2] == '!');
+  char text[64];
+  OK(weft_tvm_decode(workflow, tokens, count, text, sizeof text, &length));
+  CHECK(length == 3 && strcmp(text, "hi!") == 0);
+  OK(weft_tvm_decode(workflow, tokens, count, text, 2, &length));  /* truncated, full length reported */
+  CHECK(length == 3 && strcmp(text, "h") == 0);
+
+  /* The device and the CPU reference, same script and tool: identical streams and answers. */
+  calc_state device_calc = {0}, reference_calc = {0};
+  weft_tvm_machine* on_device = run_example(device, workflow, &device_calc);
+  weft_tvm_machine* on_reference = run_example(NULL, workflow, &reference_calc);
+  if (!on_device || !on_reference) return;
+  CHECK(device_calc.calls == 2 && reference_calc.calls == 2);
+  uint64_t steps_d = 0, steps_r = 0;
+  OK(weft_tvm_steps_taken(on_device, &steps_d));
+  OK(weft_tvm_steps_taken(on_reference, &steps_r));
+  CHECK(steps_d == steps_r && steps_d > 100);
+  printf("token VM: 2 streams, %llu steps, device == reference, %d calculator calls each\n", (unsigned long long)steps_d,
+         device_calc.calls);
+  uint32_t batch = 0, status[2] = {9, 9};
+  OK(weft_tvm_batch(on_device, &batch));
+  CHECK(batch == 2);
+  OK(weft_tvm_stream_status(on_device, status));
+  CHECK(status[0] == WEFT_TVM_DONE && status[1] == WEFT_TVM_DONE);
+  for (uint32_t b = 0; b < 2; ++b) {
+    uint32_t raw_d[4096], raw_r[4096], zones_d[256], zones_r[256];
+    uint64_t nd = 0, nr = 0, zd = 0, zr = 0;
+    OK(weft_tvm_raw_stream(on_device, b, raw_d, 4096, &nd));
+    OK(weft_tvm_raw_stream(on_reference, b, raw_r, 4096, &nr));
+    CHECK(nd == nr && nd <= 4096 && memcmp(raw_d, raw_r, sizeof raw_d[0] * (size_t)nd) == 0);
+    OK(weft_tvm_decisions(on_device, b, zones_d, 256, &zd));
+    OK(weft_tvm_decisions(on_reference, b, zones_r, 256, &zr));
+    CHECK(zd == zr && zd > 5 && memcmp(zones_d, zones_r, sizeof zones_d[0] * (size_t)zd) == 0);
+    char answer[256], work[1024], seen[8192];
+    OK(weft_tvm_extract(on_device, b, "answer", answer, sizeof answer, &length));
+    CHECK(strcmp(answer, " 395[EOS]") == 0);
+    OK(weft_tvm_extract(on_device, b, "work", work, sizeof work, &length));
+    CHECK(strstr(work, "395\n") != NULL);  /* the C calculator's answer, fed back */
+    OK(weft_tvm_generative_sequence(on_device, b, seen, sizeof seen, &length));
+    CHECK(strstr(seen, "Solve this problem: What is 17 * 23 + 4?") != NULL);
+  }
+  /* Save, load, and the loaded workflow gives the same first step. */
+  OK(weft_tvm_save(workflow, saved));
+  weft_tvm_workflow* loaded = NULL;
+  OK(weft_tvm_load(saved, NULL, &loaded));
+  weft_tvm_machine* again = NULL;
+  OK(weft_tvm_machine_create(NULL, loaded, 1, 1, &again));
+  weft_tvm_workflow_release(loaded);  /* the machine keeps it alive */
+  uint32_t sampled = 'x', first = 0, first_loaded = 0;
+  weft_tvm_machine* fresh = NULL;
+  OK(weft_tvm_machine_create(NULL, workflow, 1, 1, &fresh));
+  OK(weft_tvm_step(again, &sampled, &first_loaded, NULL));
+  OK(weft_tvm_step(fresh, &sampled, &first, NULL));
+  CHECK(first == first_loaded && first == '[');  /* the forced "[Prompt]" starts */
+  /* Scripted steps through weft_tvm_run, and a host-side feed and resolve. */
+  uint32_t script[16];
+  for (int i = 0; i < 16; ++i) script[i] = 'a';
+  OK(weft_tvm_run(fresh, script, 16));
+  OK(weft_tvm_steps_taken(fresh, &steps_d));
+  CHECK(steps_d == 17);
+  OK(weft_tvm_feed(fresh, 0, "queued"));
+
+  /* Errors. */
+  weft_tvm_workflow* bad = NULL;
+  char bad_path[1024];
+  snprintf(bad_path, sizeof bad_path, "%s/no_such_prompts.toml", temp);
+  FAILS(weft_tvm_compile(bad_path, &options, &bad), WEFT_ERROR_BAD_INPUT, "no_such_prompts.toml");
+  CHECK(bad == NULL);
+  FAILS(weft_tvm_compile(NULL, &options, &bad), WEFT_ERROR_INVALID_ARGUMENT, "prompts");
+  weft_tvm_compile_options old = options;
+  old.struct_size = 8;
+  FAILS(weft_tvm_compile(prompts, &old, &bad), WEFT_ERROR_INVALID_ARGUMENT, "struct_size");
+  FAILS(weft_tvm_load(prompts, NULL, &bad), WEFT_ERROR_BAD_INPUT, "prompts.toml");
+  FAILS(weft_tvm_set_tool(fresh, "no_such_tool", calculator, &device_calc), WEFT_ERROR_BAD_INPUT, "no_such_tool");
+  FAILS(weft_tvm_feed(fresh, 5, "x"), WEFT_ERROR_BAD_INPUT, "stream 5");
+  FAILS(weft_tvm_extract(on_device, 0, "nothing", text, sizeof text, &length), WEFT_ERROR_BAD_INPUT, "nothing");
+  FAILS(weft_tvm_raw_stream(on_device, 2, NULL, 0, &count), WEFT_ERROR_BAD_INPUT, "stream 2");
+  FAILS(weft_tvm_step(NULL, &sampled, NULL, NULL), WEFT_ERROR_INVALID_ARGUMENT, "machine");
+  uint32_t out_of_vocab = 100000;
+  FAILS(weft_tvm_step(fresh, &out_of_vocab, NULL, NULL), WEFT_ERROR_BAD_INPUT, "100000");
+  FAILS(weft_tvm_machine_create(NULL, workflow, 0, 1, &again), WEFT_ERROR_BAD_INPUT, "batch");
+  FAILS(weft_tvm_pending_call(fresh, 3, NULL, NULL, NULL), WEFT_ERROR_BAD_INPUT, "index 3");
+
+  weft_tvm_machine_release(again);
+  weft_tvm_machine_release(fresh);
+  weft_tvm_machine_release(on_device);
+  weft_tvm_machine_release(on_reference);
+  weft_tvm_workflow_release(workflow);
+  weft_tvm_workflow_release(NULL);
+  weft_tvm_machine_release(NULL);
+}
+
 int main(int argc, char** argv) {
   if (argc != 3) {
     fprintf(stderr, "usage: %s EXAMPLES_DIR TEMP_DIR\n", argv[0]);
@@ -353,6 +578,7 @@ int main(int argc, char** argv) {
   test_buffers(device);
   test_program(device, argv[1], argv[2]);
   test_hypothesis(device);
+  test_token_vm(device, argv[1], argv[2]);
 
   uint32_t messages = 0;
   OK(weft_device_validation_count(device, &messages));
