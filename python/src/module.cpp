@@ -11,11 +11,12 @@
 #include <weft/weft.h>
 
 #include "conformance.h"
+#include "py_device.h"
 
 namespace py = pybind11;
 using namespace weft;
 
-namespace {
+namespace weft::python {
 
 py::dict info_dict(const DeviceInfo& d) {
   py::dict out;
@@ -38,22 +39,11 @@ py::dict info_dict(const DeviceInfo& d) {
   return out;
 }
 
-// Python owns Device objects through shared_ptr so programs can keep theirs alive.
-class PyDevice {
- public:
-  PyDevice(const std::string& select, bool validation) {
-    DeviceOptions o;
-    o.select = select;
-    o.validation = validation;
-    device_ = std::shared_ptr<Device>(Device::open(o));
-  }
-  py::dict info() const { return info_dict(device_->info()); }
-  std::vector<std::string> validation_messages() const { return device_->validation().messages(); }
-  const std::shared_ptr<Device>& ptr() const { return device_; }
+}  // namespace weft::python
 
- private:
-  std::shared_ptr<Device> device_;
-};
+using namespace weft::python;
+
+namespace {
 
 Binding binding_of(const std::string& name) {
   if (name == "heap") return Binding::Heap;
@@ -229,6 +219,8 @@ PYBIND11_MODULE(_weft, m) {
       .def("timings", &PyProgram::timings, "GPU time of the last run: total_ns and per-stage ns.")
       .def("rules_fired", &PyProgram::rules_fired)
       .def("write_outputs", &PyProgram::write_outputs, py::arg("dir"));
+
+  bind_token_vm(m);
 
   m.def("conformance", &run_conformance, py::arg("device"), py::arg("filter") = "",
         "Runs the conformance cases whose name contains filter; one dict per case.");
