@@ -100,6 +100,53 @@ Result dsp_llm_case(Device& dev, uint32_t tokens) {
                       e_ref);
 }
 
+// model-tokenvm: the single submit against the host stepping the decoders and the device VM
+// (reading each step's tokens back), token for token and record for record; the VM's records
+// against the CPU reference VM (token_vm::Machine over token_vm::Reference) fed the same sampled
+// tokens; and the workflow really ran (forced text replaced sampled tokens, the model's tokens
+// filled answer zones, a zone transition happened).
+Result model_tokenvm_case(Device& dev, uint32_t streams, uint32_t steps, float temperature) {
+  ModelTokenVmConfig cfg;
+  cfg.streams = streams;
+  cfg.steps = steps;
+  cfg.sampling.temperature = temperature;
+  ModelTokenVmComposed one(dev, cfg);
+  ModelTokenVmOrchestrated host(dev, cfg);
+  const ModelTokenVmResult a = one.run(), h = host.run();
+  const uint32_t B = streams;
+  if (a.sampled.size() != size_t(steps) * B || a.sampled != h.sampled) {
+    for (size_t i = 0; i < std::min(a.sampled.size(), h.sampled.size()); ++i)
+      if (a.sampled[i] != h.sampled[i])
+        return Result::fail("sampled token differs from host-orchestrated at step " + std::to_string(i / B) + " stream " +
+                            std::to_string(i % B) + ": " + std::to_string(a.sampled[i]) + " vs " + std::to_string(h.sampled[i]));
+    return Result::fail("sampled token counts differ from host-orchestrated");
+  }
+  if (a.trace != h.trace) return Result::fail("token VM records differ from host-orchestrated");
+  if (a.vm_state != h.vm_state) return Result::fail("token VM state after the run differs from host-orchestrated");
+  const ModelTokenVmReplay ref = model_tokenvm_replay(one.setup(), a.sampled);
+  uint32_t forced = 0, generated = 0, replaced = 0, transitions = 0;
+  for (uint32_t b = 0; b < B; ++b) {
+    if (ref.records[b].size() != steps) return Result::fail("CPU reference VM made " + std::to_string(ref.records[b].size()) + " records");
+    for (uint32_t i = 0; i < steps; ++i) {
+      const token_vm::TraceRecord d = token_vm::trace_record(a.trace, B, i, b), r = ref.records[b][i];
+      if (!(d == r))
+        return Result::fail("stream " + std::to_string(b) + " step " + std::to_string(i) + ": device " + token_vm::describe(d) +
+                            ", CPU reference " + token_vm::describe(r));
+      forced += d.source() == TVM_SRC_FORCED;
+      generated += d.source() == TVM_SRC_SAMPLED;
+      replaced += d.token != a.sampled[size_t(i) * B + b];
+      transitions += d.transition() != 0;
+    }
+  }
+  if (a.handoff_message != a.sampled[size_t(steps - 1) * B]) return Result::fail("handoff R30 is not the last step's stream-0 token");
+  if (a.feedback_message != a.emitted(steps - 1, 0, B)) return Result::fail("feedback R30 is not the last emitted stream-0 token");
+  if (!forced || !generated || !replaced || !transitions)
+    return Result::fail("the workflow was not exercised: forced " + std::to_string(forced) + ", sampled " + std::to_string(generated) +
+                        ", replaced " + std::to_string(replaced) + ", transitions " + std::to_string(transitions));
+  return Result::pass(std::to_string(steps) + " steps x " + std::to_string(B) + " streams; forced " + std::to_string(forced) +
+                      ", sampled " + std::to_string(generated) + ", transitions " + std::to_string(transitions));
+}
+
 }  // namespace
 
 std::vector<Case> compose_cases() {
@@ -112,6 +159,10 @@ std::vector<Case> compose_cases() {
        [](Device& d) { return dsp_llm_case(d, 4); }},
       {"compose.dsp_llm.one_channel", "DSP bit-identical across paths; NMSE rows 1e-10, logits 1e-8 vs host, 1e-7 vs CPU references",
        [](Device& d) { return dsp_llm_case(d, 1); }},
+      {"compose.model_tokenvm.two_streams", "single submit == host-stepped tokens and VM records; VM records == CPU reference VM",
+       [](Device& d) { return model_tokenvm_case(d, 2, 40, 0.9f); }},
+      {"compose.model_tokenvm.one_stream_greedy", "single submit == host-stepped tokens and VM records; VM records == CPU reference VM",
+       [](Device& d) { return model_tokenvm_case(d, 1, 24, 0.0f); }},
   };
 }
 
