@@ -138,13 +138,41 @@ Result model_tokenvm_case(Device& dev, uint32_t streams, uint32_t steps, float t
       transitions += d.transition() != 0;
     }
   }
+  // The decoders against the attention CPU reference (double) fed the tokens the VM emitted:
+  // the last step's logits, and every step's pick by the reference sampler (same uniform draw)
+  // where the pick is not within float noise of a tie (top-2 margin > 1e-3 for greedy).
+  uint32_t checked = 0, agree = 0;
+  double e_logits = 0;
+  for (uint32_t b = 0; b < B; ++b) {
+    attention::Reference dec(one.setup().model, one.setup().cfg.model.context, attention::Rules{}, 1);
+    const attention::Sampling smp = one.setup().sampling(b);
+    std::vector<float> lf;
+    for (uint32_t i = 0; i < steps; ++i) {
+      const uint32_t tok = i == 0 ? cfg.first_token : a.emitted(i - 1, b, B);
+      const std::vector<double> lg = dec.forward(std::vector<uint32_t>{tok});
+      lf.assign(lg.begin(), lg.end());
+      uint32_t want = attention::ref::sample(lf, smp, attention::ref::sample_uniform(smp.seed, i + 1));
+      if (want >= one.setup().tokenizer.vocab_size()) want = token_vm::ByteTokenizer::kPad;
+      if (temperature > 0 || top_margin(lf) > 1e-3) {
+        ++checked;
+        agree += want == a.sampled[size_t(i) * B + b];
+      }
+    }
+    e_logits = std::max(e_logits, nmse(a.logits[b], lf));
+  }
+  if (!(e_logits <= 1e-7)) return Result::fail("last logits vs the decoder CPU reference: NMSE " + std::to_string(e_logits), e_logits);
+  if (2 * checked < steps * B) return Result::fail("too few steps away from a tie to check the decoder picks: " + std::to_string(checked));
+  if (agree != checked)
+    return Result::fail("reference sampler agrees on " + std::to_string(agree) + " of " + std::to_string(checked) + " steps", e_logits);
   if (a.handoff_message != a.sampled[size_t(steps - 1) * B]) return Result::fail("handoff R30 is not the last step's stream-0 token");
   if (a.feedback_message != a.emitted(steps - 1, 0, B)) return Result::fail("feedback R30 is not the last emitted stream-0 token");
   if (!forced || !generated || !replaced || !transitions)
     return Result::fail("the workflow was not exercised: forced " + std::to_string(forced) + ", sampled " + std::to_string(generated) +
                         ", replaced " + std::to_string(replaced) + ", transitions " + std::to_string(transitions));
   return Result::pass(std::to_string(steps) + " steps x " + std::to_string(B) + " streams; forced " + std::to_string(forced) +
-                      ", sampled " + std::to_string(generated) + ", transitions " + std::to_string(transitions));
+                      ", sampled " + std::to_string(generated) + ", transitions " + std::to_string(transitions) +
+                      "; decoder reference: last logits NMSE " + std::to_string(e_logits) + ", picks " + std::to_string(agree) + "/" +
+                      std::to_string(checked), e_logits);
 }
 
 }  // namespace
@@ -159,9 +187,9 @@ std::vector<Case> compose_cases() {
        [](Device& d) { return dsp_llm_case(d, 4); }},
       {"compose.dsp_llm.one_channel", "DSP bit-identical across paths; NMSE rows 1e-10, logits 1e-8 vs host, 1e-7 vs CPU references",
        [](Device& d) { return dsp_llm_case(d, 1); }},
-      {"compose.model_tokenvm.two_streams", "single submit == host-stepped tokens and VM records; VM records == CPU reference VM",
+      {"compose.model_tokenvm.two_streams", "exact vs host-stepped (tokens, VM records, state); VM records == CPU reference VM; decoder picks == attention reference, logits NMSE 1e-7",
        [](Device& d) { return model_tokenvm_case(d, 2, 40, 0.9f); }},
-      {"compose.model_tokenvm.one_stream_greedy", "single submit == host-stepped tokens and VM records; VM records == CPU reference VM",
+      {"compose.model_tokenvm.one_stream_greedy", "exact vs host-stepped (tokens, VM records, state); VM records == CPU reference VM; decoder picks == attention reference, logits NMSE 1e-7",
        [](Device& d) { return model_tokenvm_case(d, 1, 24, 0.0f); }},
   };
 }

@@ -187,6 +187,7 @@ struct ModelTokenVmResult {
   std::vector<uint32_t> sampled;  // [N][B] what the samplers picked (after the pad mapping)
   std::vector<uint32_t> trace;    // [N][B][TVM_TRACE_WORDS] the token VM's records
   std::vector<uint32_t> vm_state; // the VM state after the last step
+  std::vector<std::vector<float>> logits;  // per stream, of the last step
   uint32_t handoff_message = 0, feedback_message = 0;  // the adapters' R30[0] (single submit)
   double gpu_ns = 0;
   uint32_t submits = 0;

@@ -166,6 +166,7 @@ ModelTokenVmResult ModelTokenVmComposed::run() {
   r.trace.resize(size_t(N) * B * TVM_TRACE_WORDS);
   exe_->read_segment(Binding::Globals, "tvm.trace", r.trace.data(), r.trace.size() * 4);
   r.vm_state = exe_->read_segment<uint32_t>(Binding::Globals, "tvm.state");
+  for (const auto& d : dec_) r.logits.push_back(exe_->read_segment<float>(Binding::Globals, d.name("logits")));
   r.handoff_message = exe_->read_register<uint32_t>(handoff_, WEFT_R_OUTBOX)[0];
   r.feedback_message = exe_->read_register<uint32_t>(feedback_, WEFT_R_OUTBOX)[0];
   return r;
@@ -200,6 +201,7 @@ ModelTokenVmResult ModelTokenVmOrchestrated::run() {
     r.submits += 2;
   }
   r.vm_state = vm.state();
+  for (const auto& d : dec_) r.logits.push_back(exe_->read_segment<float>(Binding::Globals, d.name("logits")));
   return r;
 }
 
