@@ -222,6 +222,7 @@ int run_bench(const cli::Args& a) {
       stages = one.program().stages().size();
       host_submits = 2 * cfg.steps;
       line.num("streams", cfg.streams).num("steps", cfg.steps).num("model_dim", cfg.model.dim).num("layers", cfg.model.layers);
+      line.num("single_barriers", double(one.barriers())).num("host_decoder_barriers_per_step", double(host.decoder_barriers()));
     } else {
       const DspLlmConfig cfg = dsp_llm_config(a);
       DspLlmComposed one(*dev, cfg);

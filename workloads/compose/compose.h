@@ -212,6 +212,7 @@ class ModelTokenVmComposed {
   ModelTokenVmResult run();
   const Program& program() const { return exe_->program(); }
   const ModelTokenVmSetup& setup() const { return setup_; }
+  size_t barriers() const { return exe_->plan().barriers.size(); }
 
  private:
   ModelTokenVmSetup setup_;
@@ -228,6 +229,7 @@ class ModelTokenVmOrchestrated {
  public:
   ModelTokenVmOrchestrated(Device& device, const ModelTokenVmConfig& cfg);
   ModelTokenVmResult run();
+  size_t decoder_barriers() const { return exe_->plan().barriers.size(); }  // per decoder submit
 
  private:
   Device& device_;
