@@ -10,7 +10,7 @@
 //     llama decoder (in place of token embeddings), prefill and greedy sampling: one submit,
 //     checked against the host-orchestrated run (two submits, projection on the host) and the
 //     CPU references (FFTW, the decoder reference).
-//   weft compose model-tokenvm [--streams B] [--steps N] [--device SEL] [--validation]
+//   weft compose model-tokenvm [--streams B] [--steps N] [--prompts UDPL.toml] [--device SEL] [--validation]
 //     B seeded llama decoders + samplers + a token VM (forced prompts, generated answers), N
 //     steps in one submit, the VM's emitted token fed back to the decoders each step; checked
 //     against the host stepping the parts (2N submits) and the CPU reference VM.
@@ -20,6 +20,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include <weft/weft.h>
@@ -37,7 +39,7 @@ const char* kComposeUsage =
     "usage: weft compose NAME [--root MOVES] [--steps S] [--particles N] [--depth D] [--device SEL] [--validation]\n"
     "       weft compose bench [--only NAME] [--runs R] [--device SEL]\n"
     "       weft compose dsp-llm [--tokens T] [--frame N] [--device SEL] [--validation]\n"
-    "       weft compose model-tokenvm [--streams B] [--steps N] [--device SEL] [--validation]\n"
+    "       weft compose model-tokenvm [--streams B] [--steps N] [--prompts UDPL.toml] [--device SEL] [--validation]\n"
     "  NAME: game-physics, dsp-llm, model-tokenvm (built); gnn-db, agent-retrieval (not yet)\n"
     "  NAME:  run the composition as one submit, compare with the host-orchestrated parts and CPU references\n"
     "  bench: JSON lines, host-orchestrated vs single-submit time (GPU timestamps and wall clock)\n";
@@ -149,6 +151,15 @@ ModelTokenVmConfig model_tokenvm_config(const cli::Args& a) {
   ModelTokenVmConfig c;
   c.streams = uint32_t(a.get_uint("streams", c.streams));
   c.steps = uint32_t(a.get_uint("steps", c.steps));
+  const std::string path = a.get("prompts");
+  if (!path.empty()) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) fail(ErrorCode::BadInput, "compose model-tokenvm: cannot read the prompts file '" + path + "'");
+    std::ostringstream text;
+    text << in.rdbuf();
+    c.prompts_toml = text.str();
+    c.prompts_path = path;
+  }
   return c;
 }
 
@@ -250,7 +261,7 @@ int run_bench(const cli::Args& a) {
 }  // namespace
 
 int weft_cmd_compose(int argc, char** argv) {
-  const cli::Args args = cli::parse(argc, argv, 1, {"root", "steps", "particles", "depth", "device", "only", "runs", "tokens", "frame", "streams"}, {"validation"});
+  const cli::Args args = cli::parse(argc, argv, 1, {"root", "steps", "particles", "depth", "device", "only", "runs", "tokens", "frame", "streams", "prompts"}, {"validation"});
   if (args.positional.empty() || args.positional[0] == "help") {
     std::fputs(kComposeUsage, args.positional.empty() ? stderr : stdout);
     return args.positional.empty() ? 2 : 0;
@@ -261,6 +272,6 @@ int weft_cmd_compose(int argc, char** argv) {
   if (cmd == "dsp-llm") return demo_dsp_llm(args);
   if (cmd == "model-tokenvm") return demo_model_tokenvm(args);
   for (const std::string& n : names())
-    if (cmd == n) fail(ErrorCode::BadInput, "composition '" + cmd + "' is not built yet (built: game-physics)");
+    if (cmd == n) fail(ErrorCode::BadInput, "composition '" + cmd + "' is not built yet (built: game-physics, dsp-llm, model-tokenvm)");
   fail(ErrorCode::BadInput, "unknown composition '" + cmd + "' (known: game-physics, gnn-db, dsp-llm, agent-retrieval, model-tokenvm; or bench)");
 }

@@ -175,6 +175,40 @@ Result model_tokenvm_case(Device& dev, uint32_t streams, uint32_t steps, float t
                       std::to_string(checked), e_logits);
 }
 
+// Out-of-range sizes and a malformed prompts file are BadInput naming what is wrong.
+Result model_tokenvm_bad_input(Device& dev) {
+  auto expect = [&](const ModelTokenVmConfig& cfg, const std::string& needle) -> std::string {
+    try {
+      ModelTokenVmComposed one(dev, cfg);
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::BadInput) return std::string("wrong error code: ") + e.what();
+      if (std::string(e.what()).find(needle) == std::string::npos) return std::string("message lacks '") + needle + "': " + e.what();
+      return {};
+    }
+    return "no error for a config that needs '" + needle + "'";
+  };
+  ModelTokenVmConfig c;
+  c.streams = 5;
+  std::string why = expect(c, "streams");
+  if (why.empty()) {
+    c = {};
+    c.steps = 0;
+    why = expect(c, "steps");
+  }
+  if (why.empty()) {
+    c = {};
+    c.steps = kModelTokenVmMaxSteps + 1;
+    why = expect(c, "steps");
+  }
+  if (why.empty()) {
+    c = {};
+    c.prompts_toml = "[config]\nzone_patterns = [\"[Q]\"\n";
+    c.prompts_path = "bad.toml";
+    why = expect(c, "bad.toml");
+  }
+  return why.empty() ? Result::pass("streams 5, steps 0 and 257, a malformed prompts file: BadInput") : Result::fail(why);
+}
+
 }  // namespace
 
 std::vector<Case> compose_cases() {
@@ -191,6 +225,7 @@ std::vector<Case> compose_cases() {
        [](Device& d) { return model_tokenvm_case(d, 2, 40, 0.9f); }},
       {"compose.model_tokenvm.one_stream_greedy", "exact vs host-stepped (tokens, VM records, state); VM records == CPU reference VM; decoder picks == attention reference, logits NMSE 1e-7",
        [](Device& d) { return model_tokenvm_case(d, 1, 24, 0.0f); }},
+      {"compose.model_tokenvm.bad_input", "BadInput naming the field or file", model_tokenvm_bad_input},
   };
 }
 

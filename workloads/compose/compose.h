@@ -174,13 +174,16 @@ DspLlmResult dsp_llm_reference(const DspLlmConfig& cfg);
 // row (stream 0's token arrives as a message: decoder 0's sampler R30 -> handoff R31); the VM
 // step replaces them with forced text where the workflow forces; the `feedback` adapter writes
 // the emitted tokens as the decoders' next input (tokens[0], pos0 + 1). N steps, one submit.
+inline constexpr uint32_t kModelTokenVmMaxSteps = 256;
 struct ModelTokenVmConfig {
   uint32_t streams = 2;   // B, 1..4 (one decoder instance per stream)
+  // N is at most kModelTokenVmMaxSteps: every step adds B x ~36 + 3 stages to one program.
   uint32_t steps = 48;    // N (the built-in prompts take 47 steps to DONE); the context is raised to N
   uint32_t first_token = '\n';  // what every decoder consumes at position 0
   attention::SeededOptions model;  // context raised to N when smaller
   attention::Sampling sampling{0.9f, 8, 21};  // stream b: seed + b
-  std::string prompts_toml;  // UDPL text; empty: the built-in two-question file
+  std::string prompts_toml;  // UDPL text (every sequence run in order); empty: the built-in file
+  std::string prompts_path = "<model-tokenvm prompts>";  // named in parse errors
 };
 
 struct ModelTokenVmResult {
@@ -236,6 +239,7 @@ class ModelTokenVmOrchestrated {
   ModelTokenVmSetup setup_;
   std::vector<attention::DecoderProgram> dec_;
   std::unique_ptr<Executable> exe_;
+  std::unique_ptr<token_vm::DeviceVm> vm_;  // one step per submit
 };
 
 // The CPU reference token VM (token_vm::Machine over token_vm::Reference) fed `sampled`

@@ -74,13 +74,13 @@ ModelTokenVmSetup::ModelTokenVmSetup(const ModelTokenVmConfig& c)
   cfg.model.context = std::max(c.model.context, c.steps);
   if (c.streams == 0 || c.streams > kMaxStreams)
     fail(ErrorCode::BadInput, "compose model-tokenvm: streams must be 1.." + std::to_string(kMaxStreams));
-  if (c.steps == 0) fail(ErrorCode::BadInput, "compose model-tokenvm: steps must be at least 1");
+  if (c.steps == 0 || c.steps > kModelTokenVmMaxSteps)
+    fail(ErrorCode::BadInput, "compose model-tokenvm: steps must be 1.." + std::to_string(kModelTokenVmMaxSteps));
   if (c.first_token >= tokenizer.vocab_size())
     fail(ErrorCode::BadInput, "compose model-tokenvm: the first token " + std::to_string(c.first_token) + " is not a byte-tokenizer id");
   auto prompts = std::make_shared<const token_vm::Prompts>(
-      token_vm::parse_udpl(c.prompts_toml.empty() ? model_tokenvm_default_prompts() : c.prompts_toml, "<model-tokenvm prompts>"));
+      token_vm::parse_udpl(c.prompts_toml.empty() ? model_tokenvm_default_prompts() : c.prompts_toml, c.prompts_path));
   token_vm::Program flow(prompts);
-  std::vector<std::string> answers;
   for (const std::string& seq : prompts->config.sequences) flow.run(seq);
   flow.extract("answers", {"answer"});
   workflow = flow.compile(tokenizer);
@@ -178,11 +178,13 @@ ModelTokenVmOrchestrated::ModelTokenVmOrchestrated(Device& device, const ModelTo
   for (uint32_t b = 0; b < cfg.streams; ++b) dec_.push_back(attention::add_decoder(p, setup_.model, setup_.decoder_options(b)));
   exe_ = std::make_unique<Executable>(device, p);
   for (const auto& d : dec_) attention::upload(*exe_, d, setup_.model);
+  vm_ = std::make_unique<token_vm::DeviceVm>(device, setup_.workflow, setup_.vm);
 }
 
 ModelTokenVmResult ModelTokenVmOrchestrated::run() {
   const uint32_t B = setup_.cfg.streams, N = setup_.cfg.steps;
-  token_vm::DeviceVm vm(device_, setup_.workflow, setup_.vm);  // one step per submit, a fresh state
+  token_vm::DeviceVm& vm = *vm_;
+  vm.write_state(0, token_vm::initial_state(vm.layout()));  // every stream back at zone 0
   ModelTokenVmResult r;
   start_decoders(*exe_, dec_, setup_);
   std::vector<uint32_t> sampled(B);
