@@ -10,12 +10,18 @@
 //     llama decoder (in place of token embeddings), prefill and greedy sampling: one submit,
 //     checked against the host-orchestrated run (two submits, projection on the host) and the
 //     CPU references (FFTW, the decoder reference).
+//   weft compose model-tokenvm [--streams B] [--steps N] [--prompts UDPL.toml] [--device SEL] [--validation]
+//     B seeded llama decoders + samplers + a token VM (forced prompts, generated answers), N
+//     steps in one submit, the VM's emitted token fed back to the decoders each step; checked
+//     against the host stepping the parts (2N submits) and the CPU reference VM.
 //   weft compose bench [--only NAME] [--runs R] [--device SEL]   (also: weft bench compose)
 //     JSON lines per composition: host-orchestrated vs single-submit, GPU-timestamp and wall
 //     time, and their ratio.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include <weft/weft.h>
@@ -33,7 +39,8 @@ const char* kComposeUsage =
     "usage: weft compose NAME [--root MOVES] [--steps S] [--particles N] [--depth D] [--device SEL] [--validation]\n"
     "       weft compose bench [--only NAME] [--runs R] [--device SEL]\n"
     "       weft compose dsp-llm [--tokens T] [--frame N] [--device SEL] [--validation]\n"
-    "  NAME: game-physics, dsp-llm (built); gnn-db, agent-retrieval, model-tokenvm (not yet)\n"
+    "       weft compose model-tokenvm [--streams B] [--steps N] [--prompts UDPL.toml] [--device SEL] [--validation]\n"
+    "  NAME: game-physics, dsp-llm, model-tokenvm (built); gnn-db, agent-retrieval (not yet)\n"
     "  NAME:  run the composition as one submit, compare with the host-orchestrated parts and CPU references\n"
     "  bench: JSON lines, host-orchestrated vs single-submit time (GPU timestamps and wall clock)\n";
 
@@ -140,6 +147,59 @@ int demo_dsp_llm(const cli::Args& a) {
   return ok ? 0 : 1;
 }
 
+ModelTokenVmConfig model_tokenvm_config(const cli::Args& a) {
+  ModelTokenVmConfig c;
+  c.streams = uint32_t(a.get_uint("streams", c.streams));
+  c.steps = uint32_t(a.get_uint("steps", c.steps));
+  const std::string path = a.get("prompts");
+  if (!path.empty()) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) fail(ErrorCode::BadInput, "compose model-tokenvm: cannot read the prompts file '" + path + "'");
+    std::ostringstream text;
+    text << in.rdbuf();
+    c.prompts_toml = text.str();
+    c.prompts_path = path;
+  }
+  return c;
+}
+
+std::string printable(const std::string& t) {
+  std::string o;
+  for (unsigned char ch : t) o += (ch >= 32 && ch < 127) ? std::string(1, char(ch)) : (ch == '\n' ? std::string("\\n") : std::string("."));
+  return o;
+}
+
+int demo_model_tokenvm(const cli::Args& a) {
+  auto dev = open_device(a);
+  const ModelTokenVmConfig cfg = model_tokenvm_config(a);
+  ModelTokenVmComposed one(*dev, cfg);
+  ModelTokenVmOrchestrated host(*dev, cfg);
+  const ModelTokenVmResult r = one.run(), h = host.run();
+  const ModelTokenVmReplay ref = model_tokenvm_replay(one.setup(), r.sampled);
+  std::printf("model-tokenvm on %s: one program, %zu stages, %zu instances, 1 submit (%u streams x %u steps)\n", dev->info().name.c_str(),
+              one.program().stages().size(), one.program().instances().size(), cfg.streams, cfg.steps);
+  std::printf("decoder: seeded llama, dim %u, %u layers, byte vocabulary; sampling temperature %.2f top-k %u\n", cfg.model.dim,
+              cfg.model.layers, cfg.sampling.temperature, cfg.sampling.top_k);
+  bool records_ok = true;
+  for (uint32_t b = 0; b < cfg.streams; ++b) {
+    std::string sampled, emitted;
+    for (uint32_t i = 0; i < cfg.steps; ++i) {
+      sampled += one.setup().tokenizer.decode(std::vector<token_vm::Token>{r.sampled[size_t(i) * cfg.streams + b]});
+      const token_vm::TraceRecord d = token_vm::trace_record(r.trace, cfg.streams, i, b);
+      emitted += one.setup().tokenizer.decode(std::vector<token_vm::Token>{d.token});
+      records_ok = records_ok && ref.records[b].size() == cfg.steps && d == ref.records[b][i];
+    }
+    std::printf("stream %u sampled: \"%s\"\n", b, printable(sampled).c_str());
+    std::printf("stream %u emitted: \"%s\"\n", b, printable(emitted).c_str());
+    for (const auto& [k, v] : ref.extractions[b]) std::printf("stream %u extraction %s: \"%s\"\n", b, k.c_str(), printable(v).c_str());
+  }
+  std::printf("single submit %.3f ms GPU vs host-orchestrated (%u submits) %.3f ms GPU\n", r.gpu_ns * 1e-6, h.submits, h.gpu_ns * 1e-6);
+  const bool ok_host = r.sampled == h.sampled && r.trace == h.trace && r.vm_state == h.vm_state;
+  std::printf("matches host-orchestrated run: %s; VM records match the CPU reference VM: %s\n", ok_host ? "yes" : "NO",
+              records_ok ? "yes" : "NO");
+  return ok_host && records_ok ? 0 : 1;
+}
+
 int run_bench(const cli::Args& a) {
   auto dev = open_device(a);
   const uint32_t runs = std::max<uint32_t>(1, uint32_t(a.get_uint("runs", 5)));
@@ -164,6 +224,16 @@ int run_bench(const cli::Args& a) {
       stages = one.program().stages().size();
       host_submits = 3;
       line.num("particles", cfg.particles).num("steps", cfg.steps).num("search_depth", cfg.search.depth);
+    } else if (name == "model-tokenvm") {
+      const ModelTokenVmConfig cfg = model_tokenvm_config(a);
+      ModelTokenVmComposed one(*dev, cfg);
+      ModelTokenVmOrchestrated host(*dev, cfg);
+      time_runs([&] { return one.run(); }, runs, g1, w1);
+      time_runs([&] { return host.run(); }, runs, gh, wh);
+      stages = one.program().stages().size();
+      host_submits = 2 * cfg.steps;
+      line.num("streams", cfg.streams).num("steps", cfg.steps).num("model_dim", cfg.model.dim).num("layers", cfg.model.layers);
+      line.num("single_barriers", double(one.barriers())).num("host_decoder_barriers_per_step", double(host.decoder_barriers()));
     } else {
       const DspLlmConfig cfg = dsp_llm_config(a);
       DspLlmComposed one(*dev, cfg);
@@ -191,7 +261,7 @@ int run_bench(const cli::Args& a) {
 }  // namespace
 
 int weft_cmd_compose(int argc, char** argv) {
-  const cli::Args args = cli::parse(argc, argv, 1, {"root", "steps", "particles", "depth", "device", "only", "runs", "tokens", "frame"}, {"validation"});
+  const cli::Args args = cli::parse(argc, argv, 1, {"root", "steps", "particles", "depth", "device", "only", "runs", "tokens", "frame", "streams", "prompts"}, {"validation"});
   if (args.positional.empty() || args.positional[0] == "help") {
     std::fputs(kComposeUsage, args.positional.empty() ? stderr : stdout);
     return args.positional.empty() ? 2 : 0;
@@ -200,7 +270,8 @@ int weft_cmd_compose(int argc, char** argv) {
   if (cmd == "bench") return run_bench(args);
   if (cmd == "game-physics") return demo_game_physics(args);
   if (cmd == "dsp-llm") return demo_dsp_llm(args);
+  if (cmd == "model-tokenvm") return demo_model_tokenvm(args);
   for (const std::string& n : names())
-    if (cmd == n) fail(ErrorCode::BadInput, "composition '" + cmd + "' is not built yet (built: game-physics)");
+    if (cmd == n) fail(ErrorCode::BadInput, "composition '" + cmd + "' is not built yet (built: game-physics, dsp-llm, model-tokenvm)");
   fail(ErrorCode::BadInput, "unknown composition '" + cmd + "' (known: game-physics, gnn-db, dsp-llm, agent-retrieval, model-tokenvm; or bench)");
 }

@@ -100,6 +100,115 @@ Result dsp_llm_case(Device& dev, uint32_t tokens) {
                       e_ref);
 }
 
+// model-tokenvm: the single submit against the host stepping the decoders and the device VM
+// (reading each step's tokens back), token for token and record for record; the VM's records
+// against the CPU reference VM (token_vm::Machine over token_vm::Reference) fed the same sampled
+// tokens; and the workflow really ran (forced text replaced sampled tokens, the model's tokens
+// filled answer zones, a zone transition happened).
+Result model_tokenvm_case(Device& dev, uint32_t streams, uint32_t steps, float temperature) {
+  ModelTokenVmConfig cfg;
+  cfg.streams = streams;
+  cfg.steps = steps;
+  cfg.sampling.temperature = temperature;
+  ModelTokenVmComposed one(dev, cfg);
+  ModelTokenVmOrchestrated host(dev, cfg);
+  const ModelTokenVmResult a = one.run(), h = host.run();
+  const uint32_t B = streams;
+  if (a.sampled.size() != size_t(steps) * B || a.sampled != h.sampled) {
+    for (size_t i = 0; i < std::min(a.sampled.size(), h.sampled.size()); ++i)
+      if (a.sampled[i] != h.sampled[i])
+        return Result::fail("sampled token differs from host-orchestrated at step " + std::to_string(i / B) + " stream " +
+                            std::to_string(i % B) + ": " + std::to_string(a.sampled[i]) + " vs " + std::to_string(h.sampled[i]));
+    return Result::fail("sampled token counts differ from host-orchestrated");
+  }
+  if (a.trace != h.trace) return Result::fail("token VM records differ from host-orchestrated");
+  if (a.vm_state != h.vm_state) return Result::fail("token VM state after the run differs from host-orchestrated");
+  const ModelTokenVmReplay ref = model_tokenvm_replay(one.setup(), a.sampled);
+  uint32_t forced = 0, generated = 0, replaced = 0, transitions = 0;
+  for (uint32_t b = 0; b < B; ++b) {
+    if (ref.records[b].size() != steps) return Result::fail("CPU reference VM made " + std::to_string(ref.records[b].size()) + " records");
+    for (uint32_t i = 0; i < steps; ++i) {
+      const token_vm::TraceRecord d = token_vm::trace_record(a.trace, B, i, b), r = ref.records[b][i];
+      if (!(d == r))
+        return Result::fail("stream " + std::to_string(b) + " step " + std::to_string(i) + ": device " + token_vm::describe(d) +
+                            ", CPU reference " + token_vm::describe(r));
+      forced += d.source() == TVM_SRC_FORCED;
+      generated += d.source() == TVM_SRC_SAMPLED;
+      replaced += d.token != a.sampled[size_t(i) * B + b];
+      transitions += d.transition() != 0;
+    }
+  }
+  // The decoders against the attention CPU reference (double) fed the tokens the VM emitted:
+  // the last step's logits, and every step's pick by the reference sampler (same uniform draw)
+  // where the pick is not within float noise of a tie (top-2 margin > 1e-3 for greedy).
+  uint32_t checked = 0, agree = 0;
+  double e_logits = 0;
+  for (uint32_t b = 0; b < B; ++b) {
+    attention::Reference dec(one.setup().model, one.setup().cfg.model.context, attention::Rules{}, 1);
+    const attention::Sampling smp = one.setup().sampling(b);
+    std::vector<float> lf;
+    for (uint32_t i = 0; i < steps; ++i) {
+      const uint32_t tok = i == 0 ? cfg.first_token : a.emitted(i - 1, b, B);
+      const std::vector<double> lg = dec.forward(std::vector<uint32_t>{tok});
+      lf.assign(lg.begin(), lg.end());
+      uint32_t want = attention::ref::sample(lf, smp, attention::ref::sample_uniform(smp.seed, i + 1));
+      if (want >= one.setup().tokenizer.vocab_size()) want = token_vm::ByteTokenizer::kPad;
+      if (temperature > 0 || top_margin(lf) > 1e-3) {
+        ++checked;
+        agree += want == a.sampled[size_t(i) * B + b];
+      }
+    }
+    e_logits = std::max(e_logits, nmse(a.logits[b], lf));
+  }
+  if (!(e_logits <= 1e-7)) return Result::fail("last logits vs the decoder CPU reference: NMSE " + std::to_string(e_logits), e_logits);
+  if (2 * checked < steps * B) return Result::fail("too few steps away from a tie to check the decoder picks: " + std::to_string(checked));
+  if (agree != checked)
+    return Result::fail("reference sampler agrees on " + std::to_string(agree) + " of " + std::to_string(checked) + " steps", e_logits);
+  if (a.handoff_message != a.sampled[size_t(steps - 1) * B]) return Result::fail("handoff R30 is not the last step's stream-0 token");
+  if (a.feedback_message != a.emitted(steps - 1, 0, B)) return Result::fail("feedback R30 is not the last emitted stream-0 token");
+  if (!forced || !generated || !replaced || !transitions)
+    return Result::fail("the workflow was not exercised: forced " + std::to_string(forced) + ", sampled " + std::to_string(generated) +
+                        ", replaced " + std::to_string(replaced) + ", transitions " + std::to_string(transitions));
+  return Result::pass(std::to_string(steps) + " steps x " + std::to_string(B) + " streams; forced " + std::to_string(forced) +
+                      ", sampled " + std::to_string(generated) + ", transitions " + std::to_string(transitions) +
+                      "; decoder reference: last logits NMSE " + std::to_string(e_logits) + ", picks " + std::to_string(agree) + "/" +
+                      std::to_string(checked), e_logits);
+}
+
+// Out-of-range sizes and a malformed prompts file are BadInput naming what is wrong.
+Result model_tokenvm_bad_input(Device& dev) {
+  auto expect = [&](const ModelTokenVmConfig& cfg, const std::string& needle) -> std::string {
+    try {
+      ModelTokenVmComposed one(dev, cfg);
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::BadInput) return std::string("wrong error code: ") + e.what();
+      if (std::string(e.what()).find(needle) == std::string::npos) return std::string("message lacks '") + needle + "': " + e.what();
+      return {};
+    }
+    return "no error for a config that needs '" + needle + "'";
+  };
+  ModelTokenVmConfig c;
+  c.streams = 5;
+  std::string why = expect(c, "streams");
+  if (why.empty()) {
+    c = {};
+    c.steps = 0;
+    why = expect(c, "steps");
+  }
+  if (why.empty()) {
+    c = {};
+    c.steps = kModelTokenVmMaxSteps + 1;
+    why = expect(c, "steps");
+  }
+  if (why.empty()) {
+    c = {};
+    c.prompts_toml = "[config]\nzone_patterns = [\"[Q]\"\n";
+    c.prompts_path = "bad.toml";
+    why = expect(c, "bad.toml");
+  }
+  return why.empty() ? Result::pass("streams 5, steps 0 and 257, a malformed prompts file: BadInput") : Result::fail(why);
+}
+
 }  // namespace
 
 std::vector<Case> compose_cases() {
@@ -112,6 +221,11 @@ std::vector<Case> compose_cases() {
        [](Device& d) { return dsp_llm_case(d, 4); }},
       {"compose.dsp_llm.one_channel", "DSP bit-identical across paths; NMSE rows 1e-10, logits 1e-8 vs host, 1e-7 vs CPU references",
        [](Device& d) { return dsp_llm_case(d, 1); }},
+      {"compose.model_tokenvm.two_streams", "exact vs host-stepped (tokens, VM records, state); VM records == CPU reference VM; decoder picks == attention reference, logits NMSE 1e-7",
+       [](Device& d) { return model_tokenvm_case(d, 2, 40, 0.9f); }},
+      {"compose.model_tokenvm.one_stream_greedy", "exact vs host-stepped (tokens, VM records, state); VM records == CPU reference VM; decoder picks == attention reference, logits NMSE 1e-7",
+       [](Device& d) { return model_tokenvm_case(d, 1, 24, 0.0f); }},
+      {"compose.model_tokenvm.bad_input", "BadInput naming the field or file", model_tokenvm_bad_input},
   };
 }
 

@@ -78,6 +78,12 @@ struct DecoderProgram {
 // `program` (which may already hold other workloads' stages). The weights are not uploaded
 // here: call upload() on the Executable made from the program.
 DecoderProgram add_decoder(Program& program, const Model& model, const DecoderOptions& options);
+// Appends the decoder's stages once more (embedding or options.embed, layers and regulators,
+// head, sampler) on the layout add_decoder made; `suffix` keeps the stage names unique. With
+// the feedback of another stage (next token, pos0 + 1) between them, k copies run k decode
+// steps in one submit. add_decoder calls it once with suffix "".
+void append_decoder_step(Program& program, const Model& model, DecoderProgram& dp, const DecoderOptions& options,
+                         const std::string& suffix);
 // Writes the weights (the GGUF data section) and the RoPE table into the Executable's Heap.
 void upload(Executable& exe, const DecoderProgram& dp, const Model& model);
 // Prepares the next run: `tokens` (1 .. max_batch ids < vocab) at positions pos0 .. pos0+T-1

@@ -14,6 +14,66 @@ enum Shape : uint32_t { kTok, kDim, kQ, kKv, kFfn, kHeads, kSwiglu, kShapes };
 
 }  // namespace
 
+// The decoder's stages (embedding or o.embed, the layers with their regulators, the head and
+// the sampler), appended once more; every stage and regulator name gets `suffix`.
+void append_decoder_step(Program& p, const Model& m, DecoderProgram& dp, const DecoderOptions& o, const std::string& suffix) {
+  const Config& c = m.config;
+  const uint32_t ctx = dp.context, D = c.dim, hd = c.head_dim;
+  auto N = [&](const std::string& s) { return dp.name(s); };
+  auto g = [&](const std::string& s) { return ops::segment(p, Binding::Globals, N(s)); };
+  const ops::Array weights = ops::segment(p, Binding::Heap, N("weights"));
+  auto w = [&](const Weight& x) {
+    return ops::Array{uint32_t(weights.at + x.offset), Range{Binding::Heap, weights.at + x.offset, x.bytes}};
+  };
+  const ops::Array state = g("state"), x = g("x"), xn = g("xn"), q = g("q"), att = g("att"), scores = g("scores"),
+                   gate = g("gate"), up = g("up"), rope_table = ops::segment(p, Binding::Heap, N("rope"));
+  std::vector<SlotId> slot;
+  for (const auto& bs : dp.batch_slots) slot.push_back(bs.slot);
+  auto on = [&](Shape s) { return ops::Dispatch{slot[s], {}}; };
+  // ---- stages ----
+  auto add = [&](StageSpec s, const std::string& what) {
+    s.name += what + suffix;
+    return p.add_stage(std::move(s));
+  };
+  if (o.embed)
+    o.embed(p, dp);
+  else
+    add(ops::embed(dp.layers[0], m.token_embd.type, w(m.token_embd), D, c.vocab, g("tokens"), x, on(kTok)), "." + dp.prefix);
+  for (uint32_t l = 0; l < c.layers; ++l) {
+    const LayerWeights& lw = m.layers[l];
+    const InstanceId in = dp.layers[l];
+    const std::string L = "." + dp.prefix + ".L" + std::to_string(l);
+    const ops::Array kc = g("k" + std::to_string(l)), vc = g("v" + std::to_string(l));
+    add(ops::rmsnorm(p, in, x, xn, w(lw.attn_norm), D, c.rms_eps, dp.scale_words[l], false, state, on(kTok)), L + ".attn");
+    add(ops::matvec(in, lw.wq.type, w(lw.wq), D, c.q_dim(), xn, D, q, c.q_dim(), 0, state, on(kQ)), L + ".q");
+    add(ops::matvec(in, lw.wk.type, w(lw.wk), D, c.kv_dim(), xn, D, kc, c.kv_dim(), ops::kCacheRow, state, on(kKv)), L + ".k");
+    add(ops::matvec(in, lw.wv.type, w(lw.wv), D, c.kv_dim(), xn, D, vc, c.kv_dim(), ops::kCacheRow, state, on(kKv)), L + ".v");
+    add(ops::rope(in, q, c.heads, kc, c.kv_heads, hd, rope_table, state, on(kTok)), L);
+    add(ops::attn_scores(in, q, kc, scores, c.heads, c.kv_heads, hd, ctx, state, on(kHeads)), L);
+    add(ops::softmax(in, scores, c.heads, ctx, state, on(kHeads)), L);
+    add(ops::attn_values(in, scores, vc, att, c.heads, c.kv_heads, hd, ctx, state, on(kHeads)), L);
+    add(ops::matvec(in, lw.wo.type, w(lw.wo), c.q_dim(), D, att, c.q_dim(), x, D, ops::kAccumulate, state, on(kDim)), L + ".o");
+    add(ops::rmsnorm(p, in, x, xn, w(lw.ffn_norm), D, c.rms_eps, WEFT_NONE, false, state, on(kTok)), L + ".ffn");
+    add(ops::matvec(in, lw.gate.type, w(lw.gate), D, c.ffn, xn, D, gate, c.ffn, 0, state, on(kFfn)), L + ".gate");
+    add(ops::matvec(in, lw.up.type, w(lw.up), D, c.ffn, xn, D, up, c.ffn, 0, state, on(kFfn)), L + ".up");
+    add(ops::swiglu(in, gate, up, c.ffn, on(kSwiglu)), L);
+    add(ops::matvec(in, lw.down.type, w(lw.down), c.ffn, D, gate, c.ffn, x, D, ops::kAccumulate, state, on(kDim)), L + ".down");
+    add(ops::layer_stats(in, x, D, state, l), L);
+    // The regulator role, as data: an activation norm outside [0, limit] (NaN included) marks
+    // the layer anomalous and damps the residual stream entering the next layer.
+    std::vector<abi::WeftRule> rs;
+    const Condition bad = Condition::outside(in, WEFT_METRIC_NORM, 0.0f, o.rules.norm_limit);
+    rs.push_back(rule(bad, Action::set_status(in, WEFT_STATUS_ANOMALY)));
+    if (l + 1 < c.layers) rs.push_back(rule(bad, Action::set_word(dp.scale_words[l + 1], o.rules.damp)));
+    dp.regulators.push_back(add_regulator(p, "regulator" + L + suffix, rs));
+  }
+  add(ops::rmsnorm(p, dp.head, x, g("xlast"), w(m.output_norm), D, c.rms_eps, WEFT_NONE, true, state, {}), "." + dp.prefix + ".out");
+  add(ops::matvec(dp.head, m.output.type, w(m.output), D, c.vocab, g("xlast"), D, g("logits"), c.vocab, ops::kOneToken, state,
+                  {std::nullopt, {ops::matvec_groups(c.vocab), 1, 1}}),
+      "." + dp.prefix + ".output");
+  add(ops::sample(p, dp.sampler, g("logits"), c.vocab, dp.sampling_words, state, g("sampled")), "." + dp.prefix);
+}
+
 DecoderProgram add_decoder(Program& p, const Model& m, const DecoderOptions& o) {
   const Config& c = m.config;
   DecoderProgram dp;
@@ -47,14 +107,6 @@ DecoderProgram add_decoder(Program& p, const Model& m, const DecoderOptions& o) 
     G("k" + std::to_string(l), uint64_t(ctx) * c.kv_dim() * 4);
     G("v" + std::to_string(l), uint64_t(ctx) * c.kv_dim() * 4);
   }
-  auto g = [&](const std::string& s) { return ops::segment(p, Binding::Globals, N(s)); };
-  const ops::Array weights = ops::segment(p, Binding::Heap, N("weights"));
-  auto w = [&](const Weight& x) {
-    return ops::Array{uint32_t(weights.at + x.offset), Range{Binding::Heap, weights.at + x.offset, x.bytes}};
-  };
-  const ops::Array state = g("state"), x = g("x"), xn = g("xn"), q = g("q"), att = g("att"), scores = g("scores"),
-                   gate = g("gate"), up = g("up"), rope_table = ops::segment(p, Binding::Heap, N("rope"));
-
   // ---- instances, slots, control words ----
   for (uint32_t l = 0; l < c.layers; ++l) {
     dp.layers.push_back(p.add_instance(N("layer" + std::to_string(l)), D));
@@ -77,50 +129,7 @@ DecoderProgram add_decoder(Program& p, const Model& m, const DecoderOptions& o) 
     const bool matvec = s == kDim || s == kQ || s == kKv || s == kFfn;
     dp.batch_slots.push_back({slot[s], s == kTok ? 0u : 1u, matvec ? ops::kMatvecTokens : 1u});
   }
-  auto on = [&](Shape s) { return ops::Dispatch{slot[s], {}}; };
-
-  // ---- stages ----
-  auto add = [&](StageSpec s, const std::string& suffix) {
-    s.name += suffix;
-    return p.add_stage(std::move(s));
-  };
-  if (o.embed)
-    o.embed(p, dp);
-  else
-    add(ops::embed(dp.layers[0], m.token_embd.type, w(m.token_embd), D, c.vocab, g("tokens"), x, on(kTok)), "." + dp.prefix);
-  for (uint32_t l = 0; l < c.layers; ++l) {
-    const LayerWeights& lw = m.layers[l];
-    const InstanceId in = dp.layers[l];
-    const std::string L = "." + dp.prefix + ".L" + std::to_string(l);
-    const ops::Array kc = g("k" + std::to_string(l)), vc = g("v" + std::to_string(l));
-    add(ops::rmsnorm(p, in, x, xn, w(lw.attn_norm), D, c.rms_eps, dp.scale_words[l], false, state, on(kTok)), L + ".attn");
-    add(ops::matvec(in, lw.wq.type, w(lw.wq), D, c.q_dim(), xn, D, q, c.q_dim(), 0, state, on(kQ)), L + ".q");
-    add(ops::matvec(in, lw.wk.type, w(lw.wk), D, c.kv_dim(), xn, D, kc, c.kv_dim(), ops::kCacheRow, state, on(kKv)), L + ".k");
-    add(ops::matvec(in, lw.wv.type, w(lw.wv), D, c.kv_dim(), xn, D, vc, c.kv_dim(), ops::kCacheRow, state, on(kKv)), L + ".v");
-    add(ops::rope(in, q, c.heads, kc, c.kv_heads, hd, rope_table, state, on(kTok)), L);
-    add(ops::attn_scores(in, q, kc, scores, c.heads, c.kv_heads, hd, ctx, state, on(kHeads)), L);
-    add(ops::softmax(in, scores, c.heads, ctx, state, on(kHeads)), L);
-    add(ops::attn_values(in, scores, vc, att, c.heads, c.kv_heads, hd, ctx, state, on(kHeads)), L);
-    add(ops::matvec(in, lw.wo.type, w(lw.wo), c.q_dim(), D, att, c.q_dim(), x, D, ops::kAccumulate, state, on(kDim)), L + ".o");
-    add(ops::rmsnorm(p, in, x, xn, w(lw.ffn_norm), D, c.rms_eps, WEFT_NONE, false, state, on(kTok)), L + ".ffn");
-    add(ops::matvec(in, lw.gate.type, w(lw.gate), D, c.ffn, xn, D, gate, c.ffn, 0, state, on(kFfn)), L + ".gate");
-    add(ops::matvec(in, lw.up.type, w(lw.up), D, c.ffn, xn, D, up, c.ffn, 0, state, on(kFfn)), L + ".up");
-    add(ops::swiglu(in, gate, up, c.ffn, on(kSwiglu)), L);
-    add(ops::matvec(in, lw.down.type, w(lw.down), c.ffn, D, gate, c.ffn, x, D, ops::kAccumulate, state, on(kDim)), L + ".down");
-    add(ops::layer_stats(in, x, D, state, l), L);
-    // The regulator role, as data: an activation norm outside [0, limit] (NaN included) marks
-    // the layer anomalous and damps the residual stream entering the next layer.
-    std::vector<abi::WeftRule> rs;
-    const Condition bad = Condition::outside(in, WEFT_METRIC_NORM, 0.0f, o.rules.norm_limit);
-    rs.push_back(rule(bad, Action::set_status(in, WEFT_STATUS_ANOMALY)));
-    if (l + 1 < c.layers) rs.push_back(rule(bad, Action::set_word(dp.scale_words[l + 1], o.rules.damp)));
-    dp.regulators.push_back(add_regulator(p, "regulator" + L, rs));
-  }
-  add(ops::rmsnorm(p, dp.head, x, g("xlast"), w(m.output_norm), D, c.rms_eps, WEFT_NONE, true, state, {}), "." + dp.prefix + ".out");
-  add(ops::matvec(dp.head, m.output.type, w(m.output), D, c.vocab, g("xlast"), D, g("logits"), c.vocab, ops::kOneToken, state,
-                  {std::nullopt, {ops::matvec_groups(c.vocab), 1, 1}}),
-      "." + dp.prefix + ".output");
-  add(ops::sample(p, dp.sampler, g("logits"), c.vocab, dp.sampling_words, state, g("sampled")), "." + dp.prefix);
+  append_decoder_step(p, m, dp, o, "");
   return dp;
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <array>
+#include <map>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -17,6 +18,8 @@
 #include "dsp.h"
 #include "game.h"
 #include "physics.h"
+#include "byte_tokenizer.h"
+#include "device_vm.h"
 
 namespace weft::compose {
 
@@ -160,5 +163,92 @@ class DspLlmOrchestrated {
 
 // dsp::Reference (FFTW, double) -> the projection in double -> attention::Reference::forward_rows.
 DspLlmResult dsp_llm_reference(const DspLlmConfig& cfg);
+
+// ---- model-tokenvm ------------------------------------------------------------------------
+// B streams, each a seeded llama decoder (byte-level vocabulary: model ids 0..255 are bytes, the
+// token VM's ByteTokenizer ids; the model's ids 256..258 become the pad token 256) with its
+// on-device sampler, and one token VM over the B streams (a small UDPL workflow: forced prompt
+// text, generated answer zones the model's tokens fill until their close pattern or timeout).
+// Each of N steps: every decoder consumes its stream's token at the next position (the KV cache
+// grows) and samples; the `handoff` adapter writes the sampled tokens as the VM step's sampled
+// row (stream 0's token arrives as a message: decoder 0's sampler R30 -> handoff R31); the VM
+// step replaces them with forced text where the workflow forces; the `feedback` adapter writes
+// the emitted tokens as the decoders' next input (tokens[0], pos0 + 1). N steps, one submit.
+inline constexpr uint32_t kModelTokenVmMaxSteps = 256;
+struct ModelTokenVmConfig {
+  uint32_t streams = 2;   // B, 1..4 (one decoder instance per stream)
+  // N is at most kModelTokenVmMaxSteps: every step adds B x ~36 + 3 stages to one program.
+  uint32_t steps = 48;    // N (the built-in prompts take 47 steps to DONE); the context is raised to N
+  uint32_t first_token = '\n';  // what every decoder consumes at position 0
+  attention::SeededOptions model;  // context raised to N when smaller
+  attention::Sampling sampling{0.9f, 8, 21};  // stream b: seed + b
+  std::string prompts_toml;  // UDPL text (every sequence run in order); empty: the built-in file
+  std::string prompts_path = "<model-tokenvm prompts>";  // named in parse errors
+};
+
+struct ModelTokenVmResult {
+  std::vector<uint32_t> sampled;  // [N][B] what the samplers picked (after the pad mapping)
+  std::vector<uint32_t> trace;    // [N][B][TVM_TRACE_WORDS] the token VM's records
+  std::vector<uint32_t> vm_state; // the VM state after the last step
+  std::vector<std::vector<float>> logits;  // per stream, of the last step
+  uint32_t handoff_message = 0, feedback_message = 0;  // the adapters' R30[0] (single submit)
+  double gpu_ns = 0;
+  uint32_t submits = 0;
+  uint32_t emitted(uint32_t step, uint32_t stream, uint32_t B) const { return trace[(size_t(step) * B + stream) * TVM_TRACE_WORDS]; }
+};
+
+struct ModelTokenVmSetup {
+  ModelTokenVmConfig cfg;
+  attention::Model model;
+  token_vm::ByteTokenizer tokenizer;
+  token_vm::Workflow workflow;
+  token_vm::VmConfig vm;  // resolved
+  explicit ModelTokenVmSetup(const ModelTokenVmConfig& c);
+  attention::DecoderOptions decoder_options(uint32_t stream) const;
+  attention::Sampling sampling(uint32_t stream) const;
+};
+const std::string& model_tokenvm_default_prompts();
+
+class ModelTokenVmComposed {
+ public:
+  ModelTokenVmComposed(Device& device, const ModelTokenVmConfig& cfg);
+  ModelTokenVmResult run();
+  const Program& program() const { return exe_->program(); }
+  const ModelTokenVmSetup& setup() const { return setup_; }
+  size_t barriers() const { return exe_->plan().barriers.size(); }
+
+ private:
+  ModelTokenVmSetup setup_;
+  std::vector<attention::DecoderProgram> dec_;
+  token_vm::VmSegments vm_;
+  InstanceId handoff_, feedback_;
+  std::unique_ptr<Executable> exe_;
+};
+
+// The host steps: per step one submit of the B decoders, the host reads the sampled tokens, one
+// submit of the device token VM (token_vm::DeviceVm, one step), the host reads the emitted
+// tokens and sets them as the decoders' next batch (2N submits).
+class ModelTokenVmOrchestrated {
+ public:
+  ModelTokenVmOrchestrated(Device& device, const ModelTokenVmConfig& cfg);
+  ModelTokenVmResult run();
+  size_t decoder_barriers() const { return exe_->plan().barriers.size(); }  // per decoder submit
+
+ private:
+  Device& device_;
+  ModelTokenVmSetup setup_;
+  std::vector<attention::DecoderProgram> dec_;
+  std::unique_ptr<Executable> exe_;
+  std::unique_ptr<token_vm::DeviceVm> vm_;  // one step per submit
+};
+
+// The CPU reference token VM (token_vm::Machine over token_vm::Reference) fed `sampled`
+// ([N][B]); its records, extractions and generated text.
+struct ModelTokenVmReplay {
+  std::vector<std::vector<token_vm::TraceRecord>> records;  // [B][N]
+  std::vector<std::map<std::string, std::string>> extractions;
+  std::vector<std::string> text;  // what each stream's model saw
+};
+ModelTokenVmReplay model_tokenvm_replay(const ModelTokenVmSetup& setup, const std::vector<uint32_t>& sampled);
 
 }  // namespace weft::compose

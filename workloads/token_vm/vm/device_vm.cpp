@@ -14,7 +14,8 @@ KernelRef kernel(const std::string& name) { return find_kernel(weft_token_vm_ker
 enum Shape : uint32_t { kStepShape = 0, kSampleShape = 1 };
 
 // The Heap image: the header (token_vm_layout.h) and every table, at Heap word `base`.
-std::vector<uint32_t> heap_image(const Workflow& w, const VmConfig& c, uint32_t base, const Program& p, uint32_t sampler_vocab) {
+std::vector<uint32_t> heap_image(const Workflow& w, const VmConfig& c, uint32_t base, const Program& p, uint32_t sampler_vocab,
+                                 const std::string& prefix = "") {
   std::vector<uint32_t> img(TVM_H_WORDS, 0);
   auto table = [&](uint32_t header_word, const void* data, size_t words) {
     img[header_word] = base + uint32_t(img.size());
@@ -48,12 +49,12 @@ std::vector<uint32_t> heap_image(const Workflow& w, const VmConfig& c, uint32_t 
   }
   table(TVM_H_VOCAB_OFFSETS, offsets.data(), offsets.size());
   table(TVM_H_VOCAB_BYTES, bytes.data(), bytes.size());
-  img[TVM_H_STATE] = p.globals().at("state").word_offset();
-  img[TVM_H_SAMPLED] = p.globals().at("sampled").word_offset();
-  img[TVM_H_TRACE] = p.globals().at("trace").word_offset();
-  img[TVM_H_LOGITS] = p.globals().at("logits").word_offset();
+  img[TVM_H_STATE] = p.globals().at(prefix + "state").word_offset();
+  img[TVM_H_SAMPLED] = p.globals().at(prefix + "sampled").word_offset();
+  img[TVM_H_TRACE] = p.globals().at(prefix + "trace").word_offset();
+  img[TVM_H_LOGITS] = p.globals().at(prefix + "logits").word_offset();
   img[TVM_H_VOCAB_LOGITS] = sampler_vocab;
-  img[TVM_H_SAMPLER] = p.globals().at("sampler").word_offset();
+  img[TVM_H_SAMPLER] = p.globals().at(prefix + "sampler").word_offset();
   return img;
 }
 
@@ -65,6 +66,47 @@ uint64_t heap_words(const Workflow& w, const VmConfig& c) {
 }
 
 }  // namespace
+
+VmSegments add_vm(Program& p, const Workflow& w, const VmConfig& resolved, uint32_t steps, const std::string& prefix) {
+  if (steps == 0) fail(ErrorCode::BadInput, "token_vm: add_vm needs at least one step");
+  VmSegments v;
+  v.prefix = prefix;
+  v.steps = steps;
+  v.layout = StateLayout(w, resolved);
+  const uint32_t B = resolved.batch;
+  p.heap().add(prefix + "tvm", heap_words(w, resolved) * 4);
+  p.globals().add(prefix + "state", v.layout.words() * 4);
+  p.globals().add(prefix + "sampled", uint64_t(steps) * B * 4);
+  p.globals().add(prefix + "trace", uint64_t(steps) * B * TVM_TRACE_WORDS * 4);
+  p.globals().add(prefix + "logits", 4);
+  p.globals().add(prefix + "sampler", TVM_P_WORDS * 4);
+  v.instance = p.add_instance(prefix + "token_vm", 1);
+  return v;
+}
+
+StageSpec vm_step_stage(Program& p, const VmSegments& v, uint32_t step) {
+  if (step >= v.steps) fail(ErrorCode::BadInput, "token_vm: step " + std::to_string(step) + " beyond the " + std::to_string(v.steps) + " added");
+  const uint32_t B = v.layout.batch;
+  const Range sampled = p.segment(Binding::Globals, v.prefix + "sampled"), trace = p.segment(Binding::Globals, v.prefix + "trace");
+  StageSpec s;
+  s.name = "vm_step." + v.prefix + std::to_string(step);
+  s.kernel = kernel("vm_step");
+  s.instance = v.instance;
+  s.groups = {(B + 63) / 64, 1, 1};
+  s.push = {p.heap().at(v.prefix + "tvm").word_offset(), step};
+  const Range state = p.segment(Binding::Globals, v.prefix + "state");
+  s.reads = {p.segment(Binding::Heap, v.prefix + "tvm"), state, Range{Binding::Globals, sampled.offset + uint64_t(step) * B * 4, uint64_t(B) * 4}};
+  s.writes = {state, Range{Binding::Globals, trace.offset + uint64_t(step) * B * TVM_TRACE_WORDS * 4, uint64_t(B) * TVM_TRACE_WORDS * 4}};
+  return s;
+}
+
+void upload_vm(Executable& exe, const VmSegments& v, const Workflow& w, const VmConfig& resolved) {
+  const Program& p = exe.program();
+  const std::vector<uint32_t> image = heap_image(w, resolved, p.heap().at(v.prefix + "tvm").word_offset(), p, 0, v.prefix);
+  exe.write_segment(Binding::Heap, v.prefix + "tvm", image.data(), image.size() * 4);
+  const std::vector<uint32_t> init = initial_state(v.layout);
+  exe.write_segment(Binding::Globals, v.prefix + "state", init.data(), init.size() * 4);
+}
 
 DeviceVm::DeviceVm(Device& device, const Workflow& workflow, const VmConfig& config, const DeviceVmOptions& options)
     : w_(workflow), config_(resolve_config(workflow, config)), options_(options), layout_(w_, config_) {

@@ -26,6 +26,22 @@ struct DeviceVmOptions {
   SamplerKernel sampler_kernel = SamplerKernel::Auto;
 };
 
+// Append-style entry points for compositions: the VM's tables, state, sampled rows and trace
+// as segments "<prefix>tvm" (Heap) and "<prefix>state|sampled|trace" (Globals) of a caller's
+// Program, and the step stage that reads sampled row `step` and writes trace row `step`. The
+// caller adds the stages where it wants them (another workload's stage writes the sampled row
+// before, one reads the trace row after). `resolved` is resolve_config()'s result.
+struct VmSegments {
+  std::string prefix;
+  InstanceId instance;
+  uint32_t steps = 0;
+  StateLayout layout;
+};
+VmSegments add_vm(Program& program, const Workflow& workflow, const VmConfig& resolved, uint32_t steps, const std::string& prefix);
+StageSpec vm_step_stage(Program& program, const VmSegments& vm, uint32_t step);
+// Writes the tables and the initial state (every stream at zone 0) into the Executable.
+void upload_vm(Executable& exe, const VmSegments& vm, const Workflow& workflow, const VmConfig& resolved);
+
 class DeviceVm final : public Backend {
  public:
   DeviceVm(Device& device, const Workflow& workflow, const VmConfig& config, const DeviceVmOptions& options = {});

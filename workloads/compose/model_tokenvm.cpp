@@ -1,0 +1,222 @@
+// model-tokenvm: B seeded llama decoders (one per stream) + their samplers -> handoff adapter ->
+// token VM step -> feedback adapter -> the decoders' next step, N steps recorded into one
+// program (one submit); the same parts stepped by the host (2N submits); and the CPU reference
+// token VM fed the sampled tokens.
+#include <algorithm>
+
+#include "compose.h"
+#include "flow.h"
+#include "machine.h"
+#include "../token_vm/vm/reference.h"  // the token VM's (attention has a reference.h too)
+#include "weft_compose_kernels.h"
+
+namespace weft::compose {
+
+namespace {
+
+KernelRef kernel(const std::string& name) { return find_kernel(weft_compose_kernels, weft_compose_kernels_count, name); }
+
+constexpr uint32_t kMaxStreams = 4;
+
+// The model's ids the byte tokenizer lacks (256..258) become its pad token.
+uint32_t to_vm(uint32_t model_token, const token_vm::ByteTokenizer& t) {
+  return model_token < t.vocab_size() ? model_token : token_vm::ByteTokenizer::kPad;
+}
+
+// Every run starts fresh: each decoder at position 0 with the first token, the VM at zone 0.
+void start_decoders(Executable& exe, const std::vector<attention::DecoderProgram>& dec, const ModelTokenVmSetup& s) {
+  const uint32_t first[1] = {s.cfg.first_token};
+  for (uint32_t b = 0; b < dec.size(); ++b) {
+    attention::set_batch(exe, dec[b], s.model, first, 0);
+    attention::set_sampling(exe, dec[b], s.sampling(b));
+  }
+}
+
+uint32_t sampled_word(Executable& exe, const attention::DecoderProgram& dp) {
+  uint32_t tok = 0;
+  exe.read_segment(Binding::Globals, dp.name("sampled"), &tok, 4);
+  return tok;
+}
+
+}  // namespace
+
+const std::string& model_tokenvm_default_prompts() {
+  static const std::string text = R"([config]
+zone_patterns = ["[Q]", "[A]", "[EOS]"]
+required_patterns = ["[Q]", "[A]"]
+valid_tags = ["question", "answer"]
+default_max_token_length = 64
+sequences = ["colour", "animal"]
+control_pattern = "[Jump]"
+escape_patterns = ["[Escape]", "[EndEscape]"]
+
+[[colour]]
+text = "[Q] A colour? [A]"
+tags = [["question"], ["answer"]]
+max_gen_tokens = 6
+
+[[animal]]
+text = "[Q] An animal? [A]"
+tags = [["question"], ["answer"]]
+max_gen_tokens = 6
+)";
+  return text;
+}
+
+ModelTokenVmSetup::ModelTokenVmSetup(const ModelTokenVmConfig& c)
+    : cfg(c), model(attention::Model::from(gguf::File::parse(attention::seeded_model([&] {
+                                                                attention::SeededOptions o = c.model;
+                                                                o.context = std::max(o.context, c.steps);
+                                                                return o;
+                                                              }())
+                                                                .bytes(),
+                                                            "<seeded model>"))) {
+  cfg.model.context = std::max(c.model.context, c.steps);
+  if (c.streams == 0 || c.streams > kMaxStreams)
+    fail(ErrorCode::BadInput, "compose model-tokenvm: streams must be 1.." + std::to_string(kMaxStreams));
+  if (c.steps == 0 || c.steps > kModelTokenVmMaxSteps)
+    fail(ErrorCode::BadInput, "compose model-tokenvm: steps must be 1.." + std::to_string(kModelTokenVmMaxSteps));
+  if (c.first_token >= tokenizer.vocab_size())
+    fail(ErrorCode::BadInput, "compose model-tokenvm: the first token " + std::to_string(c.first_token) + " is not a byte-tokenizer id");
+  auto prompts = std::make_shared<const token_vm::Prompts>(
+      token_vm::parse_udpl(c.prompts_toml.empty() ? model_tokenvm_default_prompts() : c.prompts_toml, c.prompts_path));
+  token_vm::Program flow(prompts);
+  for (const std::string& seq : prompts->config.sequences) flow.run(seq);
+  flow.extract("answers", {"answer"});
+  workflow = flow.compile(tokenizer);
+  token_vm::VmConfig v;
+  v.batch = c.streams;
+  v.vocab_bytes = token_vm::vocab_bytes(tokenizer);
+  vm = token_vm::resolve_config(workflow, v);
+}
+
+attention::DecoderOptions ModelTokenVmSetup::decoder_options(uint32_t stream) const {
+  attention::DecoderOptions o;
+  o.prefix = "s" + std::to_string(stream);
+  o.context = cfg.model.context;
+  o.max_batch = 1;
+  return o;
+}
+
+attention::Sampling ModelTokenVmSetup::sampling(uint32_t stream) const {
+  attention::Sampling s = cfg.sampling;
+  s.seed += stream;
+  return s;
+}
+
+// ---- single submit ---------------------------------------------------------------------------
+ModelTokenVmComposed::ModelTokenVmComposed(Device& device, const ModelTokenVmConfig& cfg) : setup_(cfg) {
+  const uint32_t B = cfg.streams, N = cfg.steps;
+  Program p("model-tokenvm");
+  for (uint32_t b = 0; b < B; ++b) dec_.push_back(attention::add_decoder(p, setup_.model, setup_.decoder_options(b)));
+  vm_ = token_vm::add_vm(p, setup_.workflow, setup_.vm, N, "tvm.");
+  handoff_ = p.add_instance("compose.handoff", 1);
+  feedback_ = p.add_instance("compose.feedback", 1);
+  p.connect(dec_[0].sampler, handoff_);
+  const uint32_t vm_sampled = p.globals().at("tvm.sampled").word_offset(), vm_trace = p.globals().at("tvm.trace").word_offset();
+  for (uint32_t i = 0; i < N; ++i) {
+    if (i)
+      for (uint32_t b = 0; b < B; ++b) attention::append_decoder_step(p, setup_.model, dec_[b], setup_.decoder_options(b), ".step" + std::to_string(i));
+    StageSpec h;
+    h.name = "handoff." + std::to_string(i);
+    h.kernel = kernel("handoff");
+    h.instance = handoff_;
+    h.push = {B, vm_sampled + i * B, setup_.tokenizer.vocab_size(), token_vm::ByteTokenizer::kPad};
+    for (uint32_t b = 0; b < B; ++b) {
+      h.push.push_back(p.globals().at(dec_[b].name("sampled")).word_offset());
+      h.reads.push_back(p.segment(Binding::Globals, dec_[b].name("sampled")));
+    }
+    h.writes = {Range{Binding::Globals, uint64_t(vm_sampled + i * B) * 4, uint64_t(B) * 4}};
+    h.message = true;
+    h.honour_halt = true;
+    p.add_stage(h);
+    p.add_stage(token_vm::vm_step_stage(p, vm_, i));
+    StageSpec f;
+    f.name = "feedback." + std::to_string(i);
+    f.kernel = kernel("feedback");
+    f.instance = feedback_;
+    const uint32_t row = vm_trace + i * B * TVM_TRACE_WORDS;
+    f.push = {B, row};
+    for (uint32_t b = 0; b < B; ++b) f.push.push_back(p.globals().at(dec_[b].name("tokens")).word_offset());
+    for (uint32_t b = 0; b < B; ++b) f.push.push_back(p.globals().at(dec_[b].name("state")).word_offset());
+    f.reads = {Range{Binding::Globals, uint64_t(row) * 4, uint64_t(B) * TVM_TRACE_WORDS * 4}};
+    for (uint32_t b = 0; b < B; ++b) {
+      f.reads.push_back(p.segment(Binding::Globals, dec_[b].name("state")));
+      f.writes.push_back(p.segment(Binding::Globals, dec_[b].name("tokens")));
+      f.writes.push_back(p.segment(Binding::Globals, dec_[b].name("state")));
+    }
+    f.message = true;
+    f.honour_halt = true;
+    p.add_stage(f);
+  }
+  exe_ = std::make_unique<Executable>(device, p);
+  for (const auto& d : dec_) attention::upload(*exe_, d, setup_.model);
+}
+
+ModelTokenVmResult ModelTokenVmComposed::run() {
+  const uint32_t B = setup_.cfg.streams, N = setup_.cfg.steps;
+  start_decoders(*exe_, dec_, setup_);
+  token_vm::upload_vm(*exe_, vm_, setup_.workflow, setup_.vm);
+  exe_->run();
+  ModelTokenVmResult r;
+  r.submits = 1;
+  r.gpu_ns = exe_->timings().total_ns;
+  r.sampled.resize(size_t(N) * B);
+  exe_->read_segment(Binding::Globals, "tvm.sampled", r.sampled.data(), r.sampled.size() * 4);
+  r.trace.resize(size_t(N) * B * TVM_TRACE_WORDS);
+  exe_->read_segment(Binding::Globals, "tvm.trace", r.trace.data(), r.trace.size() * 4);
+  r.vm_state = exe_->read_segment<uint32_t>(Binding::Globals, "tvm.state");
+  for (const auto& d : dec_) r.logits.push_back(exe_->read_segment<float>(Binding::Globals, d.name("logits")));
+  r.handoff_message = exe_->read_register<uint32_t>(handoff_, WEFT_R_OUTBOX)[0];
+  r.feedback_message = exe_->read_register<uint32_t>(feedback_, WEFT_R_OUTBOX)[0];
+  return r;
+}
+
+// ---- host-orchestrated: per step a decoder submit and a token VM submit ------------------------
+ModelTokenVmOrchestrated::ModelTokenVmOrchestrated(Device& device, const ModelTokenVmConfig& cfg) : device_(device), setup_(cfg) {
+  Program p("model-tokenvm.decoders");
+  for (uint32_t b = 0; b < cfg.streams; ++b) dec_.push_back(attention::add_decoder(p, setup_.model, setup_.decoder_options(b)));
+  exe_ = std::make_unique<Executable>(device, p);
+  for (const auto& d : dec_) attention::upload(*exe_, d, setup_.model);
+  vm_ = std::make_unique<token_vm::DeviceVm>(device, setup_.workflow, setup_.vm);
+}
+
+ModelTokenVmResult ModelTokenVmOrchestrated::run() {
+  const uint32_t B = setup_.cfg.streams, N = setup_.cfg.steps;
+  token_vm::DeviceVm& vm = *vm_;
+  vm.write_state(0, token_vm::initial_state(vm.layout()));  // every stream back at zone 0
+  ModelTokenVmResult r;
+  start_decoders(*exe_, dec_, setup_);
+  std::vector<uint32_t> sampled(B);
+  for (uint32_t i = 0; i < N; ++i) {
+    exe_->run();
+    r.gpu_ns += exe_->timings().total_ns;
+    for (uint32_t b = 0; b < B; ++b) sampled[b] = to_vm(sampled_word(*exe_, dec_[b]), setup_.tokenizer);
+    r.sampled.insert(r.sampled.end(), sampled.begin(), sampled.end());
+    const size_t at = r.trace.size();
+    vm.run(sampled, 1, r.trace);
+    r.gpu_ns += vm.last_gpu_ns();
+    for (uint32_t b = 0; b < B; ++b) {
+      const uint32_t next[1] = {r.trace[at + size_t(b) * TVM_TRACE_WORDS + TVM_T_TOKEN]};
+      if (i + 1 < N) attention::set_batch(*exe_, dec_[b], setup_.model, next, i + 1);
+    }
+    r.submits += 2;
+  }
+  r.vm_state = vm.state();
+  for (const auto& d : dec_) r.logits.push_back(exe_->read_segment<float>(Binding::Globals, d.name("logits")));
+  return r;
+}
+
+ModelTokenVmReplay model_tokenvm_replay(const ModelTokenVmSetup& s, const std::vector<uint32_t>& sampled) {
+  const uint32_t B = s.cfg.streams;
+  const uint32_t N = uint32_t(sampled.size() / B);
+  token_vm::Machine m(s.workflow, s.tokenizer, std::make_unique<token_vm::Reference>(s.workflow, s.vm));
+  m.run(sampled, N);
+  ModelTokenVmReplay r;
+  r.records = m.status();
+  r.extractions = m.extract();
+  r.text = m.generative_sequence();
+  return r;
+}
+
+}  // namespace weft::compose
