@@ -10,6 +10,10 @@
 //     llama decoder (in place of token embeddings), prefill and greedy sampling: one submit,
 //     checked against the host-orchestrated run (two submits, projection on the host) and the
 //     CPU references (FFTW, the decoder reference).
+//   weft compose gnn-db [--nodes N] [--edges E] [--query SQL] [--device SEL] [--validation]
+//     a SQL scan over a nodes table selects node ids, an adapter masks the graph to them, the
+//     GNN runs on the induced subgraph: one submit, checked against the host-orchestrated run
+//     (two submits) and SQLite + the GNN reference on the induced subgraph.
 //   weft compose bench [--only NAME] [--runs R] [--device SEL]   (also: weft bench compose)
 //     JSON lines per composition: host-orchestrated vs single-submit, GPU-timestamp and wall
 //     time, and their ratio.
@@ -33,7 +37,8 @@ const char* kComposeUsage =
     "usage: weft compose NAME [--root MOVES] [--steps S] [--particles N] [--depth D] [--device SEL] [--validation]\n"
     "       weft compose bench [--only NAME] [--runs R] [--device SEL]\n"
     "       weft compose dsp-llm [--tokens T] [--frame N] [--device SEL] [--validation]\n"
-    "  NAME: game-physics, dsp-llm (built); gnn-db, agent-retrieval, model-tokenvm (not yet)\n"
+    "       weft compose gnn-db [--nodes N] [--edges E] [--query SQL] [--device SEL] [--validation]\n"
+    "  NAME: game-physics, dsp-llm, gnn-db (built); agent-retrieval, model-tokenvm (not yet)\n"
     "  NAME:  run the composition as one submit, compare with the host-orchestrated parts and CPU references\n"
     "  bench: JSON lines, host-orchestrated vs single-submit time (GPU timestamps and wall clock)\n";
 
@@ -140,6 +145,34 @@ int demo_dsp_llm(const cli::Args& a) {
   return ok ? 0 : 1;
 }
 
+GnnDbConfig gnn_db_config(const cli::Args& a) {
+  GnnDbConfig c;
+  c.nodes = uint32_t(a.get_uint("nodes", c.nodes));
+  c.edges = uint32_t(a.get_uint("edges", c.edges));
+  c.query = a.get("query", c.query);
+  return c;
+}
+
+int demo_gnn_db(const cli::Args& a) {
+  auto dev = open_device(a);
+  const GnnDbConfig cfg = gnn_db_config(a);
+  GnnDbComposed one(*dev, cfg);
+  GnnDbOrchestrated host(*dev, cfg);
+  const GnnDbResult r = one.run(), h = host.run(), ref = gnn_db_reference(cfg);
+  std::printf("gnn-db on %s: one program, %zu stages, %zu instances, 1 submit\n", dev->info().name.c_str(),
+              one.program().stages().size(), one.program().instances().size());
+  std::printf("query: %s\n", cfg.query.c_str());
+  std::printf("selected %zu of %u nodes (SQLite: %zu); GNN: %u features, %u layers, %u edge types x %u edges, on the induced subgraph\n",
+              r.selected.size(), cfg.nodes, ref.selected.size(), cfg.features, cfg.layers, cfg.edge_types, cfg.edges);
+  std::vector<float> ref_emb(ref.embeddings.begin(), ref.embeddings.end());
+  const double d_host = max_abs_diff(r.embeddings, h.embeddings), d_ref = max_abs_diff(r.embeddings, ref_emb);
+  std::printf("embeddings: max |one submit - host-orchestrated| %.3g, max |one submit - CPU reference| %.3g\n", d_host, d_ref);
+  std::printf("single submit %.3f ms GPU vs host-orchestrated (%u submits) %.3f ms GPU\n", r.gpu_ns * 1e-6, h.submits, h.gpu_ns * 1e-6);
+  const bool ok = r.bad_ids == 0 && r.selected == h.selected && r.selected == ref.selected && d_host == 0 && d_ref <= 1e-4;
+  std::printf("matches host-orchestrated run and CPU references: %s\n", ok ? "yes" : "NO");
+  return ok ? 0 : 1;
+}
+
 int run_bench(const cli::Args& a) {
   auto dev = open_device(a);
   const uint32_t runs = std::max<uint32_t>(1, uint32_t(a.get_uint("runs", 5)));
@@ -164,6 +197,15 @@ int run_bench(const cli::Args& a) {
       stages = one.program().stages().size();
       host_submits = 3;
       line.num("particles", cfg.particles).num("steps", cfg.steps).num("search_depth", cfg.search.depth);
+    } else if (name == "gnn-db") {
+      const GnnDbConfig cfg = gnn_db_config(a);
+      GnnDbComposed one(*dev, cfg);
+      GnnDbOrchestrated host(*dev, cfg);
+      time_runs([&] { return one.run(); }, runs, g1, w1);
+      time_runs([&] { return host.run(); }, runs, gh, wh);
+      stages = one.program().stages().size();
+      host_submits = 2;
+      line.num("nodes", cfg.nodes).num("edges", cfg.edges).num("features", cfg.features).num("layers", cfg.layers);
     } else {
       const DspLlmConfig cfg = dsp_llm_config(a);
       DspLlmComposed one(*dev, cfg);
@@ -191,7 +233,7 @@ int run_bench(const cli::Args& a) {
 }  // namespace
 
 int weft_cmd_compose(int argc, char** argv) {
-  const cli::Args args = cli::parse(argc, argv, 1, {"root", "steps", "particles", "depth", "device", "only", "runs", "tokens", "frame"}, {"validation"});
+  const cli::Args args = cli::parse(argc, argv, 1, {"root", "steps", "particles", "depth", "device", "only", "runs", "tokens", "frame", "nodes", "edges", "query"}, {"validation"});
   if (args.positional.empty() || args.positional[0] == "help") {
     std::fputs(kComposeUsage, args.positional.empty() ? stderr : stdout);
     return args.positional.empty() ? 2 : 0;
@@ -200,7 +242,8 @@ int weft_cmd_compose(int argc, char** argv) {
   if (cmd == "bench") return run_bench(args);
   if (cmd == "game-physics") return demo_game_physics(args);
   if (cmd == "dsp-llm") return demo_dsp_llm(args);
+  if (cmd == "gnn-db") return demo_gnn_db(args);
   for (const std::string& n : names())
-    if (cmd == n) fail(ErrorCode::BadInput, "composition '" + cmd + "' is not built yet (built: game-physics)");
+    if (cmd == n) fail(ErrorCode::BadInput, "composition '" + cmd + "' is not built yet (built: game-physics, dsp-llm, gnn-db)");
   fail(ErrorCode::BadInput, "unknown composition '" + cmd + "' (known: game-physics, gnn-db, dsp-llm, agent-retrieval, model-tokenvm; or bench)");
 }

@@ -100,6 +100,37 @@ Result dsp_llm_case(Device& dev, uint32_t tokens) {
                       e_ref);
 }
 
+
+Result gnn_db_case(Device& dev, const std::string& query, gnn::Aggregation agg) {
+  GnnDbConfig cfg;
+  cfg.query = query;
+  cfg.aggregation = agg;
+  GnnDbComposed one(dev, cfg);
+  GnnDbOrchestrated host(dev, cfg);
+  const GnnDbResult a = one.run(), h = host.run(), ref = gnn_db_reference(cfg);
+  // The selection is integer data: exact across the paths and against SQLite.
+  if (a.bad_ids != 0) return Result::fail("select adapter saw " + std::to_string(a.bad_ids) + " ids outside the nodes");
+  if (a.selected != h.selected) return Result::fail("selected nodes differ between one submit and host-orchestrated");
+  if (a.selected != ref.selected) return Result::fail("selected nodes differ from SQLite");
+  if (a.selected.empty() || a.selected.size() == cfg.nodes) return Result::fail("the query selected no node or every node: not a subgraph");
+  // The masked GNN is the same kernels on the same data and mask: bit-identical across the paths.
+  if (a.embeddings != h.embeddings) return Result::fail("GNN embeddings differ between one submit and host-orchestrated", worst_diff(a.embeddings, h.embeddings));
+  // Against the GNN's double reference run on the induced subgraph (relabelled), f32 rounding.
+  const double e = nmse(a.embeddings, ref.embeddings);
+  if (!(e <= 1e-10)) return Result::fail("embeddings vs the GNN reference on the induced subgraph: NMSE " + std::to_string(e), e);
+  // The selection must matter: the full graph's GNN gives other embeddings for the selected nodes.
+  const GnnDbSetup setup(cfg);
+  const gnn::ReferenceResult full = gnn::reference_forward(setup.graph, setup.model, gnn::Rules{});
+  std::vector<double> full_rows;
+  for (uint32_t i : a.selected)
+    full_rows.insert(full_rows.end(), full.h.back().begin() + size_t(i) * cfg.features, full.h.back().begin() + size_t(i + 1) * cfg.features);
+  const double e_full = nmse(a.embeddings, full_rows);
+  if (!(e_full > 1e-4)) return Result::fail("the subgraph's embeddings equal the full graph's: the mask had no effect", e_full);
+  return Result::pass(std::to_string(a.selected.size()) + " of " + std::to_string(cfg.nodes) + " nodes; NMSE vs reference " +
+                          std::to_string(e) + " (vs the full graph " + std::to_string(e_full) + ")",
+                      e);
+}
+
 }  // namespace
 
 std::vector<Case> compose_cases() {
@@ -112,6 +143,12 @@ std::vector<Case> compose_cases() {
        [](Device& d) { return dsp_llm_case(d, 4); }},
       {"compose.dsp_llm.one_channel", "DSP bit-identical across paths; NMSE rows 1e-10, logits 1e-8 vs host, 1e-7 vs CPU references",
        [](Device& d) { return dsp_llm_case(d, 1); }},
+      {"compose.gnn_db.mean", "selection exact vs host and SQLite; embeddings bit-identical vs host, NMSE 1e-10 vs the GNN reference on the induced subgraph",
+       [](Device& d) { return gnn_db_case(d, GnnDbConfig{}.query, gnn::Aggregation::Mean); }},
+      {"compose.gnn_db.sum_range", "selection exact vs host and SQLite; embeddings bit-identical vs host, NMSE 1e-10 vs the GNN reference on the induced subgraph",
+       [](Device& d) { return gnn_db_case(d, "SELECT id FROM nodes WHERE score >= 0.2 AND score < 0.6 AND community <> 3", gnn::Aggregation::Sum); }},
+      {"compose.gnn_db.max", "selection exact vs host and SQLite; embeddings bit-identical vs host, NMSE 1e-10 vs the GNN reference on the induced subgraph",
+       [](Device& d) { return gnn_db_case(d, "SELECT id FROM nodes WHERE community = 0 OR community = 2", gnn::Aggregation::Max); }},
   };
 }
 

@@ -14,7 +14,9 @@
 #include <weft/weft.h>
 
 #include "attention.h"
+#include "db.h"
 #include "dsp.h"
+#include "gnn.h"
 #include "game.h"
 #include "physics.h"
 
@@ -160,5 +162,66 @@ class DspLlmOrchestrated {
 
 // dsp::Reference (FFTW, double) -> the projection in double -> attention::Reference::forward_rows.
 DspLlmResult dsp_llm_reference(const DspLlmConfig& cfg);
+
+// ---- gnn-db -------------------------------------------------------------------------------
+// A SQL scan over a `nodes` table (id, score, community) selects node ids; the `select` adapter
+// turns the query's output rows into a node mask in Globals; the GNN (gnn::AppendOptions::
+// node_mask) aggregates only edges between selected nodes, so each selected node's embeddings
+// are those of the GNN run on the induced subgraph. The query output's R30 (the result
+// reference) is the adapter's R31.
+struct GnnDbConfig {
+  uint32_t nodes = 96, edges = 384, features = 16, edge_types = 2, layers = 2;
+  gnn::Aggregation aggregation = gnn::Aggregation::Mean;
+  uint32_t seed = 3;
+  // One table, one Int output column of node ids, no join / aggregate / ORDER BY / LIMIT.
+  std::string query = "SELECT id FROM nodes WHERE community = 1 OR score > 0.8";
+};
+
+struct GnnDbResult {
+  std::vector<uint32_t> selected;  // node ids, ascending
+  std::vector<float> embeddings;   // final layer, selected rows (in `selected` order) x F
+  uint32_t bad_ids = 0;            // ids outside 0..nodes-1 (single-submit adapter)
+  double gpu_ns = 0;
+  uint32_t submits = 0;
+};
+
+struct GnnDbSetup {
+  GnnDbConfig cfg;
+  gnn::Graph graph;
+  gnn::Model model;
+  db::Database database;  // the `nodes` table
+  db::Plan plan;
+  explicit GnnDbSetup(const GnnDbConfig& c);
+};
+
+class GnnDbComposed {
+ public:
+  GnnDbComposed(Device& device, const GnnDbConfig& cfg);
+  GnnDbResult run();
+  const Program& program() const { return exe_->program(); }
+
+ private:
+  GnnDbSetup setup_;
+  std::unique_ptr<db::AppendedQuery> query_;
+  InstanceId select_;
+  gnn::GnnProgram gnn_;
+  std::unique_ptr<Executable> exe_;
+};
+
+// db::DeviceQuery (submit 1), the mask on the host, the masked GNN (submit 2).
+class GnnDbOrchestrated {
+ public:
+  GnnDbOrchestrated(Device& device, const GnnDbConfig& cfg);
+  GnnDbResult run();
+
+ private:
+  GnnDbSetup setup_;
+  std::unique_ptr<db::DeviceQuery> query_;
+  gnn::GnnProgram gnn_;
+  std::unique_ptr<Executable> gnn_exe_;
+};
+
+// SQLite for the selection, gnn::reference_forward (double) on the induced subgraph.
+GnnDbResult gnn_db_reference(const GnnDbConfig& cfg);
 
 }  // namespace weft::compose

@@ -82,7 +82,9 @@ const std::vector<std::string>& names() {
   static const std::vector<std::string> n = {"game-physics", "gnn-db", "dsp-llm", "agent-retrieval", "model-tokenvm"};
   return n;
 }
-bool built(const std::string& name) { return name == "game-physics" || name == "dsp-llm"; }
+bool built(const std::string& name) {
+  return name == "game-physics" || name == "dsp-llm" || name == "gnn-db";
+}
 
 GamePhysicsConfig game_physics_default() {
   GamePhysicsConfig c;
