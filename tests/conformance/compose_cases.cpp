@@ -131,6 +131,40 @@ Result gnn_db_case(Device& dev, const std::string& query, gnn::Aggregation agg) 
                       e);
 }
 
+Result agent_retrieval_case(Device& dev, uint32_t k, const std::string& where) {
+  AgentRetrievalConfig cfg;
+  cfg.k = k;
+  cfg.where = where;
+  AgentRetrievalComposed one(dev, cfg);
+  AgentRetrievalOrchestrated host(dev, cfg);
+  const AgentRetrievalResult a = one.run(), h = host.run(), ref = agent_retrieval_reference(cfg);
+  // The agent is the same kernels on the same data: its query row is bit-identical; the scores
+  // are the same doubles (no contraction on either side), so the picks and rows are exact.
+  if (a.query != h.query) return Result::fail("agent's query row differs between one submit and host-orchestrated", worst_diff(a.query, h.query));
+  if (a.picks.size() != k) return Result::fail("retrieved " + std::to_string(a.picks.size()) + " rows, not k = " + std::to_string(k));
+  if (a.picks != h.picks || a.scores != h.scores) return Result::fail("retrieved ids / scores differ between one submit and host-orchestrated");
+  if (a.rows != h.rows) return Result::fail("retrieved rows differ between one submit and host-orchestrated");
+  const double e_host = nmse(a.logits, h.logits);
+  if (!(e_host <= 1e-10)) return Result::fail("logits vs host-orchestrated: NMSE " + std::to_string(e_host), e_host);
+  if (a.sampled != h.sampled) return Result::fail("sampled token differs from host-orchestrated");
+  // Against attention::Reference (double, its own KV cache continued) and SQLite + double top-k.
+  const double e_q = nmse(a.query, ref.query);
+  if (!(e_q <= 1e-7)) return Result::fail("agent's query row vs the decoder reference: NMSE " + std::to_string(e_q), e_q);
+  if (a.picks != ref.picks) return Result::fail("retrieved ids differ from SQLite + reference top-k");
+  for (size_t i = 0; i < k; ++i)
+    if (std::fabs(a.scores[i] - ref.scores[i]) > 1e-4 * std::max(1.0, std::fabs(ref.scores[i])))
+      return Result::fail("retrieval score " + std::to_string(i) + " differs from the reference", std::fabs(a.scores[i] - ref.scores[i]));
+  if (a.rows != ref.rows) return Result::fail("retrieved rows differ from SQLite's rows");
+  const double e_ref = nmse(a.logits, ref.logits);
+  if (!(e_ref <= 1e-7)) return Result::fail("logits vs CPU reference: NMSE " + std::to_string(e_ref), e_ref);
+  if (top_margin(a.logits) > 1e-3 && a.sampled != ref.sampled) return Result::fail("sampled token differs from the CPU reference's argmax");
+  std::string ids;
+  for (uint32_t id : a.picks) ids += (ids.empty() ? "" : ",") + std::to_string(id);
+  return Result::pass("picks " + ids + ", token " + std::to_string(a.sampled) + "; logits NMSE vs host " + std::to_string(e_host) +
+                          ", vs reference " + std::to_string(e_ref),
+                      e_ref);
+}
+
 }  // namespace
 
 std::vector<Case> compose_cases() {
@@ -143,6 +177,10 @@ std::vector<Case> compose_cases() {
        [](Device& d) { return dsp_llm_case(d, 4); }},
       {"compose.dsp_llm.one_channel", "DSP bit-identical across paths; NMSE rows 1e-10, logits 1e-8 vs host, 1e-7 vs CPU references",
        [](Device& d) { return dsp_llm_case(d, 1); }},
+      {"compose.agent_retrieval.top2", "picks, scores, rows exact vs host; logits NMSE 1e-10 vs host; picks exact and logits NMSE 1e-7 vs SQLite + attention reference",
+       [](Device& d) { return agent_retrieval_case(d, 2, "topic <> 1"); }},
+      {"compose.agent_retrieval.top4_filtered", "picks, scores, rows exact vs host; logits NMSE 1e-10 vs host; picks exact and logits NMSE 1e-7 vs SQLite + attention reference",
+       [](Device& d) { return agent_retrieval_case(d, 4, "topic = 2 OR id < 1010"); }},
       {"compose.gnn_db.mean", "selection exact vs host and SQLite; embeddings bit-identical vs host, NMSE 1e-10 vs the GNN reference on the induced subgraph",
        [](Device& d) { return gnn_db_case(d, GnnDbConfig{}.query, gnn::Aggregation::Mean); }},
       {"compose.gnn_db.sum_range", "selection exact vs host and SQLite; embeddings bit-identical vs host, NMSE 1e-10 vs the GNN reference on the induced subgraph",

@@ -224,4 +224,74 @@ class GnnDbOrchestrated {
 // SQLite for the selection, gnn::reference_forward (double) on the induced subgraph.
 GnnDbResult gnn_db_reference(const GnnDbConfig& cfg);
 
+// ---- agent-retrieval ----------------------------------------------------------------------
+// A seeded llama decoder ("agent.") prefills P prompt tokens; its last hidden row (after the last
+// layer) is the query vector. A DB query over a `docs` table (id, topic, e0..e{D-1}) returns the
+// candidate rows; the `retrieve` adapter scores them by dot product (double) and writes the top k
+// embeddings as the input rows of a second decoder ("cont.", same weights), whose KV cache rows
+// 0..P-1 are copied from the first (`copy_words`), so it continues the prompt at positions
+// P..P+k-1 with the retrieved rows and samples the next token. Messages: the agent's last layer's
+// R30 is the adapter's R31; the adapter's R30 (the picked ids) the continuing decoder's first
+// layer's R31; the adapter reads the DB output's R30 (the result reference) as a register range.
+struct AgentRetrievalConfig {
+  uint32_t prompt = 4, docs = 48, k = 2, seed = 11;
+  std::string where = "topic <> 1";  // the DB filter over docs (SQL expression)
+  attention::SeededOptions model;     // dim 64, 2 layers, context 64
+};
+
+struct AgentRetrievalResult {
+  std::vector<float> query;        // the agent's last hidden row (dim)
+  std::vector<uint32_t> picks;     // doc ids, best first
+  std::vector<double> scores;      // their dot products (f32 precision on the device path)
+  std::vector<float> rows;         // k x dim, the continuing decoder's input rows
+  std::vector<float> logits;       // the continuing decoder's last row
+  uint32_t sampled = 0;
+  double gpu_ns = 0;
+  uint32_t submits = 0;
+};
+
+struct AgentRetrievalSetup {
+  AgentRetrievalConfig cfg;
+  attention::Model model;
+  std::vector<uint32_t> prompt;
+  db::Database database;
+  db::Plan plan;
+  std::string sql;
+  explicit AgentRetrievalSetup(const AgentRetrievalConfig& c);
+  uint32_t dim() const { return model.config.dim; }
+  attention::DecoderOptions options(const char* prefix, uint32_t batch) const;
+};
+
+class AgentRetrievalComposed {
+ public:
+  AgentRetrievalComposed(Device& device, const AgentRetrievalConfig& cfg);
+  AgentRetrievalResult run();
+  const Program& program() const { return exe_->program(); }
+
+ private:
+  AgentRetrievalSetup setup_;
+  std::unique_ptr<db::AppendedQuery> query_;
+  attention::DecoderProgram agent_, cont_;
+  InstanceId retrieve_;
+  std::unique_ptr<Executable> exe_;
+};
+
+// The agent (submit 1), the DB query (submit 2), scoring and top-k on the host, the continuing
+// decoder with the agent's KV cache written by the host (submit 3).
+class AgentRetrievalOrchestrated {
+ public:
+  AgentRetrievalOrchestrated(Device& device, const AgentRetrievalConfig& cfg);
+  AgentRetrievalResult run();
+
+ private:
+  AgentRetrievalSetup setup_;
+  attention::DecoderProgram agent_, cont_;
+  std::unique_ptr<Executable> agent_exe_, cont_exe_;
+  std::unique_ptr<db::DeviceQuery> query_;
+};
+
+// attention::Reference (prompt, then forward_rows of the retrieved rows on the same KV cache),
+// SQLite for the candidates, scores and top-k in double.
+AgentRetrievalResult agent_retrieval_reference(const AgentRetrievalConfig& cfg);
+
 }  // namespace weft::compose

@@ -83,7 +83,7 @@ const std::vector<std::string>& names() {
   return n;
 }
 bool built(const std::string& name) {
-  return name == "game-physics" || name == "dsp-llm" || name == "gnn-db";
+  return name == "game-physics" || name == "dsp-llm" || name == "gnn-db" || name == "agent-retrieval";
 }
 
 GamePhysicsConfig game_physics_default() {
