@@ -59,7 +59,7 @@ std::vector<float> selected_rows(const std::vector<float>& h, const std::vector<
   return out;
 }
 
-std::string last_h(const GnnDbSetup& s) { return "h" + std::to_string(s.model.layers.size()); }
+std::string last_h(const GnnDbSetup& s) { return std::string("h").append(std::to_string(s.model.layers.size())); }
 
 }  // namespace
 
