@@ -165,6 +165,31 @@ Result agent_retrieval_case(Device& dev, uint32_t k, const std::string& where) {
                       e_ref);
 }
 
+// Inputs the compositions cannot honour are refused as BadInput naming what, before any run.
+Result bad_input_case(Device& dev) {
+  struct Try {
+    const char* what;
+    std::function<void()> run;
+  };
+  const std::vector<Try> tries = {
+      {"gnn-db with ORDER BY", [&] { GnnDbConfig c; c.query = "SELECT id FROM nodes ORDER BY id"; GnnDbComposed x(dev, c); }},
+      {"gnn-db with a Float column", [&] { GnnDbConfig c; c.query = "SELECT score FROM nodes"; GnnDbComposed x(dev, c); }},
+      {"gnn-db with an unknown column", [&] { GnnDbConfig c; c.query = "SELECT nope FROM nodes"; GnnDbComposed x(dev, c); }},
+      {"agent-retrieval with k = 0", [&] { AgentRetrievalConfig c; c.k = 0; AgentRetrievalComposed x(dev, c); }},
+      {"agent-retrieval past the context", [&] { AgentRetrievalConfig c; c.prompt = c.model.context; AgentRetrievalComposed x(dev, c); }},
+      {"agent-retrieval with a GROUP BY", [&] { AgentRetrievalConfig c; c.where = "topic = 1 GROUP BY topic"; AgentRetrievalComposed x(dev, c); }},
+  };
+  for (const Try& t : tries) {
+    try {
+      t.run();
+      return Result::fail(std::string(t.what) + ": accepted");
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::BadInput) return Result::fail(std::string(t.what) + ": not BadInput: " + e.what());
+    }
+  }
+  return Result::pass(std::to_string(tries.size()) + " refused as BadInput", 0);
+}
+
 }  // namespace
 
 std::vector<Case> compose_cases() {
@@ -181,6 +206,7 @@ std::vector<Case> compose_cases() {
        [](Device& d) { return agent_retrieval_case(d, 2, "topic <> 1"); }},
       {"compose.agent_retrieval.top4_filtered", "picks, scores, rows exact vs host; logits NMSE 1e-10 vs host; picks exact and logits NMSE 1e-7 vs SQLite + attention reference",
        [](Device& d) { return agent_retrieval_case(d, 4, "topic = 2 OR id < 1010"); }},
+      {"compose.bad_input", "gnn-db / agent-retrieval inputs they cannot honour are BadInput", [](Device& d) { return bad_input_case(d); }},
       {"compose.gnn_db.mean", "selection exact vs host and SQLite; embeddings bit-identical vs host, NMSE 1e-10 vs the GNN reference on the induced subgraph",
        [](Device& d) { return gnn_db_case(d, GnnDbConfig{}.query, gnn::Aggregation::Mean); }},
       {"compose.gnn_db.sum_range", "selection exact vs host and SQLite; embeddings bit-identical vs host, NMSE 1e-10 vs the GNN reference on the induced subgraph",
