@@ -14,6 +14,14 @@
 //     B seeded llama decoders + samplers + a token VM (forced prompts, generated answers), N
 //     steps in one submit, the VM's emitted token fed back to the decoders each step; checked
 //     against the host stepping the parts (2N submits) and the CPU reference VM.
+//   weft compose gnn-db [--nodes N] [--edges E] [--query SQL] [--device SEL] [--validation]
+//     a SQL scan over a nodes table selects node ids, an adapter masks the graph to them, the
+//     GNN runs on the induced subgraph: one submit, checked against the host-orchestrated run
+//     (two submits) and SQLite + the GNN reference on the induced subgraph.
+//   weft compose agent-retrieval [--prompt P] [--docs N] [--k K] [--where SQL] [--device SEL] [--validation]
+//     a decoder prefills a prompt, its last hidden row retrieves the top-k documents (dot product)
+//     from a DB table, a decoder with the same KV cache continues with the retrieved rows: one
+//     submit, checked against the host-orchestrated run (three submits) and the CPU references.
 //   weft compose bench [--only NAME] [--runs R] [--device SEL]   (also: weft bench compose)
 //     JSON lines per composition: host-orchestrated vs single-submit, GPU-timestamp and wall
 //     time, and their ratio.
@@ -40,7 +48,9 @@ const char* kComposeUsage =
     "       weft compose bench [--only NAME] [--runs R] [--device SEL]\n"
     "       weft compose dsp-llm [--tokens T] [--frame N] [--device SEL] [--validation]\n"
     "       weft compose model-tokenvm [--streams B] [--steps N] [--prompts UDPL.toml] [--device SEL] [--validation]\n"
-    "  NAME: game-physics, dsp-llm, model-tokenvm (built); gnn-db, agent-retrieval (not yet)\n"
+    "       weft compose gnn-db [--nodes N] [--edges E] [--query SQL] [--device SEL] [--validation]\n"
+    "       weft compose agent-retrieval [--prompt P] [--docs N] [--k K] [--where SQL] [--device SEL] [--validation]\n"
+    "  NAME: game-physics, dsp-llm, model-tokenvm, gnn-db, agent-retrieval\n"
     "  NAME:  run the composition as one submit, compare with the host-orchestrated parts and CPU references\n"
     "  bench: JSON lines, host-orchestrated vs single-submit time (GPU timestamps and wall clock)\n";
 
@@ -198,6 +208,66 @@ int demo_model_tokenvm(const cli::Args& a) {
   std::printf("matches host-orchestrated run: %s; VM records match the CPU reference VM: %s\n", ok_host ? "yes" : "NO",
               records_ok ? "yes" : "NO");
   return ok_host && records_ok ? 0 : 1;
+GnnDbConfig gnn_db_config(const cli::Args& a) {
+  GnnDbConfig c;
+  c.nodes = uint32_t(a.get_uint("nodes", c.nodes));
+  c.edges = uint32_t(a.get_uint("edges", c.edges));
+  c.query = a.get("query", c.query);
+  return c;
+}
+
+int demo_gnn_db(const cli::Args& a) {
+  auto dev = open_device(a);
+  const GnnDbConfig cfg = gnn_db_config(a);
+  GnnDbComposed one(*dev, cfg);
+  GnnDbOrchestrated host(*dev, cfg);
+  const GnnDbResult r = one.run(), h = host.run(), ref = gnn_db_reference(cfg);
+  std::printf("gnn-db on %s: one program, %zu stages, %zu instances, 1 submit\n", dev->info().name.c_str(),
+              one.program().stages().size(), one.program().instances().size());
+  std::printf("query: %s\n", cfg.query.c_str());
+  std::printf("selected %zu of %u nodes (SQLite: %zu); GNN: %u features, %u layers, %u edge types x %u edges, on the induced subgraph\n",
+              r.selected.size(), cfg.nodes, ref.selected.size(), cfg.features, cfg.layers, cfg.edge_types, cfg.edges);
+  std::vector<float> ref_emb(ref.embeddings.begin(), ref.embeddings.end());
+  const double d_host = max_abs_diff(r.embeddings, h.embeddings), d_ref = max_abs_diff(r.embeddings, ref_emb);
+  std::printf("embeddings: max |one submit - host-orchestrated| %.3g, max |one submit - CPU reference| %.3g\n", d_host, d_ref);
+  std::printf("single submit %.3f ms GPU vs host-orchestrated (%u submits) %.3f ms GPU\n", r.gpu_ns * 1e-6, h.submits, h.gpu_ns * 1e-6);
+  const bool ok = r.bad_ids == 0 && r.selected == h.selected && r.selected == ref.selected && d_host == 0 && d_ref <= 1e-4;
+  std::printf("matches host-orchestrated run and CPU references: %s\n", ok ? "yes" : "NO");
+  return ok ? 0 : 1;
+}
+
+AgentRetrievalConfig agent_retrieval_config(const cli::Args& a) {
+  AgentRetrievalConfig c;
+  c.prompt = uint32_t(a.get_uint("prompt", c.prompt));
+  c.docs = uint32_t(a.get_uint("docs", c.docs));
+  c.k = uint32_t(a.get_uint("k", c.k));
+  c.where = a.get("where", c.where);
+  return c;
+}
+
+int demo_agent_retrieval(const cli::Args& a) {
+  auto dev = open_device(a);
+  const AgentRetrievalConfig cfg = agent_retrieval_config(a);
+  AgentRetrievalComposed one(*dev, cfg);
+  AgentRetrievalOrchestrated host(*dev, cfg);
+  const AgentRetrievalResult r = one.run(), h = host.run(), ref = agent_retrieval_reference(cfg);
+  std::printf("agent-retrieval on %s: one program, %zu stages, %zu instances, 1 submit\n", dev->info().name.c_str(),
+              one.program().stages().size(), one.program().instances().size());
+  std::printf("agent: seeded llama dim %u, %u layers, prompt of %u tokens; docs: %u rows, filter '%s'; top %u by dot product\n",
+              cfg.model.dim, cfg.model.layers, cfg.prompt, cfg.docs, cfg.where.c_str(), cfg.k);
+  for (size_t i = 0; i < r.picks.size(); ++i)
+    std::printf("  pick %zu: doc %u, score %.6g (host %u, reference %u)\n", i, r.picks[i], r.scores[i], i < h.picks.size() ? h.picks[i] : 0u,
+                i < ref.picks.size() ? ref.picks[i] : 0u);
+  std::vector<float> ref_logits(ref.logits.begin(), ref.logits.end());
+  const double d_host = max_abs_diff(r.logits, h.logits), d_ref = max_abs_diff(r.logits, ref_logits);
+  std::printf("continuation at positions %u..%u; next token %u (host %u, reference argmax %u)\n", cfg.prompt, cfg.prompt + cfg.k - 1,
+              r.sampled, h.sampled, ref.sampled);
+  std::printf("logits: max |one submit - host-orchestrated| %.3g, max |one submit - CPU reference| %.3g\n", d_host, d_ref);
+  std::printf("single submit %.3f ms GPU vs host-orchestrated (%u submits) %.3f ms GPU\n", r.gpu_ns * 1e-6, h.submits, h.gpu_ns * 1e-6);
+  const bool ok = r.picks == h.picks && r.picks == ref.picks && r.rows == h.rows && d_host <= 1e-3 && d_ref <= 1e-2 &&
+                  r.sampled == h.sampled && r.sampled == ref.sampled;
+  std::printf("matches host-orchestrated run and CPU references: %s\n", ok ? "yes" : "NO");
+  return ok ? 0 : 1;
 }
 
 int run_bench(const cli::Args& a) {
@@ -234,6 +304,24 @@ int run_bench(const cli::Args& a) {
       host_submits = 2 * cfg.steps;
       line.num("streams", cfg.streams).num("steps", cfg.steps).num("model_dim", cfg.model.dim).num("layers", cfg.model.layers);
       line.num("single_barriers", double(one.barriers())).num("host_decoder_barriers_per_step", double(host.decoder_barriers()));
+    } else if (name == "gnn-db") {
+      const GnnDbConfig cfg = gnn_db_config(a);
+      GnnDbComposed one(*dev, cfg);
+      GnnDbOrchestrated host(*dev, cfg);
+      time_runs([&] { return one.run(); }, runs, g1, w1);
+      time_runs([&] { return host.run(); }, runs, gh, wh);
+      stages = one.program().stages().size();
+      host_submits = 2;
+      line.num("nodes", cfg.nodes).num("edges", cfg.edges).num("features", cfg.features).num("layers", cfg.layers);
+    } else if (name == "agent-retrieval") {
+      const AgentRetrievalConfig cfg = agent_retrieval_config(a);
+      AgentRetrievalComposed one(*dev, cfg);
+      AgentRetrievalOrchestrated host(*dev, cfg);
+      time_runs([&] { return one.run(); }, runs, g1, w1);
+      time_runs([&] { return host.run(); }, runs, gh, wh);
+      stages = one.program().stages().size();
+      host_submits = 3;
+      line.num("prompt", cfg.prompt).num("docs", cfg.docs).num("k", cfg.k).num("model_dim", cfg.model.dim).num("layers", cfg.model.layers);
     } else {
       const DspLlmConfig cfg = dsp_llm_config(a);
       DspLlmComposed one(*dev, cfg);
@@ -261,7 +349,9 @@ int run_bench(const cli::Args& a) {
 }  // namespace
 
 int weft_cmd_compose(int argc, char** argv) {
-  const cli::Args args = cli::parse(argc, argv, 1, {"root", "steps", "particles", "depth", "device", "only", "runs", "tokens", "frame", "streams", "prompts"}, {"validation"});
+  const cli::Args args = cli::parse(argc, argv, 1, {"root", "steps", "particles", "depth", "device", "only", "runs", "tokens", "frame", "streams",
+                                                    "prompts", "nodes", "edges", "query", "prompt", "docs", "k", "where"},
+                                     {"validation"});
   if (args.positional.empty() || args.positional[0] == "help") {
     std::fputs(kComposeUsage, args.positional.empty() ? stderr : stdout);
     return args.positional.empty() ? 2 : 0;
@@ -271,7 +361,7 @@ int weft_cmd_compose(int argc, char** argv) {
   if (cmd == "game-physics") return demo_game_physics(args);
   if (cmd == "dsp-llm") return demo_dsp_llm(args);
   if (cmd == "model-tokenvm") return demo_model_tokenvm(args);
-  for (const std::string& n : names())
-    if (cmd == n) fail(ErrorCode::BadInput, "composition '" + cmd + "' is not built yet (built: game-physics, dsp-llm, model-tokenvm)");
+  if (cmd == "gnn-db") return demo_gnn_db(args);
+  if (cmd == "agent-retrieval") return demo_agent_retrieval(args);
   fail(ErrorCode::BadInput, "unknown composition '" + cmd + "' (known: game-physics, gnn-db, dsp-llm, agent-retrieval, model-tokenvm; or bench)");
 }

@@ -207,6 +207,94 @@ Result model_tokenvm_bad_input(Device& dev) {
     why = expect(c, "bad.toml");
   }
   return why.empty() ? Result::pass("streams 5, steps 0 and 257, a malformed prompts file: BadInput") : Result::fail(why);
+
+Result gnn_db_case(Device& dev, const std::string& query, gnn::Aggregation agg) {
+  GnnDbConfig cfg;
+  cfg.query = query;
+  cfg.aggregation = agg;
+  GnnDbComposed one(dev, cfg);
+  GnnDbOrchestrated host(dev, cfg);
+  const GnnDbResult a = one.run(), h = host.run(), ref = gnn_db_reference(cfg);
+  // The selection is integer data: exact across the paths and against SQLite.
+  if (a.bad_ids != 0) return Result::fail("select adapter saw " + std::to_string(a.bad_ids) + " ids outside the nodes");
+  if (a.selected != h.selected) return Result::fail("selected nodes differ between one submit and host-orchestrated");
+  if (a.selected != ref.selected) return Result::fail("selected nodes differ from SQLite");
+  if (a.selected.empty() || a.selected.size() == cfg.nodes) return Result::fail("the query selected no node or every node: not a subgraph");
+  // The masked GNN is the same kernels on the same data and mask: bit-identical across the paths.
+  if (a.embeddings != h.embeddings) return Result::fail("GNN embeddings differ between one submit and host-orchestrated", worst_diff(a.embeddings, h.embeddings));
+  // Against the GNN's double reference run on the induced subgraph (relabelled), f32 rounding.
+  const double e = nmse(a.embeddings, ref.embeddings);
+  if (!(e <= 1e-10)) return Result::fail("embeddings vs the GNN reference on the induced subgraph: NMSE " + std::to_string(e), e);
+  // The selection must matter: the full graph's GNN gives other embeddings for the selected nodes.
+  const GnnDbSetup setup(cfg);
+  const gnn::ReferenceResult full = gnn::reference_forward(setup.graph, setup.model, gnn::Rules{});
+  std::vector<double> full_rows;
+  for (uint32_t i : a.selected)
+    full_rows.insert(full_rows.end(), full.h.back().begin() + size_t(i) * cfg.features, full.h.back().begin() + size_t(i + 1) * cfg.features);
+  const double e_full = nmse(a.embeddings, full_rows);
+  if (!(e_full > 1e-4)) return Result::fail("the subgraph's embeddings equal the full graph's: the mask had no effect", e_full);
+  return Result::pass(std::to_string(a.selected.size()) + " of " + std::to_string(cfg.nodes) + " nodes; NMSE vs reference " +
+                          std::to_string(e) + " (vs the full graph " + std::to_string(e_full) + ")",
+                      e);
+}
+
+Result agent_retrieval_case(Device& dev, uint32_t k, const std::string& where) {
+  AgentRetrievalConfig cfg;
+  cfg.k = k;
+  cfg.where = where;
+  AgentRetrievalComposed one(dev, cfg);
+  AgentRetrievalOrchestrated host(dev, cfg);
+  const AgentRetrievalResult a = one.run(), h = host.run(), ref = agent_retrieval_reference(cfg);
+  // The agent is the same kernels on the same data: its query row is bit-identical; the scores
+  // are the same doubles (no contraction on either side), so the picks and rows are exact.
+  if (a.query != h.query) return Result::fail("agent's query row differs between one submit and host-orchestrated", worst_diff(a.query, h.query));
+  if (a.picks.size() != k) return Result::fail("retrieved " + std::to_string(a.picks.size()) + " rows, not k = " + std::to_string(k));
+  if (a.picks != h.picks || a.scores != h.scores) return Result::fail("retrieved ids / scores differ between one submit and host-orchestrated");
+  if (a.rows != h.rows) return Result::fail("retrieved rows differ between one submit and host-orchestrated");
+  const double e_host = nmse(a.logits, h.logits);
+  if (!(e_host <= 1e-10)) return Result::fail("logits vs host-orchestrated: NMSE " + std::to_string(e_host), e_host);
+  if (a.sampled != h.sampled) return Result::fail("sampled token differs from host-orchestrated");
+  // Against attention::Reference (double, its own KV cache continued) and SQLite + double top-k.
+  const double e_q = nmse(a.query, ref.query);
+  if (!(e_q <= 1e-7)) return Result::fail("agent's query row vs the decoder reference: NMSE " + std::to_string(e_q), e_q);
+  if (a.picks != ref.picks) return Result::fail("retrieved ids differ from SQLite + reference top-k");
+  for (size_t i = 0; i < k; ++i)
+    if (std::fabs(a.scores[i] - ref.scores[i]) > 1e-4 * std::max(1.0, std::fabs(ref.scores[i])))
+      return Result::fail("retrieval score " + std::to_string(i) + " differs from the reference", std::fabs(a.scores[i] - ref.scores[i]));
+  if (a.rows != ref.rows) return Result::fail("retrieved rows differ from SQLite's rows");
+  const double e_ref = nmse(a.logits, ref.logits);
+  if (!(e_ref <= 1e-7)) return Result::fail("logits vs CPU reference: NMSE " + std::to_string(e_ref), e_ref);
+  if (top_margin(a.logits) > 1e-3 && a.sampled != ref.sampled) return Result::fail("sampled token differs from the CPU reference's argmax");
+  std::string ids;
+  for (uint32_t id : a.picks) ids += (ids.empty() ? "" : ",") + std::to_string(id);
+  return Result::pass("picks " + ids + ", token " + std::to_string(a.sampled) + "; logits NMSE vs host " + std::to_string(e_host) +
+                          ", vs reference " + std::to_string(e_ref),
+                      e_ref);
+}
+
+// Inputs the compositions cannot honour are refused as BadInput naming what, before any run.
+Result bad_input_case(Device& dev) {
+  struct Try {
+    const char* what;
+    std::function<void()> run;
+  };
+  const std::vector<Try> tries = {
+      {"gnn-db with ORDER BY", [&] { GnnDbConfig c; c.query = "SELECT id FROM nodes ORDER BY id"; GnnDbComposed x(dev, c); }},
+      {"gnn-db with a Float column", [&] { GnnDbConfig c; c.query = "SELECT score FROM nodes"; GnnDbComposed x(dev, c); }},
+      {"gnn-db with an unknown column", [&] { GnnDbConfig c; c.query = "SELECT nope FROM nodes"; GnnDbComposed x(dev, c); }},
+      {"agent-retrieval with k = 0", [&] { AgentRetrievalConfig c; c.k = 0; AgentRetrievalComposed x(dev, c); }},
+      {"agent-retrieval past the context", [&] { AgentRetrievalConfig c; c.prompt = c.model.context; AgentRetrievalComposed x(dev, c); }},
+      {"agent-retrieval with a GROUP BY", [&] { AgentRetrievalConfig c; c.where = "topic = 1 GROUP BY topic"; AgentRetrievalComposed x(dev, c); }},
+  };
+  for (const Try& t : tries) {
+    try {
+      t.run();
+      return Result::fail(std::string(t.what) + ": accepted");
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::BadInput) return Result::fail(std::string(t.what) + ": not BadInput: " + e.what());
+    }
+  }
+  return Result::pass(std::to_string(tries.size()) + " refused as BadInput", 0);
 }
 
 }  // namespace
@@ -226,6 +314,17 @@ std::vector<Case> compose_cases() {
       {"compose.model_tokenvm.one_stream_greedy", "exact vs host-stepped (tokens, VM records, state); VM records == CPU reference VM; decoder picks == attention reference, logits NMSE 1e-7",
        [](Device& d) { return model_tokenvm_case(d, 1, 24, 0.0f); }},
       {"compose.model_tokenvm.bad_input", "BadInput naming the field or file", model_tokenvm_bad_input},
+      {"compose.agent_retrieval.top2", "picks, scores, rows exact vs host; logits NMSE 1e-10 vs host; picks exact and logits NMSE 1e-7 vs SQLite + attention reference",
+       [](Device& d) { return agent_retrieval_case(d, 2, "topic <> 1"); }},
+      {"compose.agent_retrieval.top4_filtered", "picks, scores, rows exact vs host; logits NMSE 1e-10 vs host; picks exact and logits NMSE 1e-7 vs SQLite + attention reference",
+       [](Device& d) { return agent_retrieval_case(d, 4, "topic = 2 OR id < 1010"); }},
+      {"compose.bad_input", "gnn-db / agent-retrieval inputs they cannot honour are BadInput", [](Device& d) { return bad_input_case(d); }},
+      {"compose.gnn_db.mean", "selection exact vs host and SQLite; embeddings bit-identical vs host, NMSE 1e-10 vs the GNN reference on the induced subgraph",
+       [](Device& d) { return gnn_db_case(d, GnnDbConfig{}.query, gnn::Aggregation::Mean); }},
+      {"compose.gnn_db.sum_range", "selection exact vs host and SQLite; embeddings bit-identical vs host, NMSE 1e-10 vs the GNN reference on the induced subgraph",
+       [](Device& d) { return gnn_db_case(d, "SELECT id FROM nodes WHERE score >= 0.2 AND score < 0.6 AND community <> 3", gnn::Aggregation::Sum); }},
+      {"compose.gnn_db.max", "selection exact vs host and SQLite; embeddings bit-identical vs host, NMSE 1e-10 vs the GNN reference on the induced subgraph",
+       [](Device& d) { return gnn_db_case(d, "SELECT id FROM nodes WHERE community = 0 OR community = 2", gnn::Aggregation::Max); }},
   };
 }
 

@@ -15,7 +15,9 @@
 #include <weft/weft.h>
 
 #include "attention.h"
+#include "db.h"
 #include "dsp.h"
+#include "gnn.h"
 #include "game.h"
 #include "physics.h"
 #include "byte_tokenizer.h"
@@ -250,5 +252,135 @@ struct ModelTokenVmReplay {
   std::vector<std::string> text;  // what each stream's model saw
 };
 ModelTokenVmReplay model_tokenvm_replay(const ModelTokenVmSetup& setup, const std::vector<uint32_t>& sampled);
+// ---- gnn-db -------------------------------------------------------------------------------
+// A SQL scan over a `nodes` table (id, score, community) selects node ids; the `select` adapter
+// turns the query's output rows into a node mask in Globals; the GNN (gnn::AppendOptions::
+// node_mask) aggregates only edges between selected nodes, so each selected node's embeddings
+// are those of the GNN run on the induced subgraph. The query output's R30 (the result
+// reference) is the adapter's R31.
+struct GnnDbConfig {
+  uint32_t nodes = 96, edges = 384, features = 16, edge_types = 2, layers = 2;
+  gnn::Aggregation aggregation = gnn::Aggregation::Mean;
+  uint32_t seed = 3;
+  // One table, one Int output column of node ids, no join / aggregate / ORDER BY / LIMIT.
+  std::string query = "SELECT id FROM nodes WHERE community = 1 OR score > 0.8";
+};
+
+struct GnnDbResult {
+  std::vector<uint32_t> selected;  // node ids, ascending
+  std::vector<float> embeddings;   // final layer, selected rows (in `selected` order) x F
+  uint32_t bad_ids = 0;            // ids outside 0..nodes-1 (single-submit adapter)
+  double gpu_ns = 0;
+  uint32_t submits = 0;
+};
+
+struct GnnDbSetup {
+  GnnDbConfig cfg;
+  gnn::Graph graph;
+  gnn::Model model;
+  db::Database database;  // the `nodes` table
+  db::Plan plan;
+  explicit GnnDbSetup(const GnnDbConfig& c);
+};
+
+class GnnDbComposed {
+ public:
+  GnnDbComposed(Device& device, const GnnDbConfig& cfg);
+  GnnDbResult run();
+  const Program& program() const { return exe_->program(); }
+
+ private:
+  GnnDbSetup setup_;
+  std::unique_ptr<db::AppendedQuery> query_;
+  InstanceId select_;
+  gnn::GnnProgram gnn_;
+  std::unique_ptr<Executable> exe_;
+};
+
+// db::DeviceQuery (submit 1), the mask on the host, the masked GNN (submit 2).
+class GnnDbOrchestrated {
+ public:
+  GnnDbOrchestrated(Device& device, const GnnDbConfig& cfg);
+  GnnDbResult run();
+
+ private:
+  GnnDbSetup setup_;
+  std::unique_ptr<db::DeviceQuery> query_;
+  gnn::GnnProgram gnn_;
+  std::unique_ptr<Executable> gnn_exe_;
+};
+
+// SQLite for the selection, gnn::reference_forward (double) on the induced subgraph.
+GnnDbResult gnn_db_reference(const GnnDbConfig& cfg);
+
+// ---- agent-retrieval ----------------------------------------------------------------------
+// A seeded llama decoder ("agent.") prefills P prompt tokens; its last hidden row (after the last
+// layer) is the query vector. A DB query over a `docs` table (id, topic, e0..e{D-1}) returns the
+// candidate rows; the `retrieve` adapter scores them by dot product (double) and writes the top k
+// embeddings as the input rows of a second decoder ("cont.", same weights), whose KV cache rows
+// 0..P-1 are copied from the first (`copy_words`), so it continues the prompt at positions
+// P..P+k-1 with the retrieved rows and samples the next token. Messages: the agent's last layer's
+// R30 is the adapter's R31; the adapter's R30 (the picked ids) the continuing decoder's first
+// layer's R31; the adapter reads the DB output's R30 (the result reference) as a register range.
+struct AgentRetrievalConfig {
+  uint32_t prompt = 4, docs = 48, k = 2, seed = 11;
+  std::string where = "topic <> 1";  // the DB filter over docs (SQL expression)
+  attention::SeededOptions model;     // dim 64, 2 layers, context 64
+};
+
+struct AgentRetrievalResult {
+  std::vector<float> query;        // the agent's last hidden row (dim)
+  std::vector<uint32_t> picks;     // doc ids, best first
+  std::vector<double> scores;      // their dot products (f32 precision on the device path)
+  std::vector<float> rows;         // k x dim, the continuing decoder's input rows
+  std::vector<float> logits;       // the continuing decoder's last row
+  uint32_t sampled = 0;
+  double gpu_ns = 0;
+  uint32_t submits = 0;
+};
+
+struct AgentRetrievalSetup {
+  AgentRetrievalConfig cfg;
+  attention::Model model;
+  std::vector<uint32_t> prompt;
+  db::Database database;
+  db::Plan plan;
+  std::string sql;
+  explicit AgentRetrievalSetup(const AgentRetrievalConfig& c);
+  uint32_t dim() const { return model.config.dim; }
+  attention::DecoderOptions options(const char* prefix, uint32_t batch) const;
+};
+
+class AgentRetrievalComposed {
+ public:
+  AgentRetrievalComposed(Device& device, const AgentRetrievalConfig& cfg);
+  AgentRetrievalResult run();
+  const Program& program() const { return exe_->program(); }
+
+ private:
+  AgentRetrievalSetup setup_;
+  std::unique_ptr<db::AppendedQuery> query_;
+  attention::DecoderProgram agent_, cont_;
+  InstanceId retrieve_;
+  std::unique_ptr<Executable> exe_;
+};
+
+// The agent (submit 1), the DB query (submit 2), scoring and top-k on the host, the continuing
+// decoder with the agent's KV cache written by the host (submit 3).
+class AgentRetrievalOrchestrated {
+ public:
+  AgentRetrievalOrchestrated(Device& device, const AgentRetrievalConfig& cfg);
+  AgentRetrievalResult run();
+
+ private:
+  AgentRetrievalSetup setup_;
+  attention::DecoderProgram agent_, cont_;
+  std::unique_ptr<Executable> agent_exe_, cont_exe_;
+  std::unique_ptr<db::DeviceQuery> query_;
+};
+
+// attention::Reference (prompt, then forward_rows of the retrieved rows on the same KV cache),
+// SQLite for the candidates, scores and top-k in double.
+AgentRetrievalResult agent_retrieval_reference(const AgentRetrievalConfig& cfg);
 
 }  // namespace weft::compose

@@ -82,7 +82,11 @@ const std::vector<std::string>& names() {
   static const std::vector<std::string> n = {"game-physics", "gnn-db", "dsp-llm", "agent-retrieval", "model-tokenvm"};
   return n;
 }
-bool built(const std::string& name) { return name == "game-physics" || name == "dsp-llm" || name == "model-tokenvm"; }
+bool built(const std::string& name) {
+  for (const std::string& n : names())
+    if (n == name) return true;  // all five are built
+  return false;
+}
 
 GamePhysicsConfig game_physics_default() {
   GamePhysicsConfig c;

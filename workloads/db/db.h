@@ -133,6 +133,26 @@ class DeviceQuery {
   uint32_t submissions_ = 0;
 };
 
+// For compositions (docs/compose.md): the query's stages appended to a caller's program, so
+// the query runs in the same command buffer as other workloads. The output instance's R30 is the
+// result reference (perm word or DB_NONE, first row, row count, error bits) and output column c's
+// values (8 bytes per row, row r at word values + 2 r) are at Globals word output_values[c].
+// No rebuild happens here: a join or group table that overflows sets the error counter only.
+struct AppendedQuery {
+  AppendedQuery(Program program, const Database& db, const Plan& plan, QueryOptions options = {});
+  ~AppendedQuery();
+  Program take_program();          // the caller's program with the query appended (once)
+  void upload(Executable& exe) const;  // the tables and the plan's host tables, as DeviceQuery does
+  InstanceId output() const;
+  std::vector<uint32_t> output_values;  // Globals word per visible output column
+  std::vector<Range> output_ranges;     // the Globals range of each visible column's values
+  uint32_t error_word = 0;              // Globals word of the error bits (DB_ERROR_*)
+ private:
+  const Database& db_;
+  Plan plan_;
+  std::unique_ptr<BuiltQuery> built_;
+};
+
 // Seeded table pair for demos, tests and benchmarks: orders(id, customer, amount, qty, region)
 // and customers(id, name, tier); `null_every` > 0 makes every n-th amount and region NULL.
 Database random_database(uint64_t orders, uint64_t customers, uint32_t seed, uint32_t null_every = 0);

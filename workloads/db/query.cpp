@@ -15,6 +15,25 @@ void collect_literals(const Expr& e, std::vector<std::string>& out) {
   for (const ExprPtr& a : e.args) collect_literals(*a, out);
 }
 
+void upload_query(Executable& exe, const Database& db, const Plan& plan, const BuiltQuery& built) {
+  for (const Upload& u : built.uploads) {
+    const Table& t = db.table(size_t(plan.tables[u.side]));
+    const Column& c = t.columns[u.column];
+    if (u.nulls) {
+      std::vector<uint32_t> bits((t.rows + 31) / 32, 0);
+      for (size_t r = 0; r < t.rows; ++r)
+        if (c.nulls[r]) bits[r / 32] |= 1u << (r % 32);
+      if (!bits.empty()) exe.write_segment(Binding::Globals, u.segment, bits.data(), bits.size() * 4);
+    } else {
+      std::vector<uint64_t> v(t.rows);
+      for (size_t r = 0; r < t.rows; ++r) v[r] = c.nulls[r] ? 0 : c.bits(r);
+      if (!v.empty()) exe.write_segment(Binding::Globals, u.segment, v.data(), v.size() * 8);
+    }
+  }
+  for (const HostTable& h : built.host_tables)
+    if (!h.words.empty()) exe.write_segment(Binding::Globals, h.segment, h.words.data(), h.words.size() * 4);
+}
+
 }  // namespace
 
 Plan prepare_sql(const std::string& sql, Database& db) {
@@ -60,22 +79,7 @@ void DeviceQuery::build() {
                                   " bytes of Globals, over the device's storage-buffer window of " + std::to_string(window) +
                                   " bytes (use smaller tables)");
   exe_ = std::make_unique<Executable>(device_, built_->program);
-  for (const Upload& u : built_->uploads) {
-    const Table& t = db_.table(size_t(plan_.tables[u.side]));
-    const Column& c = t.columns[u.column];
-    if (u.nulls) {
-      std::vector<uint32_t> bits((t.rows + 31) / 32, 0);
-      for (size_t r = 0; r < t.rows; ++r)
-        if (c.nulls[r]) bits[r / 32] |= 1u << (r % 32);
-      if (!bits.empty()) exe_->write_segment(Binding::Globals, u.segment, bits.data(), bits.size() * 4);
-    } else {
-      std::vector<uint64_t> v(t.rows);
-      for (size_t r = 0; r < t.rows; ++r) v[r] = c.nulls[r] ? 0 : c.bits(r);
-      if (!v.empty()) exe_->write_segment(Binding::Globals, u.segment, v.data(), v.size() * 8);
-    }
-  }
-  for (const HostTable& h : built_->host_tables)
-    if (!h.words.empty()) exe_->write_segment(Binding::Globals, h.segment, h.words.data(), h.words.size() * 4);
+  upload_query(*exe_, db_, plan_, *built_);
 }
 
 void DeviceQuery::replay() { exe_->run(); }
@@ -166,5 +170,24 @@ QueryStats DeviceQuery::stats() {
   s.gpu_ns = exe_->timings().total_ns;
   return s;
 }
+
+AppendedQuery::AppendedQuery(Program program, const Database& db, const Plan& plan, QueryOptions options)
+    : db_(db), plan_(plan), built_(std::make_unique<BuiltQuery>()) {
+  built_->program = std::move(program);
+  build_query(*built_, db_, plan_, options);
+  for (size_t c = 0; c < plan_.visible; ++c) {
+    output_values.push_back(built_->outputs[c].values);
+    output_ranges.push_back(built_->program.segment(Binding::Globals, built_->outputs[c].segment + ".v"));
+  }
+  error_word = built_->counters_word + kError;
+}
+
+AppendedQuery::~AppendedQuery() = default;
+
+Program AppendedQuery::take_program() { return std::move(built_->program); }
+
+void AppendedQuery::upload(Executable& exe) const { upload_query(exe, db_, plan_, *built_); }
+
+InstanceId AppendedQuery::output() const { return built_->output; }
 
 }  // namespace weft::db

@@ -13,6 +13,20 @@ void put(Executable& exe, const std::string& seg, const std::vector<T>& v) {
 
 }  // namespace
 
+void upload(Executable& exe, const Graph& g, const Model& model) {
+  for (size_t t = 0; t < g.edge_types.size(); ++t) {
+    const Csr& c = g.edge_types[t];
+    put(exe, std::string("rows") + std::to_string(t), c.row_offsets);
+    put(exe, std::string("cols") + std::to_string(t), c.cols);
+    put(exe, std::string("w") + std::to_string(t), c.weights);
+  }
+  put(exe, "x", g.x);
+  for (size_t l = 0; l < model.layers.size(); ++l) {
+    put(exe, std::string("W") + std::to_string(l), model.layers[l].w);
+    put(exe, std::string("b") + std::to_string(l), model.layers[l].b);
+  }
+}
+
 Forward::Forward(Device& device, const Graph& g, const Model& model, const Rules& rules)
     : nodes_(g.nodes), features_(g.features), layers_(uint32_t(model.layers.size())), info_(build_program(g, model, rules)) {
   // The kernels address Heap and Globals through the bound window only (no far access), so the
@@ -25,17 +39,7 @@ Forward::Forward(Device& device, const Graph& g, const Model& model, const Rules
                                     std::to_string(layers_) + " layers, over the device's storage-buffer window of " +
                                     std::to_string(window) + " bytes");
   exe_ = std::make_unique<Executable>(device, info_.program);
-  for (size_t t = 0; t < g.edge_types.size(); ++t) {
-    const Csr& c = g.edge_types[t];
-    put(*exe_, std::string("rows") + std::to_string(t), c.row_offsets);
-    put(*exe_, std::string("cols") + std::to_string(t), c.cols);
-    put(*exe_, std::string("w") + std::to_string(t), c.weights);
-  }
-  put(*exe_, "x", g.x);
-  for (size_t l = 0; l < model.layers.size(); ++l) {
-    put(*exe_, std::string("W") + std::to_string(l), model.layers[l].w);
-    put(*exe_, std::string("b") + std::to_string(l), model.layers[l].b);
-  }
+  upload(*exe_, g, model);
 }
 
 void Forward::run() { exe_->run(); }

@@ -115,6 +115,19 @@ struct GnnProgram {
 };
 GnnProgram build_program(const Graph& graph, const Model& model, const Rules& rules);
 
+// For compositions (docs/compose.md): the chain appended to a caller's program. With
+// `node_mask` (a Globals segment of `nodes` u32 words the caller adds and writes), aggregation
+// keeps only edges whose both ends have a nonzero mask word (the mean divides by the kept edges),
+// so every selected node's embeddings are those of the GNN on the induced subgraph; unselected
+// nodes aggregate nothing (the readout and metrics still average over all nodes).
+struct AppendOptions {
+  std::string node_mask;  // empty: no mask (build_program's behaviour)
+};
+GnnProgram append_program(Program program, const Graph& graph, const Model& model, const Rules& rules,
+                          const AppendOptions& options = {});
+// The uploads Forward's constructor does (CSR, features, weights) into an executable of it.
+void upload(Executable& exe, const Graph& graph, const Model& model);
+
 struct DeviceLayerMetrics {
   float smoothness = 0, max_abs = 0, relative_change = 0, readout_norm = 0;
   uint32_t iteration = 0, sequence = 0;

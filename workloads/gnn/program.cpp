@@ -22,10 +22,15 @@ enum Shape : uint32_t { kNodeFeature = 0, kPerFeature = 1, kSingle = 2 };
 }  // namespace
 
 GnnProgram build_program(const Graph& g, const Model& model, const Rules& rules) {
+  return append_program(Program("gnn"), g, model, rules);
+}
+
+GnnProgram append_program(Program program, const Graph& g, const Model& model, const Rules& rules,
+                          const AppendOptions& options) {
   validate(g, model);
   const uint32_t N = g.nodes, F = g.features, L = uint32_t(model.layers.size()), T = uint32_t(g.edge_types.size());
   const uint64_t nf = uint64_t(N) * F;
-  GnnProgram gp{Program("gnn"), {}, {}, {}, {}, {}};
+  GnnProgram gp{std::move(program), {}, {}, {}, {}, {}};
   Program& p = gp.program;
 
   for (uint32_t t = 0; t < T; ++t) {
@@ -69,6 +74,10 @@ GnnProgram build_program(const Graph& g, const Model& model, const Rules& rules)
   p.add_stage(embed);
 
   const Range agg_all = p.segment(Binding::Globals, "agg");
+  const bool masked = !options.node_mask.empty();
+  if (masked && p.globals().at(options.node_mask).size < uint64_t(N) * 4)
+    fail(ErrorCode::InvalidProgram, "gnn: node mask segment '" + options.node_mask + "' holds fewer than " + std::to_string(N) + " words");
+  const uint32_t mask_word = masked ? word(Binding::Globals, options.node_mask) : 0xFFFFFFFFu;
   gp.loop = add_loop(p, "gnn", L, {{ew_groups, 1, 1}, {F, 1, 1}, {1, 1, 1}}, [&](Program& prog, const LoopIteration& it) {
     const uint32_t l = it.index;
     const InstanceId layer = gp.layers[l];
@@ -81,9 +90,10 @@ GnnProgram build_program(const Graph& g, const Model& model, const Rules& rules)
       s.kernel = kernel(agg_kernel);
       s.instance = gp.types[l][t];
       s.push = {word(Binding::Heap, n("rows", t)), word(Binding::Heap, n("cols", t)), word(Binding::Heap, n("w", t)),
-                word(Binding::Globals, hin), uint32_t(agg_all.offset / 4 + t * nf), N, F};
+                word(Binding::Globals, hin), uint32_t(agg_all.offset / 4 + t * nf), N, F, mask_word};
       s.reads = {prog.segment(Binding::Heap, n("rows", t)), prog.segment(Binding::Heap, n("cols", t)),
                  prog.segment(Binding::Heap, n("w", t)), prog.segment(Binding::Globals, hin)};
+      if (masked) s.reads.push_back(prog.segment(Binding::Globals, options.node_mask));
       s.writes = {Range{Binding::Globals, agg_all.offset + t * nf * 4, nf * 4}};
       it.add_stage(prog, s, kNodeFeature);
     }

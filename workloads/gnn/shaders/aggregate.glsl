@@ -3,7 +3,8 @@
 // GNN_AGG selects the reduction (set by the aggregate_<kind>.comp wrappers): 0 sum, 1 mean (sum
 // divided by the row's edge count), 2 max. A row without edges gives 0 for all three.
 // user: [0] row offsets, [1] cols, [2] weights (Heap words), [3] h (Globals word),
-//       [4] out (Globals word), [5] nodes, [6] F.
+//       [4] out (Globals word), [5] nodes, [6] F, [7] node mask (Globals word, nodes u32; an edge
+//       counts only when both ends' words are nonzero) or 0xFFFFFFFF for none.
 #include "weft.glsl"
 
 #ifndef GNN_AGG
@@ -20,14 +21,20 @@ void main() {
   // read contiguous words.
   for (uint k = gl_GlobalInvocationID.x; k < count; k += gl_NumWorkGroups.x * 64u) {
     const uint i = k / F, f = k - i * F;
+    const uint mask = pc.user[7];
     const uint e0 = heap_u[rows + i], e1 = heap_u[rows + i + 1u];
+    const bool row_kept = mask == 0xFFFFFFFFu || globals_u[mask + i] != 0u;
+    uint kept = 0u;
 #if GNN_AGG == 2
-    float acc = e1 > e0 ? -3.402823466e38 : 0.0;
+    float acc = -3.402823466e38;
 #else
     float acc = 0.0;
 #endif
-    for (uint e = e0; e < e1; ++e) {
-      const float v = heap_f[wts + e] * globals_f[h + heap_u[cols + e] * F + f];
+    for (uint e = e0; row_kept && e < e1; ++e) {
+      const uint j = heap_u[cols + e];
+      if (mask != 0xFFFFFFFFu && globals_u[mask + j] == 0u) continue;
+      ++kept;
+      const float v = heap_f[wts + e] * globals_f[h + j * F + f];
 #if GNN_AGG == 2
       acc = max(acc, v);
 #else
@@ -35,7 +42,10 @@ void main() {
 #endif
     }
 #if GNN_AGG == 1
-    if (e1 > e0) acc /= float(e1 - e0);
+    if (kept > 0u) acc /= float(kept);
+#endif
+#if GNN_AGG == 2
+    if (kept == 0u) acc = 0.0;
 #endif
     globals_f[out_w + k] = acc;
   }
