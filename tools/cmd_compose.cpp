@@ -208,6 +208,8 @@ int demo_model_tokenvm(const cli::Args& a) {
   std::printf("matches host-orchestrated run: %s; VM records match the CPU reference VM: %s\n", ok_host ? "yes" : "NO",
               records_ok ? "yes" : "NO");
   return ok_host && records_ok ? 0 : 1;
+}
+
 GnnDbConfig gnn_db_config(const cli::Args& a) {
   GnnDbConfig c;
   c.nodes = uint32_t(a.get_uint("nodes", c.nodes));

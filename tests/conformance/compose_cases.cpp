@@ -207,6 +207,7 @@ Result model_tokenvm_bad_input(Device& dev) {
     why = expect(c, "bad.toml");
   }
   return why.empty() ? Result::pass("streams 5, steps 0 and 257, a malformed prompts file: BadInput") : Result::fail(why);
+}
 
 Result gnn_db_case(Device& dev, const std::string& query, gnn::Aggregation agg) {
   GnnDbConfig cfg;
