@@ -35,12 +35,6 @@ namespace {
 using namespace weft::attention;
 namespace fs = std::filesystem;
 
-std::string str(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
-
 template <class A, class B>
 double nmse(const A& dev, const B& ref) {
   double num = 0, den = 0;

@@ -17,6 +17,12 @@ const char* outcome_name(Outcome o) {
   return "?";
 }
 
+std::string str(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
 KernelRef test_kernel(const std::string& name) { return find_kernel(weft_test_kernels, weft_test_kernels_count, name); }
 
 const std::vector<Case>& all_cases() {

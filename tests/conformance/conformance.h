@@ -23,6 +23,9 @@ struct Result {
   static Result skip(std::string reason) { return {Outcome::Skip, std::move(reason), 0}; }
 };
 
+// A number as case details print it (ostream's default: 6 significant digits).
+std::string str(double v);
+
 struct Case {
   std::string name;       // "group.behaviour"
   std::string tolerance;  // "exact", or the bound and why

@@ -23,12 +23,6 @@ namespace {
 
 using namespace weft::dsp;
 
-std::string str(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
-
 double kappa(const Config& cfg, uint32_t c) {
   double lo = std::numeric_limits<double>::infinity(), hi = 0;
   for (uint32_t k = 0; k < cfg.frame; ++k) {

@@ -23,12 +23,6 @@ using namespace weft::gnn;
 
 constexpr double kPerLayerBound = 2e-5;
 
-std::string str(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
-
 double normalized_error(const std::vector<float>& dev, const std::vector<double>& ref) {
   double worst = 0, scale = 0;
   for (size_t k = 0; k < ref.size(); ++k) {

@@ -26,12 +26,6 @@ using namespace weft::hyp;
 
 const char* kTolerance = "vulkan_tolerance.h: evidence 1e-4 abs, geometry 1e-6 abs, decisions exact";
 
-std::string str(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
-
 Case replay_case(const std::string& run, bool exact_search) {
   Case c;
   c.name = "monty.replay_" + run + (exact_search ? "" : "_grid");

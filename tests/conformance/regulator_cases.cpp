@@ -18,12 +18,6 @@ namespace weft::conformance {
 
 namespace {
 
-std::string str(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
-
 // A program whose first stage copies a Metrics record for instance `src` from Globals, so the
 // regulator's sources are produced on the device in the same submission, per run.
 struct Rig {

@@ -29,12 +29,6 @@ namespace {
 using namespace weft::volumetric;
 using weft::volumetric::DType;
 
-std::string str(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
-
 double normalized_error(const std::vector<float>& dev, const std::vector<float>& ref) {
   if (dev.size() != ref.size()) return INFINITY;
   double worst = 0, scale = 0;
