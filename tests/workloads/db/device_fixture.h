@@ -1,5 +1,5 @@
-// What the device tests of the database workload share: one validation-enabled device, a guard
-// that fails the test on any validation message, and a query checked against SQLite.
+// What the device tests of the database workload share: the suite-wide device and validation
+// guard (tests/device_under_test.h), and a query checked against SQLite.
 #pragma once
 
 #include <doctest/doctest.h>
@@ -10,27 +10,15 @@
 #include <weft/weft.h>
 
 #include "db.h"
+#include "device_under_test.h"
 
 namespace weft::db::test {
 
 // Float comparison bound for SUM/AVG of doubles (summation order); see test_device.cpp.
 inline constexpr double kFloatRel = 1e-9;
 
-inline Device& device() {
-  static std::unique_ptr<Device> dev = [] {
-    DeviceOptions o;
-    o.validation = true;
-    return Device::open(o);
-  }();
-  return *dev;
-}
-
-struct ValidationClean {
-  ValidationClean() { device().validation().clear(); }
-  ~ValidationClean() {
-    for (const auto& m : device().validation().messages()) FAIL_CHECK("validation: " << m);
-  }
-};
+using weft::test::device;
+using weft::test::ValidationClean;
 
 // Runs `sql` on the device and in `peer` (SQLite over the same tables) and checks the rows agree
 // (in order when the query has ORDER BY, as multisets otherwise). When a scan predicate ran as a
