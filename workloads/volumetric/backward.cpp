@@ -322,9 +322,7 @@ Vec layer_backward(Layer& l, const Tape& tape, const Vec& dy, Grads& g) {
       const uint32_t taps = cs.taps(), P = cs.positions();
       for (uint32_t f = 0; f < cs.F; ++f)
         for (uint32_t p = 0; p < P; ++p) {
-          double z = l.vecs[0][f];
-          for (uint32_t q = 0; q < taps; ++q)
-            if (const int64_t i = cs.input_index(q, p); i >= 0) z += double(W[uint64_t(f) * taps + q]) * x[i];
+          const double z = conv_preactivation(cs, W, l.vecs[0][f], x.data(), f, p);
           const float dz = dy[uint64_t(f) * P + p] * activate_grad(l.act, float(z));
           g.vecs[0][f] += dz;
           for (uint32_t q = 0; q < taps; ++q)

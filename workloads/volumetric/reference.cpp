@@ -202,14 +202,10 @@ Vec layer_forward(Layer& l, const Vec& x, Tape* tape, const std::string& where) 
     case LayerType::ConvT3D: {
       const Vec W = eff(l, 0);
       const ConvShape cs = conv_shape(l);
-      const uint32_t taps = cs.taps(), P = cs.positions();
+      const uint32_t P = cs.positions();
       for (uint32_t f = 0; f < cs.F; ++f)
-        for (uint32_t p = 0; p < P; ++p) {
-          double a = l.vecs[0][f];
-          for (uint32_t q = 0; q < taps; ++q)
-            if (const int64_t i = cs.input_index(q, p); i >= 0) a += double(W[uint64_t(f) * taps + q]) * x[i];
-          y[uint64_t(f) * P + p] = activate(l.act, float(a));
-        }
+        for (uint32_t p = 0; p < P; ++p)
+          y[uint64_t(f) * P + p] = activate(l.act, float(conv_preactivation(cs, W, l.vecs[0][f], x.data(), f, p)));
       break;
     }
     case LayerType::SwiGLU: {

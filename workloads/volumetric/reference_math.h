@@ -25,6 +25,16 @@ inline void matvec(const Vec& W, uint32_t rows, uint32_t cols, const float* x, d
   }
 }
 
+// Filter f's pre-activation at output position p of a convolution (any ConvShape kind): bias plus
+// the taps that land on the input, in double.
+inline double conv_preactivation(const ConvShape& cs, const Vec& W, float bias, const float* x, uint32_t f, uint32_t p) {
+  double z = bias;
+  const uint32_t taps = cs.taps();
+  for (uint32_t q = 0; q < taps; ++q)
+    if (const int64_t i = cs.input_index(q, p); i >= 0) z += double(W[uint64_t(f) * taps + q]) * x[i];
+  return z;
+}
+
 // The values layer l computes with: its matrices in its numeric type.
 inline Vec eff(Layer& l, size_t m) { return l.mats[m].effective(l.dtype); }
 
