@@ -71,7 +71,7 @@
 /* ---- push constants -------------------------------------------------------------------- */
 #define WEFT_PUSH_BYTES        128
 #define WEFT_PUSH_HEADER_WORDS 12
-#define WEFT_PUSH_USER_WORDS   20
+#define WEFT_PUSH_ARG_WORDS    20  /* typed stage arguments (weft_args.h), one word each */
 /* WeftPushHeader.flags */
 #define WEFT_PUSH_HONOUR_HALT 1u
 
@@ -193,7 +193,7 @@ WEFT_LAYOUT_END
 namespace weft::abi {
 struct WeftPush {
   WeftPushHeader header;
-  uint user[WEFT_PUSH_USER_WORDS];
+  uint args[WEFT_PUSH_ARG_WORDS];
 };
 static_assert(sizeof(WeftMetrics) == WEFT_METRICS_WORDS * 4);
 static_assert(offsetof(WeftMetrics, norm) == WEFT_METRIC_NORM * 4);

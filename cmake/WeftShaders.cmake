@@ -2,9 +2,11 @@
 #
 # Compiles each compute shader at build time with glslangValidator (Vulkan 1.2), twice: the plain
 # module and the WEFT_SHADER_CLOCK variant used on devices with VK_KHR_shader_clock. Every
-# module is checked by spirv-val. The SPIR-V is embedded in <target> as a table of
-# weft::EmbeddedKernel named <TABLE>, declared in the generated header <TABLE>.h:
-#     weft::KernelRef k = weft::find_kernel(TABLE, TABLE_count, "name");
+# module is checked by spirv-val, and a preprocessing pass with WEFT_DESCRIBE_ARGS records the
+# kernel's typed arguments (bindings_layout/weft_args.h). The modules are embedded in <target>
+# as a weft::KernelTable named <TABLE>, declared in the generated header <TABLE>.h:
+#     weft::KernelRef k = TABLE.get("name");
+# glslang's depfile names every included file, so an edited include rebuilds its kernels.
 # Works in the Weft tree and for out-of-tree workloads through find_package(weft).
 find_program(WEFT_GLSLANG_VALIDATOR glslangValidator REQUIRED)
 find_program(WEFT_SPIRV_VAL spirv-val REQUIRED)
@@ -18,25 +20,29 @@ function(weft_add_shaders)
   foreach(dir ${WEFT_GLSL_INCLUDE_DIRS} ${ARG_INCLUDE_DIRS})
     list(APPEND include_flags "-I${dir}")
   endforeach()
-  set(spv_files "")
+  string(REPLACE ";" "|" include_arg "${include_flags}")
+  set(generated "")
   set(kernel_list "")
   foreach(src ${ARG_SOURCES})
     get_filename_component(abs "${src}" ABSOLUTE)
     get_filename_component(stem "${src}" NAME_WE)
     set(plain "${out_dir}/${stem}.spv")
     set(clock "${out_dir}/${stem}.clock.spv")
+    set(args "${out_dir}/${stem}.args")
     add_custom_command(
-      OUTPUT "${plain}" "${clock}"
-      COMMAND ${WEFT_GLSLANG_VALIDATOR} --quiet --target-env vulkan1.2 ${include_flags} -o "${plain}" "${abs}"
+      OUTPUT "${plain}" "${clock}" "${args}"
+      COMMAND ${WEFT_GLSLANG_VALIDATOR} --quiet --target-env vulkan1.2 ${include_flags} --depfile "${plain}.d" -o "${plain}" "${abs}"
       COMMAND ${WEFT_SPIRV_VAL} --target-env vulkan1.2 "${plain}"
       COMMAND ${WEFT_GLSLANG_VALIDATOR} --quiet --target-env vulkan1.2 -DWEFT_SHADER_CLOCK=1 ${include_flags} -o "${clock}" "${abs}"
       COMMAND ${WEFT_SPIRV_VAL} --target-env vulkan1.2 "${clock}"
-      DEPENDS "${abs}" ${WEFT_GLSL_DEPENDS}
-      IMPLICIT_DEPENDS CXX "${abs}"
+      COMMAND ${CMAKE_COMMAND} "-DGLSLANG=${WEFT_GLSLANG_VALIDATOR}" "-DINCLUDES=${include_arg}" "-DSOURCE=${abs}"
+              "-DOUT=${args}" -P "${_WEFT_SHADERS_DIR}/weft_describe_args.cmake"
+      DEPENDS "${abs}" "${_WEFT_SHADERS_DIR}/weft_describe_args.cmake"
+      DEPFILE "${plain}.d"
       COMMENT "glslang + spirv-val ${stem}.comp"
       VERBATIM)
-    list(APPEND spv_files "${plain}" "${clock}")
-    list(APPEND kernel_list "${stem}" "${plain}" "${clock}")
+    list(APPEND generated "${plain}" "${clock}" "${args}")
+    list(APPEND kernel_list "${stem}" "${plain}" "${clock}" "${args}")
   endforeach()
   set(cpp "${out_dir}/${ARG_TABLE}.cpp")
   set(hdr "${out_dir}/${ARG_TABLE}.h")
@@ -45,7 +51,7 @@ function(weft_add_shaders)
     OUTPUT "${cpp}" "${hdr}"
     COMMAND ${CMAKE_COMMAND} "-DTABLE=${ARG_TABLE}" "-DKERNELS=${kernel_arg}" "-DOUT_CPP=${cpp}" "-DOUT_H=${hdr}"
             -P "${_WEFT_SHADERS_DIR}/weft_embed_spirv.cmake"
-    DEPENDS ${spv_files} "${_WEFT_SHADERS_DIR}/weft_embed_spirv.cmake"
+    DEPENDS ${generated} "${_WEFT_SHADERS_DIR}/weft_embed_spirv.cmake"
     COMMENT "embedding SPIR-V table ${ARG_TABLE}"
     VERBATIM)
   target_sources(${ARG_TARGET} PRIVATE "${cpp}" "${hdr}")

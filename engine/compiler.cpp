@@ -16,6 +16,7 @@ namespace weft {
 // Generated at build time from shaders/weft.glsl and bindings_layout/weft_layout.h.
 extern const char* const kWeftGlslSource;
 extern const char* const kWeftLayoutSource;
+extern const char* const kWeftArgsSource;
 
 namespace {
 
@@ -47,6 +48,7 @@ class Includer : public glslang::TShader::Includer {
     std::string h = header;
     if (h == "weft.glsl") return make(h, kWeftGlslSource);
     if (h == "weft_layout.h") return make(h, kWeftLayoutSource);
+    if (h == "weft_args.h") return make(h, kWeftArgsSource);
     for (const auto& dir : options_.include_dirs)
       if (auto* r = try_file(std::filesystem::path(dir) / header)) return r;
     return nullptr;
@@ -92,23 +94,50 @@ std::string format_log(const std::string& log) {
   return out;
 }
 
+// What glslang reads while parsing: it keeps these pointers, so they live beside the shader.
+struct ShaderInput {
+  const char* text;
+  int length;
+  const char* name;
+  std::string preamble;
+};
+
+// A compute shader with the source, its defines as a preamble and Weft's Vulkan 1.2 target.
+void set_up(glslang::TShader& shader, ShaderInput& in, const CompileOptions& options) {
+  shader.setStringsWithLengthsAndNames(&in.text, &in.length, &in.name, 1);
+  for (const auto& [k, v] : options.defines) in.preamble += "#define " + k + " " + v + "\n";
+  shader.setPreamble(in.preamble.c_str());
+  shader.setEnvInput(glslang::EShSourceGlsl, EShLangCompute, glslang::EShClientVulkan, 100);
+  shader.setEnvClient(glslang::EShClientVulkan, glslang::EShTargetVulkan_1_2);
+  shader.setEnvTarget(glslang::EShTargetSpv, glslang::EShTargetSpv_1_5);
+}
+
+const auto kMessages = EShMessages(EShMsgSpvRules | EShMsgVulkanRules);
+
 }  // namespace
+
+KernelSignature describe_kernel_args(const std::string& source, const std::string& filename,
+                                     const CompileOptions& options) {
+  init_glslang();
+  glslang::TShader shader(EShLangCompute);
+  CompileOptions describe = options;
+  describe.defines.emplace_back("WEFT_DESCRIBE_ARGS", "1");
+  ShaderInput in{source.c_str(), int(source.size()), filename.c_str(), {}};
+  set_up(shader, in, describe);
+  std::string text;
+  Includer includer(filename, options);
+  if (!shader.preprocess(GetDefaultResources(), 450, ENoProfile, false, false, kMessages, &text, includer))
+    fail(ErrorCode::ShaderCompile, format_log(shader.getInfoLog()));
+  return parse_signature(text, filename);
+}
 
 std::vector<uint32_t> compile_glsl(const std::string& source, const std::string& filename,
                                    const CompileOptions& options) {
   init_glslang();
   glslang::TShader shader(EShLangCompute);
-  const char* text = source.c_str();
-  const int length = int(source.size());
-  const char* name = filename.c_str();
-  shader.setStringsWithLengthsAndNames(&text, &length, &name, 1);
-  std::string preamble;
-  for (const auto& [k, v] : options.defines) preamble += "#define " + k + " " + v + "\n";
-  shader.setPreamble(preamble.c_str());
-  shader.setEnvInput(glslang::EShSourceGlsl, EShLangCompute, glslang::EShClientVulkan, 100);
-  shader.setEnvClient(glslang::EShClientVulkan, glslang::EShTargetVulkan_1_2);
-  shader.setEnvTarget(glslang::EShTargetSpv, glslang::EShTargetSpv_1_5);
-  const auto messages = EShMessages(EShMsgSpvRules | EShMsgVulkanRules);
+  ShaderInput in{source.c_str(), int(source.size()), filename.c_str(), {}};
+  set_up(shader, in, options);
+  const auto messages = kMessages;
   Includer includer(filename, options);
   if (!shader.parse(GetDefaultResources(), 450, false, messages, includer))
     fail(ErrorCode::ShaderCompile, format_log(shader.getInfoLog()));
@@ -128,7 +157,8 @@ KernelRef compile_kernel_source(const std::string& name, const std::string& sour
   with_clock.defines.emplace_back("WEFT_SHADER_CLOCK", "1");
   auto clock = compile_glsl(source, name, with_clock);
   std::string kernel_name = std::filesystem::path(name).stem().string();
-  return std::make_shared<const Kernel>(kernel_name, std::move(plain), std::move(clock));
+  return std::make_shared<const Kernel>(kernel_name, std::move(plain), std::move(clock),
+                                        describe_kernel_args(source, name, options));
 }
 
 KernelRef compile_kernel_file(const std::string& path, const CompileOptions& options) {

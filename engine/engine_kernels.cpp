@@ -5,7 +5,7 @@
 namespace weft {
 
 KernelRef engine_kernel(const std::string& name) {
-  return find_kernel(weft_engine_kernels, weft_engine_kernels_count, name);
+  return weft_engine_kernels.get(name);
 }
 
 }  // namespace weft

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "kernel.h"
+#include "weft_engine_args.h"  // CopyArgs, FillArgs, RegulatorArgs
 
 namespace weft {
 

@@ -10,7 +10,7 @@ namespace weft {
 namespace {
 
 enum : uint32_t {
-  OpEntryPoint = 15, OpExecutionMode = 16, OpCapability = 17, OpVariable = 59, OpLoad = 61, OpStore = 62,
+  OpName = 5, OpMemberName = 6, OpEntryPoint = 15, OpExecutionMode = 16, OpCapability = 17, OpVariable = 59, OpLoad = 61, OpStore = 62,
   OpCopyMemory = 63, OpAccessChain = 65, OpInBoundsAccessChain = 66, OpPtrAccessChain = 67,
   OpDecorate = 71, OpInBoundsPtrAccessChain = 70, OpCopyObject = 83, OpAtomicLoad = 227, OpAtomicStore = 228,
   OpAtomicXor = 242, OpAtomicFAddEXT = 6035,
@@ -18,6 +18,18 @@ enum : uint32_t {
 enum : uint32_t { DecorationBinding = 33, ExecutionModeLocalSize = 17 };
 enum : uint32_t { StorageClassUniform = 2, StorageClassStorageBuffer = 12 };
 enum : uint32_t { CapabilityShaderClockKHR = 5055, CapabilityPhysicalStorageBufferAddresses = 5347 };
+
+// A SPIR-V literal string: UTF-8 bytes, NUL-terminated, packed little-endian into words.
+std::string literal_string(const uint32_t* w, size_t words) {
+  std::string s;
+  for (size_t i = 0; i < words; ++i)
+    for (int b = 0; b < 4; ++b) {
+      const char c = char((w[i] >> (8 * b)) & 0xFFu);
+      if (!c) return s;
+      s += c;
+    }
+  return s;
+}
 
 }  // namespace
 
@@ -27,12 +39,20 @@ KernelInterface reflect(const std::vector<uint32_t>& words, const std::string& n
   KernelInterface out;
   std::map<uint32_t, uint32_t> binding_of;  // decorated id -> binding
   std::map<uint32_t, uint32_t> root;        // pointer id -> binding it points into
+  uint32_t args_struct = 0;                  // the id named WeftArgs
+  std::map<std::pair<uint32_t, uint32_t>, std::string> member_names;  // (struct id, member) -> name
   for (size_t i = 5; i < words.size();) {
     uint32_t count = words[i] >> 16, op = words[i] & 0xFFFFu;
     if (count == 0 || i + count > words.size())
       fail(ErrorCode::ShaderCompile, name + ": malformed SPIR-V instruction at word " + std::to_string(i));
     const uint32_t* w = &words[i];
     switch (op) {
+      case OpName:
+        if (count >= 3 && literal_string(w + 2, count - 2) == "WeftArgs") args_struct = w[1];
+        break;
+      case OpMemberName:
+        if (count >= 4) member_names[{w[1], w[2]}] = literal_string(w + 3, count - 3);
+        break;
       case OpCapability:
         if (w[1] == CapabilityShaderClockKHR) out.shader_clock = true;
         if (w[1] == CapabilityPhysicalStorageBufferAddresses) out.far_access = true;
@@ -76,19 +96,35 @@ KernelInterface reflect(const std::vector<uint32_t>& words, const std::string& n
     }
     i += count;
   }
+  if (args_struct)
+    for (uint32_t m = 0; member_names.count({args_struct, m}); ++m) out.arg_names.push_back(member_names[{args_struct, m}]);
   return out;
 }
 
-Kernel::Kernel(std::string name, std::vector<uint32_t> spirv, std::vector<uint32_t> clock_variant)
-    : name_(std::move(name)), spirv_(std::move(spirv)), spirv_clock_(std::move(clock_variant)) {
+Kernel::Kernel(std::string name, std::vector<uint32_t> spirv, std::vector<uint32_t> clock_variant,
+               KernelSignature signature)
+    : name_(std::move(name)), spirv_(std::move(spirv)), spirv_clock_(std::move(clock_variant)),
+      signature_(std::move(signature)) {
   interface_ = reflect(spirv_, name_);
   interface_clock_ = spirv_clock_.empty() ? interface_ : reflect(spirv_clock_, name_ + " (clock variant)");
+  // The signature comes from a preprocessing pass, the modules from compiling: both must have
+  // seen the same WEFT_ARGS list.
+  std::vector<std::string> declared;
+  for (const ArgSpec& a : signature_) declared.push_back(a.name);
+  for (const KernelInterface* k : {&interface_, &interface_clock_})
+    if (k->arg_names != declared) {
+      std::string compiled;
+      for (const std::string& n : k->arg_names) compiled += (compiled.empty() ? "" : ", ") + n;
+      fail(ErrorCode::ShaderCompile, name_ + ": the compiled argument struct holds (" + compiled +
+                                         ") but the kernel's declaration says (" + format_signature(signature_) + ")");
+    }
 }
 
 Kernel::Kernel(const EmbeddedKernel& e)
     : Kernel(e.name, std::vector<uint32_t>(e.spirv, e.spirv + e.spirv_words),
              e.spirv_clock ? std::vector<uint32_t>(e.spirv_clock, e.spirv_clock + e.spirv_clock_words)
-                           : std::vector<uint32_t>{}) {}
+                           : std::vector<uint32_t>{},
+             parse_signature(e.described_args ? e.described_args : "", e.name)) {}
 
 const std::vector<uint32_t>& Kernel::spirv(bool clock) const {
   return clock && !spirv_clock_.empty() ? spirv_clock_ : spirv_;
@@ -98,12 +134,20 @@ const KernelInterface& Kernel::interface(bool clock) const {
   return clock && !spirv_clock_.empty() ? interface_clock_ : interface_;
 }
 
-KernelRef find_kernel(const EmbeddedKernel* table, size_t count, const std::string& name) {
-  for (size_t i = 0; i < count; ++i)
-    if (name == table[i].name) return std::make_shared<const Kernel>(table[i]);
+KernelRef KernelTable::get(const std::string& name) const {
+  std::lock_guard lock(mutex_);
+  if (auto it = built_.find(name); it != built_.end()) return it->second;
+  for (size_t i = 0; i < count_; ++i)
+    if (name == entries_[i].name) return built_[name] = std::make_shared<const Kernel>(entries_[i]);
   std::string known;
-  for (size_t i = 0; i < count; ++i) known += (i ? ", " : "") + std::string(table[i].name);
-  fail(ErrorCode::BadInput, "no embedded kernel named '" + name + "' (known: " + known + ")");
+  for (const std::string& n : names()) known += (known.empty() ? "" : ", ") + n;
+  fail(ErrorCode::BadInput, std::string(name_) + ": no embedded kernel named '" + name + "' (known: " + known + ")");
+}
+
+std::vector<std::string> KernelTable::names() const {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < count_; ++i) out.push_back(entries_[i].name);
+  return out;
 }
 
 }  // namespace weft

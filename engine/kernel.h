@@ -3,9 +3,13 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
+
+#include "args.h"
 
 namespace weft {
 
@@ -16,33 +20,41 @@ struct KernelInterface {
   uint32_t bindings_written = 0;  // bit b: the kernel stores or atomically updates binding b
   bool far_access = false;        // uses buffer device addresses (needs bufferDeviceAddress)
   bool shader_clock = false;      // uses VK_KHR_shader_clock
+  std::vector<std::string> arg_names;  // members of the push block's WeftArgs struct, in order
   uint32_t used_bindings() const { return bindings_read | bindings_written; }
 };
 
-// Build-time embedded kernel: the plain module and the shader-clock variant.
+// Build-time embedded kernel: the plain module, the shader-clock variant and what the
+// WEFT_DESCRIBE_ARGS preprocessing pass printed (its arguments, see bindings_layout/weft_args.h).
 struct EmbeddedKernel {
   const char* name;
   const uint32_t* spirv;
   size_t spirv_words;
   const uint32_t* spirv_clock;
   size_t spirv_clock_words;
+  const char* described_args;
 };
 
 class Kernel {
  public:
-  // `clock_variant` may be empty: the kernel then never reports ticks.
-  Kernel(std::string name, std::vector<uint32_t> spirv, std::vector<uint32_t> clock_variant = {});
+  // `clock_variant` may be empty: the kernel then never reports ticks. ShaderCompile error when
+  // the modules' argument struct does not hold exactly the `signature`'s names in order.
+  Kernel(std::string name, std::vector<uint32_t> spirv, std::vector<uint32_t> clock_variant = {},
+         KernelSignature signature = {});
   explicit Kernel(const EmbeddedKernel& embedded);
 
   const std::string& name() const { return name_; }
   // The module to use on a device with or without shader clock support.
   const std::vector<uint32_t>& spirv(bool device_has_clock) const;
   const KernelInterface& interface(bool device_has_clock) const;
+  // The arguments a stage binds by name (empty for a kernel without WEFT_ARGS).
+  const KernelSignature& signature() const { return signature_; }
 
  private:
   std::string name_;
   std::vector<uint32_t> spirv_, spirv_clock_;
   KernelInterface interface_, interface_clock_;
+  KernelSignature signature_;
 };
 
 using KernelRef = std::shared_ptr<const Kernel>;
@@ -50,7 +62,23 @@ using KernelRef = std::shared_ptr<const Kernel>;
 // Reads a SPIR-V module; ShaderCompile error when it is not one.
 KernelInterface reflect(const std::vector<uint32_t>& spirv, const std::string& name);
 
-// Embedded kernel tables produced by weft_add_shaders() in CMake.
-KernelRef find_kernel(const EmbeddedKernel* table, size_t count, const std::string& name);
+// A table of embedded kernels, as weft_add_shaders() in CMake generates one per target:
+//     weft::KernelRef k = my_kernels.get("name");
+class KernelTable {
+ public:
+  KernelTable(const char* table_name, const EmbeddedKernel* entries, size_t count)
+      : name_(table_name), entries_(entries), count_(count) {}
+  // The kernel called `name`, reflected once and shared; BadInput listing the known names when
+  // the table has none of that name.
+  KernelRef get(const std::string& name) const;
+  std::vector<std::string> names() const;
+
+ private:
+  const char* name_;
+  const EmbeddedKernel* entries_;
+  size_t count_;
+  mutable std::mutex mutex_;
+  mutable std::map<std::string, KernelRef> built_;
+};
 
 }  // namespace weft

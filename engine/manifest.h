@@ -67,10 +67,15 @@ struct ManifestRef {
   uint32_t line = 0;  // where it was written (0: unknown)
 };
 
-struct ManifestPush {
-  bool is_ref = false;
-  uint32_t value = 0;  // the literal word
-  ManifestRef ref;     // resolved to a word index / offset / count
+// A stage's value for one of its kernel's arguments (bound by name; the kernel's declaration
+// gives its type): a number, or a reference resolved to a range (segment arguments) or a word.
+struct ManifestArg {
+  enum class Kind { Integer, Float, Ref } kind = Kind::Integer;
+  std::string name;
+  std::string key;  // "stages[2].args.gain"
+  int64_t integer = 0;
+  double number = 0;
+  ManifestRef ref;
 };
 
 struct ManifestRule {
@@ -95,7 +100,7 @@ struct ManifestStage {
   std::string instance;
   std::array<uint32_t, 3> groups{1, 1, 1};
   std::string indirect;  // slot name, or empty for a direct dispatch
-  std::vector<ManifestPush> push;
+  std::vector<ManifestArg> args;
   std::vector<ManifestRef> reads, writes;
   bool message = false;
   bool honour_halt = false;

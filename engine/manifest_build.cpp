@@ -101,6 +101,32 @@ abi::WeftRule make_rule(const Manifest& m, const Resolver& res, const ManifestRu
   return r;
 }
 
+// A stage's value for one kernel argument; the kernel's declaration says what the value means.
+StageArg resolve_arg(const Manifest& m, const Resolver& res, const Kernel& kernel, const ManifestArg& a) {
+  const ArgSpec* spec = nullptr;
+  for (const ArgSpec& s : kernel.signature())
+    if (s.name == a.name) spec = &s;
+  if (!spec)
+    bad(m.path, a.key, "kernel '" + kernel.name() + "' declares no argument '" + a.name + "' (it declares: " +
+                           (kernel.signature().empty() ? "none" : format_signature(kernel.signature())) + ")");
+  const std::string what = "argument '" + spec->describe() + "'";
+  if (is_segment(spec->type)) {
+    if (a.kind != ManifestArg::Kind::Ref) bad(m.path, a.key, what + " takes a range such as \"globals.NAME\"");
+    return arg(a.name, res.range(a.ref));
+  }
+  switch (a.kind) {
+    case ManifestArg::Kind::Ref:
+      if (spec->type == ArgType::F32) bad(m.path, a.key, what + ": a reference names an integer word, not an f32");
+      return arg(a.name, res.word(a.ref));
+    case ManifestArg::Kind::Float:
+      if (spec->type != ArgType::F32) bad(m.path, a.key, what + " takes an integer");
+      return arg(a.name, a.number);
+    case ManifestArg::Kind::Integer:
+      return spec->type == ArgType::F32 ? arg(a.name, double(a.integer)) : arg(a.name, a.integer);
+  }
+  return {};
+}
+
 void check_bindings(const Manifest& m, const Program& p, const ManifestStage& ms) {
   const Stage& s = p.stages().back();
   uint32_t read = 0, written = 0;
@@ -201,7 +227,8 @@ Built build(const Manifest& m) {
     s.instance = res.instances.at(ms.instance);
     s.groups = ms.groups;
     if (!ms.indirect.empty()) s.indirect = res.slots.at(ms.indirect);
-    for (const auto& w : ms.push) s.push.push_back(w.is_ref ? at_key(m, w.ref.key, [&] { return res.word(w.ref); }) : w.value);
+    for (const auto& a : ms.args)
+      if (s.kernel) s.args.push_back(at_key(m, a.key, [&] { return resolve_arg(m, res, *s.kernel, a); }));
     for (const auto& r : ms.reads) s.reads.push_back(at_key(m, r.key, [&] { return res.range(r); }));
     for (const auto& r : ms.writes) {
       const Range range = at_key(m, r.key, [&] { return res.range(r); });

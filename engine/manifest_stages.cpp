@@ -10,47 +10,29 @@ namespace weft::manifest_detail {
 
 namespace {
 
-ManifestPush parse_push(const Table& t, const toml::node& n, const std::string& where) {
-  ManifestPush p;
+ManifestArg parse_arg(const Table& t, const std::string& name, const toml::node& n, const std::string& where) {
+  ManifestArg a;
+  a.name = name;
+  a.key = where;
   if (n.is_string()) {
-    p.is_ref = true;
-    p.ref = {n.as_string()->get(), where, line_of(&n)};
-    return p;
+    a.kind = ManifestArg::Kind::Ref;
+    a.ref = {n.as_string()->get(), where, line_of(&n)};
+    return a;
   }
   if (n.is_floating_point()) {
-    const float f = float(n.as_floating_point()->get());
-    std::memcpy(&p.value, &f, 4);
-    return p;
+    a.kind = ManifestArg::Kind::Float;
+    a.number = n.as_floating_point()->get();
+    return a;
   }
   if (n.is_integer()) {
-    p.value = uint32_t(t.integer_node(n, where, INT32_MIN, UINT32_MAX));  // negative: two's complement i32
-    return p;
+    a.integer = t.integer_node(n, where, INT32_MIN, UINT32_MAX);
+    return a;
   }
   if (n.is_boolean()) {
-    p.value = n.as_boolean()->get() ? 1u : 0u;
-    return p;
+    a.integer = n.as_boolean()->get() ? 1 : 0;
+    return a;
   }
-  if (n.is_table()) {
-    // Explicit types: { f32 = 1 } pushes 1.0f, { i32 = -1 }, { u32 = 7 }.
-    const toml::table& tt = *n.as_table();
-    if (tt.size() != 1) bad(t.file(), where, "a typed push word is a table with exactly one key: f32, u32 or i32", &n);
-    const auto kv = *tt.begin();  // a proxy holding references into the table
-    const toml::node& v = kv.second;
-    const std::string type(kv.first.str());
-    const std::string vw = where + "." + type;
-    if (type == "f32") {
-      const float f = float(t.number_node(v, vw).as_double());
-      std::memcpy(&p.value, &f, 4);
-    } else if (type == "u32") {
-      p.value = uint32_t(t.integer_node(v, vw, 0, UINT32_MAX));
-    } else if (type == "i32") {
-      p.value = uint32_t(int32_t(t.integer_node(v, vw, INT32_MIN, INT32_MAX)));
-    } else {
-      bad(t.file(), vw, "unknown push type '" + type + "' (expected f32, u32 or i32)", &v);
-    }
-    return p;
-  }
-  bad(t.file(), where, std::string("expected a number, a reference string or {f32|u32|i32 = v}, got ") + type_name(n), &n);
+  bad(t.file(), where, std::string("expected a number, a boolean or a reference string, got ") + type_name(n), &n);
 }
 
 struct Named {
@@ -207,7 +189,7 @@ void parse_stages(Manifest& m, const Table& root) {
       continue;
     }
     Table t(m.path, tt, path,
-            {"name", "kernel", "instance", "dispatch", "indirect", "push", "reads", "writes", "message", "honour_halt", "iteration"});
+            {"name", "kernel", "instance", "dispatch", "indirect", "args", "reads", "writes", "message", "honour_halt", "iteration"});
     s.kernel = t.str("kernel", true);
     bool known = false;
     for (const auto& k : m.kernels) known = known || k.name == s.kernel;
@@ -228,11 +210,10 @@ void parse_stages(Manifest& m, const Table& root) {
     } else {
       t.missing("dispatch", "dispatch = groups, or indirect = \"slot\"");
     }
-    if (const toml::array* push = t.array("push")) {
-      if (push->size() > WEFT_PUSH_USER_WORDS)
-        t.bad_key("push", std::to_string(push->size()) + " words; at most " + std::to_string(WEFT_PUSH_USER_WORDS) + " fit");
-      for (size_t k = 0; k < push->size(); ++k)
-        s.push.push_back(parse_push(t, (*push)[k], t.key("push") + "[" + std::to_string(k) + "]"));
+    if (const toml::node* args = t.get("args")) {
+      if (!args->is_table()) t.bad_key("args", std::string("expected a table of argument = value, got ") + type_name(*args));
+      for (const auto& [name, value] : *args->as_table())
+        s.args.push_back(parse_arg(t, std::string(name.str()), value, t.key("args") + "." + std::string(name.str())));
     }
     for (const auto& r : t.strings("reads")) s.reads.push_back({r.text, r.key, r.line});
     for (const auto& w : t.strings("writes")) s.writes.push_back({w.text, w.key, w.line});

@@ -11,32 +11,15 @@
 #include <string>
 #include <vector>
 
+#include "args.h"
 #include "kernel.h"
+#include "range.h"
 #include "segments.h"
 #include "weft_layout.h"
 
 namespace weft {
 
 struct DeviceInfo;
-
-enum class Binding : uint32_t {
-  Registers = WEFT_BINDING_REGISTERS,
-  Metrics = WEFT_BINDING_METRICS,
-  Globals = WEFT_BINDING_GLOBALS,
-  Control = WEFT_BINDING_CONTROL,
-  Heap = WEFT_BINDING_HEAP,
-};
-const char* binding_name(Binding b);
-
-// A byte range of one binding that a stage reads or writes.
-struct Range {
-  Binding binding = Binding::Globals;
-  uint64_t offset = 0;
-  uint64_t size = 0;
-  bool overlaps(const Range& o) const {
-    return binding == o.binding && offset < o.offset + o.size && o.offset < offset + size;
-  }
-};
 
 struct InstanceId {
   uint32_t index = WEFT_NONE;
@@ -70,7 +53,11 @@ struct StageSpec {
   InstanceId instance;
   std::array<uint32_t, 3> groups{1, 1, 1};  // direct dispatch size
   std::optional<SlotId> indirect;           // dispatch size from a Control slot instead
-  std::vector<uint32_t> push;               // user words (at most WEFT_PUSH_USER_WORDS)
+  // The kernel's typed arguments, bound by name (bindings_layout/weft_args.h). Segment
+  // arguments declare their ranges as read or written, so `reads`/`writes` list only what the
+  // kernel touches beyond its arguments.
+  std::vector<StageArg> args;
+  std::vector<uint32_t> push;  // untyped words for kernels without WEFT_ARGS (being retired)
   std::vector<Range> reads;
   std::vector<Range> writes;
   // Declares the message traffic: reads the inbox payload and its sender's Metrics record,
@@ -81,8 +68,11 @@ struct StageSpec {
   uint32_t iteration = 0;  // loop iteration the stage belongs to (pushed to the kernel)
 };
 
+// A stage as the program holds it: its arguments bound to the kernel's signature, so `reads` and
+// `writes` include the argument ranges and `push_words` are what the kernel receives.
 struct Stage : StageSpec {
   uint32_t index = 0;
+  std::vector<uint32_t> push_words;
 };
 
 class Program {

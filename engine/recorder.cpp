@@ -191,7 +191,7 @@ void record_stages(VkCommandBuffer cmd, const Program& program, const Plan& plan
     push.header.iteration = s.iteration;
     push.header.flags = s.honour_halt ? WEFT_PUSH_HONOUR_HALT : 0u;
     push.header.control = in.control;
-    std::copy(s.push.begin(), s.push.end(), push.user);
+    std::copy(s.push_words.begin(), s.push_words.end(), push.args);
     if (pipelines[s.index] != bound) {
       vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines[s.index]);
       bound = pipelines[s.index];

@@ -246,8 +246,6 @@ StageId add_regulator(Program& p, const std::string& name, const std::vector<abi
   for (auto& r : stored) r.fired = 0;
   const uint32_t first = p.add_rules(stored);
   const Range block = p.control_words(first, uint32_t(stored.size()) * WEFT_RULE_WORDS);
-  reads.push_back(block);
-  writes.push_back(block);
   // The kernel contains a Metrics store (SET_STATUS); when no rule sets a status, an empty
   // range declares the binding without inventing a dependency.
   if (!writes_status) writes.push_back({Binding::Metrics, 0, 0});
@@ -260,7 +258,7 @@ StageId add_regulator(Program& p, const std::string& name, const std::vector<abi
   s.indirect = options.indirect;
   s.iteration = options.iteration;
   s.honour_halt = options.honour_halt;
-  s.push = {first, uint32_t(stored.size())};
+  s.args = RegulatorArgs{.rules = block, .rule_count = uint32_t(stored.size())}.bind();
   s.reads = std::move(reads);
   s.writes = std::move(writes);
   return p.add_stage(std::move(s));
@@ -270,16 +268,16 @@ uint32_t regulator_rule_word(const Program& p, StageId id) {
   if (id.index >= p.stages().size())
     fail(ErrorCode::InvalidProgram, "regulator stage " + std::to_string(id.index) + " does not exist");
   const Stage& s = p.stages()[id.index];
-  if (s.kernel->name() != "regulator" || s.push.size() < 2)
+  if (s.kernel->name() != "regulator" || s.push_words.size() < 2)
     fail(ErrorCode::InvalidProgram, "stage " + std::to_string(id.index) + " '" + s.name + "' is not a regulator");
-  return s.push[0];
+  return s.push_words[0];
 }
 
 uint32_t regulator_fired_word(const Program& p, StageId id, uint32_t index) {
   const uint32_t first = regulator_rule_word(p, id);
   const Stage& s = p.stages()[id.index];
-  if (index >= s.push[1])
-    fail(ErrorCode::InvalidProgram, "regulator '" + s.name + "' has " + std::to_string(s.push[1]) + " rules, not rule " +
+  if (index >= s.push_words[1])
+    fail(ErrorCode::InvalidProgram, "regulator '" + s.name + "' has " + std::to_string(s.push_words[1]) + " rules, not rule " +
                                         std::to_string(index));
   return first + index * WEFT_RULE_WORDS + uint32_t(offsetof(abi::WeftRule, fired) / 4);
 }

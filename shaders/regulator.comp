@@ -3,7 +3,7 @@
 // The regulator: evaluates a block of WeftRule records (engine/regulator.h) against Metrics and
 // applies the actions of those that hold, inside the submission.
 //
-// pc.user[0] = Control word index of the first rule, pc.user[1] = number of rules.
+// Arguments: `rules`, the Control word index of the first rule, and `rule_count`.
 //
 // Semantics, chosen so that a pass is deterministic whatever the device schedules:
 //  1. Every condition is evaluated in parallel against Metrics as they were when the pass
@@ -15,6 +15,8 @@
 //     rules or later passes while halt stays set).
 // Only workgroup 0 works: dispatched from an indirect slot with a larger x, the extra groups
 // return, so an action is never applied twice. No subgroup operation is used.
+#include "weft_engine_args.h"
+#define WEFT_ARGS WEFT_REGULATOR_ARGS
 #include "weft.glsl"
 
 #define WEFT_REGULATOR_GROUP 64u
@@ -28,7 +30,7 @@ layout(set = 0, binding = WEFT_BINDING_METRICS, std430) buffer WeftMetricsWords 
 
 shared uint held[WEFT_REGULATOR_MAX_RULES / 32u];
 
-uint rule_word(uint rule, uint field) { return weft_control_word(pc.user[0] + rule * WEFT_RULE_WORDS + field); }
+uint rule_word(uint rule, uint field) { return weft_control_word(pc.args.rules + rule * WEFT_RULE_WORDS + field); }
 
 // Field indices inside WeftRule (see bindings_layout/weft_layout.h).
 const uint R_SOURCE_INSTANCE = 0u, R_SOURCE_FIELD = 1u, R_SOURCE_TYPE = 2u, R_COMPARE = 3u, R_LO = 4u, R_HI = 5u,
@@ -98,7 +100,7 @@ void apply(uint r) {
     case WEFT_ACTION_HALT:
       if (control.header.halt == 0u) {
         control.header.halt = 1u;
-        control.header.halt_rule = pc.user[0] + r * WEFT_RULE_WORDS + 1u;
+        control.header.halt_rule = pc.args.rules + r * WEFT_RULE_WORDS + 1u;
       }
       break;
     case WEFT_ACTION_SET_STATUS:
@@ -111,7 +113,7 @@ void main() {
   if (weft_halted()) return;  // only when the stage was added with honour_halt
   if (gl_WorkGroupID.x != 0u || gl_WorkGroupID.y != 0u || gl_WorkGroupID.z != 0u) return;
   const uint t = gl_LocalInvocationIndex;
-  const uint count = min(pc.user[1], WEFT_REGULATOR_MAX_RULES);
+  const uint count = min(pc.args.rule_count, WEFT_REGULATOR_MAX_RULES);
   for (uint k = t; k < WEFT_REGULATOR_MAX_RULES / 32u; k += WEFT_REGULATOR_GROUP) held[k] = 0u;
   barrier();
 
@@ -119,7 +121,7 @@ void main() {
   for (uint r = t; r < count; r += WEFT_REGULATOR_GROUP) {
     if (evaluate(r)) {
       atomicOr(held[r / 32u], 1u << (r % 32u));
-      const uint fired = pc.user[0] + r * WEFT_RULE_WORDS + R_FIRED;
+      const uint fired = pc.args.rules + r * WEFT_RULE_WORDS + R_FIRED;
       weft_set_control_word(fired, weft_control_word(fired) + 1u);
     }
   }

@@ -1,8 +1,10 @@
 // weft.glsl — what every Weft kernel includes first.
 //
 // Usage: #version 450, `#extension GL_GOOGLE_include_directive : require`, then
-// `#include "weft.glsl"` before any declaration. Define WEFT_FAR_ACCESS before the include to
-// reach Heap/Globals words past the bound window (see bindings_layout/weft_layout.h).
+// `#define WEFT_ARGS <the kernel's argument list>` (bindings_layout/weft_args.h) and
+// `#include "weft.glsl"` before any declaration; the kernel reads its arguments as pc.args.NAME.
+// Define WEFT_FAR_ACCESS before the include to reach Heap/Globals words past the bound window
+// (see bindings_layout/weft_layout.h).
 // The engine defines WEFT_SHADER_CLOCK when it builds the variant for devices with
 // VK_KHR_shader_clock; kernels never test for it themselves.
 #ifndef WEFT_GLSL
@@ -17,6 +19,15 @@
 #endif
 
 #include "weft_layout.h"
+#include "weft_args.h"
+
+#ifdef WEFT_DESCRIBE_ARGS
+// Preprocessing pass that tells the engine this kernel's arguments (see weft_args.h).
+#define WEFT_DESCRIBE_ARG(type, name) weft_signature_arg type name ;
+#ifdef WEFT_ARGS
+WEFT_ARGS(WEFT_DESCRIBE_ARG)
+#endif
+#endif
 
 // ---- the five bindings ------------------------------------------------------------------
 // Registers and Globals have a uint and a float view of the same memory. Within one invocation,
@@ -33,13 +44,23 @@ layout(set = 0, binding = WEFT_BINDING_CONTROL, std430) buffer WeftControl {
 layout(set = 0, binding = WEFT_BINDING_HEAP, std430) readonly buffer WeftHeapU { uint heap_u[]; };
 layout(set = 0, binding = WEFT_BINDING_HEAP, std430) readonly buffer WeftHeapF { float heap_f[]; };
 
+// ---- push constants: the header every stage gets, then the kernel's own arguments -----------
+#ifdef WEFT_ARGS
+#define WEFT_GLSL_ARG_FIELD(type, name) type name;
+struct WeftArgs { WEFT_ARGS(WEFT_GLSL_ARG_FIELD) };
+#endif
 layout(push_constant, std430) uniform WeftPushBlock {
   WeftPushHeader header;
-  uint user[WEFT_PUSH_USER_WORDS];
+#ifdef WEFT_ARGS
+  WeftArgs args;
+#else
+  uint user[WEFT_PUSH_ARG_WORDS];  // untyped words: only until every kernel declares WEFT_ARGS
+#endif
 } pc;
 
-// ---- push constants ----------------------------------------------------------------------
+#ifndef WEFT_ARGS
 float weft_user_f(uint i) { return uintBitsToFloat(pc.user[i]); }
+#endif
 
 // ---- control -----------------------------------------------------------------------------
 uint weft_control_word(uint w) { return control.words[w - WEFT_CONTROL_HEADER_WORDS]; }

@@ -3,20 +3,34 @@
 
 using namespace weft;
 
+TEST_CASE("an unbound kernel argument names the stage, the kernel and the argument with its type") {
+  Program p("prog");
+  p.globals().add("x", 64);
+  StageSpec s;
+  s.name = "adder";
+  s.kernel = weft_test_kernels.get("globals_add");
+  s.instance = p.add_instance("a", 1);
+  s.args = {arg("words", p.segment(Binding::Globals, "x")), arg("add", 1)};
+  const std::string msg = test::error_message_of([&] { p.add_stage(s); });
+  CHECK(msg.find("'adder'") != std::string::npos);
+  CHECK(msg.find("globals_add") != std::string::npos);
+  CHECK(msg.find("'u32 count' is not bound") != std::string::npos);
+}
+
 TEST_CASE("an undeclared binding names the program, stage, kernel and binding") {
   test::ValidationClean clean;
   Program p("prog");
   InstanceId i = p.add_instance("a", 1);
   StageSpec s;
   s.name = "adder";
-  s.kernel = conformance::test_kernel("globals_add");
+  s.kernel = weft_test_kernels.get("globals_bump");
   s.instance = i;
   p.add_stage(s);
   const std::string msg = test::error_message_of([&] { Executable e(test::device(), std::move(p)); });
   CHECK(msg.find("undeclared binding") != std::string::npos);
   CHECK(msg.find("'prog'") != std::string::npos);
   CHECK(msg.find("'adder'") != std::string::npos);
-  CHECK(msg.find("globals_add") != std::string::npos);
+  CHECK(msg.find("globals_bump") != std::string::npos);
   CHECK(msg.find("Globals") != std::string::npos);
 }
 

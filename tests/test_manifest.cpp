@@ -43,6 +43,24 @@ void expect_manifest_error(const std::string& text, const std::string& key, cons
   CHECK(msg.find(problem) != std::string::npos);
 }
 
+// Loads and builds `text` as the fixture manifest: BadInput naming the key and the problem.
+void expect_manifest_build_error(const std::string& text, const std::string& key, const std::string& problem) {
+  TempDir dir("manifest-test");
+  const std::string path = conformance::write_manifest_fixture(dir.path(), text);
+  std::string msg = "(no error)";
+  ErrorCode code = ErrorCode(-1);
+  try {
+    build_program(load_manifest(path));
+  } catch (const Error& e) {
+    msg = e.what();
+    code = e.code();
+  }
+  INFO("message: " << msg);
+  CHECK(code == ErrorCode::BadInput);
+  CHECK(msg.find(key) != std::string::npos);
+  CHECK(msg.find(problem) != std::string::npos);
+}
+
 const char* const kRegulatorStage =
     "\n[[stages]]\nname = \"reg\"\n\n[[stages.rules]]\nsource = \"a.norm\"\nwhen = \">\"\nthreshold = 1.0\n"
     "action = \"scale\"\ntarget = \"control.k\"\nvalue = 0.5\n";
@@ -51,43 +69,99 @@ const char* const kRegulatorStage =
 
 // ---- manifests: loading -----------------------------------------------------------------------
 
-TEST_CASE("manifest: the fixture loads and every push reference resolves to the program's words") {
+// A kernel with one argument per kind of reference a manifest can bind (it touches nothing).
+const char* const kProbeKernel = R"(#version 450
+#extension GL_GOOGLE_include_directive : require
+#define WEFT_ARGS(X) X(WEFT_F32, c) X(WEFT_IN(Heap), x) X(WEFT_INOUT(Globals), acc) X(WEFT_IN(Control), k) \
+  X(WEFT_I32, minus_two) X(WEFT_F32, three) X(WEFT_U32, yes) X(WEFT_U32, instance_b) X(WEFT_U32, slot_s) \
+  X(WEFT_U32, x_count) X(WEFT_U32, x_words) X(WEFT_U32, a_scale) X(WEFT_U32, a_outbox) X(WEFT_U32, b_inbox) \
+  X(WEFT_U32, b_r2) X(WEFT_U32, k0) X(WEFT_U32, b_width)
+#include "weft.glsl"
+layout(local_size_x = 1) in;
+void main() {}
+)";
+
+TEST_CASE("manifest: the fixture loads and every kind of argument resolves to the program's words") {
   TempDir dir("manifest-test");
-  const std::string text = fixture_with(
-      "push = [1.5, \"heap.x\", \"globals.acc\", \"control.k\"]",
-      "push = [1.5, \"heap.x\", \"globals.acc\", \"control.k\", -2, { i32 = -1 }, { u32 = 7 }, { f32 = 3 }, true,\n"
-      "        \"instance.b\", \"slot.s\", \"heap.x.count\", \"heap.x.words\", \"instance.a.scale\", \"outbox.a\", \"inbox.b\",\n"
-      "        \"registers.b.R2\", \"control.k[0]\", \"instance.b.width\"]");
-  const Manifest m = load_manifest(conformance::write_manifest_fixture(dir.path(), text));
+  const std::string text = std::string(conformance::manifest_fixture_text()) + R"(
+[[kernels]]
+name = "probe"
+file = "probe.comp"
+
+[[stages]]
+name = "probe"
+kernel = "probe"
+instance = "b"
+dispatch = 1
+
+[stages.args]   # the table form of args, for long lists
+c = 1.5
+x = "heap.x"
+acc = "globals.acc"
+k = "control.k"
+minus_two = -2
+three = 3
+yes = true
+instance_b = "instance.b"
+slot_s = "slot.s"
+x_count = "heap.x.count"
+x_words = "heap.x.words"
+a_scale = "instance.a.scale"
+a_outbox = "outbox.a"
+b_inbox = "inbox.b"
+b_r2 = "registers.b.R2"
+k0 = "control.k[0]"
+b_width = "instance.b.width"
+)";
+  const std::string path = conformance::write_manifest_fixture(dir.path(), text);
+  conformance::write_text(dir.path() + "/probe.comp", kProbeKernel);
+  const Manifest m = load_manifest(path);
   const Program p = build_program(m);
-  REQUIRE(p.stages().size() == 2);
+  REQUIRE(p.stages().size() == 3);
   REQUIRE(p.instances().size() == 2);
   CHECK(p.instances()[1].inbox_from == 0);
-  const auto& push = p.stages()[0].push;
-  REQUIRE(push.size() == 19);
+  const auto& push = p.stages()[2].push_words;
+  REQUIRE(push.size() == 17);
   const uint32_t k_word = p.control_image().size() - 1;  // the last word allocated
   CHECK(push[0] == f32_bits(1.5f));
   CHECK(push[1] == p.heap().at("x").word_offset());
   CHECK(push[2] == p.globals().at("acc").word_offset());
   CHECK(push[3] == k_word);
   CHECK(push[4] == uint32_t(-2));
-  CHECK(push[5] == 0xFFFFFFFFu);
-  CHECK(push[6] == 7u);
-  CHECK(push[7] == f32_bits(3.0f));
-  CHECK(push[8] == 1u);
-  CHECK(push[9] == 1u);
-  CHECK(push[10] == p.slot_word(SlotId{0}));
-  CHECK(push[11] == 8u);
-  CHECK(push[12] == 8u);
-  CHECK(push[13] == p.instance_control_word(InstanceId{0}, 0));
-  CHECK(push[14] == p.window_word(InstanceId{0}, WEFT_R_OUTBOX));
-  CHECK(push[15] == p.window_word(InstanceId{0}, WEFT_R_OUTBOX));  // b's inbox is a's outbox
-  CHECK(push[16] == p.window_word(InstanceId{1}, 2));
-  CHECK(push[17] == k_word);
-  CHECK(push[18] == 8u);
-  CHECK(p.stages()[1].push[0] == f32_bits(-1.0f));
+  CHECK(push[5] == f32_bits(3.0f));
+  CHECK(push[6] == 1u);
+  CHECK(push[7] == 1u);
+  CHECK(push[8] == p.slot_word(SlotId{0}));
+  CHECK(push[9] == 8u);
+  CHECK(push[10] == 8u);
+  CHECK(push[11] == p.instance_control_word(InstanceId{0}, 0));
+  CHECK(push[12] == p.window_word(InstanceId{0}, WEFT_R_OUTBOX));
+  CHECK(push[13] == p.window_word(InstanceId{0}, WEFT_R_OUTBOX));  // b's inbox is a's outbox
+  CHECK(push[14] == p.window_word(InstanceId{1}, 2));
+  CHECK(push[15] == k_word);
+  CHECK(push[16] == 8u);
+  CHECK(p.stages()[1].push_words[0] == f32_bits(-1.0f));  // an integer for an f32 argument
   CHECK(p.stages()[1].indirect.has_value());
   CHECK(m.controls[0].words == std::vector<uint32_t>{f32_bits(2.0f)});
+  // The segment arguments declare their ranges as the kernel's types say.
+  const Stage& probe = p.stages()[2];
+  auto declared = [](const std::vector<Range>& rs, const Range& r) {
+    for (const Range& x : rs)
+      if (x.binding == r.binding && x.offset == r.offset && x.size == r.size) return true;
+    return false;
+  };
+  CHECK(declared(probe.reads, p.segment(Binding::Heap, "x")));
+  CHECK(!declared(probe.writes, p.segment(Binding::Heap, "x")));
+  CHECK(declared(probe.reads, p.segment(Binding::Globals, "acc")));
+  CHECK(declared(probe.writes, p.segment(Binding::Globals, "acc")));
+  CHECK(declared(probe.reads, p.control_words(k_word, 1)));
+}
+
+TEST_CASE("manifest errors: an argument the kernel does not declare, of the wrong kind, or missing") {
+  expect_manifest_build_error(fixture_with("c = 1.5,", "c = 1.5, d = 2,"), "stages[0].args.d", "declares no argument 'd'");
+  expect_manifest_build_error(fixture_with("x = \"heap.x\", acc", "x = 3, acc"), "stages[0].args.x", "takes a range");
+  expect_manifest_build_error(fixture_with("c = 1.5, ", ""), "stages[0]", "argument 'f32 c' is not bound");
+  expect_manifest_build_error(fixture_with("c = 1.5,", "c = \"heap.x.count\","), "stages[0].args.c", "names an integer word");
 }
 
 TEST_CASE("manifest: a dry run lists the stages, the barriers and the layout") {
@@ -224,7 +298,7 @@ TEST_CASE("manifest errors: wrong types") {
                         "expected an integer or an array of 1-3 integers, got a string");
   expect_manifest_error(fixture_with("dispatch = 1", "dispatch = [1, 1, 1, 1]"), "stages[0].dispatch", "an array of 4");
   expect_manifest_error(fixture_with("message = true", "message = 1"), "stages[0].message", "expected true or false");
-  expect_manifest_error(fixture_with("push = [1.5,", "push = [[1.5],"), "stages[0].push[0]", "got an array");
+  expect_manifest_error(fixture_with("c = 1.5,", "c = [1.5],"), "stages[0].args.c", "got an array");
   std::string heap_scalar = fixture_with("[[heap]]\nname = \"x\"\nfile = \"x.npy\"\n", "");
   heap_scalar.replace(heap_scalar.find("chain ="), 0, "heap = 3\n");
   expect_manifest_error(heap_scalar, "heap", "expected an array of tables ([[heap]]), got an integer");
@@ -247,16 +321,15 @@ TEST_CASE("manifest errors: unknown references") {
                         "unknown kernel 'affin'");
   expect_manifest_error(fixture_with("chain = [\"a\", \"b\"]", "chain = [\"a\", \"c\"]"), "chain[1]", "unknown instance 'c'");
   expect_manifest_error(fixture_with("indirect = \"s\"", "indirect = \"t\""), "stages[1].indirect", "unknown slot 't'");
-  expect_manifest_error(fixture_with("\"globals.acc\", \"control.k\"]", "\"globals.acd\", \"control.k\"]"), "stages[0].push[2]",
-                        "no globals segment 'acd'");
-  expect_manifest_error(fixture_with("reads = [\"heap.x\", \"control.k\"", "reads = [\"heap.x\", \"control.kk\""), "stages[0].reads[1]",
-                        "no control block 'kk'");
-  expect_manifest_error(fixture_with("reads = [\"heap.x\", \"control.k\"", "reads = [\"heap.x\", \"registers.a.R40\""), "stages[0].reads[1]",
-                        "expected a register R0..R31");
-  expect_manifest_error(fixture_with("reads = [\"heap.x\", \"control.k\"", "reads = [\"heap.x\", \"control.k[1]\""), "stages[0].reads[1]",
-                        "has 1 words; index 1 is past it");
-  expect_manifest_error(fixture_with("reads = [\"heap.x\", \"control.k\"", "reads = [\"heap.x\", \"weights.k\""), "stages[0].reads[1]",
-                        "cannot resolve 'weights.k'");
+  expect_manifest_build_error(fixture_with("acc = \"globals.acc\"", "acc = \"globals.acd\""), "stages[0].args.acc",
+                              "no globals segment 'acd'");
+  auto with_reads = [](const std::string& second) {
+    return fixture_with("k = \"control.k\" }\n", "k = \"control.k\" }\nreads = [\"heap.x\", " + second + "]\n");
+  };
+  expect_manifest_error(with_reads("\"control.kk\""), "stages[0].reads[1]", "no control block 'kk'");
+  expect_manifest_error(with_reads("\"registers.a.R40\""), "stages[0].reads[1]", "expected a register R0..R31");
+  expect_manifest_error(with_reads("\"control.k[1]\""), "stages[0].reads[1]", "has 1 words; index 1 is past it");
+  expect_manifest_error(with_reads("\"weights.k\""), "stages[0].reads[1]", "cannot resolve 'weights.k'");
   expect_manifest_error(fixture_with("source = \"outbox.b\"", "source = \"outbox.z\""), "outputs[0].source", "no instance 'z'");
   expect_manifest_error(std::string(conformance::manifest_fixture_text()) +
                             std::string(kRegulatorStage).replace(std::string(kRegulatorStage).find("a.norm"), 6, "a.nrm"),
@@ -286,28 +359,35 @@ TEST_CASE("manifest errors: sizes and types that do not match") {
   expect_manifest_error(fixture_with("dtype = \"f4\"\ncount = 8", "dtype = \"f4\"\ncount = 8\nshape = [2, 3]"), "globals[0].count",
                         "does not match shape [2, 3]");
   expect_manifest_error(fixture_with("name = \"b\"\nwidth = 8", "name = \"a\"\nwidth = 8"), "instances[1].name", "duplicate instance name 'a'");
-  std::string many = "push = [";
-  for (int i = 0; i < 21; ++i) many += std::to_string(i) + (i < 20 ? ", " : "]");
-  expect_manifest_error(fixture_with("push = [1.5, \"heap.x\", \"globals.acc\", \"control.k\"]", many), "stages[0].push", "at most 20");
   expect_manifest_error(fixture_with("indirect = \"s\"", "indirect = \"s\"\ndispatch = 2"), "stages[1].indirect", "either dispatch or indirect");
   expect_manifest_error(fixture_with("file = \"b.npy\"", "file = \"../b.npy\""), "outputs[0].file", "relative path inside the output folder");
 }
 
 TEST_CASE("manifest errors: declarations the kernel contradicts, and invalid programs") {
-  expect_manifest_error(fixture_with("writes = [\"globals.acc\"]", "writes = [\"globals.acc\", \"heap.x\"]"), "stages[0].writes[1]",
-                        "Heap is read-only");
-  expect_manifest_error(fixture_with("reads = [\"heap.x\", \"control.k\", \"globals.acc\"]\nwrites = [\"globals.acc\"]\n",
-                                     "reads = [\"heap.x\", \"control.k\"]\n"),
-                        "stages[0].reads", "uses Globals but the stage declares no Globals range");
-  expect_manifest_error(fixture_with("writes = [\"globals.acc\"]\n", ""), "stages[0].writes",
-                        "writes Globals but the stage declares no Globals write");
-  expect_manifest_error(fixture_with("reads = [\"heap.x\", \"control.k\"", "reads = [\"globals.acc\", \"control.k\""), "stages[0].reads",
-                        "uses Heap");
+  expect_manifest_error(fixture_with("k = \"control.k\" }\n", "k = \"control.k\" }\nwrites = [\"heap.x\"]\n"), "stages[0].writes[0]", "Heap is read-only");
+  // Arguments declare their own ranges; the message traffic is declared by `message`.
+  expect_manifest_error(fixture_with("k = \"control.k\" }\nmessage = true\n", "k = \"control.k\" }\n"), "stages[0].reads",
+                        "uses Registers but the stage declares no Registers range");
+  expect_manifest_error(fixture_with("k = \"control.k\" }\nmessage = true\n", "k = \"control.k\" }\nreads = [\"registers.a\", \"metrics.a\"]\n"), "stages[0].writes",
+                        "writes Registers but the stage declares no Registers write");
+  expect_manifest_build_error(fixture_with("x = \"heap.x\"", "x = \"globals.acc\""), "stages[0]",
+                              "takes a Heap range; got one of Globals");
   const std::string zero_two_slots =
       "\n[[stages]]\nname = \"reg\"\n\n[[stages.rules]]\nsource = \"a.norm\"\nwhen = \">\"\nthreshold = 1.0\n"
       "action = \"zero_slots\"\ntarget = \"slot.s\"\ncount = 2\n";
   expect_manifest_error(std::string(conformance::manifest_fixture_text()) + zero_two_slots,
                         "stages[2].rules[0].count", "only 1 consecutive slot(s) start there");
+}
+
+TEST_CASE("manifest errors: a kernel declaring more arguments than the push block holds") {
+  TempDir dir("manifest-test");
+  const std::string path = conformance::write_manifest_fixture(dir.path());
+  std::string list;
+  for (int k = 0; k <= WEFT_PUSH_ARG_WORDS; ++k) list += " X(WEFT_U32, a" + std::to_string(k) + ")";
+  conformance::write_text(dir.path() + "/affine.comp", "#version 450\n#extension GL_GOOGLE_include_directive : require\n"
+                                                       "#define WEFT_ARGS(X)" + list + "\n#include \"weft.glsl\"\nvoid main() {}\n");
+  const std::string msg = test::error_message_of([&] { load_manifest(path); });
+  CHECK(msg.find("21 arguments; at most 20 fit") != std::string::npos);
 }
 
 TEST_CASE("manifest errors: syntax, unreadable files and kernels that do not compile") {

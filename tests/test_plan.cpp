@@ -8,7 +8,7 @@ namespace {
 StageSpec globals_stage(Program& p, const char* name, std::vector<Range> reads, std::vector<Range> writes) {
   StageSpec s;
   s.name = name;
-  s.kernel = conformance::test_kernel("globals_copy");
+  s.kernel = weft_test_kernels.get("globals_bump");
   s.instance = p.instances().empty() ? p.add_instance("i", 1) : InstanceId{0};
   s.reads = std::move(reads);
   s.writes = std::move(writes);

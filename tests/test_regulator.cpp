@@ -174,7 +174,7 @@ TEST_CASE("the regulator stage declares what its rules read and write") {
   CHECK(declares(writes, p.slot(s1)));
   CHECK(declares(writes, p.metrics(c)));
   CHECK(!declares(writes, p.control_header()));  // no halt rule
-  CHECK(st.push == std::vector<uint32_t>{first, 3});
+  CHECK(st.push_words == std::vector<uint32_t>{first, 3});
   CHECK(p.control_image()[regulator_fired_word(p, reg, 0)] == 0u);
   CHECK(regulator_fired_word(p, reg, 2) == first + 2 * WEFT_RULE_WORDS + 11);
   CHECK(test::error_code_of([&] { regulator_fired_word(p, reg, 3); }) == ErrorCode::InvalidProgram);
@@ -188,7 +188,7 @@ TEST_CASE("a stage dispatched from a slot a rule writes waits at the indirect st
   add_regulator(p, "reg", {rule(Condition::eq_zero(a, WEFT_METRIC_STATUS), Action::set_slot(p, s, 4))});
   StageSpec use;
   use.name = "use";
-  use.kernel = conformance::test_kernel("globals_copy");
+  use.kernel = weft_test_kernels.get("globals_bump");
   use.instance = a;
   use.indirect = s;
   use.writes = {p.segment(Binding::Globals, "x")};
@@ -208,7 +208,7 @@ TEST_CASE("halt rules write the header, so honouring stages wait for the regulat
   CHECK(declares(p.stage_writes(p.stages()[reg.index]), p.control_header()));
   StageSpec s;
   s.name = "later";
-  s.kernel = conformance::test_kernel("globals_copy");
+  s.kernel = weft_test_kernels.get("globals_bump");
   s.instance = a;
   s.writes = {p.segment(Binding::Globals, "x")};
   s.honour_halt = true;
@@ -227,7 +227,7 @@ TEST_CASE("add_loop allocates contiguous per-iteration slots and exit_after zero
     seen.push_back(it.index);
     StageSpec s;
     s.name = "body";
-    s.kernel = conformance::test_kernel("tiny");
+    s.kernel = weft_test_kernels.get("tiny");
     s.instance = a;
     StageId id = it.add_stage(prog, s, 1);
     CHECK(prog.stages()[id.index].indirect->index == it.slot(1).index);

@@ -9,10 +9,9 @@ TEST_CASE("a program recorded once replays 1000 times with fresh inputs each run
   p.globals().add("acc", 4 * 4);
   StageSpec s;
   s.name = "acc+=input";
-  s.kernel = conformance::test_kernel("globals_add");
+  s.kernel = weft_test_kernels.get("globals_add");
   s.instance = a;
-  s.push = {p.globals().at("acc").word_offset(), 4, 0};
-  s.reads = s.writes = {p.segment(Binding::Globals, "acc")};
+  s.args = conformance::GlobalsAddArgs{.words = p.segment(Binding::Globals, "acc"), .count = 4, .add = 0}.bind();
   p.add_stage(s);
   Executable exe(test::device(), std::move(p));
   uint64_t expected = 0;
@@ -35,11 +34,10 @@ TEST_CASE("submit does not block and wait returns once the run is done") {
   p.globals().add("x", 1 << 20);
   StageSpec s;
   s.name = "x+=1";
-  s.kernel = conformance::test_kernel("globals_add");
+  s.kernel = weft_test_kernels.get("globals_add");
   s.instance = a;
   s.groups = {64, 1, 1};
-  s.push = {0, (1 << 20) / 4, 1};
-  s.reads = s.writes = {p.segment(Binding::Globals, "x")};
+  s.args = conformance::GlobalsAddArgs{.words = p.segment(Binding::Globals, "x"), .count = (1 << 20) / 4, .add = 1}.bind();
   p.add_stage(s);
   Executable exe(test::device(), std::move(p));  // buffers start zeroed
   Ticket t1 = exe.submit();
@@ -61,10 +59,9 @@ TEST_CASE("two executables append into one caller-owned command buffer and run w
     p.globals().add("x", 64 * 4);
     StageSpec s;
     s.name = "x+=" + std::to_string(add);
-    s.kernel = conformance::test_kernel("globals_add");
+    s.kernel = weft_test_kernels.get("globals_add");
     s.instance = a;
-    s.push = {0, 64, add};
-    s.reads = s.writes = {p.segment(Binding::Globals, "x")};
+    s.args = conformance::GlobalsAddArgs{.words = p.segment(Binding::Globals, "x"), .count = 64, .add = add}.bind();
     p.add_stage(s);
     return Executable(test::device(), std::move(p));
   };

@@ -30,13 +30,11 @@ Program two_stage_program(bool first_writes_x, bool second_writes_x) {
   auto stage = [&](const char* name, bool writes_x) {
     StageSpec s;
     s.name = name;
-    s.kernel = conformance::test_kernel(writes_x ? "globals_add" : "globals_copy");
+    s.kernel = weft_test_kernels.get(writes_x ? "globals_add" : "globals_copy");
     s.instance = i;
     // globals_add x: read+write x. globals_copy x->y: read x, write y.
-    s.push = writes_x ? std::vector<uint32_t>{uint32_t(x.offset / 4), 64, 1}
-                      : std::vector<uint32_t>{uint32_t(x.offset / 4), uint32_t(y.offset / 4), 64, 1, 0};
-    s.reads = {x};
-    s.writes = {writes_x ? x : y};
+    s.args = writes_x ? conformance::GlobalsAddArgs{.words = x, .count = 64, .add = 1}.bind()
+                      : conformance::GlobalsCopyArgs{.src = x, .dst = y, .count = 64, .mul = 1, .add = 0}.bind();
     p.add_stage(s);
   };
   stage("first", first_writes_x);

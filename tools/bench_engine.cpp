@@ -45,7 +45,7 @@ RunTimes time_runs(Executable& exe, int reps) {
 // N tiny stages; `chained`: each reads the previous one's outbox (a dependent chain).
 Program tiny_program(uint32_t n, bool chained) {
   Program p(chained ? "tiny-chain" : "tiny-independent");
-  KernelRef tiny = conformance::test_kernel("tiny");
+  KernelRef tiny = weft_test_kernels.get("tiny");
   std::vector<InstanceId> inst;
   for (uint32_t i = 0; i < n; ++i) {
     inst.push_back(p.add_instance("t" + std::to_string(i), 1));
@@ -84,7 +84,7 @@ class RawChain {
     pli.pushConstantRangeCount = 1;
     pli.pPushConstantRanges = &pr;
     vk_check(vkCreatePipelineLayout(d, &pli, nullptr, &layout_), "raw pipeline layout");
-    const KernelRef tiny = conformance::test_kernel("tiny");
+    const KernelRef tiny = weft_test_kernels.get("tiny");
     const auto& spirv = tiny->spirv(dev.info().shader_clock);
     VkShaderModuleCreateInfo mi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     mi.codeSize = spirv.size() * 4;
@@ -280,9 +280,7 @@ void bench_copy(Device& dev, uint64_t bytes, int reps) {
   s.kernel = engine_kernel("copy");
   s.instance = i;
   s.groups = {std::min<uint32_t>((count + 255) / 256, 4096), 1, 1};
-  s.push = {uint32_t(p.globals().at("src").offset / 16), uint32_t(p.globals().at("dst").offset / 16), count};
-  s.reads = {p.segment(Binding::Globals, "src")};
-  s.writes = {p.segment(Binding::Globals, "dst")};
+  s.args = CopyArgs{.src = p.segment(Binding::Globals, "src"), .dst = p.segment(Binding::Globals, "dst"), .count = count}.bind();
   p.add_stage(s);
   RecordOptions o;
   o.stage_timestamps = false;
@@ -340,7 +338,7 @@ void bench_regulator(Device& dev, int reps) {
     const uint32_t word = p.add_control_words("target", {0});
     StageSpec s;
     s.name = "tiny";
-    s.kernel = conformance::test_kernel("tiny");
+    s.kernel = weft_test_kernels.get("tiny");
     s.instance = a;
     s.reads = {p.inbox(a)};
     s.writes = {p.outbox(a)};

@@ -240,9 +240,7 @@ double copy_bandwidth(Device& dev, uint64_t bytes, uint32_t runs) {
   s.instance = p.add_instance("copy", 1);
   const uint32_t count = uint32_t(bytes / 16);
   s.groups = {std::min<uint32_t>((count + 255) / 256, 4096), 1, 1};
-  s.push = {uint32_t(p.globals().at("src").offset / 16), uint32_t(p.globals().at("dst").offset / 16), count};
-  s.reads = {p.segment(Binding::Globals, "src")};
-  s.writes = {p.segment(Binding::Globals, "dst")};
+  s.args = CopyArgs{.src = p.segment(Binding::Globals, "src"), .dst = p.segment(Binding::Globals, "dst"), .count = count}.bind();
   p.add_stage(s);
   Executable exe(dev, std::move(p));
   exe.run();

@@ -2,7 +2,8 @@
 #extension GL_GOOGLE_include_directive : require
 // Reduces the inbox into Globals: [out] = sum, [out+1] = sum of squares, [out+2] = max |v|,
 // [out+3] = mean. The outbox carries the sum in word 0 (zeros after it), so the message norm
-// and max_abs are |sum|. push: out (word offset in Globals). One workgroup.
+// and max_abs are |sum|. One workgroup.
+#define WEFT_ARGS(X) X(WEFT_OUT(Globals), result)
 #include "weft.glsl"
 
 layout(local_size_x = 64) in;
@@ -35,7 +36,7 @@ void main() {
   for (uint j = 1u + t; j < pc.header.width; j += 64u) weft_outbox_f(j, 0.0);
   if (t == 0u) {
     const float total = part_sum[0];
-    const uint out_word = pc.user[0];
+    const uint out_word = pc.args.result;
     globals_f[out_word] = total;
     globals_f[out_word + 1u] = part_sq[0];
     globals_f[out_word + 2u] = part_max[0];

@@ -1,6 +1,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// outbox[j] = inbox[j] * factor. push: factor (f32). One workgroup.
+// outbox[j] = inbox[j] * factor. One workgroup.
+#define WEFT_ARGS(X) X(WEFT_F32, factor)
 #include "weft.glsl"
 #include "message64.glsl"
 
@@ -8,7 +9,7 @@ layout(local_size_x = 64) in;
 
 void main() {
   const uvec2 start = weft_clock();
-  const float factor = weft_user_f(0);
+  const float factor = pc.args.factor;
   float sq = 0.0, mx = 0.0;
   for (uint j = gl_LocalInvocationID.x; j < pc.header.width; j += 64u) {
     const float v = weft_inbox_f(j) * factor;

@@ -2,7 +2,8 @@
 #extension GL_GOOGLE_include_directive : require
 // One iteration of a decay loop: x[j] *= factor for the Globals segment x, then the L2 norm of
 // the new x into this instance's Metrics (a rule reads it). sequence counts the iterations
-// that ran. push: x word offset, n, factor (f32). One workgroup.
+// that ran. One workgroup.
+#define WEFT_ARGS(X) X(WEFT_INOUT(Globals), x) X(WEFT_U32, n) X(WEFT_F32, factor)
 #include "weft.glsl"
 
 layout(local_size_x = 64) in;
@@ -11,8 +12,8 @@ shared float part_max[64];
 
 void main() {
   const uvec2 start = weft_clock();
-  const uint t = gl_LocalInvocationID.x, x = pc.user[0], n = pc.user[1];
-  const float factor = weft_user_f(2);
+  const uint t = gl_LocalInvocationID.x, x = pc.args.x, n = pc.args.n;
+  const float factor = pc.args.factor;
   float sq = 0.0, mx = 0.0;
   for (uint j = t; j < n; j += 64u) {
     const float v = globals_f[x + j] * factor;

@@ -7,13 +7,13 @@
 
 #include <weft/weft.h>
 
+#include "external_args.h"
 #include "external_kernels.h"
 
 namespace {
 
 constexpr uint32_t kN = 1000, kBlock = 50, kBlocks = kN / kBlock;
 
-weft::KernelRef kernel(const char* name) { return weft::find_kernel(external_kernels, external_kernels_count, name); }
 
 }  // namespace
 
@@ -30,28 +30,24 @@ int main() {
     p.globals().add("sums", kBlocks * 4);
     p.globals().add("positive", 4);
     const weft::InstanceId inst = p.add_instance("poly", 1);
-    auto word = [&](weft::Binding b, const char* s) { return (b == weft::Binding::Heap ? p.heap() : p.globals()).at(s).word_offset(); };
+    auto heap = [&](const char* s) { return p.segment(weft::Binding::Heap, s); };
+    auto globals = [&](const char* s) { return p.segment(weft::Binding::Globals, s); };
 
     weft::StageSpec poly;
     poly.name = "poly";
-    poly.kernel = kernel("poly");
+    poly.kernel = external_kernels.get("poly");
     poly.instance = inst;
     poly.groups = {(kN + 63) / 64, 1, 1};
-    poly.push = {word(weft::Binding::Heap, "coeff"), word(weft::Binding::Heap, "x"), word(weft::Binding::Globals, "y"),
-                 word(weft::Binding::Globals, "positive"), kN};
-    poly.reads = {p.segment(weft::Binding::Heap, "coeff"), p.segment(weft::Binding::Heap, "x"),
-                  p.segment(weft::Binding::Globals, "positive")};
-    poly.writes = {p.segment(weft::Binding::Globals, "y"), p.segment(weft::Binding::Globals, "positive")};
+    // Each argument says whether the kernel reads or writes it: the planner's hazards come from here.
+    poly.args = PolyArgs{.coeff = heap("coeff"), .x = heap("x"), .y = globals("y"), .positive = globals("positive"), .n = kN}.bind();
     p.add_stage(poly);
 
     weft::StageSpec sum;
     sum.name = "block_sum";
-    sum.kernel = kernel("block_sum");
+    sum.kernel = external_kernels.get("block_sum");
     sum.instance = inst;
     sum.groups = {kBlocks, 1, 1};
-    sum.push = {word(weft::Binding::Globals, "y"), word(weft::Binding::Globals, "sums"), kBlock, kBlocks};
-    sum.reads = {p.segment(weft::Binding::Globals, "y")};
-    sum.writes = {p.segment(weft::Binding::Globals, "sums")};
+    sum.args = BlockSumArgs{.y = globals("y"), .sums = globals("sums"), .block = kBlock, .blocks = kBlocks}.bind();
     p.add_stage(sum);
 
     weft::Executable exe(*device, std::move(p));

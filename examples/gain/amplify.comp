@@ -1,6 +1,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// outbox[j] = drive * signal[j] (signal in Heap). push: drive (f32), signal word offset, n.
+// outbox[j] = drive * signal[j] (signal in Heap). One workgroup.
+#define WEFT_ARGS(X) X(WEFT_F32, drive) X(WEFT_IN(Heap), signal) X(WEFT_U32, n)
 #include "weft.glsl"
 #include "message64.glsl"
 
@@ -8,8 +9,8 @@ layout(local_size_x = 64) in;
 
 void main() {
   const uvec2 start = weft_clock();
-  const float drive = weft_user_f(0);
-  const uint signal = pc.user[1], n = min(pc.user[2], pc.header.width);
+  const float drive = pc.args.drive;
+  const uint signal = pc.args.signal, n = min(pc.args.n, pc.header.width);
   float sq = 0.0, mx = 0.0;
   for (uint j = gl_LocalInvocationID.x; j < n; j += 64u) {
     const float v = drive * heap_f[signal + j];

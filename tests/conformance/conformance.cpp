@@ -23,7 +23,6 @@ std::string str(double v) {
   return s.str();
 }
 
-KernelRef test_kernel(const std::string& name) { return find_kernel(weft_test_kernels, weft_test_kernels_count, name); }
 
 const std::vector<Case>& all_cases() {
   static const std::vector<Case> cases = [] {

@@ -9,6 +9,9 @@
 
 #include <weft/weft.h>
 
+#include "test_args.h"          // their arguments (ChainStepArgs, GlobalsAddArgs, ...)
+#include "weft_test_kernels.h"  // the test kernels (tests/shaders/*.comp): weft_test_kernels.get(name)
+
 namespace weft::conformance {
 
 enum class Outcome { Pass, Fail, Skip };
@@ -73,8 +76,6 @@ std::string format_json(const std::vector<DeviceReport>& reports);
 // JUnit XML: one <testsuite> per device, one <testcase> per case (skips carry their reason).
 std::string format_junit(const std::vector<DeviceReport>& reports);
 
-// Test kernels (tests/shaders/*.comp), embedded at build time.
-KernelRef test_kernel(const std::string& name);
 
 // ---- manifest fixtures (manifest_cases.cpp) ----
 // A fresh folder under the system temp directory, removed with its contents on destruction.

@@ -38,11 +38,11 @@ Result layout_agrees(Device& dev) {
   const uint32_t free_words = p.add_control_words("free", {7, 8});
   StageSpec s;
   s.name = "probe";
-  s.kernel = test_kernel("layout_probe");
+  s.kernel = weft_test_kernels.get("layout_probe");
   s.instance = b;
   s.iteration = 5;
   s.honour_halt = true;
-  for (uint32_t u = 0; u < WEFT_PUSH_USER_WORDS; ++u) s.push.push_back(1000 + u);
+  for (uint32_t u = 0; u < WEFT_PUSH_ARG_WORDS; ++u) s.args.push_back(arg("a" + std::to_string(u), 1000 + u));
   s.writes = {p.registers(b), p.metrics(b)};
   s.reads = {p.whole(Binding::Control)};
   p.add_stage(s);
@@ -66,7 +66,7 @@ Result layout_agrees(Device& dev) {
                                   ib.window + WEFT_R_OUTBOX * width, 0, 5, WEFT_PUSH_HONOUR_HALT, ib.control};
   for (int k = 0; k < 10; ++k)
     if (regs[k] != want_push[k]) return Result::fail("push header word " + std::to_string(k) + " " + fmt_words(regs[k], want_push[k]));
-  for (uint32_t u = 0; u < WEFT_PUSH_USER_WORDS; ++u)
+  for (uint32_t u = 0; u < WEFT_PUSH_ARG_WORDS; ++u)
     if (regs[12 + u] != 1000 + u) return Result::fail("push user word " + std::to_string(u) + " " + fmt_words(regs[12 + u], 1000 + u));
   const uint32_t want_control[5] = {2, 1, 0, uint32_t(prog.control_bytes() / 4), 0};
   for (int k = 0; k < 5; ++k)
@@ -119,10 +119,10 @@ Result three_instance_chain(Device& dev) {
   for (int k = 0; k < 3; ++k) {
     StageSpec s;
     s.name = "hop" + std::to_string(k);
-    s.kernel = test_kernel("chain_step");
+    s.kernel = weft_test_kernels.get("chain_step");
     s.instance = in[k];
     s.message = true;
-    s.push = {f32_bits(mul[k]), f32_bits(add[k])};
+    s.args = ChainStepArgs{.mul = mul[k], .add = add[k]}.bind();
     p.add_stage(s);
   }
   Executable exe(dev, std::move(p));
@@ -167,28 +167,23 @@ struct GlobalsProgram {
     inst = p.add_instance("h", 1);
     for (const char* s : {"x", "y", "z", "w"}) p.globals().add(s, n * 4);
   }
-  uint32_t word(const char* s) const { return p.globals().at(s).word_offset(); }
   Range range(const char* s) const { return p.segment(Binding::Globals, s); }
   void add(const char* name, const char* seg, uint32_t value) {
     StageSpec s;
     s.name = name;
-    s.kernel = test_kernel("globals_add");
+    s.kernel = weft_test_kernels.get("globals_add");
     s.instance = inst;
     s.groups = {4, 1, 1};
-    s.push = {word(seg), n, value};
-    s.reads = {range(seg)};
-    s.writes = {range(seg)};
+    s.args = GlobalsAddArgs{.words = range(seg), .count = n, .add = value}.bind();
     p.add_stage(s);
   }
   void copy(const char* name, const char* src, const char* dst, uint32_t mul = 1, uint32_t add = 0) {
     StageSpec s;
     s.name = name;
-    s.kernel = test_kernel("globals_copy");
+    s.kernel = weft_test_kernels.get("globals_copy");
     s.instance = inst;
     s.groups = {4, 1, 1};
-    s.push = {word(src), word(dst), n, mul, add};
-    s.reads = {range(src)};
-    s.writes = {range(dst)};
+    s.args = GlobalsCopyArgs{.src = range(src), .dst = range(dst), .count = n, .mul = mul, .add = add}.bind();
     p.add_stage(s);
   }
 };
@@ -282,11 +277,11 @@ Result replay(Device& dev, int runs) {
   InstanceId a = p.add_instance("a", width);
   StageSpec s;
   s.name = "scale";
-  s.kernel = test_kernel("chain_step");
+  s.kernel = weft_test_kernels.get("chain_step");
   s.instance = a;
   s.message = true;
   const float mul = 3.0f, add = 0.5f;
-  s.push = {f32_bits(mul), f32_bits(add)};
+  s.args = ChainStepArgs{.mul = mul, .add = add}.bind();
   p.add_stage(s);
   Executable exe(dev, std::move(p));
   std::vector<float> in(width), out(width);
@@ -323,11 +318,10 @@ Result heap_beyond_range(Device& dev) {
   InstanceId inst = p.add_instance("far", 1);
   StageSpec s;
   s.name = "gather";
-  s.kernel = test_kernel("heap_far_gather");
+  s.kernel = weft_test_kernels.get("heap_far_gather");
   s.instance = inst;
-  s.push = {p.globals().at("index").word_offset(), p.globals().at("out").word_offset(), n};
-  s.reads = {p.whole(Binding::Heap), p.segment(Binding::Globals, "index"), p.control_header()};
-  s.writes = {p.segment(Binding::Globals, "out")};
+  s.args = HeapGatherArgs{.index = p.segment(Binding::Globals, "index"), .gathered = p.segment(Binding::Globals, "out"), .count = n}.bind();
+  s.reads = {p.whole(Binding::Heap), p.control_header()};
   p.add_stage(s);
   if (!info.buffer_device_address) {
     if (error_of([&] { Executable exe(dev, std::move(p)); }) != ErrorCode::MissingFeature)
@@ -348,6 +342,21 @@ Result heap_beyond_range(Device& dev) {
 
 // ---- errors ----------------------------------------------------------------------------------
 
+// A globals_add stage over an 8-word segment with the arguments `args(segment)`, built into an
+// executable (so both add_stage and the device checks run).
+template <class Args>
+void add_globals_add(Device& dev, Args&& args) {
+  Program p;
+  p.globals().add("x", 32);
+  StageSpec s;
+  s.name = "add";
+  s.kernel = weft_test_kernels.get("globals_add");
+  s.instance = p.add_instance("a", 1);
+  s.args = args(p.segment(Binding::Globals, "x"));
+  p.add_stage(s);
+  Executable exe(dev, std::move(p));
+}
+
 Result typed_errors(Device& dev) {
   struct Check {
     const char* what;
@@ -357,7 +366,7 @@ Result typed_errors(Device& dev) {
   auto stage = [](Program& p, InstanceId i) {
     StageSpec s;
     s.name = "s";
-    s.kernel = test_kernel("globals_add");
+    s.kernel = weft_test_kernels.get("globals_bump");
     s.instance = i;
     return s;
   };
@@ -394,8 +403,7 @@ Result typed_errors(Device& dev) {
          s.writes = {p.segment(Binding::Globals, "x"), p.segment(Binding::Heap, "h")}; p.add_stage(s);
          Executable exe(dev, std::move(p));
        }},
-      {"too many push words", ErrorCode::InvalidProgram,
-       [&] { Program p; auto i = p.add_instance("a", 1); auto s = stage(p, i); s.push.resize(21); p.add_stage(s); }},
+
       {"dispatch beyond the device limit", ErrorCode::InvalidProgram,
        [&] {
          Program p; auto i = p.add_instance("a", 1); p.globals().add("x", 64);
@@ -407,6 +415,41 @@ Result typed_errors(Device& dev) {
       {"missing indirect slot", ErrorCode::InvalidProgram,
        [&] { Program p; auto i = p.add_instance("a", 1); auto s = stage(p, i); s.indirect = SlotId{0}; p.add_stage(s); }},
       {"not SPIR-V", ErrorCode::ShaderCompile, [] { Kernel k("junk", {1, 2, 3, 4, 5, 6}); }},
+      {"argument not bound", ErrorCode::InvalidProgram, [&] { add_globals_add(dev, [](const Range& x) {
+         return std::vector{arg("words", x), arg("count", 4)}; }); }},
+      {"argument bound twice", ErrorCode::InvalidProgram, [&] { add_globals_add(dev, [](const Range& x) {
+         return std::vector{arg("words", x), arg("count", 4), arg("add", 1), arg("count", 4)}; }); }},
+      {"argument the kernel does not declare", ErrorCode::InvalidProgram, [&] { add_globals_add(dev, [](const Range& x) {
+         return std::vector{arg("words", x), arg("count", 4), arg("add", 1), arg("extra", 1)}; }); }},
+      {"range of another binding", ErrorCode::InvalidProgram, [&] { add_globals_add(dev, [](const Range&) {
+         return std::vector{arg("words", Range{Binding::Control, 0, 16}), arg("count", 4), arg("add", 1)}; }); }},
+      {"scalar for a range", ErrorCode::InvalidProgram, [&] { add_globals_add(dev, [](const Range&) {
+         return std::vector{arg("words", 0), arg("count", 4), arg("add", 1)}; }); }},
+      {"negative value for a u32", ErrorCode::InvalidProgram, [&] { add_globals_add(dev, [](const Range& x) {
+         return std::vector{arg("words", x), arg("count", -1), arg("add", 1)}; }); }},
+      {"float for an integer", ErrorCode::InvalidProgram, [&] { add_globals_add(dev, [](const Range& x) {
+         return std::vector{arg("words", x), arg("count", 4), arg("add", 1.5f)}; }); }},
+      {"range not word-aligned", ErrorCode::InvalidProgram, [&] { add_globals_add(dev, [](const Range&) {
+         return std::vector{arg("words", Range{Binding::Globals, 2, 8}), arg("count", 4), arg("add", 1)}; }); }},
+      {"another kernel's typed arguments", ErrorCode::InvalidProgram, [&] { add_globals_add(dev, [](const Range& x) {
+         return TallyArgs{.counter = x, .tag = 1}.bind(); }); }},
+      {"untyped words for a kernel with arguments", ErrorCode::InvalidProgram,
+       [] {
+         Program p; StageSpec s; s.name = "s"; s.kernel = weft_test_kernels.get("globals_add");
+         s.instance = p.add_instance("a", 1); s.push = {0, 4, 1}; p.add_stage(s);
+       }},
+      {"kernel declaring more arguments than fit", ErrorCode::ShaderCompile,
+       [] {
+         std::string list;
+         for (int k = 0; k <= WEFT_PUSH_ARG_WORDS; ++k) list += " X(WEFT_U32, a" + std::to_string(k) + ")";
+         compile_kernel_source("many.comp", "#version 450\n#extension GL_GOOGLE_include_directive : require\n"
+                               "#define WEFT_ARGS(X)" + list + "\n#include \"weft.glsl\"\nvoid main() {}\n");
+       }},
+      {"signature that the module does not hold", ErrorCode::ShaderCompile,
+       [] {
+         const KernelRef k = weft_test_kernels.get("globals_add");
+         Kernel changed("globals_add", k->spirv(false), {}, {ArgSpec{"words", ArgType::InOut, Binding::Globals}});
+       }},
       {"duplicate segment", ErrorCode::BadInput, [] { Program p; p.heap().add("a", 4); p.heap().add("a", 4); }},
       {"unknown device", ErrorCode::NoDevice, [] { DeviceOptions o; o.select = "no-such-gpu-name"; Device::open(o); }},
       {"device index out of range", ErrorCode::NoDevice, [] { DeviceOptions o; o.select = "4096"; Device::open(o); }},
@@ -450,8 +493,10 @@ Result compile_error_location(Device&) {
 
 Result runtime_kernel_runs(Device& dev) {
   const std::string src =
-      "#version 450\n#extension GL_GOOGLE_include_directive : require\n#include \"weft.glsl\"\n"
-      "layout(local_size_x = 32) in;\nvoid main() { uint i = gl_GlobalInvocationID.x; if (i < pc.user[0]) globals_u[i] = i * i + SHIFT; }\n";
+      "#version 450\n#extension GL_GOOGLE_include_directive : require\n"
+      "#define WEFT_ARGS(X) X(WEFT_OUT(Globals), squares) X(WEFT_U32, n)\n#include \"weft.glsl\"\n"
+      "layout(local_size_x = 32) in;\n"
+      "void main() { uint i = gl_GlobalInvocationID.x; if (i < pc.args.n) globals_u[pc.args.squares + i] = i * i + SHIFT; }\n";
   CompileOptions opts;
   opts.defines.push_back({"SHIFT", "7u"});
   KernelRef k = compile_kernel_source("squares.comp", src, opts);
@@ -463,8 +508,7 @@ Result runtime_kernel_runs(Device& dev) {
   s.kernel = k;
   s.instance = i;
   s.groups = {4, 1, 1};
-  s.push = {100};
-  s.writes = {p.segment(Binding::Globals, "sq")};
+  s.args = {arg("squares", p.segment(Binding::Globals, "sq")), arg("n", 100)};
   p.add_stage(s);
   Executable exe(dev, std::move(p));
   exe.run();

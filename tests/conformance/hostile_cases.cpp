@@ -10,14 +10,18 @@
 namespace weft::conformance {
 namespace {
 
-const char* kPrelude = "#version 450\n#extension GL_GOOGLE_include_directive : require\n#include \"weft.glsl\"\n";
+// The start of a run-time kernel whose arguments are `args` (an X-macro body, weft_args.h).
+std::string prelude(const std::string& args) {
+  return "#version 450\n#extension GL_GOOGLE_include_directive : require\n#define WEFT_ARGS(X) " + args +
+         "\n#include \"weft.glsl\"\n";
+}
 
 // y = 3x + 1 over n words of Globals, local size 64, one invocation per word.
 Result odd_sizes(Device& dev) {
-  const std::string src = std::string(kPrelude) +
+  const std::string src = prelude("X(WEFT_IN(Globals), x) X(WEFT_OUT(Globals), y) X(WEFT_U32, n)") +
                           "layout(local_size_x = 64) in;\n"
-                          "void main() { uint i = gl_GlobalInvocationID.x; if (i < pc.user[2]) "
-                          "globals_u[pc.user[1] + i] = 3u * globals_u[pc.user[0] + i] + 1u; }\n";
+                          "void main() { uint i = gl_GlobalInvocationID.x; if (i < pc.args.n) "
+                          "globals_u[pc.args.y + i] = 3u * globals_u[pc.args.x + i] + 1u; }\n";
   const KernelRef k = compile_kernel_source("odd_sizes.comp", src);
   const uint32_t sizes[] = {1, 31, 33, 63, 64, 65, 127, 129, 255, 257, 1023, 1025, 4097, 65537};
   for (uint32_t n : sizes) {
@@ -30,9 +34,7 @@ Result odd_sizes(Device& dev) {
     s.kernel = k;
     s.instance = in;
     s.groups = {(n + 63) / 64, 1, 1};
-    s.push = {p.globals().at("x").word_offset(), p.globals().at("y").word_offset(), n};
-    s.reads = {p.segment(Binding::Globals, "x")};
-    s.writes = {p.segment(Binding::Globals, "y")};
+    s.args = {arg("x", p.segment(Binding::Globals, "x")), arg("y", p.segment(Binding::Globals, "y")), arg("n", n)};
     p.add_stage(s);
     Executable exe(dev, std::move(p));
     std::vector<uint32_t> x(n), y(n + 1, 0xDEADBEEFu);
@@ -57,20 +59,20 @@ Result subgroup_reduction(Device& dev) {
   constexpr uint32_t kArithmetic = 0x4;  // VK_SUBGROUP_FEATURE_ARITHMETIC_BIT
   if (!info.subgroup_in_compute || !(info.subgroup_operations & kArithmetic))
     return Result::skip("no subgroup arithmetic in compute shaders (subgroupSupportedOperations)");
-  const std::string src = std::string(kPrelude) +
+  const std::string src = prelude("X(WEFT_IN(Globals), x) X(WEFT_OUT(Globals), result)") +
                           "#extension GL_KHR_shader_subgroup_arithmetic : require\n"
                           "layout(local_size_x = 256) in;\n"
                           "shared uint partial[256];\n"
                           "void main() {\n"
-                          "  const uint v = globals_u[pc.user[0] + gl_GlobalInvocationID.x];\n"
+                          "  const uint v = globals_u[pc.args.x + gl_GlobalInvocationID.x];\n"
                           "  const uint s = subgroupAdd(v);\n"
                           "  if (subgroupElect()) partial[gl_SubgroupID] = s;\n"
                           "  barrier();\n"
                           "  if (gl_LocalInvocationID.x == 0) {\n"
                           "    uint total = 0;\n"
                           "    for (uint i = 0; i < gl_NumSubgroups; ++i) total += partial[i];\n"
-                          "    globals_u[pc.user[1] + 2 * gl_WorkGroupID.x] = total;\n"
-                          "    globals_u[pc.user[1] + 2 * gl_WorkGroupID.x + 1] = gl_SubgroupSize;\n"
+                          "    globals_u[pc.args.result + 2 * gl_WorkGroupID.x] = total;\n"
+                          "    globals_u[pc.args.result + 2 * gl_WorkGroupID.x + 1] = gl_SubgroupSize;\n"
                           "  }\n"
                           "}\n";
   const KernelRef k = compile_kernel_source("subgroup_sum.comp", src);
@@ -84,9 +86,7 @@ Result subgroup_reduction(Device& dev) {
   s.kernel = k;
   s.instance = in;
   s.groups = {groups, 1, 1};
-  s.push = {p.globals().at("x").word_offset(), p.globals().at("out").word_offset()};
-  s.reads = {p.segment(Binding::Globals, "x")};
-  s.writes = {p.segment(Binding::Globals, "out")};
+  s.args = {arg("x", p.segment(Binding::Globals, "x")), arg("result", p.segment(Binding::Globals, "out"))};
   p.add_stage(s);
   Executable exe(dev, std::move(p));
   std::vector<uint32_t> x(n);
@@ -115,16 +115,16 @@ Result shared_memory_limit(Device& dev) {
   const uint32_t limit = dev.info().max_compute_shared_memory;
   if (limit < 1024) return Result::fail("maxComputeSharedMemorySize " + std::to_string(limit) + " is below the Vulkan minimum");
   const uint32_t words = std::min<uint32_t>(limit / 4, 16384);
-  const std::string src = std::string(kPrelude) +
+  const std::string src = prelude("X(WEFT_IN(Globals), x) X(WEFT_OUT(Globals), result)") +
                           "layout(local_size_x = 64) in;\n"
                           "shared uint big[WORDS];\n"
                           "void main() {\n"
-                          "  for (uint i = gl_LocalInvocationID.x; i < WORDS; i += 64) big[i] = globals_u[pc.user[0] + i];\n"
+                          "  for (uint i = gl_LocalInvocationID.x; i < WORDS; i += 64) big[i] = globals_u[pc.args.x + i];\n"
                           "  barrier();\n"
                           "  if (gl_LocalInvocationID.x == 0) {\n"
                           "    uint total = 0;\n"
                           "    for (uint i = 0; i < WORDS; ++i) total += big[(i * 7919u) % WORDS] * (i + 1u);\n"
-                          "    globals_u[pc.user[1]] = total;\n"
+                          "    globals_u[pc.args.result] = total;\n"
                           "  }\n"
                           "}\n";
   CompileOptions opts;
@@ -138,9 +138,7 @@ Result shared_memory_limit(Device& dev) {
   s.name = "fill_and_sum";
   s.kernel = k;
   s.instance = in;
-  s.push = {p.globals().at("x").word_offset(), p.globals().at("out").word_offset()};
-  s.reads = {p.segment(Binding::Globals, "x")};
-  s.writes = {p.segment(Binding::Globals, "out")};
+  s.args = {arg("x", p.segment(Binding::Globals, "x")), arg("result", p.segment(Binding::Globals, "out"))};
   p.add_stage(s);
   Executable exe(dev, std::move(p));
   std::vector<uint32_t> x(words);
@@ -159,10 +157,10 @@ Result shared_memory_limit(Device& dev) {
 // data. On devices whose memory is coherent the path is forced (flushing coherent memory is
 // valid); validation then checks every range the engine flushes or invalidates.
 Result non_coherent_path(Device& dev) {
-  const std::string src = std::string(kPrelude) +
+  const std::string src = prelude("X(WEFT_INOUT(Globals), x) X(WEFT_U32, n)") +
                           "layout(local_size_x = 64) in;\n"
-                          "void main() { uint i = gl_GlobalInvocationID.x; if (i < pc.user[1]) "
-                          "globals_u[pc.user[0] + i] = globals_u[pc.user[0] + i] ^ 0x5A5A5A5Au; }\n";
+                          "void main() { uint i = gl_GlobalInvocationID.x; if (i < pc.args.n) "
+                          "globals_u[pc.args.x + i] = globals_u[pc.args.x + i] ^ 0x5A5A5A5Au; }\n";
   const KernelRef k = compile_kernel_source("xor.comp", src);
   const uint32_t n = 3001;
   Program p("noncoherent");
@@ -174,9 +172,7 @@ Result non_coherent_path(Device& dev) {
   s.kernel = k;
   s.instance = in;
   s.groups = {(n + 63) / 64, 1, 1};
-  s.push = {p.globals().at("x").word_offset(), n};
-  s.reads = {p.segment(Binding::Globals, "x")};
-  s.writes = {p.segment(Binding::Globals, "x")};
+  s.args = {arg("x", p.segment(Binding::Globals, "x")), arg("n", n)};
   p.add_stage(s);
   Executable exe(dev, std::move(p));
   Buffer& globals = exe.buffer(Binding::Globals);
@@ -201,12 +197,12 @@ Result non_coherent_path(Device& dev) {
 
 // A 3-D dispatch: every workgroup of a 3 x 5 x 7 grid (local 4 x 2 x 1) writes its own cell.
 Result three_d_dispatch(Device& dev) {
-  const std::string src = std::string(kPrelude) +
+  const std::string src = prelude("X(WEFT_OUT(Globals), cells)") +
                           "layout(local_size_x = 4, local_size_y = 2) in;\n"
                           "void main() {\n"
                           "  const uvec3 g = gl_GlobalInvocationID, n = gl_NumWorkGroups * gl_WorkGroupSize;\n"
                           "  const uint i = g.x + n.x * (g.y + n.y * g.z);\n"
-                          "  globals_u[pc.user[0] + i] = (g.x << 16) | (g.y << 8) | g.z;\n"
+                          "  globals_u[pc.args.cells + i] = (g.x << 16) | (g.y << 8) | g.z;\n"
                           "}\n";
   const KernelRef k = compile_kernel_source("grid3d.comp", src);
   const uint32_t gx = 3, gy = 5, gz = 7, nx = gx * 4, ny = gy * 2, nz = gz, n = nx * ny * nz;
@@ -218,8 +214,7 @@ Result three_d_dispatch(Device& dev) {
   s.kernel = k;
   s.instance = in;
   s.groups = {gx, gy, gz};
-  s.push = {p.globals().at("cells").word_offset()};
-  s.writes = {p.segment(Binding::Globals, "cells")};
+  s.args = {arg("cells", p.segment(Binding::Globals, "cells"))};
   p.add_stage(s);
   Executable exe(dev, std::move(p));
   exe.run();

@@ -45,14 +45,15 @@ std::string examples_dir() {
 
 const char* const kFixtureKernel = R"(#version 450
 #extension GL_GOOGLE_include_directive : require
-// outbox[j] = inbox[j] * k + c * x[j];  acc[j] += outbox[j].  push: c (f32), x, acc, k word.
+// outbox[j] = inbox[j] * k + c * x[j];  acc[j] += outbox[j].
+#define WEFT_ARGS(X) X(WEFT_F32, c) X(WEFT_IN(Heap), x) X(WEFT_INOUT(Globals), acc) X(WEFT_IN(Control), k)
 #include "weft.glsl"
 layout(local_size_x = 64) in;
 shared float sq[64];
 void main() {
   const uint t = gl_LocalInvocationID.x;
-  const float c = weft_user_f(0), k = weft_control_f(pc.user[3]);
-  const uint x = pc.user[1], acc = pc.user[2];
+  const float c = pc.args.c, k = weft_control_f(pc.args.k);
+  const uint x = pc.args.x, acc = pc.args.acc;
   float s = 0.0;
   for (uint j = t; j < pc.header.width; j += 64u) {
     const float v = weft_inbox_f(j) * k + c * heap_f[x + j];
@@ -109,9 +110,7 @@ name = "first"
 kernel = "affine"
 instance = "a"
 dispatch = 1
-push = [1.5, "heap.x", "globals.acc", "control.k"]
-reads = ["heap.x", "control.k", "globals.acc"]
-writes = ["globals.acc"]
+args = { c = 1.5, x = "heap.x", acc = "globals.acc", k = "control.k" }
 message = true
 
 [[stages]]
@@ -119,9 +118,7 @@ name = "second"
 kernel = "affine"
 instance = "b"
 indirect = "s"
-push = [{ f32 = -1 }, "heap.x", "globals.acc", "control.k"]
-reads = ["heap.x", "control.k", "globals.acc"]
-writes = ["globals.acc"]
+args = { c = -1, x = "heap.x", acc = "globals.acc", k = "control.k" }
 message = true
 
 [[outputs]]

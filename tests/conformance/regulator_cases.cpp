@@ -28,25 +28,22 @@ struct Rig {
     p.globals().add("metrics_in", sizeof(abi::WeftMetrics));
     StageSpec s;
     s.name = "source";
-    s.kernel = test_kernel("metric_source");
+    s.kernel = weft_test_kernels.get("metric_source");
     s.instance = src;
-    s.push = {p.globals().at("metrics_in").word_offset()};
-    s.reads = {p.segment(Binding::Globals, "metrics_in")};
+    s.args = MetricSourceArgs{.record = p.segment(Binding::Globals, "metrics_in")}.bind();
     s.writes = {p.metrics(src)};
     p.add_stage(s);
   }
-  uint32_t word(const char* seg) const { return p.globals().at(seg).word_offset(); }
+  Range segment(const char* seg) const { return p.segment(Binding::Globals, seg); }
   // consume.comp over Globals `in` -> `out`, steered by control word `w`.
   void consume(const char* name, InstanceId inst, uint32_t w, const char* in, const char* out, uint32_t n, uint32_t mode,
                bool honour_halt = false) {
     StageSpec s;
     s.name = name;
-    s.kernel = test_kernel("consume");
+    s.kernel = weft_test_kernels.get("consume");
     s.instance = inst;
     s.groups = {(n + 63) / 64, 1, 1};
-    s.push = {w, word(in), word(out), n, mode};
-    s.reads = {p.control_words(w, 1), p.segment(Binding::Globals, in)};
-    s.writes = {p.segment(Binding::Globals, out)};
+    s.args = ConsumeArgs{.word = p.control_words(w, 1), .src = segment(in), .dst = segment(out), .n = n, .mode = mode}.bind();
     s.honour_halt = honour_halt;
     p.add_stage(s);
   }
@@ -54,16 +51,14 @@ struct Rig {
   void tally(const char* name, uint32_t k, std::optional<SlotId> slot, bool honour_halt = false) {
     StageSpec s;
     s.name = name;
-    s.kernel = test_kernel("tally");
+    s.kernel = weft_test_kernels.get("tally");
     s.instance = src;
     s.indirect = slot;
-    s.push = {word("counts") + 2 * k, k + 1};
-    const Range counter{Binding::Globals, uint64_t(word("counts") + 2 * k) * 4, 8};
-    s.reads = {counter};
+    const Range counts = segment("counts");
+    s.args = TallyArgs{.counter = Range{Binding::Globals, counts.offset + 8 * k, 8}, .tag = k + 1}.bind();
     // The kernel reads Control.halt when asked to honour it; without honour_halt that read
     // never happens, but the binding is still declared (the slot, which it is dispatched from).
     if (!honour_halt) s.reads.push_back(slot ? p.slot(*slot) : p.control_header());
-    s.writes = {counter};
     s.honour_halt = honour_halt;
     p.add_stage(s);
   }
@@ -392,12 +387,11 @@ Result action_set_status(Device& dev) {
                 {rule(Condition::outside(g.src, WEFT_METRIC_MAX_ABS, -100.0f, 100.0f), Action::set_status(worker, WEFT_STATUS_ATTENTION))});
   StageSpec s;
   s.name = "gate";
-  s.kernel = test_kernel("status_gate");
+  s.kernel = weft_test_kernels.get("status_gate");
   s.instance = worker;
   s.groups = {2, 1, 1};
-  s.push = {worker.index, g.word("in"), g.word("out"), n};
-  s.reads = {g.p.metrics(worker), g.p.segment(Binding::Globals, "in")};
-  s.writes = {g.p.segment(Binding::Globals, "out")};
+  s.args = StatusGateArgs{.gate = worker.index, .src = g.segment("in"), .dst = g.segment("out"), .n = n}.bind();
+  s.reads = {g.p.metrics(worker)};
   g.p.add_stage(s);
   Executable exe(dev, std::move(g.p));
   std::vector<uint32_t> in(n);
@@ -479,38 +473,33 @@ Result indirect_sizing(Device& dev) {
   const SlotId sized = p.add_slot("sized", {0, 1, 1});
   const SlotId big = p.add_slot("big_plan", {0, 1, 1});
   const SlotId small = p.add_slot("small_plan", {1, 1, 1});
-  auto w = [&](const char* seg) { return p.globals().at(seg).word_offset(); };
+  auto seg = [&](const char* name) { return p.segment(Binding::Globals, name); };
   float threshold_init = 0;
   StageSpec f;
   f.name = "count_above";
-  f.kernel = test_kernel("count_above");
+  f.kernel = weft_test_kernels.get("count_above");
   f.instance = filter;
-  f.push = {w("items"), n, f32_bits(threshold_init), w("list"), p.slot_word(sized)};
-  f.reads = {p.segment(Binding::Globals, "items")};
-  f.writes = {p.segment(Binding::Globals, "list"), p.slot(sized), p.metrics(filter)};
+  f.args = CountAboveArgs{.items = seg("items"), .n = n, .threshold = threshold_init, .list = seg("list"), .slot = p.slot(sized)}.bind();
+  f.writes = {p.metrics(filter)};
   p.add_stage(f);
   add_regulator(p, "plan",
                 {rule(Condition::greater(filter, WEFT_METRIC_COUNTER0, 300u), Action::set_slot(p, big, 1)),
                  rule(Condition::greater(filter, WEFT_METRIC_COUNTER0, 300u), Action::zero_slots(p, small, 1))});
   StageSpec u;
   u.name = "process_list";
-  u.kernel = test_kernel("process_list");
+  u.kernel = weft_test_kernels.get("process_list");
   u.instance = filter;
   u.indirect = sized;
-  u.push = {w("list"), w("marks"), w("groups")};
-  u.reads = {p.segment(Binding::Globals, "list")};
-  u.writes = {p.segment(Binding::Globals, "marks"), p.segment(Binding::Globals, "groups")};
+  u.args = ProcessListArgs{.list = seg("list"), .counts = seg("marks"), .groups = seg("groups")}.bind();
   p.add_stage(u);
   for (auto [slot, k] : {std::pair{big, 0u}, std::pair{small, 1u}}) {
     StageSpec t;
     t.name = k ? "small_plan" : "big_plan";
-    t.kernel = test_kernel("tally");
+    t.kernel = weft_test_kernels.get("tally");
     t.instance = filter;
     t.indirect = slot;
-    t.push = {w("counts") + 2 * k, 1};
-    const Range c{Binding::Globals, uint64_t(w("counts") + 2 * k) * 4, 8};
-    t.reads = {c, p.slot(slot)};
-    t.writes = {c};
+    t.args = TallyArgs{.counter = Range{Binding::Globals, seg("counts").offset + 8 * k, 8}, .tag = 1}.bind();
+    t.reads = {p.slot(slot)};
     p.add_stage(t);
   }
   // The filter's threshold is a push constant, so each threshold is its own recording; the
@@ -565,11 +554,11 @@ Result loop_early_exit(Device& dev) {
   const Loop loop = add_loop(p, "loop", iterations, {{1, 1, 1}}, [&](Program& prog, const LoopIteration& it) {
     StageSpec s;
     s.name = "tick";
-    s.kernel = test_kernel("tick");
+    s.kernel = weft_test_kernels.get("tick");
     s.instance = ticker;
-    s.push = {counter};
-    s.reads = {prog.segment(Binding::Globals, "counter"), prog.metrics(ticker), prog.slot(it.slot())};
-    s.writes = {prog.segment(Binding::Globals, "counter"), prog.metrics(ticker)};
+    s.args = TickArgs{.counter = prog.segment(Binding::Globals, "counter")}.bind();
+    s.reads = {prog.metrics(ticker), prog.slot(it.slot())};
+    s.writes = {prog.metrics(ticker)};
     it.add_stage(prog, s);
     if (it.index + 1 < iterations)
       regs.push_back(it.add_regulator(prog, "exit",
@@ -634,13 +623,12 @@ JacobiProgram jacobi_program(uint32_t n, uint32_t iterations, float tol, bool ea
     const std::string in = it.index % 2 ? "x1" : "x0", out = it.index % 2 ? "x0" : "x1";
     StageSpec s;
     s.name = "sweep";
-    s.kernel = test_kernel("jacobi");
+    s.kernel = weft_test_kernels.get("jacobi");
     s.instance = solver;
-    s.push = {prog.heap().at("A").word_offset(), prog.heap().at("b").word_offset(), prog.globals().at(in).word_offset(),
-              prog.globals().at(out).word_offset(), n};
-    s.reads = {prog.segment(Binding::Heap, "A"), prog.segment(Binding::Heap, "b"), prog.segment(Binding::Globals, in),
-               prog.metrics(solver)};
-    s.writes = {prog.segment(Binding::Globals, out), prog.metrics(solver)};
+    s.args = JacobiArgs{.a = prog.segment(Binding::Heap, "A"), .b = prog.segment(Binding::Heap, "b"),
+                        .x_in = prog.segment(Binding::Globals, in), .x_out = prog.segment(Binding::Globals, out), .n = n}.bind();
+    s.reads = {prog.metrics(solver)};
+    s.writes = {prog.metrics(solver)};
     it.add_stage(prog, s);
     if (early_exit && it.index + 1 < iterations)
       it.add_regulator(prog, "converged", {rule(Condition::less(solver, WEFT_METRIC_NORM, tol), it.loop.exit_after(prog, it.index))});

@@ -1,7 +1,9 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// One message hop: outbox[j] = inbox[j] * user[0] + user[1] (floats), then the message
+// One message hop: outbox[j] = inbox[j] * mul + add, then the message
 // metadata (norm, max_abs) of the new payload. One workgroup of 64.
+#include "test_args.h"
+#define WEFT_ARGS TEST_CHAIN_STEP_ARGS
 #include "weft.glsl"
 
 layout(local_size_x = 64) in;
@@ -11,7 +13,7 @@ shared float mx[64];
 void main() {
   const uvec2 start = weft_clock();
   const uint t = gl_LocalInvocationID.x;
-  const float mul = weft_user_f(0), add = weft_user_f(1);
+  const float mul = pc.args.mul, add = pc.args.add;
   float s = 0.0, m = 0.0;
   for (uint j = t; j < pc.header.width; j += 64u) {
     const float v = weft_inbox_f(j) * mul + add;

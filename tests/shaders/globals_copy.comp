@@ -1,12 +1,14 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// Globals words [user[1], +user[2]) = words [user[0], +user[2]) * user[3] + user[4].
+// dst[i] = src[i] * mul + add for `count` Globals words.
+#include "test_args.h"
+#define WEFT_ARGS TEST_GLOBALS_COPY_ARGS
 #include "weft.glsl"
 
 layout(local_size_x = 64) in;
 
 void main() {
-  const uint src = pc.user[0], dst = pc.user[1], count = pc.user[2], mul = pc.user[3], add = pc.user[4];
+  const uint src = pc.args.src, dst = pc.args.dst, count = pc.args.count, mul = pc.args.mul, add = pc.args.add;
   for (uint i = gl_GlobalInvocationID.x; i < count; i += gl_NumWorkGroups.x * 64u)
     globals_u[dst + i] = globals_u[src + i] * mul + add;
 }

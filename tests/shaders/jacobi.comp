@@ -2,8 +2,9 @@
 #extension GL_GOOGLE_include_directive : require
 // One Jacobi sweep for A x = b (n <= 64, one workgroup): x_out = D^-1 (b - (A - D) x_in), then
 // the residual ||b - A x_out|| as this instance's message norm (max_abs = largest |residual|).
-// A (row-major n x n) at Heap word user[0], b at Heap word user[1]; x_in / x_out at Globals
-// words user[2] / user[3]; n = user[4]. sequence counts the sweeps that ran.
+// A is row-major n x n. sequence counts the sweeps that ran.
+#include "test_args.h"
+#define WEFT_ARGS TEST_JACOBI_ARGS
 #include "weft.glsl"
 
 layout(local_size_x = 64) in;
@@ -14,7 +15,7 @@ shared float mx[64];
 void main() {
   const uvec2 start = weft_clock();
   const uint t = gl_LocalInvocationIndex;
-  const uint a = pc.user[0], b = pc.user[1], xin = pc.user[2], xout = pc.user[3], n = pc.user[4];
+  const uint a = pc.args.a, b = pc.args.b, xin = pc.args.x_in, xout = pc.args.x_out, n = pc.args.n;
   float x = 0.0;
   if (t < n) {
     float s = heap_f[b + t];

@@ -1,7 +1,9 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// Copies a whole Metrics record for this stage's instance from Globals words [user[0], +16):
+// Copies a whole Metrics record for this stage's instance from 16 Globals words:
 // lets a test feed the regulator any source value from the same submission.
+#include "test_args.h"
+#define WEFT_ARGS TEST_METRIC_SOURCE_ARGS
 #include "weft.glsl"
 
 layout(local_size_x = 16) in;
@@ -9,5 +11,5 @@ layout(set = 0, binding = WEFT_BINDING_METRICS, std430) buffer WeftMetricsWords 
 
 void main() {
   const uint k = gl_LocalInvocationID.x;
-  metrics_words[pc.header.instance * WEFT_METRICS_WORDS + k] = globals_u[pc.user[0] + k];
+  metrics_words[pc.header.instance * WEFT_METRICS_WORDS + k] = globals_u[pc.args.record + k];
 }

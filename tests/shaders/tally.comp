@@ -1,7 +1,9 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// Counts the workgroups that ran: Globals word user[0] += 1 per workgroup, and word user[0] + 1
-// += user[1] per workgroup (a tag telling stages apart). Returns when halted (if honoured).
+// Counts the workgroups that ran: counter[0] += 1 per workgroup, and counter[1] += tag per
+// workgroup (a tag telling stages apart). Returns when halted (if honoured).
+#include "test_args.h"
+#define WEFT_ARGS TEST_TALLY_ARGS
 #include "weft.glsl"
 
 layout(local_size_x = 64) in;
@@ -9,7 +11,7 @@ layout(local_size_x = 64) in;
 void main() {
   if (weft_halted()) return;
   if (gl_LocalInvocationIndex == 0u) {
-    atomicAdd(globals_u[pc.user[0]], 1u);
-    atomicAdd(globals_u[pc.user[0] + 1u], pc.user[1]);
+    atomicAdd(globals_u[pc.args.counter], 1u);
+    atomicAdd(globals_u[pc.args.counter + 1u], pc.args.tag);
   }
 }

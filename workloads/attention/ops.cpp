@@ -12,7 +12,7 @@ namespace {
 StageSpec base(const std::string& name, const std::string& k, InstanceId in, const Dispatch& d) {
   StageSpec s;
   s.name = name;
-  s.kernel = kernel(k);
+  s.kernel = weft_attention_kernels.get(k);
   s.instance = in;
   s.groups = d.groups;
   s.indirect = d.slot;
@@ -36,7 +36,6 @@ const char* type_suffix(uint32_t t) {
   fail(ErrorCode::BadInput, "attention: no kernel for ggml type " + gguf::type_name(t) + " (F32, F16, Q8_0, Q4_0 are supported)");
 }
 
-KernelRef kernel(const std::string& name) { return find_kernel(weft_attention_kernels, weft_attention_kernels_count, name); }
 
 StageSpec embed(InstanceId in, uint32_t type, Array table, uint32_t D, uint32_t vocab, Array tokens, Array x, Dispatch d) {
   StageSpec s = base("embed", std::string("embed_") + type_suffix(type), in, d);

@@ -13,7 +13,6 @@ namespace weft::compose {
 
 namespace {
 
-KernelRef kernel(const std::string& name) { return find_kernel(weft_compose_kernels, weft_compose_kernels_count, name); }
 
 db::Database docs_table(const AgentRetrievalConfig& c, uint32_t dim) {
   db::Table t;
@@ -139,7 +138,7 @@ AgentRetrievalComposed::AgentRetrievalComposed(Device& device, const AgentRetrie
         const std::string name = c + std::to_string(l);
         StageSpec s;
         s.name = "kv_copy";
-        s.kernel = kernel("copy_words");
+        s.kernel = weft_compose_kernels.get("copy_words");
         s.instance = retrieve_;
         s.groups = {std::max<uint32_t>(1, std::min<uint32_t>((P * kv + 63) / 64, 65535)), 1, 1};
         s.push = {G(agent_.name(name)), G(dp.name(name)), P * kv};
@@ -150,7 +149,7 @@ AgentRetrievalComposed::AgentRetrievalComposed(Device& device, const AgentRetrie
       }
     StageSpec s;
     s.name = "retrieve";
-    s.kernel = kernel("retrieve");
+    s.kernel = weft_compose_kernels.get("retrieve");
     s.instance = retrieve_;
     s.push = {q.window_word(query_->output(), WEFT_R_OUTBOX), G("compose.columns"), D, G(agent_.name("x")) + (P - 1) * D, K,
               G("compose.scores"), G(dp.name("x")), G("compose.rows"), G("compose.picks"), cfg.docs};

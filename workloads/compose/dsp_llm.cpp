@@ -12,7 +12,6 @@ namespace weft::compose {
 
 namespace {
 
-KernelRef kernel(const std::string& name) { return find_kernel(weft_compose_kernels, weft_compose_kernels_count, name); }
 
 std::string seg(uint32_t c, const char* what) { return "c" + std::to_string(c) + "." + what; }
 
@@ -84,7 +83,7 @@ DspLlmComposed::DspLlmComposed(Device& device, const DspLlmConfig& cfg) : setup_
   o.embed = [&](Program& q, const attention::DecoderProgram& dp) {
     StageSpec s;
     s.name = "features";
-    s.kernel = kernel("features");
+    s.kernel = weft_compose_kernels.get("features");
     s.instance = features_;
     s.groups = {T, 1, 1};
     s.push = {r30, stride, H, q.heap().at("compose.projection").word_offset(), D, q.globals().at(dp.name("x")).word_offset(), T,

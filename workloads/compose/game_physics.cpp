@@ -10,7 +10,6 @@ namespace weft::compose {
 
 namespace {
 
-KernelRef kernel(const std::string& name) { return find_kernel(weft_compose_kernels, weft_compose_kernels_count, name); }
 
 constexpr uint32_t kResultWords = 24;  // game's results record per root (workloads/game/shaders/select.comp)
 
@@ -133,7 +132,7 @@ GamePhysicsComposed::GamePhysicsComposed(Device& device, const GamePhysicsConfig
                                     launch_ = q.add_instance("compose.launch", 4);
                                     StageSpec s;
                                     s.name = "launch";
-                                    s.kernel = kernel("launch");
+                                    s.kernel = weft_compose_kernels.get("launch");
                                     s.instance = launch_;
                                     s.push = {results_word, q.heap().at("compose.launch").word_offset(), b.width,
                                               q.globals().at("vel").word_offset()};
@@ -153,7 +152,7 @@ GamePhysicsComposed::GamePhysicsComposed(Device& device, const GamePhysicsConfig
   const uint64_t eval_root_offset = (p.globals().size() + 255) / 256 * 256;
   StageSpec o;
   o.name = "outcome";
-  o.kernel = kernel("outcome");
+  o.kernel = weft_compose_kernels.get("outcome");
   o.instance = outcome_;
   o.message = true;
   o.honour_halt = true;

@@ -11,7 +11,6 @@ namespace weft::compose {
 
 namespace {
 
-KernelRef kernel(const std::string& name) { return find_kernel(weft_compose_kernels, weft_compose_kernels_count, name); }
 
 const char* kMask = "compose.mask";
 
@@ -85,7 +84,7 @@ GnnDbComposed::GnnDbComposed(Device& device, const GnnDbConfig& cfg) : setup_(cf
   p.connect(query_->output(), select_);
   StageSpec s;
   s.name = "select";
-  s.kernel = kernel("select");
+  s.kernel = weft_compose_kernels.get("select");
   s.instance = select_;
   s.push = {query_->output_values[0], p.globals().at(kMask).word_offset(), cfg.nodes};
   s.reads = {query_->output_ranges[0]};

@@ -14,7 +14,6 @@ namespace weft::compose {
 
 namespace {
 
-KernelRef kernel(const std::string& name) { return find_kernel(weft_compose_kernels, weft_compose_kernels_count, name); }
 
 constexpr uint32_t kMaxStreams = 4;
 
@@ -119,7 +118,7 @@ ModelTokenVmComposed::ModelTokenVmComposed(Device& device, const ModelTokenVmCon
       for (uint32_t b = 0; b < B; ++b) attention::append_decoder_step(p, setup_.model, dec_[b], setup_.decoder_options(b), ".step" + std::to_string(i));
     StageSpec h;
     h.name = "handoff." + std::to_string(i);
-    h.kernel = kernel("handoff");
+    h.kernel = weft_compose_kernels.get("handoff");
     h.instance = handoff_;
     h.push = {B, vm_sampled + i * B, setup_.tokenizer.vocab_size(), token_vm::ByteTokenizer::kPad};
     for (uint32_t b = 0; b < B; ++b) {
@@ -133,7 +132,7 @@ ModelTokenVmComposed::ModelTokenVmComposed(Device& device, const ModelTokenVmCon
     p.add_stage(token_vm::vm_step_stage(p, vm_, i));
     StageSpec f;
     f.name = "feedback." + std::to_string(i);
-    f.kernel = kernel("feedback");
+    f.kernel = weft_compose_kernels.get("feedback");
     f.instance = feedback_;
     const uint32_t row = vm_trace + i * B * TVM_TRACE_WORDS;
     f.push = {B, row};

@@ -14,7 +14,6 @@ namespace weft::db {
 
 namespace {
 
-KernelRef kernel(const std::string& name) { return find_kernel(weft_db_kernels, weft_db_kernels_count, name); }
 
 uint32_t grid(uint64_t n) { return uint32_t(std::clamp<uint64_t>((n + 63) / 64, 1, 65535)); }
 uint64_t pow2_at_least(uint64_t n) {
@@ -184,8 +183,7 @@ class Builder {
     s.kernel = engine_kernel("fill");
     s.instance = q_.scans[0];
     s.groups = {uint32_t(std::clamp<uint64_t>((count + 255) / 256, 1, 65535)), 1, 1};
-    s.push = {first, uint32_t(count), value};
-    s.writes = {r};
+    s.args = FillArgs{.dst = {r, first}, .count = uint32_t(count), .value = value}.bind();
     p_.add_stage(s);
   }
 
@@ -216,14 +214,14 @@ class Builder {
       // The common shape runs without the interpreter (filter_terms.comp).
       const std::string name = "scan" + std::to_string(s) + ".terms";
       const uint32_t tw = word(seg(name, terms.size() * 4));
-      st.kernel = kernel("filter_terms");
+      st.kernel = weft_db_kernels.get("filter_terms");
       st.push = {tw, uint32_t(terms.size() / DB_TERM_WORDS), 0, 0, 0, 0, out.count_word, out.ids0, 0, mask_word, 0, uint32_t(n)};
       st.reads.push_back(range(name));
       q_.host_tables.push_back({name, terms});
       ++q_.term_filters;
     } else {
       auto [cw, ni] = plan_.scan_filters[s] ? code(*plan_.scan_filters[s]) : std::pair<uint32_t, uint32_t>{0, 0};
-      st.kernel = kernel("filter");
+      st.kernel = weft_db_kernels.get("filter");
       st.push = {cw, ni, q_.desc_word, DB_NONE, DB_NONE, DB_NONE, out.count_word, out.ids0, DB_NONE, mask_word, counters_ + kError, uint32_t(n)};
     }
     st.writes = {range(ids), range(mask), counter(s == 0 ? kScan0 : kScan1), counter(kError)};
@@ -237,7 +235,7 @@ class Builder {
               std::vector<Range> reads, uint32_t slot_word) {
     StageSpec st;
     st.name = name;
-    st.kernel = kernel("report");
+    st.kernel = weft_db_kernels.get("report");
     st.instance = inst;
     st.push = {in_word, in_static, out_word, counters_ + kError, slot_word};
     st.reads = std::move(reads);
@@ -289,7 +287,7 @@ class Builder {
     auto stage = [&](const char* name, const char* k, SlotId slot, std::vector<Range> rd, std::vector<Range> wr) {
       StageSpec st;
       st.name = name;
-      st.kernel = kernel(k);
+      st.kernel = weft_db_kernels.get(k);
       st.instance = *q_.join;
       st.indirect = slot;
       st.push = push;
@@ -321,7 +319,7 @@ class Builder {
     auto [cw, ni] = code(pred);
     StageSpec st;
     st.name = name;
-    st.kernel = kernel("filter");
+    st.kernel = weft_db_kernels.get("filter");
     st.instance = inst;
     st.groups = {grid(cap), 1, 1};
     st.push = {cw, ni, q_.desc_word, in.count_word, in.ids0, in.ids1, out.count_word, out.ids0, out.ids1, mask, counters_ + kError, 0};
@@ -353,7 +351,7 @@ class Builder {
     auto [cw, ni] = code(e);
     StageSpec st;
     st.name = name;
-    st.kernel = kernel("project");
+    st.kernel = weft_db_kernels.get("project");
     st.instance = inst;
     st.groups = {grid(in.cap), 1, 1};
     st.push = {cw, ni, q_.desc_word, in.count_word, in.ids0, in.ids1, out.values, out.nulls, counters_ + kError, 0};
@@ -451,7 +449,7 @@ class Builder {
     auto gstage = [&](const std::string& name, const char* k, std::vector<Range> rd, std::vector<Range> wr, uint32_t groups) {
       StageSpec st;
       st.name = "group." + name;
-      st.kernel = kernel(k);
+      st.kernel = weft_db_kernels.get(k);
       st.instance = inst;
       st.groups = {groups, 1, 1};
       st.push = gpush;
@@ -484,7 +482,7 @@ class Builder {
     }
     StageSpec red;
     red.name = "group.reduce";
-    red.kernel = kernel("group_reduce");
+    red.kernel = weft_db_kernels.get("group_reduce");
     red.instance = inst;
     red.indirect = reduce_slot;
     red.push = {counters_ + kGroupsKept, offsets, sizes, K > 0 ? members : DB_NONE, uint32_t(A), atw, uint32_t(K), kcw, rep,
@@ -537,7 +535,7 @@ class Builder {
     q_.host_tables.push_back({"sort.keys", table});
     StageSpec init;
     init.name = "sort.init";
-    init.kernel = kernel("sort_init");
+    init.kernel = weft_db_kernels.get("sort_init");
     init.instance = q_.output;
     init.groups = {grid(P), 1, 1};
     init.push = {q_.perm_word, uint32_t(P)};
@@ -550,7 +548,7 @@ class Builder {
       for (uint64_t j = k / 2; j > 0; j >>= 1) {
         StageSpec st;
         st.name = "sort.step";
-        st.kernel = kernel("sort_step");
+        st.kernel = weft_db_kernels.get("sort_step");
         st.instance = q_.output;
         st.groups = {grid(P / 2), 1, 1};
         st.push = {in.count_word, q_.perm_word, uint32_t(plan_.order.size()), tw, uint32_t(k), uint32_t(j)};
@@ -563,7 +561,7 @@ class Builder {
   void finish(const RowSet& in) {
     StageSpec st;
     st.name = "finish";
-    st.kernel = kernel("finish");
+    st.kernel = weft_db_kernels.get("finish");
     st.instance = q_.output;
     const uint32_t limit = plan_.limit ? uint32_t(std::min<int64_t>(*plan_.limit, int64_t(DB_NONE))) : DB_NONE;
     const uint32_t offset = uint32_t(std::min<int64_t>(plan_.offset, int64_t(DB_NONE)));

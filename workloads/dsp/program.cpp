@@ -12,7 +12,6 @@ namespace weft::dsp {
 
 namespace {
 
-KernelRef kernel(const std::string& name) { return find_kernel(weft_dsp_kernels, weft_dsp_kernels_count, name); }
 
 std::string seg(uint32_t c, const char* what) { return "c" + std::to_string(c) + "." + what; }
 
@@ -61,7 +60,7 @@ DspProgram append_program(Program program, const Config& cfg) {
   auto window = [&](uint32_t c) {
     StageSpec w;
     w.name = "window.c" + std::to_string(c);
-    w.kernel = kernel(cfg.complex_input ? "window_complex" : "window");
+    w.kernel = weft_dsp_kernels.get(cfg.complex_input ? "window_complex" : "window");
     w.instance = dp.channels[c];
     w.groups = {N / 64, 1, 1};
     w.push = {word(Binding::Globals, seg(c, "hist")), word(Binding::Globals, seg(c, "in")), word(Binding::Heap, "window"),
@@ -89,7 +88,7 @@ DspProgram append_program(Program program, const Config& cfg) {
     const char *src = q % 2 ? "buf1" : "buf0", *dst = q % 2 ? "buf0" : "buf1";
     StageSpec f;
     f.name = name_of(inverse ? "ifft" : "fft", c, count) + ".p" + std::to_string(q % L);
-    f.kernel = kernel(inverse ? "fft_inverse" : "fft_forward");
+    f.kernel = weft_dsp_kernels.get(inverse ? "fft_inverse" : "fft_forward");
     f.instance = dp.channels[c];
     f.groups = {N / 128, count, 1};
     f.push = {word(Binding::Globals, seg(c, src)), word(Binding::Globals, seg(c, dst)), word(Binding::Heap, "twiddles"), N, ns,
@@ -104,7 +103,7 @@ DspProgram append_program(Program program, const Config& cfg) {
     f.name = name_of(inverse ? "ifft" : "fft", c, count);
     // A frame over kFusedMaxFrame takes the variant with the larger shared array (32 KiB).
     const bool large = N > kFusedMaxFrame;
-    f.kernel = kernel(large ? (inverse ? "fft_shared_large_inverse" : "fft_shared_large_forward")
+    f.kernel = weft_dsp_kernels.get(large ? (inverse ? "fft_shared_large_inverse" : "fft_shared_large_forward")
                             : (inverse ? "fft_shared_inverse" : "fft_shared_forward"));
     f.instance = dp.channels[c];
     f.groups = {1, count, 1};
@@ -122,7 +121,7 @@ DspProgram append_program(Program program, const Config& cfg) {
     const std::string spec = seg(c, cfg.uses_fused() || L % 2 ? "buf1" : "buf0");
     StageSpec fl;
     fl.name = "filter.c" + std::to_string(c);
-    fl.kernel = kernel("filter");
+    fl.kernel = weft_dsp_kernels.get("filter");
     fl.instance = dp.channels[c];
     fl.groups = {N / 64, 1, 1};
     fl.push = {word(Binding::Globals, spec), word(Binding::Heap, seg(c, "gains")), N};
@@ -133,7 +132,7 @@ DspProgram append_program(Program program, const Config& cfg) {
   auto output = [&](uint32_t c) {
     StageSpec o;
     o.name = "output.c" + std::to_string(c);
-    o.kernel = kernel(cfg.complex_input ? "overlap_add_complex" : "overlap_add");
+    o.kernel = weft_dsp_kernels.get(cfg.complex_input ? "overlap_add_complex" : "overlap_add");
     o.instance = dp.channels[c];
     o.groups = {1, 1, 1};
     o.message = true;

@@ -11,7 +11,6 @@ namespace weft::game {
 
 namespace {
 
-KernelRef kernel(const std::string& name) { return find_kernel(weft_game_kernels, weft_game_kernels_count, name); }
 
 std::string level_name(const std::string& prefix, uint32_t k) { return prefix + "level" + std::to_string(k); }
 
@@ -90,7 +89,7 @@ GameProgram append_program(Program program, const Board& b, const SearchConfig& 
 
     StageSpec ex;
     ex.name = "expand";
-    ex.kernel = kernel("expand");
+    ex.kernel = weft_game_kernels.get("expand");
     ex.instance = inst;
     ex.push = {b.width, b.height, word(Binding::Globals, level_name(prefix, i)), word(Binding::Globals, level_name(prefix, d)), gp.count_word,
                gp.capacity_word, gp.overflow_word, i, gp.ticks_word};
@@ -100,7 +99,7 @@ GameProgram append_program(Program program, const Board& b, const SearchConfig& 
 
     StageSpec sz;
     sz.name = "size";
-    sz.kernel = kernel("size");
+    sz.kernel = weft_game_kernels.get("size");
     sz.instance = inst;
     const bool last = d == L;
     const uint32_t next_levels = last ? WEFT_NONE : prog.slot_word(it.loop.slot(i + 1, kLevel0));
@@ -113,7 +112,7 @@ GameProgram append_program(Program program, const Board& b, const SearchConfig& 
 
     StageSpec ev;
     ev.name = "evaluate";
-    ev.kernel = kernel("evaluate");
+    ev.kernel = weft_game_kernels.get("evaluate");
     ev.instance = inst;
     ev.push = {b.width, b.height, word(Binding::Globals, level_name(prefix, d)), gp.count_word, gp.capacity_word, d,
                word(Binding::Heap, prefix + "windows"), n_windows, word(Binding::Heap, prefix + "weights"), gp.ticks_word};
@@ -124,7 +123,7 @@ GameProgram append_program(Program program, const Board& b, const SearchConfig& 
     for (uint32_t k = d; k-- > 0;) {
       StageSpec bu;
       bu.name = "backup.level" + std::to_string(k);
-      bu.kernel = kernel("backup");
+      bu.kernel = weft_game_kernels.get("backup");
       bu.instance = inst;
       bu.push = {word(Binding::Globals, level_name(prefix, k)), word(Binding::Globals, level_name(prefix, k + 1)), gp.count_word, gp.capacity_word, k,
                  gp.ticks_word};
@@ -135,7 +134,7 @@ GameProgram append_program(Program program, const Board& b, const SearchConfig& 
 
     StageSpec se;
     se.name = "select";
-    se.kernel = kernel("select");
+    se.kernel = weft_game_kernels.get("select");
     se.instance = inst;
     se.push = {b.width, word(Binding::Globals, level_name(prefix, 0)), word(Binding::Globals, level_name(prefix, 1)), gp.count_word,
                gp.capacity_word, word(Binding::Globals, prefix + "results"), d, gp.ticks_word};
@@ -146,7 +145,7 @@ GameProgram append_program(Program program, const Board& b, const SearchConfig& 
 
     StageSpec me;
     me.name = "message";
-    me.kernel = kernel("message");
+    me.kernel = weft_game_kernels.get("message");
     me.instance = inst;
     me.message = true;
     me.push = {gp.count_word, gp.overflow_word, d, word(Binding::Globals, prefix + "results"), gp.ticks_word};

@@ -12,7 +12,6 @@ namespace weft::gnn {
 
 namespace {
 
-KernelRef kernel(const std::string& name) { return find_kernel(weft_gnn_kernels, weft_gnn_kernels_count, name); }
 
 std::string n(const char* base, uint32_t i) { return base + std::to_string(i); }
 
@@ -65,7 +64,7 @@ GnnProgram append_program(Program program, const Graph& g, const Model& model, c
 
   StageSpec embed;
   embed.name = "embed";
-  embed.kernel = kernel("embed");
+  embed.kernel = weft_gnn_kernels.get("embed");
   embed.instance = gp.layers[0];
   embed.groups = {ew_groups, 1, 1};
   embed.push = {word(Binding::Heap, "x"), word(Binding::Globals, "h0"), uint32_t(nf)};
@@ -87,7 +86,7 @@ GnnProgram append_program(Program program, const Graph& g, const Model& model, c
       // independent and puts no barrier between them.
       StageSpec s;
       s.name = n("aggregate.t", t);
-      s.kernel = kernel(agg_kernel);
+      s.kernel = weft_gnn_kernels.get(agg_kernel);
       s.instance = gp.types[l][t];
       s.push = {word(Binding::Heap, n("rows", t)), word(Binding::Heap, n("cols", t)), word(Binding::Heap, n("w", t)),
                 word(Binding::Globals, hin), uint32_t(agg_all.offset / 4 + t * nf), N, F, mask_word};
@@ -99,7 +98,7 @@ GnnProgram append_program(Program program, const Graph& g, const Model& model, c
     }
     StageSpec tr;
     tr.name = "transform";
-    tr.kernel = kernel("transform");
+    tr.kernel = weft_gnn_kernels.get("transform");
     tr.instance = layer;
     tr.push = {word(Binding::Globals, hin), uint32_t(agg_all.offset / 4), T, uint32_t(nf), word(Binding::Heap, n("W", l)),
                word(Binding::Heap, n("b", l)), word(Binding::Globals, "z"), N, F};
@@ -110,7 +109,7 @@ GnnProgram append_program(Program program, const Graph& g, const Model& model, c
 
     StageSpec act;
     act.name = "activate";
-    act.kernel = kernel("activate");
+    act.kernel = weft_gnn_kernels.get("activate");
     act.instance = layer;
     act.push = {word(Binding::Globals, "z"), word(Binding::Globals, hin), word(Binding::Globals, hout), uint32_t(nf),
                 gp.residual_words[l]};
@@ -121,7 +120,7 @@ GnnProgram append_program(Program program, const Graph& g, const Model& model, c
 
     StageSpec ro;
     ro.name = "readout";
-    ro.kernel = kernel("readout");
+    ro.kernel = weft_gnn_kernels.get("readout");
     ro.instance = layer;
     ro.push = {word(Binding::Globals, hout), N, F};
     ro.reads = {prog.segment(Binding::Globals, hout)};
@@ -130,7 +129,7 @@ GnnProgram append_program(Program program, const Graph& g, const Model& model, c
 
     StageSpec me;
     me.name = "metric";
-    me.kernel = kernel("metric");
+    me.kernel = weft_gnn_kernels.get("metric");
     me.instance = layer;
     me.push = {word(Binding::Globals, hout), word(Binding::Globals, hin), N, F, l};
     me.reads = {prog.segment(Binding::Globals, hout), prog.segment(Binding::Globals, hin), prog.outbox(layer),

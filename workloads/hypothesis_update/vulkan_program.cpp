@@ -12,7 +12,6 @@ namespace weft::hyp {
 
 namespace {
 
-KernelRef kernel(const char* name) { return find_kernel(weft_hyp_kernels, weft_hyp_kernels_count, name); }
 
 uint32_t f2u(float f) { return f32_bits(f); }
 
@@ -264,7 +263,7 @@ BackendProgram build_backend_program(Device& device, const std::vector<DeviceLm>
   auto stage = [&](const char* name, std::array<uint32_t, 3> groups) {
     StageSpec s;
     s.name = name;
-    s.kernel = kernel(name);
+    s.kernel = weft_hyp_kernels.get(name);
     s.instance = inst;
     s.groups = {std::max(groups[0], 1u), std::max(groups[1], 1u), std::max(groups[2], 1u)};
     s.push = push;

@@ -11,7 +11,6 @@ namespace weft::physics {
 
 namespace {
 
-KernelRef kernel(const std::string& name) { return find_kernel(weft_physics_kernels, weft_physics_kernels_count, name); }
 
 uint32_t groups_for(uint64_t items, uint32_t local) {
   // Grid-stride kernels: at most 65535 groups (the guaranteed maxComputeWorkGroupCount[0]).
@@ -124,7 +123,7 @@ PhysicsProgram append_program(Program program, const Config& cfg, uint32_t n, co
   auto add = [&](const std::string& name, InstanceId inst, int iteration, Shape shape, std::vector<Range> reads,
                  std::vector<Range> writes, std::vector<uint32_t> extra = {}, bool message = false) {
     StageSpec s;
-    s.kernel = kernel(name);
+    s.kernel = weft_physics_kernels.get(name);
     s.instance = inst;
     s.push = {params_word, pp.dt_word};
     s.push.insert(s.push.end(), extra.begin(), extra.end());

@@ -11,7 +11,6 @@ namespace weft::volumetric {
 namespace {
 
 std::string u(uint64_t v) { return std::to_string(v); }
-KernelRef kernel(const std::string& name) { return find_kernel(weft_volumetric_kernels, weft_volumetric_kernels_count, name); }
 uint32_t groups_for(uint64_t n) { return uint32_t(std::clamp<uint64_t>((n + 63) / 64, 1, 65535)); }
 std::string pname(const char* kind, const std::string& tag, uint32_t j) { return kind + tag + "." + u(j); }
 
@@ -177,7 +176,7 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
                    std::vector<Buf> writes) {
     StageSpec s;
     s.name = std::move(name);
-    s.kernel = kernel(k);
+    s.kernel = weft_volumetric_kernels.get(k);
     s.instance = inst;
     s.groups = {groups, 1, 1};
     s.push = std::move(push);

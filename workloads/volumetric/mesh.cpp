@@ -18,7 +18,6 @@ std::string out_name(uint32_t cell, uint32_t parity) {
   s += u(parity);
   return s;
 }
-KernelRef kernel(const std::string& name) { return find_kernel(weft_volumetric_kernels, weft_volumetric_kernels_count, name); }
 uint32_t groups_for(uint64_t n) { return uint32_t(std::clamp<uint64_t>((n + 63) / 64, 1, 65535)); }
 
 struct Uploads {
@@ -129,7 +128,7 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
                         uint32_t y, uint32_t act, uint32_t mode, uint32_t P, uint32_t L, uint32_t Win, uint32_t K, uint32_t Wo) {
     const Packed& pk = l.mats[m].morph(l.dtype);
     const std::string mt = tag + "." + u(m);
-    s.kernel = kernel(std::string("dense_") + dtype_name(l.dtype));
+    s.kernel = weft_volumetric_kernels.get(std::string("dense_") + dtype_name(l.dtype));
     s.groups = {groups_for(uint64_t(rows) * P), 1, 1};
     s.push = {hword("w" + mt), hword("s" + mt), bias, x, y, rows, pk.cols, pk.row_words, act, ~0u, mode, P, L, Win, K, Wo};
     if (mode == 3) {  // the rest of the generic conv geometry
@@ -143,7 +142,7 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
   auto add_copy = [&](const std::string& name, InstanceId id, const Buf& from, const Buf& to, bool accumulate) {
     StageSpec s;
     s.name = name;
-    s.kernel = kernel("copy");
+    s.kernel = weft_volumetric_kernels.get("copy");
     s.instance = id;
     s.groups = {groups_for(to.words), 1, 1};
     s.push = {bword(from), bword(to), to.words, accumulate ? 1u : 0u};
@@ -219,7 +218,7 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
             const Packed& pk = l.mats[0].morph(l.dtype);
             StageSpec sc = s;
             sc.name = "kmeans[" + u(t) + "]." + tag + ".scores";
-            sc.kernel = kernel(std::string("kmeans_") + dtype_name(l.dtype));
+            sc.kernel = weft_volumetric_kernels.get(std::string("kmeans_") + dtype_name(l.dtype));
             sc.groups = {groups_for(uint64_t(l.seq) * l.out), 1, 1};
             sc.push = {hword("w" + tag + ".0"), hword("s" + tag + ".0"), bword(in), gword("km" + tag), l.seq, l.in, l.out, pk.row_words};
             sc.reads.push_back(p.segment(Binding::Heap, "w" + tag + ".0"));
@@ -227,7 +226,7 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
             sc.writes = {p.segment(Binding::Globals, "km" + tag)};
             p.add_stage(sc);
             s.name = "kmeans[" + u(t) + "]." + tag + ".softmax";
-            s.kernel = kernel("softmax");
+            s.kernel = weft_volumetric_kernels.get("softmax");
             s.groups = {groups_for(l.seq), 1, 1};
             s.push = {gword("km" + tag), bword(out), l.seq, l.out};
             s.reads = {p.segment(Binding::Globals, "km" + tag)};
@@ -236,7 +235,7 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
           case LayerType::Embedding: {
             const Packed& pk = l.mats[0].morph(l.dtype);
             s.name = "embedding[" + u(t) + "]." + tag;
-            s.kernel = kernel(std::string("embedding_") + dtype_name(l.dtype));
+            s.kernel = weft_volumetric_kernels.get(std::string("embedding_") + dtype_name(l.dtype));
             s.groups = {groups_for(uint64_t(l.seq) * l.out), 1, 1};
             s.push = {hword("w" + tag + ".0"), hword("s" + tag + ".0"), bword(in), bword(out), l.seq, l.out, pk.row_words, l.vocab};
             s.reads.push_back(p.segment(Binding::Heap, "w" + tag + ".0"));
@@ -255,7 +254,7 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
             }
             StageSpec gate = s;
             gate.name = "swiglu[" + u(t) + "]." + tag + ".silu";
-            gate.kernel = kernel("swiglu_gate");
+            gate.kernel = weft_volumetric_kernels.get("swiglu_gate");
             gate.groups = {groups_for(uint64_t(l.seq) * l.out), 1, 1};
             gate.push = {gword(a), gword(b), gword(h), l.seq * l.out};
             gate.reads = {p.segment(Binding::Globals, a), p.segment(Binding::Globals, b)};
@@ -278,7 +277,7 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
             }
             StageSpec att = s;
             att.name = "mha[" + u(t) + "]." + tag + ".attention";
-            att.kernel = kernel("attention");
+            att.kernel = weft_volumetric_kernels.get("attention");
             att.groups = {groups_for(uint64_t(l.seq) * l.heads), 1, 1};
             att.push = {gword("q" + tag), gword("k" + tag), gword("v" + tag), gword("o" + tag), l.seq, l.in, l.heads};
             att.reads = {p.segment(Binding::Globals, "q" + tag), p.segment(Binding::Globals, "k" + tag),
@@ -316,7 +315,7 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
               StageSpec cell;
               cell.instance = id;
               cell.name = std::string(layer_type_name(l.type)) + "[" + u(t) + "]." + tag + ".cell";
-              cell.kernel = kernel("recurrent_cell");
+              cell.kernel = weft_volumetric_kernels.get("recurrent_cell");
               cell.groups = {groups_for(H), 1, 1};
               cell.push = {gword("gx" + tag), gword("gh" + tag), bword(out), gword("c" + tag), hword(b), hword(bh), step, H, kind, ~0u};
               cell.reads = {p.segment(Binding::Globals, "gx" + tag), p.segment(Binding::Globals, "gh" + tag), hprev,
@@ -332,7 +331,7 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
           case LayerType::LayerNorm: {
             const bool ln = l.type == LayerType::LayerNorm;
             s.name = std::string(ln ? "layernorm[" : "rmsnorm[") + u(t) + "]." + tag;
-            s.kernel = kernel("norm");
+            s.kernel = weft_volumetric_kernels.get("norm");
             s.groups = {groups_for(l.seq), 1, 1};
             const std::string g = "v" + tag + ".0", beta = ln ? "v" + tag + ".1" : g;
             s.push = {bword(in), bword(out), hword(g), hword(beta), l.seq, l.in, f32_bits(l.eps), ln ? 1u : 0u};
@@ -342,7 +341,7 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
           }
           case LayerType::Softmax:
             s.name = "softmax[" + u(t) + "]." + tag;
-            s.kernel = kernel("softmax");
+            s.kernel = weft_volumetric_kernels.get("softmax");
             s.groups = {groups_for(l.seq), 1, 1};
             s.push = {bword(in), bword(out), l.seq, l.in};
             break;
@@ -364,7 +363,7 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
     for (uint32_t i = 0; i < cells_; ++i) {
       StageSpec s;
       s.name = "copy." + u(i);
-      s.kernel = kernel("copy");
+      s.kernel = weft_volumetric_kernels.get("copy");
       s.instance = inst[i];
       s.groups = {groups_for(out_sizes_[i]), 1, 1};
       s.push = {gword(out_name(i, 1)), gword(out_name(i, 0)), out_sizes_[i], 0u};

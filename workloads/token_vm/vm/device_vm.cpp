@@ -9,7 +9,6 @@ namespace weft::token_vm {
 
 namespace {
 
-KernelRef kernel(const std::string& name) { return find_kernel(weft_token_vm_kernels, weft_token_vm_kernels_count, name); }
 
 enum Shape : uint32_t { kStepShape = 0, kSampleShape = 1 };
 
@@ -90,7 +89,7 @@ StageSpec vm_step_stage(Program& p, const VmSegments& v, uint32_t step) {
   const Range sampled = p.segment(Binding::Globals, v.prefix + "sampled"), trace = p.segment(Binding::Globals, v.prefix + "trace");
   StageSpec s;
   s.name = "vm_step." + v.prefix + std::to_string(step);
-  s.kernel = kernel("vm_step");
+  s.kernel = weft_token_vm_kernels.get("vm_step");
   s.instance = v.instance;
   s.groups = {(B + 63) / 64, 1, 1};
   s.push = {p.heap().at(v.prefix + "tvm").word_offset(), step};
@@ -160,7 +159,7 @@ DeviceVm::DeviceVm(Device& device, const Workflow& workflow, const VmConfig& con
     if (V) {
       StageSpec s;
       s.name = "sample";
-      s.kernel = kernel(rows ? "sample_rows" : "sample");
+      s.kernel = weft_token_vm_kernels.get(rows ? "sample_rows" : "sample");
       s.instance = inst;
       s.push = {header, i};
       s.reads = {heap, prog.segment(Binding::Globals, "logits"), prog.segment(Binding::Globals, "sampler")};
@@ -169,7 +168,7 @@ DeviceVm::DeviceVm(Device& device, const Workflow& workflow, const VmConfig& con
     }
     StageSpec s;
     s.name = "vm_step";
-    s.kernel = kernel("vm_step");
+    s.kernel = weft_token_vm_kernels.get("vm_step");
     s.instance = inst;
     s.push = {header, i};
     s.reads = {heap, state, sampled_i};

@@ -1,0 +1,29 @@
+// The five bindings and byte ranges of them: what stages declare they read and write.
+#pragma once
+
+#include <cstdint>
+
+#include "weft_layout.h"
+
+namespace weft {
+
+enum class Binding : uint32_t {
+  Registers = WEFT_BINDING_REGISTERS,
+  Metrics = WEFT_BINDING_METRICS,
+  Globals = WEFT_BINDING_GLOBALS,
+  Control = WEFT_BINDING_CONTROL,
+  Heap = WEFT_BINDING_HEAP,
+};
+const char* binding_name(Binding b);
+
+// A byte range of one binding that a stage reads or writes.
+struct Range {
+  Binding binding = Binding::Globals;
+  uint64_t offset = 0;
+  uint64_t size = 0;
+  bool overlaps(const Range& o) const {
+    return binding == o.binding && offset < o.offset + o.size && o.offset < offset + size;
+  }
+};
+
+}  // namespace weft
