@@ -221,6 +221,14 @@ std::vector<Range> Program::stage_writes(const Stage& s) const {
 
 // ---- validation -----------------------------------------------------------------------------
 
+void Program::require_bound_window(const DeviceInfo& device, const std::string& context) const {
+  const uint64_t window = device.max_storage_buffer_range;
+  for (const SegmentLayout* s : {&heap_, &globals_})
+    if (s->size() > window)
+      fail(ErrorCode::BadInput, context + ": " + s->buffer_name() + " needs " + std::to_string(s->size()) +
+                                    " bytes, over the device's storage-buffer window of " + std::to_string(window) + " bytes");
+}
+
 void Program::validate(const DeviceInfo& device) const {
   for (const Stage& s : stages_) {
     const std::string who = "program '" + name_ + "', stage " + std::to_string(s.index) + " '" + s.name + "'";

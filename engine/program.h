@@ -131,6 +131,9 @@ class Program {
   // Every check that does not need a device, then the device limits. Throws the typed error
   // naming the stage and the problem.
   void validate(const DeviceInfo& device) const;
+  // For programs whose kernels address Heap and Globals through the bound window only: BadInput
+  // naming `context` (what the sizes are for) when either exceeds the device's window.
+  void require_bound_window(const DeviceInfo& device, const std::string& context) const;
 
   // Effective reads and writes of a stage: its declarations plus what `message`,
   // `honour_halt` and `indirect` imply.
