@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include <weft/manifest.h>
 #include <weft/weft.h>
 
 #include "weft.h"

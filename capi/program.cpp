@@ -2,6 +2,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include <weft/manifest.h>
+
 #include "handles.h"
 
 using namespace weft;

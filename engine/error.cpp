@@ -20,8 +20,26 @@ const char* to_string(ErrorCode code) {
   return "unknown error";
 }
 
+const char* code_name(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::NoDevice: return "NoDevice";
+    case ErrorCode::MissingFeature: return "MissingFeature";
+    case ErrorCode::OutOfMemory: return "OutOfMemory";
+    case ErrorCode::InvalidProgram: return "InvalidProgram";
+    case ErrorCode::RegisterWindowOverflow: return "RegisterWindowOverflow";
+    case ErrorCode::SegmentOutOfRange: return "SegmentOutOfRange";
+    case ErrorCode::UndeclaredBinding: return "UndeclaredBinding";
+    case ErrorCode::ShaderCompile: return "ShaderCompile";
+    case ErrorCode::BadInput: return "BadInput";
+    case ErrorCode::DeviceLost: return "DeviceLost";
+    case ErrorCode::Timeout: return "Timeout";
+    case ErrorCode::Vulkan: return "Vulkan";
+  }
+  return "Unknown";
+}
+
 Error::Error(ErrorCode code, const std::string& message)
-    : std::runtime_error(std::string(to_string(code)) + ": " + message), code_(code) {}
+    : std::runtime_error(std::string(to_string(code)) + ": " + message), code_(code), message_(message) {}
 
 void Status::throw_if_failed() const {
   if (!ok) throw Error(code, message);

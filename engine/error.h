@@ -22,15 +22,18 @@ enum class ErrorCode {
   Vulkan,                  // any other Vulkan failure
 };
 
-const char* to_string(ErrorCode code);
+const char* to_string(ErrorCode code);  // "bad input": how messages start
+const char* code_name(ErrorCode code);  // "BadInput": the enumerator, for bindings and reports
 
 class Error : public std::runtime_error {
  public:
   Error(ErrorCode code, const std::string& message);
   ErrorCode code() const { return code_; }
+  const std::string& message() const { return message_; }  // what() without the code's prefix
 
  private:
   ErrorCode code_;
+  std::string message_;
 };
 
 // Status values for the hot path (submit/wait), where exceptions would be the wrong tool.

@@ -10,7 +10,6 @@
 #include "error.h"
 #include "executable.h"
 #include "kernel.h"
-#include "manifest.h"
 #include "npy.h"
 #include "pipeline_cache.h"
 #include "program.h"

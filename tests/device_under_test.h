@@ -1,10 +1,12 @@
-// The device every doctest suite tests on, and the guard that fails a test case on any validation
-// message. Depends on the engine and doctest only, so workload suites share it too.
+// What every doctest suite shares (the engine's and the workloads', through weft_test_support):
+// the device they test on, the guard that fails a test case on any validation message, and the
+// code and message of the error a call throws. Depends on the engine and doctest only.
 #pragma once
 
 #include <doctest/doctest.h>
 
 #include <memory>
+#include <string>
 
 #include <weft/weft.h>
 
@@ -27,5 +29,25 @@ struct ValidationClean {
     for (const auto& m : device().validation().messages()) FAIL_CHECK("validation: " << m);
   }
 };
+
+template <class F>
+ErrorCode error_code_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.code();
+  }
+  return ErrorCode(-1);
+}
+
+template <class F>
+std::string error_message_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
 
 }  // namespace weft::test

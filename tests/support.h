@@ -1,4 +1,5 @@
-// Shared by the doctest files: the device under test, opened once with validation on.
+// Shared by the engine's doctest files: the device under test (device_under_test.h) and the
+// conformance library (test kernels, fixtures, the comparator).
 #pragma once
 
 #include <doctest/doctest.h>
@@ -7,27 +8,3 @@
 
 #include "conformance.h"
 #include "device_under_test.h"
-
-namespace weft::test {
-
-template <class F>
-ErrorCode error_code_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.code();
-  }
-  return ErrorCode(-1);
-}
-
-template <class F>
-std::string error_message_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
-}  // namespace weft::test

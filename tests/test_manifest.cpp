@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <random>
 
+#include <weft/manifest.h>
+
 #include "support.h"
 
 using namespace weft;
@@ -175,15 +177,13 @@ TEST_CASE("manifest: a dry run lists the stages, the barriers and the layout") {
   CHECK(text.find("RAW Registers first->second") != std::string::npos);
   CHECK(text.find("instance 'b': width 8") != std::string::npos);
   CHECK(text.find("output b.npy") != std::string::npos);
-  const std::string ex = conformance::examples_dir();
-  if (!ex.empty()) {
-    const std::string chain = describe_dry_run(load_manifest(ex + "/chain/chain.toml"));
-    CHECK(chain.find("3 stages, 2 barriers") != std::string::npos);
-    CHECK(chain.find("[2] reduce") != std::string::npos);
-    const std::string gain = describe_dry_run(load_manifest(ex + "/gain/gain.toml"));
-    CHECK(gain.find("[1] limiter  kernel=regulator") != std::string::npos);
-    CHECK(gain.find("RAW Control limiter->apply_gain") != std::string::npos);
-  }
+  const std::string ex = WEFT_EXAMPLES_DIR;
+  const std::string chain = describe_dry_run(load_manifest(ex + "/chain/chain.toml"));
+  CHECK(chain.find("3 stages, 2 barriers") != std::string::npos);
+  CHECK(chain.find("[2] reduce") != std::string::npos);
+  const std::string gain = describe_dry_run(load_manifest(ex + "/gain/gain.toml"));
+  CHECK(gain.find("[1] limiter  kernel=regulator") != std::string::npos);
+  CHECK(gain.find("RAW Control limiter->apply_gain") != std::string::npos);
 }
 
 TEST_CASE("manifest: a regulator stage becomes a rule block the program evaluates") {

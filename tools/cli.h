@@ -1,15 +1,28 @@
-// Minimal argument handling shared by the weft subcommands.
+// What every `weft` command shares: the command record a workload registers, argument
+// handling, and opening the device a command runs on.
 #pragma once
 
 #include <cmath>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
+#include <weft/device.h>
 #include <weft/error.h>
 
 namespace weft::cli {
+
+// A `weft NAME ...` command. A workload's CLI source defines `Command NAME_command()`
+// (cmake/WeftWorkload.cmake registers it).
+struct Command {
+  std::string name;                  // `weft NAME`, the workload's name with '_' as '-'
+  std::vector<std::string> aliases;  // other names it answers to
+  std::string usage;                 // lines for `weft help`, each starting with two spaces
+  int (*run)(int argc, char** argv) = nullptr;  // argv[0] is the name it was called by
+  bool has_bench = false;            // `weft bench NAME ...` runs `weft NAME bench ...`
+};
 
 struct Args {
   std::vector<std::string> positional;
@@ -83,5 +96,9 @@ inline Args parse(int argc, char** argv, int first, const std::set<std::string>&
   }
   return a;
 }
+
+// The device a command runs on: --device SEL (index or name part; WEFT_DEVICE otherwise) and
+// --validation (the Khronos validation layer, its messages printed).
+std::unique_ptr<Device> open_device(const Args& args);
 
 }  // namespace weft::cli

@@ -5,7 +5,7 @@
 #include <weft/weft.h>
 
 #include "cli.h"
-#include "conformance.h"
+#include "registry.h"
 
 namespace weft {
 
@@ -21,9 +21,12 @@ void write_file(const std::string& path, const std::string& text) {
 }  // namespace
 
 int cmd_conformance(int argc, char** argv) {
-  cli::Args args = cli::parse(argc, argv, 2, {"device", "filter", "report", "junit"}, {"validation", "list"});
+  cli::Args args = cli::parse(argc, argv, 2, {"device", "group", "filter", "report", "junit", "data"}, {"validation", "list"});
+  const std::vector<conformance::Case> cases =
+      args.get("group").empty() ? registry::all_cases() : registry::cases_of(args.get("group"));
+  if (!args.get("data").empty()) conformance::set_data_dir(args.get("data"));
   if (args.flag("list")) {
-    for (const auto& c : conformance::all_cases()) std::printf("%-45s %s\n", c.name.c_str(), c.tolerance.c_str());
+    for (const auto& c : cases) std::printf("%-45s %s\n", c.name.c_str(), c.tolerance.c_str());
     return 0;
   }
   std::vector<std::string> selections;
@@ -36,12 +39,11 @@ int cmd_conformance(int argc, char** argv) {
   }
   std::vector<conformance::DeviceReport> reports;
   for (const std::string& sel : selections) {
-    DeviceOptions o;
-    o.select = sel;
-    o.validation = args.flag("validation");
-    auto dev = Device::open(o);
+    cli::Args one = args;
+    one.options["device"] = sel;
+    auto dev = cli::open_device(one);
     std::fprintf(stderr, "running conformance on %s ...\n", dev->info().name.c_str());
-    reports.push_back(conformance::run_cases(*dev, args.get("filter")));
+    reports.push_back(conformance::run_cases(*dev, cases, args.get("filter")));
   }
   std::fputs(conformance::format_table(reports).c_str(), stdout);
   if (!args.get("report").empty()) write_file(args.get("report"), conformance::format_json(reports));

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include <weft/manifest.h>
 #include <weft/weft.h>
 
 #include "cli.h"
@@ -20,7 +21,9 @@ const char* kRunUsage =
 
 }  // namespace
 
-int weft_cmd_run(int argc, char** argv) {
+namespace weft {
+
+int cmd_run(int argc, char** argv) {
   try {
     weft::cli::Args args = weft::cli::parse(argc, argv, 1, {"device", "out", "runs"}, {"dry-run", "validation", "help"});
     if (args.flag("help")) {
@@ -38,10 +41,7 @@ int weft_cmd_run(int argc, char** argv) {
       std::fputs(weft::describe_dry_run(manifest).c_str(), stdout);
       return 0;
     }
-    weft::DeviceOptions options;
-    options.select = args.get("device");
-    options.validation = args.flag("validation");
-    auto device = weft::Device::open(options);
+    auto device = weft::cli::open_device(args);
     std::printf("device: %s\n", device->info().name.c_str());
     const std::string out = args.get("out", manifest.name + "_out");
     const auto report = weft::run_manifest(*device, manifest, out, uint32_t(runs));
@@ -56,3 +56,5 @@ int weft_cmd_run(int argc, char** argv) {
     return e.code() == weft::ErrorCode::BadInput || e.code() == weft::ErrorCode::ShaderCompile ? 2 : 1;
   }
 }
+
+}  // namespace weft

@@ -1,4 +1,4 @@
-"""How Monty's evidence updater calls Weft's hypothesis-update backend (weft.hypothesis).
+"""How Monty's evidence updater calls Weft's hypothesis-update backend (weft.hypothesis_update).
 
 In Monty, each EvidenceGraphLM updates its hypotheses in numpy, one LM and one graph at a time.
 With Weft, every LM shares one backend: object models upload once, each step is one dispatch for
@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 
-from weft import hypothesis
+from weft import hypothesis_update as hypothesis
 
 
 def ball(n, radius, hue, seed):

@@ -1,6 +1,6 @@
-// The native half of the Python package `weft` (weft._weft): devices, manifest programs with
-// numpy arrays in and out, and the conformance runner. The pure-Python half (weft/__init__.py)
-// re-exports it with the hypothesis-update and token VM bindings.
+// The core native module of the Python package `weft` (weft._weft): devices, manifest programs
+// with numpy arrays in and out, errors, and the conformance runner over every registered case.
+// Workloads add their own modules (weft._token_vm, ...) beside it; weft/__init__.py re-exports it.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -8,15 +8,24 @@
 #include <cstring>
 #include <memory>
 
+#include <weft/manifest.h>
 #include <weft/weft.h>
 
-#include "conformance.h"
+#include "registry.h"
 #include "py_device.h"
 
 namespace py = pybind11;
 using namespace weft;
 
 namespace weft::python {
+
+void bind_workloads(py::module_& m);
+
+namespace {
+py::exception<Error>* weft_error = nullptr;  // set when the module starts
+}  // namespace
+
+py::handle error_class() { return *weft_error; }
 
 py::dict info_dict(const DeviceInfo& d) {
   py::dict out;
@@ -147,7 +156,7 @@ py::list run_conformance(const PyDevice& device, const std::string& filter) {
   weft::conformance::DeviceReport report;
   {
     py::gil_scoped_release unlocked;
-    report = weft::conformance::run_cases(*device.ptr(), filter);
+    report = weft::conformance::run_cases(*device.ptr(), weft::registry::all_cases(), filter);
   }
   py::list out;
   for (const auto& c : report.cases) {
@@ -167,17 +176,20 @@ py::list run_conformance(const PyDevice& device, const std::string& filter) {
 
 PYBIND11_MODULE(_weft, m) {
   m.doc() = "Weft's native module; import `weft` instead.";
-  // weft::Error -> weft.Error carrying the code name; BadInput also derives from ValueError.
+  // Every weft::Error, whichever module raised it, becomes weft.Error (weft.BadInput for bad
+  // input) with .code (the ErrorCode name) and .message (the text); str() is "Code: message".
   static py::exception<Error> error(m, "Error", PyExc_RuntimeError);
   static py::exception<Error> bad_input(m, "BadInput", error.ptr());
+  weft_error = &error;
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const Error& e) {
-      if (e.code() == ErrorCode::BadInput)
-        bad_input(e.what());
-      else
-        error(e.what());
+      const py::handle type = e.code() == ErrorCode::BadInput ? bad_input : error;
+      py::object exc = py::reinterpret_borrow<py::object>(type)(std::string(code_name(e.code())) + ": " + e.message());
+      exc.attr("code") = code_name(e.code());
+      exc.attr("message") = e.message();
+      PyErr_SetObject(type.ptr(), exc.ptr());
     }
   });
 
@@ -220,7 +232,7 @@ PYBIND11_MODULE(_weft, m) {
       .def("rules_fired", &PyProgram::rules_fired)
       .def("write_outputs", &PyProgram::write_outputs, py::arg("dir"));
 
-  bind_token_vm(m);
+  bind_workloads(m);  // each workload's submodule (generated from the registrations)
 
   m.def("conformance", &run_conformance, py::arg("device"), py::arg("filter") = "",
         "Runs the conformance cases whose name contains filter; one dict per case.");

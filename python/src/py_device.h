@@ -12,6 +12,9 @@
 
 namespace weft::python {
 
+// weft.Error, for bindings that derive their own exception types from it.
+pybind11::handle error_class();
+
 pybind11::dict info_dict(const DeviceInfo& d);
 
 class PyDevice {
@@ -30,7 +33,5 @@ class PyDevice {
   std::shared_ptr<Device> device_;
 };
 
-// Adds weft._weft.TokenVmWorkflow and TokenVmMachine (python/src/token_vm.cpp).
-void bind_token_vm(pybind11::module_& m);
 
 }  // namespace weft::python

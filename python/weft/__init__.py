@@ -7,7 +7,8 @@
     prog.run()
     print(prog.metrics("out"), prog.control_f32("gain"))
 
-Submodules: weft.hypothesis (Monty's hypothesis-update backend), weft.token_vm (the token VM).
+Submodules, one per workload that has Python bindings: weft.hypothesis_update (Monty's
+hypothesis-update backend), weft.token_vm (the token VM).
 Errors are weft.Error (weft.BadInput for malformed input, also a weft.Error).
 """
 from ._weft import BadInput, Device, Error, Program, conformance, devices

@@ -1,5 +1,5 @@
 """The Python package `weft`: devices, manifest programs with numpy in and out, errors,
-the conformance runner and the hypothesis submodule. Expected values are computed here."""
+the conformance runner and the workloads' submodules. Expected values are computed here."""
 import os
 
 import numpy as np
@@ -97,7 +97,12 @@ def test_conformance_runner_reports_cases(device):
     assert all(c["outcome"] in ("pass", "skip") for c in cases), cases
 
 
-def test_hypothesis_submodule_is_part_of_the_package():
-    from weft import hypothesis
-    backend = hypothesis.Backend.cpu()
-    assert backend is not None
+def test_workload_modules_are_part_of_the_package():
+    from weft import hypothesis_update, token_vm
+    assert hypothesis_update.Backend.cpu() is not None
+    assert token_vm.Machine is not None
+
+
+def test_workload_errors_are_weft_errors():
+    from weft import hypothesis_update
+    assert issubclass(hypothesis_update.Error, weft.Error)

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "device_grid.h"
-#include "weft_hyp_kernels.h"
+#include "weft_hypothesis_update_kernels.h"
 
 namespace weft::hyp {
 
@@ -263,7 +263,7 @@ BackendProgram build_backend_program(Device& device, const std::vector<DeviceLm>
   auto stage = [&](const char* name, std::array<uint32_t, 3> groups) {
     StageSpec s;
     s.name = name;
-    s.kernel = weft_hyp_kernels.get(name);
+    s.kernel = weft_hypothesis_update_kernels.get(name);
     s.instance = inst;
     s.groups = {std::max(groups[0], 1u), std::max(groups[1], 1u), std::max(groups[2], 1u)};
     s.push = push;

@@ -19,7 +19,7 @@
 // error into later steps). The 1e-4 bound is the one every fixture step meets; conformance cases on
 // synthetic scenes allow 1e-4 + the aligned bound to a few hypotheses, counted. Measured fixture
 // maxima are 1.5e-5 (default_cylinder), 3.6e-5 (default_sphere), 1.4e-5 (burst_cylinder) and 1.3e-5 (burst_sphere);
-// tests/workloads/hypothesis_update/test_vulkan_backend.cpp prints the maximum of every array. The
+// workloads/hypothesis_update/tests/test_vulkan_backend.cpp prints the maximum of every array. The
 // prediction error's previous best may also be a recorded near-tie in burst runs (burst_cylinder
 // step 10, burst_sphere step 11: another retained hypothesis within 1e-4).
 //

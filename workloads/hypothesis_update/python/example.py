@@ -14,7 +14,7 @@ import argparse
 
 import numpy as np
 
-import weft_hypothesis as wh
+from weft import hypothesis_update as wh
 
 
 def sphere_graph(n, radius, hue, seed):

@@ -1,5 +1,5 @@
 // One input of the UDPL / flow-file fuzz target, shared with the regression test that replays the
-// inputs the fuzzer found (tests/workloads/token_vm/frontend/fuzz_regressions/).
+// inputs the fuzzer found (workloads/token_vm/tests/frontend/fuzz_regressions/).
 // The first byte picks what the rest of the input is:
 //   even: a UDPL file; when it parses, its default program is compiled (byte tokenizer, token
 //         and byte matching) and rendered (dump, DOT);

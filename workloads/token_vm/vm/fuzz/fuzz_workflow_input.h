@@ -1,5 +1,5 @@
 // One input of the workflow-loader fuzz target, shared with the regression test that replays the
-// inputs the fuzzer found (tests/workloads/token_vm/vm/fuzz_regressions/).
+// inputs the fuzzer found (workloads/token_vm/tests/vm/fuzz_regressions/).
 // The bytes must either load into a workflow that passes validate() (and saves back to text that
 // loads to the same text) or be refused with weft::Error(BadInput). A workflow that loads is
 // then stepped on the CPU reference (two streams, token ids drawn from its patterns and a few

@@ -1,0 +1,396 @@
+// weft attention: the llama decoder workload (workloads/attention) from a GGUF file.
+//
+//   weft attention generate MODEL.gguf --prompt TEXT -n N [--temperature T] [--top-k K] [--seed S]
+//        [--tokens ID,ID,...] [--context C] [--batch B] [--norm-limit X] [--damp F] [--check]
+//     prefill the prompt, then N decode steps, sampling on the device; --check runs the CPU
+//     reference beside it and compares every step's logits and token.
+//   weft attention demo      the seeded model, written to a temp dir, generated and checked
+//   weft attention bench     prefill / decode tokens/s, decode vs the memory-bandwidth bound
+//   weft attention write-model PATH [--dim D --layers L --heads H --kv-heads K --ffn F
+//        --context C --seed S --tied]      the seeded test model as a GGUF file
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <weft/weft.h>
+
+#include "attention.h"
+#include "bench.h"
+#include "cli.h"
+
+namespace {
+
+using namespace weft;
+using namespace weft::attention;
+
+// Sizes end up in signed int arithmetic in the model code: keep them below 2^31.
+uint32_t int_arg(const cli::Args& a, const char* name, uint32_t fallback) { return cli::u32(a, name, fallback, 0x7FFFFFFFu); }
+using cli::f32;
+
+const char* kUsage =
+    "usage: weft attention generate MODEL.gguf --prompt TEXT -n N [--temperature T] [--top-k K] [--seed S]\n"
+    "                      [--tokens ID,ID,...] [--context C] [--batch B] [--norm-limit X] [--damp F] [--check]\n"
+    "       weft attention demo  [-n N] [--prompt TEXT] [--device SEL] [--validation]\n"
+    "       weft attention bench [MODEL.gguf] [--dim D --layers L --heads H --kv-heads K --ffn F --context C]\n"
+    "                      [--batch B] [--runs R] [--copy-mib M]\n"
+    "       weft attention write-model PATH [--dim D --layers L --heads H --kv-heads K --ffn F --context C\n"
+    "                      --seed S --tied]\n"
+    "  generate: a llama GGUF (F32/F16/Q8_0/Q4_0 weights) decoded on the device; greedy unless a\n"
+    "            temperature is given; top-k <= 64; --check compares every step with the CPU reference\n"
+    "  demo: the seeded test model (written to a temp dir), greedy generation checked against the\n"
+    "        CPU reference, GPU time per operation\n"
+    "  bench: JSON lines: prefill and decode tokens/s, decode bandwidth vs a copy kernel's, CPU reference\n";
+
+SeededOptions seeded_options(const cli::Args& a, SeededOptions o = {}) {
+  o.dim = int_arg(a, "dim", o.dim);
+  o.layers = int_arg(a, "layers", o.layers);
+  o.heads = int_arg(a, "heads", o.heads);
+  o.kv_heads = int_arg(a, "kv-heads", o.kv_heads);
+  o.ffn = int_arg(a, "ffn", o.ffn);
+  o.context = int_arg(a, "context", o.context);
+  o.seed = int_arg(a, "seed", o.seed);
+  o.tied = a.flag("tied");
+  return o;
+}
+
+std::vector<uint32_t> parse_ids(const std::string& s) {
+  std::vector<uint32_t> ids;
+  size_t i = 0;
+  while (i < s.size()) {
+    const size_t j = std::min(s.find(',', i), s.size());
+    const std::string t = s.substr(i, j - i);
+    if (t.empty() || t.size() > 9 || t.find_first_not_of("0123456789") != std::string::npos)
+      fail(ErrorCode::BadInput, "--tokens: '" + t + "' at character " + std::to_string(i + 1) + " is not a token id");
+    ids.push_back(uint32_t(std::stoul(t)));
+    i = j + 1;
+  }
+  return ids;
+}
+
+double normalized_error(const std::vector<float>& dev, const std::vector<double>& ref) {
+  double worst = 0, scale = 0;
+  for (size_t k = 0; k < ref.size(); ++k) {
+    worst = std::max(worst, std::fabs(double(dev[k]) - ref[k]));
+    scale = std::max(scale, std::fabs(ref[k]));
+  }
+  return scale > 0 ? worst / scale : worst;
+}
+
+std::string printable(const std::string& s) {
+  std::string o;
+  for (unsigned char c : s) {
+    if (c == '\n') o += "\\n";
+    else if (c < 32 || c == 127) {
+      char b[8];
+      std::snprintf(b, sizeof b, "\\x%02x", c);
+      o += b;
+    } else o += char(c);
+  }
+  return o;
+}
+
+struct GenerateResult {
+  std::vector<uint32_t> generated;
+  double worst_logit_error = 0;  // with --check
+  uint32_t token_mismatches = 0;
+  double prefill_gpu_ns = 0, decode_gpu_ns = 0;
+  uint32_t anomalies = 0;
+};
+
+// Prefill + n steps; with a reference, every step's logits and token are compared.
+GenerateResult generate(Decoder& dec, const Model& m, const std::vector<uint32_t>& prompt, uint32_t n, const Sampling& s,
+                        Reference* ref, bool verbose) {
+  GenerateResult r;
+  dec.set_sampling(s);
+  std::vector<float> logits = dec.prefill(prompt);
+  r.prefill_gpu_ns = dec.gpu_ns();  // of the last chunk
+  auto check = [&](const std::vector<double>& rl) {
+    const double e = normalized_error(logits, rl);
+    r.worst_logit_error = std::max(r.worst_logit_error, e);
+    // The reference's choice from the device's own logits: the device sampler must agree.
+    const float u = ref::sample_uniform(s.seed, dec.position());
+    if (ref::sample(logits, s, u) != dec.sampled()) ++r.token_mismatches;
+  };
+  if (ref) check(ref->forward(prompt));
+  for (uint32_t step = 0; step < n; ++step) {
+    const uint32_t tok = dec.sampled();
+    for (const LayerMetrics& lm : dec.layer_metrics()) r.anomalies += lm.status == WEFT_STATUS_ANOMALY;
+    r.generated.push_back(tok);
+    if (verbose) {
+      std::printf("%s", printable(detokenize(m.vocab, {tok})).c_str());
+      std::fflush(stdout);
+    }
+    if (step + 1 == n || dec.position() >= dec.context()) break;
+    logits = dec.step(tok);
+    r.decode_gpu_ns += dec.gpu_ns();
+    if (ref) {
+      const uint32_t one[1] = {tok};
+      check(ref->forward(one));
+    }
+  }
+  return r;
+}
+
+int run_generate(const cli::Args& a) {
+  if (a.positional.size() < 2) fail(ErrorCode::BadInput, "generate needs a MODEL.gguf path");
+  const Model m = Model::load(a.positional[1]);
+  const uint32_t n = int_arg(a, "n", 32);
+  Sampling s;
+  s.temperature = f32(a, "temperature", 0.0f);
+  s.top_k = int_arg(a, "top-k", 0);
+  s.seed = int_arg(a, "seed", 0);
+  std::vector<uint32_t> prompt = a.options.count("tokens") ? parse_ids(a.get("tokens")) : tokenize(m.vocab, a.get("prompt", ""));
+  if (prompt.empty()) fail(ErrorCode::BadInput, "the prompt is empty (give --prompt TEXT or --tokens IDS)");
+  DecoderOptions o;
+  o.context = int_arg(a, "context", 0);
+  o.max_batch = int_arg(a, "batch", 0);
+  o.rules.norm_limit = f32(a, "norm-limit", o.rules.norm_limit);
+  o.rules.damp = f32(a, "damp", o.rules.damp);
+  auto dev = open_device(a);
+  const Config& c = m.config;
+  std::fprintf(stderr, "device: %s\nmodel: %s: dim %u, %u layers, %u heads / %u KV heads, ffn %u, vocab %u%s; %.2f MiB of weights\n",
+               dev->info().name.c_str(), a.positional[1].c_str(), c.dim, c.layers, c.heads, c.kv_heads, c.ffn, c.vocab,
+               m.tied ? ", tied output" : "", m.weight_bytes() / 1048576.0);
+  Decoder dec(*dev, m, o);
+  std::unique_ptr<Reference> ref;
+  // The reference splits the prompt as the decoder does: the norm rule acts per run.
+  if (a.flag("check")) ref = std::make_unique<Reference>(m, dec.context(), o.rules, dec.program().max_batch);
+  std::fprintf(stderr, "prompt: %zu tokens\n", prompt.size());
+  std::printf("%s", printable(detokenize(m.vocab, prompt)).c_str());
+  const GenerateResult r = generate(dec, m, prompt, n, s, ref.get(), true);
+  std::printf("\n");
+  std::fprintf(stderr, "generated %zu tokens; mean decode step %.3f ms GPU; %u anomaly flags\n", r.generated.size(),
+               r.generated.size() > 1 ? r.decode_gpu_ns / double(r.generated.size() - 1) * 1e-6 : 0.0, r.anomalies);
+  if (ref) {
+    std::fprintf(stderr, "check vs CPU reference: worst normalized logit error %.3e, sampler mismatches %u\n", r.worst_logit_error,
+                 r.token_mismatches);
+    return r.token_mismatches == 0 && r.worst_logit_error < 1e-2 ? 0 : 1;
+  }
+  return 0;
+}
+
+// Bound on the normalized logit error of the demo model (see workloads/attention/conformance.cpp:
+// f32 accumulation over ~2 layers of K <= 128 products, f16 rounding of nothing: the weights are
+// read exactly as stored).
+constexpr double kLogitBound = 1e-4;
+
+int run_demo(const cli::Args& a) {
+  auto dev = open_device(a);
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("weft-attention-demo-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string path = (dir / "seeded.gguf").string();
+  SeededOptions so;
+  write_seeded_model(path, so);
+  const Model m = Model::load(path);
+  const Config& c = m.config;
+  std::printf("device: %s\nmodel: %s (seeded): dim %u, %u layers, %u heads / %u KV heads, ffn %u, vocab %u, context %u\n",
+              dev->info().name.c_str(), path.c_str(), c.dim, c.layers, c.heads, c.kv_heads, c.ffn, c.vocab, c.context);
+  std::printf("weights: token_embd %s, attention %s, MLP %s, norms F32, output %s\n", gguf::type_name(m.token_embd.type).c_str(),
+              gguf::type_name(m.layers[0].wq.type).c_str(), gguf::type_name(m.layers[0].gate.type).c_str(),
+              gguf::type_name(m.output.type).c_str());
+  const std::string prompt_text = a.get("prompt", "Hello, weft");
+  const std::vector<uint32_t> prompt = tokenize(m.vocab, prompt_text);
+  const uint32_t n = int_arg(a, "n", 16);
+  DecoderOptions o;
+  Decoder dec(*dev, m, o);
+  Reference ref(m, dec.context(), o.rules, dec.program().max_batch);
+  std::printf("prompt: \"%s\" (%zu tokens with BOS)\ngreedy output: ", printable(prompt_text).c_str(), prompt.size());
+  const GenerateResult r = generate(dec, m, prompt, n, Sampling{}, &ref, true);
+  std::printf("\ntokens:");
+  for (uint32_t t : r.generated) std::printf(" %u", t);
+  std::printf("\n\nGPU time per operation (last decode step, timestamps):\n");
+  for (const KindTime& t : dec.stage_times()) std::printf("  %-14s %9.3f ms\n", t.kind.c_str(), t.ns * 1e-6);
+  std::printf("  %-14s %9.3f ms\n", "total", dec.gpu_ns() * 1e-6);
+  const bool ok = r.token_mismatches == 0 && r.worst_logit_error <= kLogitBound;
+  std::printf("\nvs CPU reference (f64): worst normalized logit error %.3e (bound %.0e), sampler disagreements %u: %s\n",
+              r.worst_logit_error, kLogitBound, r.token_mismatches, ok ? "ok" : "FAIL");
+  fs::remove_all(dir);
+  return ok ? 0 : 1;
+}
+
+template <class F>
+double median_of(uint32_t runs, F&& f) {
+  std::vector<double> v;
+  for (uint32_t r = 0; r < runs; ++r) v.push_back(f());
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// Streaming bandwidth of the device in the same run: the engine's copy kernel over `bytes`.
+double copy_bandwidth(Device& dev, uint64_t bytes, uint32_t runs) {
+  bytes = bytes / 16 * 16;
+  Program p("copy");
+  p.globals().add("src", bytes);
+  p.globals().add("dst", bytes);
+  StageSpec s;
+  s.name = "copy";
+  s.kernel = engine_kernel("copy");
+  s.instance = p.add_instance("copy", 1);
+  const uint32_t count = uint32_t(bytes / 16);
+  s.groups = {std::min<uint32_t>((count + 255) / 256, 4096), 1, 1};
+  s.args = CopyArgs{.src = p.segment(Binding::Globals, "src"), .dst = p.segment(Binding::Globals, "dst"), .count = count}.bind();
+  p.add_stage(s);
+  Executable exe(dev, std::move(p));
+  exe.run();
+  const double ns = median_of(runs, [&] {
+    exe.run();
+    return exe.timings().total_ns;
+  });
+  return 2.0 * double(bytes) / ns;  // GB/s (bytes per ns)
+}
+
+int run_bench(const cli::Args& a) {
+  auto dev = open_device(a);
+  const bool cpu = dev->info().type == "cpu";
+  namespace fs = std::filesystem;
+  std::string path, label;
+  fs::path dir;
+  if (a.positional.size() >= 2) {
+    path = label = a.positional[1];
+  } else {
+    // Default: a seeded model big enough that the weights, not dispatch overhead, could
+    // dominate on a GPU, small enough for lavapipe.
+    SeededOptions so;
+    so.dim = 256, so.layers = 4, so.heads = 8, so.kv_heads = 4, so.ffn = 768, so.context = 256;
+    so = seeded_options(a, so);
+    dir = fs::temp_directory_path() / ("weft-attention-bench-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    path = (dir / "seeded.gguf").string();
+    write_seeded_model(path, so);
+    label = "seeded";
+  }
+  const Model m = Model::load(path);
+  const Config& c = m.config;
+  const uint32_t runs = std::max(1u, int_arg(a, "runs", 5));
+  DecoderOptions o;
+  o.context = std::min(c.context, int_arg(a, "context", 256));
+  o.max_batch = std::min(o.context / 2, int_arg(a, "batch", 32));
+  Decoder dec(*dev, m, o);
+  std::vector<uint32_t> prompt(o.max_batch);
+  for (uint32_t t = 0; t < o.max_batch; ++t) prompt[t] = (t * 37 + 5) % c.vocab;
+
+  dec.prefill(prompt);  // warm-up (pipelines, first touch)
+  const double prefill_ns = median_of(runs, [&] {
+    dec.reset();
+    dec.prefill(prompt);
+    return dec.gpu_ns();
+  });
+  const std::vector<KindTime> prefill_ops = dec.stage_times();
+  // Decode steps at positions max_batch .. max_batch + steps - 1.
+  const uint32_t steps = std::min(16u, o.context - o.max_batch);
+  std::vector<double> step_ns;
+  for (uint32_t r = 0; r < std::max(1u, runs / 2); ++r) {
+    dec.reset();
+    dec.prefill(prompt);
+    for (uint32_t s = 0; s < steps; ++s) {
+      dec.step(dec.sampled());
+      step_ns.push_back(dec.gpu_ns());
+    }
+  }
+  const std::vector<KindTime> decode_ops = dec.stage_times();
+  std::sort(step_ns.begin(), step_ns.end());
+  const double decode_ns = step_ns[step_ns.size() / 2];
+  const double bytes_per_token = double(m.weight_bytes());
+  const double copy_gbs = copy_bandwidth(*dev, uint64_t(int_arg(a, "copy-mib", cpu ? 16 : 256)) << 20, runs);
+  const double decode_gbs = bytes_per_token / decode_ns;
+
+  // Peer: the CPU reference (double, one thread) on the same tokens in the same run.
+  Reference ref(m, o.context, o.rules);
+  auto t0 = std::chrono::steady_clock::now();
+  ref.forward(prompt);
+  const double cpu_prefill_ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+  t0 = std::chrono::steady_clock::now();
+  const uint32_t cpu_steps = 4;
+  for (uint32_t s = 0; s < cpu_steps; ++s) {
+    const uint32_t tok[1] = {(s * 11 + 3) % c.vocab};
+    ref.forward(tok);
+  }
+  const double cpu_decode_ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / cpu_steps;
+
+  bench::Line("attention.decode", *dev)
+      .str("model", label)
+      .num("dim", c.dim)
+      .num("layers", c.layers)
+      .num("heads", c.heads)
+      .num("kv_heads", c.kv_heads)
+      .num("ffn", c.ffn)
+      .num("vocab", c.vocab)
+      .num("weight_bytes_per_token", bytes_per_token)
+      .num("prefill_tokens", o.max_batch)
+      .num("prefill_gpu_ms", prefill_ns * 1e-6)
+      .num("prefill_tokens_per_s", o.max_batch / (prefill_ns * 1e-9))
+      .num("decode_gpu_ms_per_token", decode_ns * 1e-6)
+      .num("decode_tokens_per_s", 1e9 / decode_ns)
+      .num("decode_weight_gb_per_s", decode_gbs)
+      .num("copy_kernel_gb_per_s", copy_gbs)
+      .num("decode_fraction_of_bandwidth_bound", decode_gbs / copy_gbs)
+      .str("peer", "cpu_reference_f64_1thread")
+      .num("cpu_prefill_tokens_per_s", o.max_batch / (cpu_prefill_ns * 1e-9))
+      .num("cpu_decode_tokens_per_s", 1e9 / cpu_decode_ns)
+      .num("decode_speedup_vs_cpu", cpu_decode_ns / decode_ns)
+      .num("prefill_speedup_vs_cpu", cpu_prefill_ns / prefill_ns)
+      .print();
+  // Where the time goes: GPU ms per operation of one prefill run and of one decode step.
+  for (const auto& [phase, ops] : {std::pair{"prefill", &prefill_ops}, std::pair{"decode", &decode_ops}}) {
+    bench::Line line("attention.ops", *dev);
+    line.str("model", label).str("phase", phase);
+    for (const KindTime& t : *ops) line.num((t.kind + "_ms").c_str(), t.ns * 1e-6);
+    line.print();
+  }
+  if (!dir.empty()) fs::remove_all(dir);
+  return 0;
+}
+
+int run_write_model(const cli::Args& a) {
+  if (a.positional.size() < 2) fail(ErrorCode::BadInput, "write-model needs an output path");
+  const SeededOptions o = seeded_options(a);
+  write_seeded_model(a.positional[1], o);
+  const Model m = Model::load(a.positional[1]);
+  std::printf("wrote %s: dim %u, %u layers, %u heads / %u KV heads, ffn %u, vocab %u, context %u%s, %llu bytes\n",
+              a.positional[1].c_str(), m.config.dim, m.config.layers, m.config.heads, m.config.kv_heads, m.config.ffn,
+              m.config.vocab, m.config.context, m.tied ? ", tied output" : "", (unsigned long long)m.file.file_size());
+  return 0;
+}
+
+}  // namespace
+
+// argv[0] is "attention".
+static int weft_cmd_attention(int argc, char** argv) {
+  // "-n N" is the one short option (as in llama.cpp); the parser knows long options only.
+  std::vector<std::string> storage(argv, argv + argc);
+  for (std::string& s : storage)
+    if (s == "-n") s = "--n";
+  std::vector<char*> args_v;
+  for (std::string& s : storage) args_v.push_back(s.data());
+  const cli::Args args = cli::parse(int(args_v.size()), args_v.data(), 1,
+                                    {"prompt", "n", "temperature", "top-k", "seed", "tokens", "context", "batch", "norm-limit",
+                                     "damp", "device", "dim", "layers", "heads", "kv-heads", "ffn", "runs", "copy-mib"},
+                                    {"check", "validation", "tied"});
+  if (args.positional.empty() || args.positional[0] == "help") {
+    std::fputs(kUsage, args.positional.empty() ? stderr : stdout);
+    return args.positional.empty() ? 2 : 0;
+  }
+  const std::string& cmd = args.positional[0];
+  if (cmd == "generate") return run_generate(args);
+  if (cmd == "demo") return run_demo(args);
+  if (cmd == "bench") return run_bench(args);
+  if (cmd == "write-model") return run_write_model(args);
+  fail(ErrorCode::BadInput, "unknown attention command '" + cmd + "' (known: generate, demo, bench, write-model)");
+}
+
+
+namespace weft::cli {
+
+Command attention_command() {
+  return {"attention", {},
+      "  attention generate MODEL.gguf --prompt TEXT -n N [--temperature T --top-k K --seed S]\n"
+      "  attention demo|bench|write-model       llama decoder from GGUF vs its CPU reference\n",
+          weft_cmd_attention, /*has_bench=*/true};
+}
+
+}  // namespace weft::cli

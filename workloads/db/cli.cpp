@@ -1,0 +1,286 @@
+// weft db query|demo|bench: the database workload (workloads/db) on one device, with SQLite as
+// the peer.
+//
+//   weft db query --table NAME=FILE.csv [--table ...] [--schema NAME=col:type,...] "SQL"
+//                 [--format table|csv] [--header] [--explain] [--check] [--join-threshold N]
+//                 [--device SEL]
+//     loads the CSV files as tables (types inferred, or from --schema), runs the query on the
+//     device and prints its rows: `--format csv` prints exactly what `sqlite3 -csv` prints (no
+//     header unless --header). --explain prints the plan instead of running it; --check also runs
+//     the query in SQLite and says whether the rows agree.
+//   weft db demo  [--orders N] [--customers M] [--seed S] [--device SEL]
+//   weft db bench [--rows 1e5,1e6] [--runs R] [--seed S] [--device SEL]   (= weft bench db)
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <weft/weft.h>
+
+#include "bench.h"
+#include "cli.h"
+#include "db.h"
+
+namespace {
+
+using namespace weft;
+using namespace weft::db;
+
+const char* kDbUsage =
+    "usage: weft db query --table NAME=FILE.csv [--table ...] [--schema NAME=col:type,...] \"SQL\"\n"
+    "                     [--format table|csv] [--header] [--explain] [--check] [--join-threshold N] [--device SEL]\n"
+    "       weft db demo  [--orders N] [--customers M] [--seed S] [--device SEL]\n"
+    "       weft db bench [--rows N,N,...] [--runs R] [--seed S] [--device SEL]\n"
+    "  query: CSV tables (types inferred, or int|float|text from --schema) queried on the device;\n"
+    "         --format csv prints rows exactly like `sqlite3 -csv` (--header adds the column names);\n"
+    "         --explain prints the plan; --check runs the query in SQLite too and compares the rows\n"
+    "  demo:  a seeded orders/customers pair, a few queries on the device and in SQLite, agreement\n"
+    "  bench: JSON lines, rows/s of scan-filter-aggregate and join queries, ratio to SQLite in the same run;\n"
+    "         a size whose query does not fit the device's storage-buffer window prints a \"skipped\" line\n";
+
+// --table and --schema may repeat, so they are taken out before the common parser sees argv.
+struct Repeated {
+  std::vector<std::pair<std::string, std::string>> tables, schemas;
+  std::vector<char*> rest;
+};
+
+std::pair<std::string, std::string> split_eq(const std::string& opt, const std::string& v) {
+  const size_t eq = v.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
+    fail(ErrorCode::BadInput, "--" + opt + " expects NAME=VALUE, got '" + v + "'");
+  return {v.substr(0, eq), v.substr(eq + 1)};
+}
+
+Repeated take_repeated(int argc, char** argv) {
+  Repeated r;
+  for (int i = 0; i < argc; ++i) {
+    std::string s = argv[i];
+    for (const char* opt : {"table", "schema"}) {
+      const std::string flag = std::string("--") + opt;
+      std::string value;
+      bool hit = false;
+      if (s == flag) {
+        if (i + 1 >= argc) fail(ErrorCode::BadInput, flag + " needs a value");
+        value = argv[++i];
+        hit = true;
+      } else if (s.rfind(flag + "=", 0) == 0) {
+        value = s.substr(flag.size() + 1);
+        hit = true;
+      }
+      if (hit) {
+        (std::strcmp(opt, "table") == 0 ? r.tables : r.schemas).push_back(split_eq(opt, value));
+        s.clear();
+        break;
+      }
+    }
+    if (!s.empty()) r.rest.push_back(argv[i]);
+  }
+  return r;
+}
+
+int query(int argc, char** argv) {
+  Repeated rep = take_repeated(argc, argv);
+  cli::Args a = cli::parse(int(rep.rest.size()), rep.rest.data(), 1, {"format", "device", "join-threshold"},
+                           {"header", "explain", "check", "validation"});
+  if (a.positional.size() != 1) fail(ErrorCode::BadInput, std::string("db query expects one SQL argument\n") + kDbUsage);
+  if (rep.tables.empty()) fail(ErrorCode::BadInput, "db query needs at least one --table NAME=FILE.csv");
+  const std::string format = a.get("format", "table");
+  if (format != "table" && format != "csv") fail(ErrorCode::BadInput, "--format must be table or csv");
+  Database database;
+  for (const auto& [name, file] : rep.tables) {
+    std::optional<std::vector<SchemaColumn>> schema;
+    for (const auto& [sname, text] : rep.schemas)
+      if (iequals(sname, name)) schema = parse_schema(text);
+    database.add(load_csv_file(file, name, schema));
+  }
+  for (const auto& [sname, text] : rep.schemas)
+    if (database.find(sname) < 0) fail(ErrorCode::BadInput, "--schema names table '" + sname + "', which no --table loads");
+  const std::string sql = a.positional[0];
+  db::Plan plan = prepare_sql(sql, database);
+  if (a.flag("explain")) {
+    std::fputs(plan.explain(database).c_str(), stdout);
+    return 0;
+  }
+  auto dev = open_device(a);
+  QueryOptions qo;
+  qo.join_threshold = uint32_t(a.get_uint("join-threshold", qo.join_threshold));
+  DeviceQuery q(*dev, database, plan, qo);
+  const ResultSet rs = q.run();
+  std::fputs(format == "csv" ? format_csv(rs, a.flag("header")).c_str() : format_table(rs).c_str(), stdout);
+  if (a.flag("check")) {
+    Sqlite peer(database);
+    const std::string diff = compare_results(rs, peer.query(sql), !plan.order.empty(), 1e-12);
+    std::fprintf(stderr, "sqlite: %s\n", diff.empty() ? "same rows" : ("DIFFERENT: " + diff).c_str());
+    if (!diff.empty()) return 1;
+  }
+  return 0;
+}
+
+// Floats: SUM/AVG add in another order than SQLite; 1e-9 relative is ~1e7 ulps of slack for
+// sums of ~1e6 terms of similar magnitude (worst-case growth n * eps = 2e-10 at n = 1e6).
+constexpr double kFloatRel = 1e-9;
+
+const char* kDemoQueries[] = {
+    "SELECT region, COUNT(*) AS orders, SUM(qty) AS items, ROUND_AVG FROM orders WHERE amount > 0 GROUP BY region ORDER BY region",
+    "SELECT c.tier, COUNT(*), SUM(o.qty), MIN(o.amount), MAX(o.amount) FROM orders o JOIN customers c ON o.customer = c.id "
+    "WHERE o.qty >= 10 GROUP BY c.tier ORDER BY 2 DESC",
+    "SELECT o.id, c.name, o.amount * o.qty AS total FROM orders o JOIN customers c ON o.customer = c.id "
+    "WHERE c.tier = 'gold' AND o.region = 'north' ORDER BY total DESC, o.id LIMIT 5",
+    "SELECT COUNT(*), COUNT(amount), AVG(amount) FROM orders WHERE region IS NULL OR qty = 0",
+    "SELECT id, amount FROM orders WHERE amount > 1e9",
+};
+
+std::string demo_sql(const char* q) {
+  std::string s = q;
+  const size_t at = s.find("ROUND_AVG");
+  if (at != std::string::npos) s.replace(at, 9, "AVG(amount) AS mean_amount");
+  return s;
+}
+
+int demo(int argc, char** argv) {
+  cli::Args a = cli::parse(argc, argv, 1, {"orders", "customers", "seed", "device"}, {"validation"});
+  const uint64_t orders = a.get_uint("orders", 20000), customers = a.get_uint("customers", 500);
+  Database database = random_database(orders, customers, uint32_t(a.get_uint("seed", 7)), 97);
+  auto dev = open_device(a);
+  require_features(*dev);
+  std::printf("weft db demo on %s: orders(%llu rows) x customers(%llu rows), seeded, every 97th amount/region NULL\n\n",
+              dev->info().name.c_str(), (unsigned long long)orders, (unsigned long long)customers);
+  Sqlite peer(database);
+  int bad = 0;
+  for (const char* q : kDemoQueries) {
+    const std::string sql = demo_sql(q);
+    db::Plan plan = prepare_sql(sql, database);
+    DeviceQuery dq(*dev, database, plan);
+    const ResultSet rs = dq.run();
+    const QueryStats st = dq.stats();
+    const ResultSet ref = peer.query(sql);
+    const std::string diff = compare_results(rs, ref, !plan.order.empty(), kFloatRel);
+    std::printf("%s\n%s", sql.c_str(), format_table(rs).c_str());
+    std::printf("  device: %.3f ms GPU, %llu rows scanned", st.gpu_ns / 1e6, (unsigned long long)st.rows_scanned);
+    if (st.join_strategy)
+      std::printf(", join build side %u rows -> %s", st.join_build_rows, st.join_strategy == 1 ? "nested loop" : "hash join");
+    if (st.output_status == WEFT_STATUS_ANOMALY) std::printf(", COUNT = 0 rule: anomaly status raised");
+    std::printf("\n  SQLite: %.3f ms; rows agree: %s\n\n", peer.last_seconds() * 1e3, diff.empty() ? "yes" : diff.c_str());
+    bad += !diff.empty();
+  }
+  std::printf("%s\n", bad ? "SOME QUERIES DISAGREE WITH SQLITE" : "all queries agree with SQLite");
+  return bad ? 1 : 0;
+}
+
+std::vector<uint64_t> parse_sizes(const std::string& s) {
+  std::vector<uint64_t> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    const std::optional<double> v = parse_float(item);
+    if (!v || *v < 1 || *v > 1e9 || std::floor(*v) != *v) fail(ErrorCode::BadInput, "--rows: '" + item + "' is not a row count");
+    out.push_back(uint64_t(*v));
+  }
+  if (out.empty()) fail(ErrorCode::BadInput, "--rows is empty");
+  return out;
+}
+
+int run_bench(int argc, char** argv) {
+  cli::Args a = cli::parse(argc, argv, 1, {"rows", "runs", "seed", "device"}, {"validation"});
+  const std::vector<uint64_t> sizes = parse_sizes(a.get("rows", "1e5,1e6"));
+  const uint32_t runs = uint32_t(std::max<uint64_t>(a.get_uint("runs", 5), 1));
+  auto dev = open_device(a);
+  require_features(*dev);
+  struct Q {
+    const char* name;
+    const char* sql;
+  } queries[] = {
+      {"scan_filter_aggregate",
+       "SELECT region, COUNT(*), SUM(qty), AVG(amount), MIN(amount), MAX(amount) FROM orders WHERE qty > 10 AND amount < 500 GROUP BY region"},
+      {"join_aggregate",
+       "SELECT c.tier, COUNT(*), SUM(o.amount) FROM orders o JOIN customers c ON o.customer = c.id WHERE o.qty > 10 GROUP BY c.tier"},
+  };
+  for (uint64_t n : sizes) {
+    Database database = random_database(n, std::max<uint64_t>(n / 100, 10), uint32_t(a.get_uint("seed", 1)));
+    std::unique_ptr<Sqlite> peer;  // loaded once the first query fits on the device
+    for (const Q& q : queries) {
+      db::Plan plan = prepare_sql(q.sql, database);
+      std::unique_ptr<DeviceQuery> made;
+      try {
+        made = std::make_unique<DeviceQuery>(*dev, database, plan);
+      } catch (const Error& e) {
+        // A size over the device's storage-buffer window (128 MiB on lavapipe) is reported as
+        // skipped, so one --rows list serves small and large devices.
+        if (e.code() != ErrorCode::BadInput) throw;
+        weft::bench::Line(std::string("db.") + q.name, *dev).num("rows", double(n)).str("skipped", e.what()).print();
+        continue;
+      }
+      DeviceQuery& dq = *made;
+      if (!peer) peer = std::make_unique<Sqlite>(database);
+      const ResultSet rs = dq.run();  // warm-up and check
+      const std::string diff = compare_results(rs, peer->query(q.sql), false, kFloatRel);
+      std::vector<double> gpu, lite;
+      for (uint32_t r = 0; r < runs; ++r) {
+        dq.replay();
+        gpu.push_back(dq.stats().gpu_ns * 1e-9);
+        peer->query(q.sql);
+        lite.push_back(peer->last_seconds());
+      }
+      std::sort(gpu.begin(), gpu.end());
+      std::sort(lite.begin(), lite.end());
+      const double g = gpu[gpu.size() / 2], s = lite[lite.size() / 2];
+      const QueryStats st = dq.stats();
+      // Where the GPU time goes: the three most expensive kinds of stage.
+      std::vector<KindTime> kinds = stage_times_by_kind(dq.executable().program(), dq.executable().timings());
+      std::sort(kinds.begin(), kinds.end(), [](const KindTime& x, const KindTime& y) { return x.ns > y.ns; });
+      std::string top;
+      for (size_t k = 0; k < std::min<size_t>(3, kinds.size()); ++k) {
+        char buf[96];
+        std::snprintf(buf, sizeof(buf), "%s%s %.2f ms", k ? ", " : "", kinds[k].kind.c_str(), kinds[k].ns / 1e6);
+        top += buf;
+      }
+      weft::bench::Line(std::string("db.") + q.name, *dev)
+          .num("rows", double(n))
+          .num("gpu_ms", g * 1e3)
+          .num("rows_per_s", double(n) / g)
+          .num("sqlite_ms", s * 1e3)
+          .num("sqlite_rows_per_s", double(n) / s)
+          .num("speedup_vs_sqlite", s / g)
+          .num("join_strategy", st.join_strategy)
+          .num("join_build_rows", st.join_build_rows)
+          .num("groups", st.groups)
+          .boolean("agrees_with_sqlite", diff.empty())
+          .num("runs", runs)
+          .str("top_stages", top)
+          .print();
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+static int weft_cmd_db(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "help")) {
+    std::fputs(kDbUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  const std::string sub = argv[1];
+  if (sub == "query") return query(argc - 1, argv + 1);
+  if (sub == "demo") return demo(argc - 1, argv + 1);
+  if (sub == "bench") return run_bench(argc - 1, argv + 1);
+  std::fprintf(stderr, "weft db: unknown subcommand '%s'\n%s", sub.c_str(), kDbUsage);
+  return 2;
+}
+
+
+namespace weft::cli {
+
+Command db_command() {
+  return {"db", {},
+      "  db query --table NAME=FILE.csv ... \"SQL\" [--format table|csv] [--header] [--explain] [--check]\n"
+      "  db demo|bench [--orders N] [--rows N,N]  SQL on CSV tables on the device, checked against SQLite\n",
+          weft_cmd_db, /*has_bench=*/true};
+}
+
+}  // namespace weft::cli

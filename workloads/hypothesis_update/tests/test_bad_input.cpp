@@ -1,0 +1,181 @@
+// Bad input is a weft::Error (BadInput) naming what and where, never a crash, and a rejected
+// dispatch leaves every LM's state as it was.
+#include <doctest/doctest.h>
+#include <weft/error.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "cpu_backend.h"
+#include "fixture_replay.h"
+#include "fixtures.h"
+#include "synthetic.h"
+
+using namespace weft::hyp;
+using namespace weft::hyp::test;
+
+namespace {
+
+// The BadInput message of f(), or "" when it did not throw one.
+template <class F>
+std::string bad_input(F&& f) {
+  try {
+    f();
+  } catch (const weft::Error& e) {
+    if (e.code() == weft::ErrorCode::BadInput) return e.what();
+    return std::string("wrong code: ") + e.what();
+  }
+  return "";
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("malformed graphs and configs") {
+  std::vector<double> pos(10 * 3, 0.0), x(10 * 16, 0.0);
+  CHECK(contains(bad_input([&] { ObjectGraph::from_arrays("cup", pos, 9, x, 16, 5); }),
+                 "graph 'cup': pos must be (N,3)"));
+  CHECK(contains(bad_input([&] { ObjectGraph::from_arrays("cup", pos, 10, x, 12, 5); }), "x must be (N,F)"));
+  CHECK(contains(bad_input([&] { ObjectGraph::from_arrays("cup", pos, 10, std::vector<double>(10 * 14), 14, 5); }),
+                 "needs 16"));
+  pos[7] = NAN;
+  CHECK(contains(bad_input([&] { ObjectGraph::from_arrays("cup", pos, 10, x, 16, 5); }),
+                 "graph 'cup' pos: value 7 is not finite"));
+
+  CpuBackend b(1);
+  const int g = b.add_graph(random_graph("a", 20, 1));
+  CHECK(contains(bad_input([&] {
+                   b.add_learning_module(monty_config(UpdaterKind::Default), {g, 5});
+                 }),
+                 "graph id 5 out of range"));
+  UpdaterConfig k17 = monty_config(UpdaterKind::Default);
+  k17.max_nneighbors = 17;
+  CHECK(contains(bad_input([&] { b.add_learning_module(k17, {g}); }), "max_nneighbors"));
+  UpdaterConfig burst = monty_config(UpdaterKind::BurstSampling);
+  burst.threshold = ThresholdConfig::parse("80%");
+  CHECK(contains(bad_input([&] { b.add_learning_module(burst, {g}); }), "threshold 'all'"));
+  UpdaterConfig narrow = monty_config(UpdaterKind::Default);
+  narrow.features.pop_back();
+  narrow.curvature_feature = -1;
+  CHECK(contains(bad_input([&] { b.add_learning_module(narrow, {g}); }), "feature columns"));
+  CHECK(b.num_learning_modules() == 0);
+  const int lm = b.add_learning_module(monty_config(UpdaterKind::Default), {g});
+  CHECK(contains(bad_input([&] { b.set_groups({{lm}, {lm}}); }), "more than one group"));
+  CHECK(contains(bad_input([&] { b.set_groups({{lm, 3}}); }), "LM 3, out of range"));
+  CHECK(contains(bad_input([&] { (void)b.hypotheses(lm, 7); }), "does not hold graph id 7"));
+  CHECK(contains(bad_input([&] { (void)b.hypotheses(4, g); }), "LM 4 out of range"));
+}
+
+TEST_CASE("rejected dispatches name the LM and field and change nothing") {
+  CpuBackend b(2);
+  const int g = b.add_graph(random_graph("a", 40, 2));
+  const int lm = b.add_learning_module(monty_config(UpdaterKind::Default), {g});
+  b.dispatch({random_input(lm, 1, true)});
+  b.wait();
+  const HypothesisArrays before = b.hypotheses(lm, g);
+
+  StepInput nan_displacement = random_input(lm, 2, false);
+  (*nan_displacement.displacement)[1] = NAN;
+  CHECK(contains(bad_input([&] { b.dispatch({nan_displacement}); }), "(LM 0) displacement: value 1 is NaN"));
+  StepInput nan_pose = random_input(lm, 2, false);
+  nan_pose.channels[0].pose_vectors[4] = NAN;
+  CHECK(contains(bad_input([&] { b.dispatch({nan_pose}); }), "channel 0 pose_vectors: value 4"));
+  StepInput inf_feature = random_input(lm, 2, false);
+  inf_feature.channels[0].features[3] = INFINITY;
+  CHECK(contains(bad_input([&] { b.dispatch({inf_feature}); }), "channel 0 features: value 3"));
+  StepInput short_features = random_input(lm, 2, false);
+  short_features.channels[0].features.pop_back();
+  CHECK(contains(bad_input([&] { b.dispatch({short_features}); }), "4 feature values, the config needs 5"));
+  StepInput no_displacement = random_input(lm, 2, true);
+  CHECK(contains(bad_input([&] { b.dispatch({no_displacement}); }), "displacement is required"));
+  StepInput two_channels = random_input(lm, 2, false, 2);
+  CHECK(contains(bad_input([&] { b.dispatch({two_channels}); }), "2 channels, expected 1..1"));
+  CHECK(contains(bad_input([&] { b.dispatch({random_input(3, 2, false)}); }), "LM id out of range"));
+  CHECK(contains(bad_input([&] {
+                   b.dispatch({random_input(lm, 2, false), random_input(lm, 3, false)});
+                 }),
+                 "second input for the same LM"));
+
+  const HypothesisArrays after = b.hypotheses(lm, g);
+  CHECK(after.evidence == before.evidence);
+  CHECK(after.locations == before.locations);
+  CHECK(after.rotations == before.rotations);
+  b.dispatch({random_input(lm, 2, false)});  // still usable
+  b.wait();
+  CHECK(b.step_info(lm, g).updated);
+}
+
+TEST_CASE("missing or malformed fixture files name the file") {
+  const std::string monty = weft::hyp::test::monty_fixtures();
+  CHECK(contains(bad_input([&] { replay_fixture_run("/nonexistent/run"); }),
+                 "fixture file missing: /nonexistent/run/run.json"));
+  CHECK(contains(bad_input([&] {
+                   replay_fixture_run(monty + "/default_cylinder", {"/nonexistent/objects", 1});
+                 }),
+                 "/nonexistent/objects/objects.json"));
+
+  // A run whose step folders are absent: the first missing input file is named.
+  const std::filesystem::path tmp = std::filesystem::temp_directory_path() / "weft_hyp_missing_step";
+  std::filesystem::create_directories(tmp);
+  std::filesystem::copy_file(monty + "/default_cylinder/run.json", tmp / "run.json",
+                             std::filesystem::copy_options::overwrite_existing);
+  CHECK(contains(bad_input([&] {
+                   replay_fixture_run(tmp.string(), {monty + "/objects", 1});
+                 }),
+                 "step00/features/pose_vectors.npy"));
+  {
+    std::ofstream broken(tmp / "run.json");
+    broken << "{\"updater\": \"DefaultHypothesesUpdater\", \"steps\": [";
+  }
+  CHECK(contains(bad_input([&] { replay_fixture_run(tmp.string(), {monty + "/objects", 1}); }), "run.json"));
+  std::filesystem::remove_all(tmp);
+}
+
+TEST_CASE("malformed or missing run.json fields name the file and the key") {
+  const std::string monty = weft::hyp::test::monty_fixtures();
+  const std::string source = monty + "/default_cylinder";
+  std::string original;
+  {
+    std::ifstream in(source + "/run.json");
+    std::ostringstream s;
+    s << in.rdbuf();
+    original = s.str();
+  }
+  // A copy of default_cylinder whose step folders are links to the recorded ones.
+  const std::filesystem::path tmp = std::filesystem::temp_directory_path() / "weft_hyp_bad_json";
+  std::filesystem::remove_all(tmp);
+  std::filesystem::create_directories(tmp);
+  for (const auto& entry : std::filesystem::directory_iterator(source))
+    if (entry.is_directory()) std::filesystem::create_directory_symlink(entry.path(), tmp / entry.path().filename());
+  // The BadInput message of replaying the copy with `from` (first occurrence) replaced by `to`.
+  auto replay_with = [&](const std::string& from, const std::string& to) {
+    std::string text = original;
+    const size_t at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(), to);
+    {
+      std::ofstream out(tmp / "run.json");
+      out << text;
+    }
+    return bad_input([&] { replay_fixture_run(tmp.string(), {monty + "/objects", 1}); });
+  };
+  const std::string file = (tmp / "run.json").string();
+  CHECK(replay_with("\"run\": \"default_cylinder\"", "\"run\": \"default_cylinder\"").empty());
+  CHECK(contains(replay_with("\"max_nneighbors\": 10", "\"max_nneighbors\": \"ten\""),
+                 file + " max_nneighbors: expected a number"));
+  CHECK(contains(replay_with("\"past_weight\": 1,", ""), file + ": missing 'past_weight'"));
+  CHECK(contains(replay_with("\"channel\": \"patch\"", "\"channel\": 7"), file + " channel: expected a string"));
+  CHECK(contains(replay_with("\"updater\": \"DefaultHypothesesUpdater\"", "\"updater\": null"),
+                 file + " updater: expected a string"));
+  CHECK(contains(replay_with("\"steps\": [", "\"steps\": {"), file));
+  CHECK(contains(replay_with("\"mlh_id\": 73", "\"mlh_idx\": 73"), file + " steps[0]: missing 'mlh_id'"));
+  CHECK(contains(replay_with("\"graph_id\": \"cylinder\"", "\"graph_id\": Infinity"),
+                 file + " steps[0] mlh.graph_id: expected a string"));
+  CHECK(contains(replay_with("\"x_percent_threshold\": 20", "\"x_percent_threshold\": 20,,"), file + ": "));
+  std::filesystem::remove_all(tmp);
+}

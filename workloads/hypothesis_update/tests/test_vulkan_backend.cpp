@@ -1,0 +1,414 @@
+// The Vulkan backend (both updaters, float32 on the device) against Monty's recordings and
+// against the float64 CPU backend, under the tolerances of vulkan_tolerance.h, with the
+// validation layer on and no message allowed.
+#include <doctest/doctest.h>
+
+#include <weft/weft.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <string>
+
+#include "cpu_backend.h"
+#include "device_under_test.h"
+#include "fixture_replay.h"
+#include "fixtures.h"
+#include "knn.h"
+#include "synthetic.h"
+#include "vulkan_backend.h"
+#include "vulkan_tolerance.h"
+
+namespace {
+
+using namespace weft::hyp;
+
+const std::string kMonty = weft::hyp::test::monty_fixtures();
+
+using weft::test::device;  // the device every suite tests on (device_under_test.h)
+
+void expect_no_validation_messages() {
+  REQUIRE(device().validation_enabled());
+  const auto messages = device().validation().messages();
+  for (const auto& m : messages) INFO(m);
+  CHECK(messages.empty());
+  device().validation().clear();
+}
+
+void expect_replay_within_tolerance(const std::string& run) {
+  ReplayOptions o;
+  o.device = &device();
+  o.tie_tolerance = kVulkanEvidenceTolerance;
+  o.trace_kernel = true;
+  const ReplayReport report = replay_fixture_run(kMonty + "/" + run, o);
+  const size_t steps = weft::hyp::test::recorded_steps(kMonty + "/" + run);
+  REQUIRE(steps >= 2);
+  REQUIRE(report.steps.size() == steps);
+  std::map<std::string, double> worst;  // per array over steps and graphs: the measured maxima
+  size_t compared = 0;
+  for (const auto& step : report.steps)
+    for (const auto& a : step.arrays) {
+      INFO(run << " step " << step.step << " " << a.graph << " " << a.array << " " << a.note);
+      CHECK(a.max_abs_error <= vulkan_replay_tolerance(a.array));
+      worst[a.array] = std::max(worst[a.array], a.max_abs_error);
+      ++compared;
+    }
+  CHECK(compared >= steps * (2 * 7 + 2));
+  for (const auto& [array, e] : worst) MESSAGE(run << " " << array << " max error " << e);
+  expect_no_validation_messages();
+}
+
+// Agreement rule for nearest-neighbour sets: identical, or every node in the symmetric
+// difference lies at a squared distance within float32 rounding (relative 2^-20, a few ulps
+// of the operations) of the K-th nearest squared distance, i.e. it only swapped places with
+// a node it ties with in float32.
+bool knn_agrees(const std::vector<int>& dev, const std::vector<int>& cpu, const std::vector<double>& pos,
+                const double* query) {
+  std::set<int> a(dev.begin(), dev.end()), b(cpu.begin(), cpu.end());
+  if (a == b) return true;
+  auto d2 = [&](int n) {
+    double s = 0;
+    for (int c = 0; c < 3; ++c) s += (pos[size_t(n) * 3 + c] - query[c]) * (pos[size_t(n) * 3 + c] - query[c]);
+    return s;
+  };
+  const double kth = d2(cpu.back());
+  std::vector<int> differ;
+  std::set_symmetric_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(differ));
+  for (int n : differ)
+    if (std::abs(d2(n) - kth) > kth * std::ldexp(1.0, -20)) return false;
+  return true;
+}
+
+void expect_close(const std::vector<double>& ours, const std::vector<double>& ref, double tol, const char* what) {
+  REQUIRE(ours.size() == ref.size());
+  double worst = 0;
+  for (size_t i = 0; i < ours.size(); ++i) worst = std::max(worst, std::abs(ours[i] - ref[i]));
+  INFO(what << " max error " << worst);
+  CHECK(worst <= tol);
+}
+
+}  // namespace
+
+TEST_CASE("vulkan replay default_cylinder matches Monty within the float32 tolerance") {
+  expect_replay_within_tolerance("default_cylinder");
+}
+TEST_CASE("vulkan replay default_sphere matches Monty within the float32 tolerance") {
+  expect_replay_within_tolerance("default_sphere");
+}
+
+TEST_CASE("vulkan replay burst_cylinder matches Monty within the float32 tolerance") {
+  expect_replay_within_tolerance("burst_cylinder");
+}
+TEST_CASE("vulkan replay burst_sphere matches Monty within the float32 tolerance") {
+  expect_replay_within_tolerance("burst_sphere");
+}
+
+TEST_CASE("vulkan backend follows the CPU backend: stacked graphs, two LMs, two channels, a no-op step") {
+  CpuBackend cpu(1);
+  VulkanBackend vk(device());
+  UpdaterConfig c0 = test::monty_config(UpdaterKind::Default);
+  c0.max_channels = 2;
+  UpdaterConfig c1 = test::monty_config(UpdaterKind::Default);
+  c1.threshold = ThresholdConfig::parse("mean");
+  const ObjectGraph ga = test::random_graph("a", 150, 1), gb = test::random_graph("b", 90, 2);
+  for (HypothesisBackend* b : {static_cast<HypothesisBackend*>(&cpu), static_cast<HypothesisBackend*>(&vk)}) {
+    const int a = b->add_graph(ga), bb = b->add_graph(gb);
+    b->add_learning_module(c0, {a, bb});
+    b->add_learning_module(c1, {bb});
+    b->set_groups({{0, 1}});
+  }
+  for (int step = 0; step < 6; ++step) {
+    std::vector<StepInput> inputs = {test::random_input(0, 100 + uint64_t(step), step == 0, step % 2 ? 2 : 1)};
+    if (step != 3) inputs.push_back(test::random_input(1, 200 + uint64_t(step), step == 0));
+    const HypothesisArrays before = vk.hypotheses(1, 1);
+    cpu.dispatch(inputs);
+    vk.dispatch(inputs);
+    cpu.wait();
+    vk.wait();
+    for (auto [lm, g] : {std::pair{0, 0}, std::pair{0, 1}, std::pair{1, 1}}) {
+      INFO("step " << step << " LM " << lm << " graph " << g);
+      const HypothesisArrays x = vk.hypotheses(lm, g), r = cpu.hypotheses(lm, g);
+      expect_close(x.evidence, r.evidence, kVulkanEvidenceTolerance, "evidence");
+      expect_close(x.locations, r.locations, kVulkanGeometryTolerance, "locations");
+      expect_close(x.rotations, r.rotations, kVulkanGeometryTolerance, "rotations");
+      const GraphStepInfo xi = vk.step_info(lm, g), ri = cpu.step_info(lm, g);
+      CHECK(xi.updated == ri.updated);
+      CHECK(xi.tested == ri.tested);
+      CHECK(std::abs(xi.threshold - ri.threshold) <= kVulkanEvidenceTolerance);
+      CHECK(std::isnan(xi.prediction_error) == std::isnan(ri.prediction_error));
+      if (!std::isnan(ri.prediction_error))
+        CHECK(std::abs(xi.prediction_error - ri.prediction_error) <= kVulkanEvidenceTolerance);
+    }
+    if (step == 3) {  // LM 1 had no input: its device state is untouched, bit for bit
+      const HypothesisArrays after = vk.hypotheses(1, 1);
+      CHECK(after.evidence == before.evidence);
+      CHECK(after.locations == before.locations);
+      CHECK_FALSE(vk.step_info(1, 1).updated);
+    }
+    for (int lm : {0, 1}) {
+      const MostLikely x = vk.most_likely(lm), r = cpu.most_likely(lm);
+      CHECK(x.graph == r.graph);
+      CHECK(std::abs(x.evidence - r.evidence) <= kVulkanEvidenceTolerance);
+    }
+  }
+  // One program for both LMs, recorded at the first step and replayed by the others.
+  CHECK(vk.programs_recorded() == 1);
+  expect_no_validation_messages();
+}
+
+TEST_CASE("device nearest neighbours agree with the exact CPU search, exact ties to the lower node") {
+  for (const bool lattice : {true, false})
+    for (const int k : {10, 16}) {
+      INFO(std::string(lattice ? "lattice" : "random") << " graph, K = " << k);
+      // The lattice is exactly representable (multiples of 2^-7), so every distance and every
+      // tie is exact in float32 too: the device must return the CPU's ids in the CPU's order.
+      ObjectGraph g = test::random_graph("g", 125, 7);
+      if (lattice)
+        for (size_t n = 0; n < 125; ++n)
+          for (int c = 0; c < 3; ++c) g.pos[n * 3 + size_t(c)] = std::ldexp(double((n / (c == 0 ? 1 : c == 1 ? 5 : 25)) % 5), -7);
+      UpdaterConfig c = test::monty_config(UpdaterKind::Default);
+      c.threshold = ThresholdConfig::parse("all");  // test every hypothesis
+      c.max_nneighbors = k;
+      VulkanBackend vk(device());
+      vk.set_kernel_trace(true);
+      const int gid = vk.add_graph(g);
+      vk.add_learning_module(c, {gid});
+      StepInput first = test::random_input(0, 5, true);
+      first.channels[0].pose_fully_defined = true;
+      vk.dispatch({first});
+      vk.wait();
+      StepInput second = test::random_input(0, 6, false);
+      if (lattice) second.displacement = std::array<double, 3>{0, 0, 0};  // search at the nodes themselves
+      vk.dispatch({second});
+      vk.wait();
+      const ChannelEvidence ce = vk.last_channel_evidence(0, gid, 0);
+      const HypothesisArrays h = vk.hypotheses(0, gid);
+      REQUIRE(ce.tested.size() == h.size());
+      REQUIRE(ce.traces.size() == h.size());
+      size_t exact = 0;
+      for (size_t t = 0; t < ce.tested.size(); ++t) {
+        const double* q = h.locations.data() + ce.tested[t] * 3;
+        int ids[kMaxNeighbors];
+        double d2[kMaxNeighbors];
+        const int n = k_nearest(g.pos.data(), g.num_nodes, q, k, ids, d2);
+        REQUIRE(n == ce.traces[t].count);
+        const std::vector<int> dev(ce.traces[t].nearest.begin(), ce.traces[t].nearest.begin() + n);
+        const std::vector<int> cpu(ids, ids + n);
+        CHECK(knn_agrees(dev, cpu, g.pos, q));
+        exact += dev == cpu;
+      }
+      if (lattice) CHECK(exact == ce.tested.size());
+    }
+  expect_no_validation_messages();
+}
+
+TEST_CASE("vulkan backend: unsupported configs, bad input and reads while pending are typed errors") {
+  VulkanBackend vk(device());
+  const int g = vk.add_graph(test::random_graph("g", 40, 3));
+  UpdaterConfig long_window = test::monty_config(UpdaterKind::BurstSampling);
+  long_window.burst.slope_window = 17;
+  CHECK_THROWS_AS(vk.add_learning_module(long_window, {g}), weft::Error);
+  UpdaterConfig many_channels = test::monty_config(UpdaterKind::Default);
+  many_channels.max_channels = 9;
+  CHECK_THROWS_AS(vk.add_learning_module(many_channels, {g}), weft::Error);
+  const int lm = vk.add_learning_module(test::monty_config(UpdaterKind::Default), {g});
+  vk.dispatch({test::random_input(lm, 1, true)});
+  CHECK_THROWS_AS(vk.hypotheses(lm, g), weft::Error);  // pending: wait() first
+  vk.wait();
+  const HypothesisArrays before = vk.hypotheses(lm, g);
+  CHECK_THROWS_AS(vk.dispatch({test::random_input(lm, 2, true)}), weft::Error);  // no displacement
+  StepInput nan_input = test::random_input(lm, 3, false);
+  nan_input.channels[0].features[0] = NAN;
+  CHECK_THROWS_AS(vk.dispatch({nan_input}), weft::Error);
+  const HypothesisArrays after = vk.hypotheses(lm, g);
+  CHECK(after.evidence == before.evidence);
+  // The program stacks every LM: set-up waits for the next episode.
+  CHECK_THROWS_AS(vk.add_learning_module(test::monty_config(UpdaterKind::Default), {g}), weft::Error);
+  vk.reset_episode();
+  CHECK(vk.add_learning_module(test::monty_config(UpdaterKind::BurstSampling), {g}) == 1);
+  expect_no_validation_messages();
+}
+
+TEST_CASE("vulkan backend: a graph out of hypothesis capacity fails in wait() with OutOfMemory") {
+  VulkanBackend vk(device());
+  vk.set_capacity_per_node(1.0);  // a burst adds 0.4 N per step for 5 steps: the third overflows
+  const int g = vk.add_graph(test::random_graph("g", 50, 4));
+  const int lm = vk.add_learning_module(test::monty_config(UpdaterKind::BurstSampling), {g});
+  bool overflowed = false;
+  for (int step = 0; step < 5 && !overflowed; ++step) {
+    StepInput in = test::random_input(lm, 40 + uint64_t(step), step == 0);
+    in.channels[0].pose_fully_defined = true;
+    vk.dispatch({in});
+    try {
+      vk.wait();
+    } catch (const weft::Error& e) {
+      CHECK(e.code() == weft::ErrorCode::OutOfMemory);
+      overflowed = true;
+    }
+  }
+  CHECK(overflowed);
+  CHECK(vk.hypotheses(lm, g).size() <= 64);  // 50 rows, padded to the workgroup
+  expect_no_validation_messages();
+}
+
+namespace {
+
+void expect_burst_matches(const VulkanBackend& vk, const CpuBackend& cpu, int lm, int g) {
+  const HypothesisArrays x = vk.hypotheses(lm, g), r = cpu.hypotheses(lm, g);
+  REQUIRE(x.size() == r.size());
+  expect_close(x.evidence, r.evidence, kVulkanEvidenceTolerance, "evidence");
+  expect_close(x.locations, r.locations, kVulkanGeometryTolerance, "locations");
+  expect_close(x.rotations, r.rotations, kVulkanGeometryTolerance, "rotations");
+  const BurstTelemetry xt = vk.burst_telemetry(lm, g), rt = cpu.burst_telemetry(lm, g);
+  CHECK(xt.added_ids == rt.added_ids);
+  CHECK(xt.removed_ids == rt.removed_ids);
+  CHECK(xt.ages == rt.ages);
+  CHECK(xt.burst_steps_in_step == rt.burst_steps_in_step);
+  CHECK((std::isinf(xt.max_global_slope) == std::isinf(rt.max_global_slope)));
+  if (!std::isinf(rt.max_global_slope)) CHECK(std::abs(xt.max_global_slope - rt.max_global_slope) <= kVulkanEvidenceTolerance);
+  REQUIRE(xt.evidence_slopes.size() == rt.evidence_slopes.size());
+  for (size_t h = 0; h < rt.evidence_slopes.size(); ++h) {
+    CHECK(std::isnan(xt.evidence_slopes[h]) == std::isnan(rt.evidence_slopes[h]));
+    if (!std::isnan(rt.evidence_slopes[h]))
+      CHECK(std::abs(xt.evidence_slopes[h] - rt.evidence_slopes[h]) <= kVulkanEvidenceTolerance);
+  }
+  const GraphStepInfo xi = vk.step_info(lm, g), ri = cpu.step_info(lm, g);
+  CHECK(xi.tested == ri.tested);
+  CHECK(std::abs(xi.threshold - ri.threshold) <= kVulkanEvidenceTolerance);
+}
+
+}  // namespace
+
+TEST_CASE("vulkan burst sampling and the median threshold follow the CPU backend, all LMs in one submission, across episodes") {
+  CpuBackend cpu(1);
+  VulkanBackend vk(device());
+  vk.set_row_dispatch_width(3);  // row stages wrap into a 2D grid of workgroups
+  UpdaterConfig burst = test::monty_config(UpdaterKind::BurstSampling);
+  burst.burst.sampling_burst_duration = 3;  // bursts end and restart within the run
+  burst.burst.slope_min_age = 3;             // deletions start early
+  burst.burst.deletion_trigger_slope = 0.4;
+  UpdaterConfig burst_plain = burst;  // no features: the first nodes are sampled, evidence 0
+  burst_plain.features.clear();
+  burst_plain.curvature_feature = -1;
+  UpdaterConfig default_median = test::monty_config(UpdaterKind::Default);
+  default_median.threshold = ThresholdConfig::parse("median");
+  const ObjectGraph ga = test::random_graph("a", 150, 11), gb = test::random_graph("b", 97, 12);
+  ObjectGraph gc = test::random_graph("c", 120, 13);
+  gc.features.clear();
+  for (HypothesisBackend* b : {static_cast<HypothesisBackend*>(&cpu), static_cast<HypothesisBackend*>(&vk)}) {
+    const int a = b->add_graph(ga), bb = b->add_graph(gb), c = b->add_graph(gc);
+    b->add_learning_module(burst, {a, bb});
+    b->add_learning_module(default_median, {bb, a});
+    b->add_learning_module(burst_plain, {c});
+    b->set_groups({{0, 2}, {1}});
+  }
+  size_t removed = 0, bursts_started = 0;
+  for (int step = 0; step < 16; ++step) {
+    if (step == 12) {  // a new episode: the device state restarts from nothing, like the CPU's
+      cpu.reset_episode();
+      vk.reset_episode();
+    }
+    std::vector<StepInput> inputs;
+    for (int lm = 0; lm < 3; ++lm) {
+      if (lm == 1 && step == 6) continue;  // a no-op step for one LM
+      StepInput in = test::random_input(lm, 1000 + uint64_t(step * 3 + lm), step == 0 || step == 12);
+      if (lm == 2) in.channels[0].features.clear();
+      inputs.push_back(in);
+    }
+    cpu.dispatch(inputs);
+    vk.dispatch(inputs);
+    cpu.wait();
+    vk.wait();
+    for (auto [lm, g] : {std::pair{0, 0}, std::pair{0, 1}, std::pair{1, 1}, std::pair{1, 0}, std::pair{2, 2}}) {
+      INFO("step " << step << " LM " << lm << " graph " << g);
+      expect_burst_matches(vk, cpu, lm, g);
+      if (lm != 1) {
+        removed += cpu.burst_telemetry(lm, g).removed_ids.size();
+        bursts_started += cpu.burst_telemetry(lm, g).burst_steps_in_step == 3;
+      }
+    }
+    for (int lm : {0, 1, 2}) {
+      INFO("step " << step << " LM " << lm);
+      const MostLikely x = vk.most_likely(lm), r = cpu.most_likely(lm);
+      CHECK(x.graph == r.graph);
+      CHECK(x.hypothesis == r.hypothesis);
+      CHECK(std::abs(x.evidence - r.evidence) <= kVulkanEvidenceTolerance);
+    }
+  }
+  CHECK(removed > 0);           // deletion ran
+  CHECK(bursts_started > 3);    // bursts started more than once per LM
+  CHECK(vk.programs_recorded() == 1);
+  expect_no_validation_messages();
+}
+
+TEST_CASE("device nearest neighbours are exact on graphs of 2000+ nodes") {
+  // 13^3 = 2197 lattice nodes 2^-7 m apart (exact in float32: every tie is a true tie, the
+  // device must return the CPU's ids in the CPU's order), and 2500 random nodes (agreement up
+  // to float32 ties of the K-th distance).
+  for (const bool lattice : {true, false}) {
+    INFO(std::string(lattice ? "lattice" : "random") << " graph");
+    const size_t n = lattice ? 2197 : 2500;
+    ObjectGraph g = test::random_graph("big", n, 21);
+    if (lattice)
+      for (size_t i = 0; i < n; ++i)
+        for (int c = 0; c < 3; ++c)
+          g.pos[i * 3 + size_t(c)] = std::ldexp(double((i / (c == 0 ? 1 : c == 1 ? 13 : 169)) % 13), -7);
+    UpdaterConfig c = test::monty_config(UpdaterKind::Default);
+    c.threshold = ThresholdConfig::parse("all");
+    c.max_nneighbors = 16;
+    VulkanBackend vk(device());
+    vk.set_kernel_trace(true);
+    const int gid = vk.add_graph(g);
+    vk.add_learning_module(c, {gid});
+    StepInput first = test::random_input(0, 31, true);
+    first.channels[0].pose_fully_defined = true;
+    vk.dispatch({first});
+    vk.wait();
+    StepInput second = test::random_input(0, 32, false);
+    if (lattice) second.displacement = std::array<double, 3>{0, 0, 0};
+    vk.dispatch({second});
+    vk.wait();
+    const ChannelEvidence ce = vk.last_channel_evidence(0, gid, 0);
+    const HypothesisArrays h = vk.hypotheses(0, gid);
+    REQUIRE(h.size() == 2 * n);
+    REQUIRE(ce.tested.size() == h.size());
+    size_t exact = 0, agree = 0;
+    for (size_t t = 0; t < ce.tested.size(); ++t) {
+      const double* q = h.locations.data() + ce.tested[t] * 3;
+      int ids[kMaxNeighbors];
+      double d2[kMaxNeighbors];
+      const int k = k_nearest(g.pos.data(), g.num_nodes, q, 16, ids, d2);
+      const std::vector<int> dev(ce.traces[t].nearest.begin(), ce.traces[t].nearest.begin() + k);
+      const std::vector<int> cpu(ids, ids + k);
+      agree += knn_agrees(dev, cpu, g.pos, q);
+      exact += dev == cpu;
+    }
+    CHECK(agree == ce.tested.size());
+    if (lattice) CHECK(exact == ce.tested.size());
+
+    // Without the trace the device searches its grid (device_grid.h): the same evidence, bit for
+    // bit, as its exact search above, and the CPU backend's within the float32 tolerance.
+    VulkanBackend grid(device());
+    CpuBackend cpu(2);
+    for (HypothesisBackend* b : {static_cast<HypothesisBackend*>(&grid), static_cast<HypothesisBackend*>(&cpu)}) {
+      b->add_graph(g);
+      b->add_learning_module(c, {0});
+      b->dispatch({first});
+      b->wait();
+      b->dispatch({second});
+      b->wait();
+    }
+    const ChannelEvidence ge = grid.last_channel_evidence(0, gid, 0), re = cpu.last_channel_evidence(0, gid, 0);
+    REQUIRE(ge.tested == ce.tested);
+    REQUIRE(re.tested == ce.tested);
+    // The lattice has ~7 nodes within max_match_distance (1 cm) of each query, so the grid
+    // finds fewer than K = 16 and adds the far value; the random graph has ~160, a full K.
+    for (size_t t = 0; t < ce.tested.size(); ++t) {
+      CHECK(ge.evidence[t] == ce.evidence[t]);
+      CHECK(std::abs(ge.evidence[t] - re.evidence[t]) <= kVulkanEvidenceTolerance);
+    }
+    MESSAGE(std::string(lattice ? "lattice" : "random") << ": " << exact << " of " << ce.tested.size() << " identical in order");
+  }
+  expect_no_validation_messages();
+}
