@@ -1,7 +1,7 @@
 // The compiled workflow: what the front end (UDPL + flow builder) produces and what the token VM
 // (CPU reference and device kernels) executes. It is plain data, laid out so that the zone,
 // loop and pattern tables upload to Heap as they are (every record is a whole number of uint32
-// words). Semantics follow spec §3 (../shared/specs/token_vm.md); the choices the spec leaves
+// words). Semantics follow spec §3 (docs/specs/token_vm.md); the choices the spec leaves
 // open are fixed here, once, for both the reference and the device.
 //
 // Step semantics, per stream, given the sampled token s:
