@@ -549,7 +549,6 @@ Result loop_early_exit(Device& dev) {
   Program p("loop");
   const InstanceId ticker = p.add_instance("ticker", 1);
   p.globals().add("counter", 4);
-  const uint32_t counter = p.globals().at("counter").word_offset();
   std::vector<StageId> regs;
   const Loop loop = add_loop(p, "loop", iterations, {{1, 1, 1}}, [&](Program& prog, const LoopIteration& it) {
     StageSpec s;

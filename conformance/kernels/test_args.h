@@ -1,4 +1,4 @@
-/* Arguments of the test kernels (conformance/kernels/*.comp), shared by C++ and GLSL. */
+/* Arguments of the test kernels (the .comp files beside this one), shared by C++ and GLSL. */
 #ifndef WEFT_TEST_ARGS_H
 #define WEFT_TEST_ARGS_H
 #include "weft_args.h"
