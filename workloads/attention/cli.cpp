@@ -21,8 +21,11 @@
 #include "attention.h"
 #include "bench.h"
 #include "cli.h"
+#include "conformance.h"
 
 namespace {
+
+using weft::conformance::compare;
 
 using namespace weft;
 using namespace weft::attention;
@@ -71,15 +74,6 @@ std::vector<uint32_t> parse_ids(const std::string& s) {
   return ids;
 }
 
-double normalized_error(const std::vector<float>& dev, const std::vector<double>& ref) {
-  double worst = 0, scale = 0;
-  for (size_t k = 0; k < ref.size(); ++k) {
-    worst = std::max(worst, std::fabs(double(dev[k]) - ref[k]));
-    scale = std::max(scale, std::fabs(ref[k]));
-  }
-  return scale > 0 ? worst / scale : worst;
-}
-
 std::string printable(const std::string& s) {
   std::string o;
   for (unsigned char c : s) {
@@ -109,7 +103,7 @@ GenerateResult generate(Decoder& dec, const Model& m, const std::vector<uint32_t
   std::vector<float> logits = dec.prefill(prompt);
   r.prefill_gpu_ns = dec.gpu_ns();  // of the last chunk
   auto check = [&](const std::vector<double>& rl) {
-    const double e = normalized_error(logits, rl);
+    const double e = compare(logits, rl).normalized_max();
     r.worst_logit_error = std::max(r.worst_logit_error, e);
     // The reference's choice from the device's own logits: the device sampler must agree.
     const float u = ref::sample_uniform(s.seed, dec.position());

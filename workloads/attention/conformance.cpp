@@ -35,18 +35,6 @@ namespace {
 using namespace weft::attention;
 namespace fs = std::filesystem;
 
-template <class A, class B>
-double nmse(const A& dev, const B& ref) {
-  double num = 0, den = 0;
-  for (size_t k = 0; k < ref.size(); ++k) {
-    const double d = double(dev[k]) - double(ref[k]);
-    num += d * d;
-    den += double(ref[k]) * double(ref[k]);
-  }
-  if (dev.size() < ref.size() || std::isnan(num)) return INFINITY;
-  return den > 0 ? num / den : num;
-}
-
 std::vector<float> randoms(size_t n, uint32_t seed, float scale = 1.0f) {
   std::mt19937 rng(seed);
   std::normal_distribution<float> d(0.0f, scale);
@@ -113,9 +101,9 @@ Result matvec_case(Device& dev, uint32_t type) {
     const auto r = ref::matvec(wt, wb, xt);
     std::vector<double> racc(N);
     for (uint32_t n = 0; n < N; ++n) racc[n] = r[n] + acc0[t * N + n];
-    const double e1 = nmse(std::vector<float>(y.begin() + t * N, y.begin() + (t + 1) * N), r);
-    const double e2 = nmse(std::vector<float>(acc.begin() + t * N, acc.begin() + (t + 1) * N), racc);
-    const double e3 = nmse(std::vector<float>(cache.begin() + (pos0 + t) * N, cache.begin() + (pos0 + t + 1) * N), r);
+    const double e1 = compare(std::vector<float>(y.begin() + t * N, y.begin() + (t + 1) * N), r).nmse();
+    const double e2 = compare(std::vector<float>(acc.begin() + t * N, acc.begin() + (t + 1) * N), racc).nmse();
+    const double e3 = compare(std::vector<float>(cache.begin() + (pos0 + t) * N, cache.begin() + (pos0 + t + 1) * N), r).nmse();
     worst = std::max({worst, e1, e2, e3});
     if (!(std::max({e1, e2, e3}) <= 1e-10))
       return Result::fail("token " + std::to_string(t) + ": NMSE y " + str(e1) + ", accumulate " + str(e2) + ", cache row " + str(e3), worst);
@@ -183,12 +171,12 @@ Result rmsnorm_case(Device& dev) {
     std::vector<double> xt(x.begin() + t * D, x.begin() + (t + 1) * D);
     for (double& v : xt) v *= 0.5;  // the residual scale word is applied first
     const auto r = ref::rmsnorm(xt, w, 1e-5);
-    const double e = nmse(std::vector<float>(out.begin() + t * D, out.begin() + (t + 1) * D), r);
-    const double es = nmse(std::vector<float>(xs.begin() + t * D, xs.begin() + (t + 1) * D), xt);
+    const double e = compare(std::vector<float>(out.begin() + t * D, out.begin() + (t + 1) * D), r).nmse();
+    const double es = compare(std::vector<float>(xs.begin() + t * D, xs.begin() + (t + 1) * D), xt).nmse();
     worst = std::max({worst, e, es});
     if (!(e <= 1e-10 && es <= 1e-14)) return Result::fail("token " + std::to_string(t) + ": NMSE " + str(e) + ", scaled residual " + str(es), worst);
     if (t == T - 1) {
-      const double el = nmse(last, r);
+      const double el = compare(last, r).nmse();
       worst = std::max(worst, el);
       if (!(el <= 1e-10)) return Result::fail("last-token mode: NMSE " + str(el), el);
     }
@@ -221,8 +209,8 @@ Result rope_case(Device& dev) {
     std::vector<double> rk(k.begin() + (pos0 + t) * kvh * hd, k.begin() + (pos0 + t + 1) * kvh * hd);
     ref::rope(rq, heads, hd, pos0 + t, base);
     ref::rope(rk, kvh, hd, pos0 + t, base);
-    const double eq = nmse(std::vector<float>(dq.begin() + t * heads * hd, dq.begin() + (t + 1) * heads * hd), rq);
-    const double ek = nmse(std::vector<float>(dk.begin() + (pos0 + t) * kvh * hd, dk.begin() + (pos0 + t + 1) * kvh * hd), rk);
+    const double eq = compare(std::vector<float>(dq.begin() + t * heads * hd, dq.begin() + (t + 1) * heads * hd), rq).nmse();
+    const double ek = compare(std::vector<float>(dk.begin() + (pos0 + t) * kvh * hd, dk.begin() + (pos0 + t + 1) * kvh * hd), rk).nmse();
     worst = std::max({worst, eq, ek});
     if (!(eq <= 1e-12 && ek <= 1e-12)) return Result::fail("token " + std::to_string(t) + ": NMSE q " + str(eq) + ", k " + str(ek), worst);
   }
@@ -266,14 +254,14 @@ Result attention_case(Device& dev) {
   for (uint32_t t = 0; t < T; ++t) {
     std::vector<double> qt(q.begin() + t * heads * hd, q.begin() + (t + 1) * heads * hd);
     const auto r = ref::attention(qt, kc, vc, pos0 + t, heads, kvh, hd);
-    const double e = nmse(std::vector<float>(out.begin() + t * heads * hd, out.begin() + (t + 1) * heads * hd), r);
+    const double e = compare(std::vector<float>(out.begin() + t * heads * hd, out.begin() + (t + 1) * heads * hd), r).nmse();
     worst = std::max(worst, e);
     if (!(e <= 1e-10)) return Result::fail("token " + std::to_string(t) + " (position " + std::to_string(pos0 + t) + "): NMSE " + str(e), e);
     // GQA must matter: attending with KV head h % kv_heads instead of h / group differs.
     if (t == 0) {
       std::vector<std::vector<double>> swapped_k = kc;
       for (auto& row : swapped_k) std::rotate(row.begin(), row.begin() + hd, row.end());
-      const double apart = nmse(r, ref::attention(qt, swapped_k, vc, pos0, heads, kvh, hd));
+      const double apart = compare(r, ref::attention(qt, swapped_k, vc, pos0, heads, kvh, hd)).nmse();
       if (apart < 1e-4) return Result::fail("the fixture does not tell KV heads apart");
     }
   }
@@ -299,7 +287,7 @@ Result softmax_case(Device& dev) {
       const size_t row = (size_t(t) * heads + h) * ctx, n = pos0 + t + 1;
       std::vector<double> r(s.begin() + row, s.begin() + row + n);
       ref::softmax(r);
-      const double e = nmse(std::vector<float>(out.begin() + row, out.begin() + row + n), r);
+      const double e = compare(std::vector<float>(out.begin() + row, out.begin() + row + n), r).nmse();
       worst = std::max(worst, e);
       if (!(e <= 1e-10)) return Result::fail("row (token " + std::to_string(t) + ", head " + std::to_string(h) + "): NMSE " + str(e), e);
       for (size_t j = n; j < ctx; ++j)
@@ -320,7 +308,7 @@ Result swiglu_case(Device& dev) {
   put(exe, Binding::Globals, "u", u);
   exe.run();
   const std::vector<double> gd(g.begin(), g.end()), ud(u.begin(), u.end());
-  const double e = nmse(get(exe, "g"), ref::swiglu(gd, ud));
+  const double e = compare(get(exe, "g"), ref::swiglu(gd, ud)).nmse();
   if (!(e <= 1e-10)) return Result::fail("NMSE " + str(e), e);
   return Result::pass("ffn 200 (a partial workgroup), 2 tokens; NMSE " + str(e), e);
 }
@@ -445,7 +433,7 @@ constexpr double kForwardBound = 1e-8;
 
 Result compare_run(Decoder& dec, Reference& ref, const std::vector<float>& logits, const std::vector<double>& rlogits, double& worst,
                    const std::string& where) {
-  const double e = nmse(logits, rlogits);
+  const double e = compare(logits, rlogits).nmse();
   worst = std::max(worst, e);
   if (!(e <= kForwardBound)) return Result::fail(where + ": logits NMSE " + str(e) + " > " + str(kForwardBound), e);
   const auto lm = dec.layer_metrics();
@@ -456,7 +444,7 @@ Result compare_run(Decoder& dec, Reference& ref, const std::vector<float>& logit
       return Result::fail(where + ": layer " + std::to_string(l) + " message: rms " + str(lm[l].rms) + " vs " + str(r.rms) + ", status " +
                           std::to_string(lm[l].status) + " vs anomaly=" + std::to_string(r.anomaly));
   }
-  const double eh = nmse(dec.hidden(), ref.hidden());
+  const double eh = compare(dec.hidden(), ref.hidden()).nmse();
   if (!(eh <= kForwardBound)) return Result::fail(where + ": hidden state in R30 NMSE " + str(eh), eh);
   return Result::pass();
 }
@@ -473,7 +461,7 @@ Result forward_case(Device& dev) {
   Reference other(m, dec.context());
   auto p2 = prompt;
   p2.back() ^= 1;
-  if (nmse(logits, other.forward(p2)) < 1e-4) return Result::fail("the logits do not depend on the last token");
+  if (compare(logits, other.forward(p2)).nmse() < 1e-4) return Result::fail("the logits do not depend on the last token");
   return Result::pass("seeded model (F16 embeddings, Q8_0 attention, Q4_0 MLP, F32 head), 9-token prefill; NMSE " + str(worst), worst);
 }
 
@@ -495,7 +483,7 @@ Result kv_cache_case(Device& dev) {
     // The same logits from a fresh prefill of all the tokens so far (no cache reuse).
     fresh.reset();
     const auto full = fresh.prefill(seq);
-    const double e = nmse(logits, full);
+    const double e = compare(logits, full).nmse();
     worst_cache = std::max(worst_cache, e);
     if (!(e <= 1e-12))
       return Result::fail("position " + std::to_string(seq.size() - 1) + ": decode vs full recompute NMSE " + str(e), e);
@@ -580,7 +568,7 @@ Result norm_rule_case(Device& dev) {
   if (anomalies != 1) return Result::fail("the fixture should flag exactly one layer, flags " + std::to_string(anomalies));
   if (Result r = compare_run(dec, ref, logits, rlogits, worst, "with the rule"); r.outcome != Outcome::Pass) return r;
   const bool damps = ref.layers()[0].anomaly;  // damping applies only after layer 0
-  if (damps && nmse(logits, plain_logits) < 1e-6) return Result::fail("damping the residual stream did not change the logits");
+  if (damps && compare(logits, plain_logits).nmse() < 1e-6) return Result::fail("damping the residual stream did not change the logits");
   // The rule's fired counter says the same.
   const uint32_t fired = dec.executable().control_word(regulator_fired_word(dec.executable().program(), dec.program().regulators[damps ? 0 : 1], 0));
   if (fired != 1) return Result::fail("the anomaly rule's fired counter is " + std::to_string(fired));

@@ -57,17 +57,6 @@ Result game_physics_case(Device& dev, const std::string& root) {
 }
 
 // Normalized mean squared error sum (a-b)^2 / sum b^2.
-template <class A, class B>
-double nmse(const std::vector<A>& a, const std::vector<B>& b) {
-  if (a.size() != b.size() || a.empty()) return INFINITY;
-  double num = 0, den = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    num += (double(a[i]) - double(b[i])) * (double(a[i]) - double(b[i]));
-    den += double(b[i]) * double(b[i]);
-  }
-  return den > 0 ? num / den : num;
-}
-
 // Largest logit minus the runner-up: below this the greedy token may legitimately differ.
 double top_margin(const std::vector<float>& logits) {
   std::vector<float> v = logits;
@@ -84,13 +73,13 @@ Result dsp_llm_case(Device& dev, uint32_t tokens) {
   // The DSP part is the same kernels on the same data: bit-identical across the two paths.
   if (a.dsp_out != h.dsp_out) return Result::fail("DSP outputs differ between one submit and host-orchestrated");
   // The projection: the adapter kernel vs the host's f32 loop in the same order (FMA may differ).
-  const double e_rows = nmse(a.rows, h.rows), e_logits = nmse(a.logits, h.logits);
+  const double e_rows = compare(a.rows, h.rows).nmse(), e_logits = compare(a.logits, h.logits).nmse();
   if (!(e_rows <= 1e-10)) return Result::fail("input rows vs host projection: NMSE " + std::to_string(e_rows), e_rows);
   if (!(e_logits <= 1e-8)) return Result::fail("logits vs host-orchestrated: NMSE " + std::to_string(e_logits), e_logits);
   const double margin = top_margin(a.logits);
   if (margin > 1e-3 && a.sampled != h.sampled) return Result::fail("sampled token differs from host-orchestrated");
   // Against the CPU references (FFTW in double, the decoder reference in double).
-  const double e_dsp = nmse(a.dsp_out, ref.dsp_out), e_ref_rows = nmse(a.rows, ref.rows), e_ref = nmse(a.logits, ref.logits);
+  const double e_dsp = compare(a.dsp_out, ref.dsp_out).nmse(), e_ref_rows = compare(a.rows, ref.rows).nmse(), e_ref = compare(a.logits, ref.logits).nmse();
   if (!(e_dsp <= 1e-10)) return Result::fail("DSP output vs FFTW reference: NMSE " + std::to_string(e_dsp), e_dsp);
   if (!(e_ref_rows <= 1e-10)) return Result::fail("input rows vs reference: NMSE " + std::to_string(e_ref_rows), e_ref_rows);
   if (!(e_ref <= 1e-7)) return Result::fail("logits vs CPU reference: NMSE " + std::to_string(e_ref), e_ref);
@@ -158,7 +147,7 @@ Result model_tokenvm_case(Device& dev, uint32_t streams, uint32_t steps, float t
         agree += want == a.sampled[size_t(i) * B + b];
       }
     }
-    e_logits = std::max(e_logits, nmse(a.logits[b], lf));
+    e_logits = std::max(e_logits, compare(a.logits[b], lf).nmse());
   }
   if (!(e_logits <= 1e-7)) return Result::fail("last logits vs the decoder CPU reference: NMSE " + std::to_string(e_logits), e_logits);
   if (2 * checked < steps * B) return Result::fail("too few steps away from a tie to check the decoder picks: " + std::to_string(checked));
@@ -224,7 +213,7 @@ Result gnn_db_case(Device& dev, const std::string& query, gnn::Aggregation agg) 
   // The masked GNN is the same kernels on the same data and mask: bit-identical across the paths.
   if (a.embeddings != h.embeddings) return Result::fail("GNN embeddings differ between one submit and host-orchestrated", worst_diff(a.embeddings, h.embeddings));
   // Against the GNN's double reference run on the induced subgraph (relabelled), f32 rounding.
-  const double e = nmse(a.embeddings, ref.embeddings);
+  const double e = compare(a.embeddings, ref.embeddings).nmse();
   if (!(e <= 1e-10)) return Result::fail("embeddings vs the GNN reference on the induced subgraph: NMSE " + std::to_string(e), e);
   // The selection must matter: the full graph's GNN gives other embeddings for the selected nodes.
   const GnnDbSetup setup(cfg);
@@ -232,7 +221,7 @@ Result gnn_db_case(Device& dev, const std::string& query, gnn::Aggregation agg) 
   std::vector<double> full_rows;
   for (uint32_t i : a.selected)
     full_rows.insert(full_rows.end(), full.h.back().begin() + size_t(i) * cfg.features, full.h.back().begin() + size_t(i + 1) * cfg.features);
-  const double e_full = nmse(a.embeddings, full_rows);
+  const double e_full = compare(a.embeddings, full_rows).nmse();
   if (!(e_full > 1e-4)) return Result::fail("the subgraph's embeddings equal the full graph's: the mask had no effect", e_full);
   return Result::pass(std::to_string(a.selected.size()) + " of " + std::to_string(cfg.nodes) + " nodes; NMSE vs reference " +
                           std::to_string(e) + " (vs the full graph " + std::to_string(e_full) + ")",
@@ -252,18 +241,18 @@ Result agent_retrieval_case(Device& dev, uint32_t k, const std::string& where) {
   if (a.picks.size() != k) return Result::fail("retrieved " + std::to_string(a.picks.size()) + " rows, not k = " + std::to_string(k));
   if (a.picks != h.picks || a.scores != h.scores) return Result::fail("retrieved ids / scores differ between one submit and host-orchestrated");
   if (a.rows != h.rows) return Result::fail("retrieved rows differ between one submit and host-orchestrated");
-  const double e_host = nmse(a.logits, h.logits);
+  const double e_host = compare(a.logits, h.logits).nmse();
   if (!(e_host <= 1e-10)) return Result::fail("logits vs host-orchestrated: NMSE " + std::to_string(e_host), e_host);
   if (a.sampled != h.sampled) return Result::fail("sampled token differs from host-orchestrated");
   // Against attention::Reference (double, its own KV cache continued) and SQLite + double top-k.
-  const double e_q = nmse(a.query, ref.query);
+  const double e_q = compare(a.query, ref.query).nmse();
   if (!(e_q <= 1e-7)) return Result::fail("agent's query row vs the decoder reference: NMSE " + std::to_string(e_q), e_q);
   if (a.picks != ref.picks) return Result::fail("retrieved ids differ from SQLite + reference top-k");
   for (size_t i = 0; i < k; ++i)
     if (std::fabs(a.scores[i] - ref.scores[i]) > 1e-4 * std::max(1.0, std::fabs(ref.scores[i])))
       return Result::fail("retrieval score " + std::to_string(i) + " differs from the reference", std::fabs(a.scores[i] - ref.scores[i]));
   if (a.rows != ref.rows) return Result::fail("retrieved rows differ from SQLite's rows");
-  const double e_ref = nmse(a.logits, ref.logits);
+  const double e_ref = compare(a.logits, ref.logits).nmse();
   if (!(e_ref <= 1e-7)) return Result::fail("logits vs CPU reference: NMSE " + std::to_string(e_ref), e_ref);
   if (top_margin(a.logits) > 1e-3 && a.sampled != ref.sampled) return Result::fail("sampled token differs from the CPU reference's argmax");
   std::string ids;

@@ -19,9 +19,12 @@
 
 #include "bench.h"
 #include "cli.h"
+#include "conformance.h"
 #include "gnn.h"
 
 namespace {
+
+using weft::conformance::compare;
 
 using namespace weft;
 using namespace weft::gnn;
@@ -73,15 +76,6 @@ Setup setup(const cli::Args& a) {
   return s;
 }
 
-double normalized_error(const std::vector<float>& dev, const std::vector<double>& ref) {
-  double worst = 0, scale = 0;
-  for (size_t k = 0; k < ref.size() && k < dev.size(); ++k) {
-    worst = std::max(worst, std::fabs(double(dev[k]) - ref[k]));
-    scale = std::max(scale, std::fabs(ref[k]));
-  }
-  return scale > 0 ? worst / scale : worst;
-}
-
 int run_demo(const cli::Args& a) {
   const Setup s = setup(a);
   auto dev = open_device(a);
@@ -101,7 +95,7 @@ int run_demo(const cli::Args& a) {
   std::printf("layer  S(device)   S(cpu)      max|h|      rel.change  |readout|   emb.err\n");
   double worst = 0;
   for (uint32_t l = 0; l < k; ++l) {
-    const double e = l < ref.layers_run ? normalized_error(fwd.embeddings(l + 1), ref.h[l + 1]) : NAN;
+    const double e = l < ref.layers_run ? compare(fwd.embeddings(l + 1), ref.h[l + 1]).normalized_max() : NAN;
     worst = std::max(worst, e);
     std::printf("%5u  %-10.6f  %-10.6f  %-10.4g  %-10.4g  %-10.4g  %.2e\n", dm[l].iteration, double(dm[l].smoothness),
                 l < ref.metrics.size() ? ref.metrics[l].smoothness : NAN, double(dm[l].max_abs), double(dm[l].relative_change),
@@ -113,7 +107,7 @@ int run_demo(const cli::Args& a) {
   else
     std::printf("\nthe rule did not fire: all %u layers ran (CPU reference: %u)\n", s.layers, ref.layers_run);
   if (k) {
-    const double e = normalized_error(fwd.readout(), ref.readout[std::min(k, ref.layers_run) - 1]);
+    const double e = compare(fwd.readout(), ref.readout[std::min(k, ref.layers_run) - 1]).normalized_max();
     worst = std::max(worst, e);
   }
   std::printf("\nGPU time per stage (timestamps, summed over layers):\n");
@@ -174,7 +168,7 @@ int run_bench(const cli::Args& a) {
       const auto t0 = std::chrono::steady_clock::now();
       const ReferenceResult ref = reference_forward(g, m, {});
       const double cpu_ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
-      const double err = normalized_error(fwd.final_embeddings(), ref.h.back());
+      const double err = compare(fwd.final_embeddings(), ref.h.back()).normalized_max();
       const double gpu = ns[ns.size() / 2];
       // Edges aggregated per second in one layer: every edge of every type, once per layer.
       const double edges_per_layer = double(s.edges) * s.types;

@@ -23,25 +23,15 @@ using namespace weft::gnn;
 
 constexpr double kPerLayerBound = 2e-5;
 
-double normalized_error(const std::vector<float>& dev, const std::vector<double>& ref) {
-  double worst = 0, scale = 0;
-  for (size_t k = 0; k < ref.size(); ++k) {
-    worst = std::max(worst, std::fabs(double(dev[k]) - ref[k]));
-    scale = std::max(scale, std::fabs(ref[k]));
-  }
-  if (dev.size() < ref.size()) return std::numeric_limits<double>::infinity();
-  return scale > 0 ? worst / scale : worst;
-}
-
 // Compares every layer the device ran (embeddings, readout of the last, metrics) with the
 // reference; returns the worst normalized error, or a failure.
-Result compare(Forward& fwd, const ReferenceResult& ref, double bound, double& worst) {
+Result compare_layers(Forward& fwd, const ReferenceResult& ref, double bound, double& worst) {
   const uint32_t k = fwd.layers_run();
   if (k != ref.layers_run)
     return Result::fail("device ran " + std::to_string(k) + " layers, reference " + std::to_string(ref.layers_run));
   const auto metrics = fwd.metrics();
   for (uint32_t l = 1; l <= k; ++l) {
-    const double e = normalized_error(fwd.embeddings(l), ref.h[l]);
+    const double e = compare(fwd.embeddings(l), ref.h[l]).normalized_max();
     worst = std::max(worst, e);
     if (!(e <= bound * l))
       return Result::fail("layer " + std::to_string(l) + " embeddings: normalized error " + str(e) + " > " + str(bound * l), e);
@@ -66,7 +56,7 @@ Result compare(Forward& fwd, const ReferenceResult& ref, double bound, double& w
     }
   }
   if (k) {
-    const double e = normalized_error(fwd.readout(), ref.readout[k - 1]);
+    const double e = compare(fwd.readout(), ref.readout[k - 1]).normalized_max();
     worst = std::max(worst, e);
     if (!(e <= bound * k)) return Result::fail("readout (R30 of layer " + std::to_string(k - 1) + "): normalized error " + str(e), e);
   }
@@ -81,12 +71,12 @@ Result one_aggregation(Device& dev, Aggregation agg, bool power_law = false) {
   double worst = 0;
   for (int run = 0; run < 2; ++run) {  // recorded once, replayed: the second run must agree too
     fwd.run();
-    if (Result r = compare(fwd, ref, kPerLayerBound, worst); r.outcome != Outcome::Pass) return r;
+    if (Result r = compare_layers(fwd, ref, kPerLayerBound, worst); r.outcome != Outcome::Pass) return r;
   }
   // The aggregation must matter: the same graph aggregated another way gives other numbers.
   Model other = m;
   other.aggregation = agg == Aggregation::Max ? Aggregation::Sum : Aggregation::Max;
-  const double apart = normalized_error(fwd.embeddings(1), reference_forward(g, other, {}).h[1]);
+  const double apart = compare(fwd.embeddings(1), reference_forward(g, other, {}).h[1]).normalized_max();
   if (apart < 100 * kPerLayerBound) return Result::fail("the fixture does not tell " + std::string(aggregation_name(agg)) + " apart");
   return Result::pass(std::string("2000 nodes, 10000 edges") + (power_law ? " (power-law in-degrees)" : "") +
                           ", F 32; normalized error " + str(worst),
@@ -102,7 +92,7 @@ Result forward_multilayer(Device& dev) {
   Forward fwd(dev, g, m);
   fwd.run();
   double worst = 0;
-  if (Result r = compare(fwd, ref, kPerLayerBound, worst); r.outcome != Outcome::Pass) return r;
+  if (Result r = compare_layers(fwd, ref, kPerLayerBound, worst); r.outcome != Outcome::Pass) return r;
   if (fwd.layers_run() != 6) return Result::fail("ran " + std::to_string(fwd.layers_run()) + " of 6 layers");
   // The edge types' aggregations write disjoint slices, so the planner must leave them in one
   // level (no barrier between them: the GPU may overlap them).
@@ -142,7 +132,7 @@ Result oversmoothing_early_exit(Device& dev) {
   Forward fwd(dev, g, m, stop);
   fwd.run();
   double worst = 0;
-  if (Result r = compare(fwd, ref, kPerLayerBound, worst); r.outcome != Outcome::Pass) return r;
+  if (Result r = compare_layers(fwd, ref, kPerLayerBound, worst); r.outcome != Outcome::Pass) return r;
   const uint32_t k = fwd.layers_run();
   // The slots of the skipped layers were zeroed by the rule, and nothing wrote their Metrics.
   const GnnProgram& info = fwd.program_info();
@@ -155,7 +145,7 @@ Result oversmoothing_early_exit(Device& dev) {
   Forward all(dev, g, m, never);
   all.run();
   if (all.layers_run() != L) return Result::fail("unreachable threshold: ran " + std::to_string(all.layers_run()) + " of " + std::to_string(L));
-  if (Result r = compare(all, free_run, kPerLayerBound, worst); r.outcome != Outcome::Pass) return r;
+  if (Result r = compare_layers(all, free_run, kPerLayerBound, worst); r.outcome != Outcome::Pass) return r;
   return Result::pass("threshold " + str(threshold) + ": device and reference stop after " + std::to_string(k) + " of " +
                           std::to_string(L) + " layers; unreachable threshold runs all " + std::to_string(L),
                       worst);
@@ -182,8 +172,8 @@ Result oversmoothing_residual(Device& dev) {
   Forward fwd(dev, g, m, rules);
   fwd.run();
   double worst = 0;
-  if (Result r = compare(fwd, ref, kPerLayerBound, worst); r.outcome != Outcome::Pass) return r;
-  const double apart = normalized_error(fwd.embeddings(L), free_run.h[L]);
+  if (Result r = compare_layers(fwd, ref, kPerLayerBound, worst); r.outcome != Outcome::Pass) return r;
+  const double apart = compare(fwd.embeddings(L), free_run.h[L]).normalized_max();
   if (apart < 100 * kPerLayerBound) return Result::fail("the boosted run matches the unboosted one");
   return Result::pass(std::to_string(boosted) + " of " + std::to_string(L) + " layers boosted; normalized error " + str(worst), worst);
 }
@@ -231,7 +221,7 @@ Result bad_input(Device& dev) {
   Forward ok(dev, good, model);
   ok.run();
   double worst = 0;
-  if (Result r = compare(ok, reference_forward(good, model, {}), kPerLayerBound, worst); r.outcome != Outcome::Pass) return r;
+  if (Result r = compare_layers(ok, reference_forward(good, model, {}), kPerLayerBound, worst); r.outcome != Outcome::Pass) return r;
   return Result::pass(std::to_string(bads.size()) + " bad inputs refused with BadInput naming the place", worst);
 }
 

@@ -20,9 +20,12 @@
 
 #include "bench.h"
 #include "cli.h"
+#include "conformance.h"
 #include "physics.h"
 
 namespace {
+
+using weft::conformance::compare;
 
 using namespace weft;
 using namespace weft::physics;
@@ -53,15 +56,6 @@ Scenario scenario(Model m, uint32_t n, float dt, uint32_t seed) {
 }
 
 // max |a - b| / max |b| over xyz-interleaved arrays.
-double normalized_error(const std::vector<float>& dev, const std::vector<float>& ref) {
-  double worst = 0, scale = 0;
-  for (size_t k = 0; k < ref.size() && k < dev.size(); ++k) {
-    worst = std::max(worst, std::fabs(double(dev[k]) - ref[k]));
-    scale = std::max(scale, std::fabs(double(ref[k])));
-  }
-  return scale > 0 ? worst / scale : worst;
-}
-
 int demo_one(Device& dev, const cli::Args& a, Model model) {
   const uint32_t n = u32(a, "particles", model == Model::Sph ? 2000 : 1000);
   const uint32_t steps = u32(a, "steps", 400), per = u32(a, "steps-per-submit", 20), seed = u32(a, "seed", 1);
@@ -117,8 +111,8 @@ int demo_one(Device& dev, const cli::Args& a, Model model) {
     }
     if (done == 0) {
       const State s = sim.state();
-      pos_err = normalized_error(s.pos, ref.state().pos);
-      vel_err = normalized_error(s.vel, ref.state().vel);
+      pos_err = compare(s.pos, ref.state().pos).normalized_max();
+      vel_err = compare(s.vel, ref.state().vel).normalized_max();
     }
     const StepRecord& r = recs.back();
     std::printf("  %4u   %-12.6g  %-10.3e  %-10.3e  %-9.4g  %-9.3g  %-9u  %u\n", r.step, r.energy, r.drift0,

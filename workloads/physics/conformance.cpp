@@ -29,16 +29,6 @@ namespace {
 
 using namespace weft::physics;
 
-double normalized_error(const std::vector<float>& dev, const std::vector<float>& ref) {
-  if (dev.size() != ref.size()) return INFINITY;
-  double worst = 0, scale = 0;
-  for (size_t k = 0; k < ref.size(); ++k) {
-    worst = std::max(worst, std::fabs(double(dev[k]) - ref[k]));
-    scale = std::max(scale, std::fabs(double(ref[k])));
-  }
-  return scale > 0 ? worst / scale : worst;
-}
-
 // Positions normalized by the box (not by their own largest value, which is about the box).
 double position_error(const State& dev, const State& ref, const Params& p) {
   double worst = 0;
@@ -74,9 +64,9 @@ Result compare_run(Device& dev, const Scenario& sc, uint32_t submits, double& wo
                             "; reference " + std::to_string(r.violations) + ", " + std::to_string(r.wall_hits) + ", " + str(r.dt));
     }
     const State st = sim.state();
-    const double ep = position_error(st, ref.state(), sc.config.params), ev = normalized_error(st.vel, ref.state().vel);
+    const double ep = position_error(st, ref.state(), sc.config.params), ev = compare(st.vel, ref.state().vel).normalized_max();
     std::vector<float> ra = ref.accelerations(), da = sim.accelerations();
-    const double ea = normalized_error(da, ra);
+    const double ea = compare(da, ra).normalized_max();
     worst = std::max({worst, ep, ev, ea});
     if (!(ep <= kPosBound) || !(ev <= kVelBound) || !(ea <= kVelBound))
       return Result::fail("after submission " + std::to_string(s + 1) + ": position error " + str(ep) + ", velocity " + str(ev) +

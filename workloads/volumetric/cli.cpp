@@ -24,6 +24,7 @@
 #include "bench.h"
 #include "checkpoint.h"
 #include "cli.h"
+#include "conformance.h"
 #include "device_train.h"
 #include "dna.h"
 #include "mesh.h"
@@ -32,6 +33,8 @@
 #include "train.h"
 
 namespace {
+
+using weft::conformance::compare;
 
 using namespace weft;
 using namespace weft::volumetric;
@@ -52,16 +55,6 @@ const char* kUsage =
     "         --table prints a human-readable table instead\n";
 
 constexpr double kPassBound = 2e-5;  // per pass, normalized (see workloads/volumetric/conformance.cpp)
-
-double normalized_error(const std::vector<float>& dev, const std::vector<float>& ref) {
-  if (dev.size() != ref.size()) return INFINITY;
-  double worst = 0, scale = 0;
-  for (size_t k = 0; k < ref.size(); ++k) {
-    worst = std::max(worst, std::fabs(double(dev[k]) - ref[k]));
-    scale = std::max(scale, std::fabs(double(ref[k])));
-  }
-  return scale > 0 ? worst / scale : worst;
-}
 
 // Inputs in [-1, 1]; an Embedding first cell gets token ids instead.
 std::vector<float> random_input(const Network& net, std::mt19937& rng) {
@@ -155,7 +148,7 @@ int run_model(const cli::Args& a) {
       const auto y = forward(net, x, ref);
       mesh.run();
       const auto d = mesh.output();
-      const double e = normalized_error(d, y);
+      const double e = compare(d, y).normalized_max();
       ok = ok && e <= kPassBound * (p + 1);
       std::printf("  pass %u: output[0..%zu) device ", p + 1, std::min<size_t>(4, d.size()));
       for (size_t k = 0; k < std::min<size_t>(4, d.size()); ++k) std::printf("%.5f ", double(d[k]));
@@ -166,7 +159,7 @@ int run_model(const cli::Args& a) {
       for (uint32_t i = 0; i < net.size(); ++i)
         if (net.at(i).remote && *net.at(i).remote >= i) {
           const auto di = mesh.output(i);
-          const double e2 = normalized_error(di, ref.out[i]);
+          const double e2 = compare(di, ref.out[i]).normalized_max();
           ok = ok && e2 <= kPassBound * (p + 1);
           double n2 = 0;
           for (float v : di) n2 += double(v) * v;
@@ -180,7 +173,7 @@ int run_model(const cli::Args& a) {
       for (uint32_t t = 0; t < ticks; ++t) step(net, x, st);
       tick.run();
       double worst = 0;
-      for (uint32_t i = 0; i < net.size(); ++i) worst = std::max(worst, normalized_error(tick.output(i), st.out[i]));
+      for (uint32_t i = 0; i < net.size(); ++i) worst = std::max(worst, compare(tick.output(i), st.out[i]).normalized_max());
       const auto first = tick.state();
       tick.set_state(initial_state(net));
       tick.run();
@@ -336,7 +329,7 @@ Timing time_cell(Device& dev, Network& net, uint32_t runs, bool device) {
   std::sort(wall.begin(), wall.end());
   t.gpu_ms = gpu[gpu.size() / 2];
   t.wall_ms = wall[wall.size() / 2];
-  t.err = normalized_error(y, ref);
+  t.err = compare(y, ref).normalized_max();
   return t;
 }
 

@@ -29,17 +29,6 @@ namespace {
 using namespace weft::volumetric;
 using weft::volumetric::DType;
 
-double normalized_error(const std::vector<float>& dev, const std::vector<float>& ref) {
-  if (dev.size() != ref.size()) return INFINITY;
-  double worst = 0, scale = 0;
-  for (size_t k = 0; k < ref.size(); ++k) {
-    if (!std::isfinite(dev[k])) return INFINITY;
-    worst = std::max(worst, std::fabs(double(dev[k]) - ref[k]));
-    scale = std::max(scale, std::fabs(double(ref[k])));
-  }
-  return scale > 0 ? worst / scale : worst;
-}
-
 std::vector<float> random_input(uint32_t n, uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> d(-1, 1);
@@ -80,7 +69,7 @@ Result dense_in_type(Device& device, DType t) {
   DeviceMesh mesh(device, net);
   mesh.set_input(x);
   mesh.run();
-  const double e = normalized_error(mesh.output(), ref);
+  const double e = compare(mesh.output(), ref).normalized_max();
   if (!(e <= dense_bound(t)))
     return Result::fail(std::string("dense ") + dtype_name(t) + ": normalized error " + str(e) + " > " + str(dense_bound(t)), e);
   return Result::pass(std::string("dense 40 -> 24 in ") + dtype_name(t) + " from " + str(mesh.weight_bytes()) + " packed bytes", e);
@@ -130,7 +119,7 @@ Result layer_in_type(Device& device, LayerType k, DType t) {
   DeviceMesh mesh(device, net);
   mesh.set_input(x);
   mesh.run();
-  const double e = normalized_error(mesh.output(), ref), bound = layer_bound(k, t);
+  const double e = compare(mesh.output(), ref).normalized_max(), bound = layer_bound(k, t);
   const std::string what = std::string(layer_type_name(k)) + " in " + dtype_name(t);
   if (!(e <= bound)) return Result::fail(what + ": normalized error " + str(e) + " > " + str(bound), e);
   return Result::pass(what + " from " + str(mesh.weight_bytes()) + " packed bytes", e);
@@ -151,7 +140,7 @@ Result norms(Device& device) {
   mesh.run();
   double worst = 0;
   for (uint32_t i = 0; i < 4; ++i) {
-    const double e = normalized_error(mesh.output(i), s.out[i]);
+    const double e = compare(mesh.output(i), s.out[i]).normalized_max();
     worst = std::max(worst, e);
     if (!(e <= 2e-5)) return Result::fail(std::string(layer_type_name(net.at(i).type)) + ": normalized error " + str(e), e);
   }
@@ -187,7 +176,7 @@ Result grid_passes(Device& device) {
     forward(net, x, s);
     mesh.run();
     for (uint32_t i = 0; i < 4; ++i) {
-      const double e = normalized_error(mesh.output(i), s.out[i]);
+      const double e = compare(mesh.output(i), s.out[i]).normalized_max();
       worst = std::max(worst, e);
       // Six chained passes through tanh / norms (gain ~1): 2e-5 per pass.
       if (!(e <= 1.2e-4)) return Result::fail("submission " + std::to_string(sub) + " cell " + std::to_string(i) + ": " + str(e), e);
@@ -214,7 +203,7 @@ Result step_mesh(Device& device) {
     for (uint32_t i = 0; i < 4; ++i) {
       const auto da = a.output(i), db = b.output(i);
       if (da != db) return Result::fail("two meshes differ at cell " + std::to_string(i) + " (not deterministic)");
-      const double e = normalized_error(da, s.out[i]);
+      const double e = compare(da, s.out[i]).normalized_max();
       worst = std::max(worst, e);
       if (!(e <= 1.2e-4)) return Result::fail("tick " + std::to_string(3 * sub + 3) + " cell " + std::to_string(i) + ": " + str(e), e);
     }
@@ -268,7 +257,7 @@ Result containers(Device& device) {
   mesh.run();
   double worst = 0;
   for (uint32_t i = 0; i < 2; ++i) {
-    const double e = normalized_error(mesh.output(i), s.out[i]);
+    const double e = compare(mesh.output(i), s.out[i]).normalized_max();
     worst = std::max(worst, e);
     if (!(e <= 1e-4)) return Result::fail("cell " + std::to_string(i) + ": normalized error " + str(e), e);
   }
@@ -497,12 +486,12 @@ Result training(Device& device, Optimizer opt, bool linked, bool conv = false, b
   std::string bad;
   std::function<void(const Layer&, const Layer&, const std::string&)> same = [&](const Layer& a, const Layer& b, const std::string& where) {
     for (size_t m = 0; m < a.mats.size(); ++m) {
-      const double e = normalized_error(a.mats[m].master(), b.mats[m].master());
+      const double e = compare(a.mats[m].master(), b.mats[m].master()).normalized_max();
       worst = std::max(worst, e);
       if (!(e <= 1e-4) && bad.empty()) bad = where + " matrix differs: " + str(e);
     }
     for (size_t v = 0; v < a.vecs.size(); ++v) {
-      const double e = normalized_error(a.vecs[v], b.vecs[v]);
+      const double e = compare(a.vecs[v], b.vecs[v]).normalized_max();
       worst = std::max(worst, e);
       if (!(e <= 1e-4) && bad.empty()) bad = where + " vector " + std::to_string(v) + " differs: " + str(e);
     }
