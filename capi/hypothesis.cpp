@@ -10,7 +10,7 @@ using namespace weft::hyp;
 using weft::capi::guard;
 using weft::capi::require;
 
-struct weft_hyp_backend {
+struct weft_hypothesis_update_backend {
   std::atomic<int> refs{1};
   std::shared_ptr<Device> device;  // null for the CPU backend
   std::unique_ptr<HypothesisBackend> backend;
@@ -19,11 +19,11 @@ struct weft_hyp_backend {
 
 namespace {
 
-UpdaterConfig config_from(const weft_hyp_config& c) {
+UpdaterConfig config_from(const weft_hypothesis_update_config& c) {
   UpdaterConfig out;
-  if (c.updater != WEFT_HYP_DEFAULT && c.updater != WEFT_HYP_BURST_SAMPLING)
-    fail(ErrorCode::BadInput, "weft_hyp_config.updater: " + std::to_string(int(c.updater)) + " is not an updater");
-  out.kind = c.updater == WEFT_HYP_BURST_SAMPLING ? UpdaterKind::BurstSampling : UpdaterKind::Default;
+  if (c.updater != WEFT_HYPOTHESIS_UPDATE_DEFAULT && c.updater != WEFT_HYPOTHESIS_UPDATE_BURST_SAMPLING)
+    fail(ErrorCode::BadInput, "weft_hypothesis_update_config.updater: " + std::to_string(int(c.updater)) + " is not an updater");
+  out.kind = c.updater == WEFT_HYPOTHESIS_UPDATE_BURST_SAMPLING ? UpdaterKind::BurstSampling : UpdaterKind::Default;
   out.threshold = ThresholdConfig::parse(c.threshold ? c.threshold : "");
   out.x_percent_threshold = c.x_percent_threshold;
   out.max_match_distance = c.max_match_distance;
@@ -34,10 +34,10 @@ UpdaterConfig config_from(const weft_hyp_config& c) {
   out.sn_weight = c.sn_weight;
   out.cd_weight = c.cd_weight;
   out.umbilical_num_poses = c.umbilical_num_poses;
-  if (c.feature_count) require(c.features, "weft_hyp_add_learning_module", "config->features");
+  if (c.feature_count) require(c.features, "weft_hypothesis_update_add_learning_module", "config->features");
   for (uint32_t i = 0; i < c.feature_count; ++i) {
-    const weft_hyp_feature& f = c.features[i];
-    const std::string where = "weft_hyp_config.features[" + std::to_string(i) + "]";
+    const weft_hypothesis_update_feature& f = c.features[i];
+    const std::string where = "weft_hypothesis_update_config.features[" + std::to_string(i) + "]";
     if (!f.name || !f.tolerances || !f.weights || f.width == 0)
       fail(ErrorCode::BadInput, where + ": needs a name, a width > 0, tolerances and weights");
     out.features.push_back({f.name, std::vector<double>(f.tolerances, f.tolerances + f.width),
@@ -51,17 +51,17 @@ UpdaterConfig config_from(const weft_hyp_config& c) {
   return out;
 }
 
-StepInput input_from(const weft_hyp_backend& b, const weft_hyp_input& in, uint32_t index) {
-  const std::string where = "weft_hyp_dispatch: inputs[" + std::to_string(index) + "]";
+StepInput input_from(const weft_hypothesis_update_backend& b, const weft_hypothesis_update_input& in, uint32_t index) {
+  const std::string where = "weft_hypothesis_update_dispatch: inputs[" + std::to_string(index) + "]";
   if (in.lm < 0 || size_t(in.lm) >= b.configs.size())
     fail(ErrorCode::BadInput, where + ".lm: unknown LM " + std::to_string(in.lm));
   const size_t width = b.configs[size_t(in.lm)].feature_width();
   StepInput out;
   out.lm = in.lm;
   if (in.has_displacement) out.displacement = std::array<double, 3>{in.displacement[0], in.displacement[1], in.displacement[2]};
-  if (in.channel_count) require(in.channels, "weft_hyp_dispatch", "inputs[].channels");
+  if (in.channel_count) require(in.channels, "weft_hypothesis_update_dispatch", "inputs[].channels");
   for (uint32_t c = 0; c < in.channel_count; ++c) {
-    const weft_hyp_channel& ch = in.channels[c];
+    const weft_hypothesis_update_channel& ch = in.channels[c];
     if (ch.feature_count != width || (width && !ch.features))
       fail(ErrorCode::BadInput, where + ".channels[" + std::to_string(c) + "].features: expected " +
                                     std::to_string(width) + " values, got " + std::to_string(ch.feature_count));
@@ -74,8 +74,8 @@ StepInput input_from(const weft_hyp_backend& b, const weft_hyp_input& in, uint32
   return out;
 }
 
-weft_status make(weft_hyp_backend** backend, std::shared_ptr<Device> device, std::unique_ptr<HypothesisBackend> impl) {
-  auto handle = std::make_unique<weft_hyp_backend>();
+weft_status make(weft_hypothesis_update_backend** backend, std::shared_ptr<Device> device, std::unique_ptr<HypothesisBackend> impl) {
+  auto handle = std::make_unique<weft_hypothesis_update_backend>();
   handle->device = std::move(device);
   handle->backend = std::move(impl);
   *backend = handle.release();
@@ -86,12 +86,12 @@ weft_status make(weft_hyp_backend** backend, std::shared_ptr<Device> device, std
 
 extern "C" {
 
-void weft_hyp_config_default(weft_hyp_config* config) {
+void weft_hypothesis_update_config_default(weft_hypothesis_update_config* config) {
   if (!config) return;
   const UpdaterConfig d;
   std::memset(config, 0, sizeof *config);
   config->struct_size = sizeof *config;
-  config->updater = WEFT_HYP_DEFAULT;
+  config->updater = WEFT_HYPOTHESIS_UPDATE_DEFAULT;
   config->threshold = "all";
   config->x_percent_threshold = d.x_percent_threshold;
   config->max_match_distance = d.max_match_distance;
@@ -112,32 +112,32 @@ void weft_hyp_config_default(weft_hyp_config* config) {
   config->max_channels = d.max_channels;
 }
 
-weft_status weft_hyp_backend_cpu(uint32_t threads, weft_hyp_backend** backend) {
+weft_status weft_hypothesis_update_backend_cpu(uint32_t threads, weft_hypothesis_update_backend** backend) {
   return guard([&] {
-    require(backend, "weft_hyp_backend_cpu", "backend");
+    require(backend, "weft_hypothesis_update_backend_cpu", "backend");
     *backend = nullptr;
     make(backend, nullptr, make_cpu_backend(threads));
   });
 }
 
-weft_status weft_hyp_backend_vulkan(weft_device* device, weft_hyp_backend** backend) {
+weft_status weft_hypothesis_update_backend_vulkan(weft_device* device, weft_hypothesis_update_backend** backend) {
   return guard([&] {
-    require(device, "weft_hyp_backend_vulkan", "device");
-    require(backend, "weft_hyp_backend_vulkan", "backend");
+    require(device, "weft_hypothesis_update_backend_vulkan", "device");
+    require(backend, "weft_hypothesis_update_backend_vulkan", "backend");
     *backend = nullptr;
     make(backend, device->device, std::make_unique<VulkanBackend>(*device->device));
   });
 }
 
-weft_status weft_hyp_add_graph(weft_hyp_backend* backend, const char* name, const double* pos, uint64_t nodes,
+weft_status weft_hypothesis_update_add_graph(weft_hypothesis_update_backend* backend, const char* name, const double* pos, uint64_t nodes,
                                const double* x, uint64_t columns, uint64_t feature_width, int* graph) {
   return guard([&] {
-    require(backend, "weft_hyp_add_graph", "backend");
-    require(name, "weft_hyp_add_graph", "name");
-    require(graph, "weft_hyp_add_graph", "graph");
+    require(backend, "weft_hypothesis_update_add_graph", "backend");
+    require(name, "weft_hypothesis_update_add_graph", "name");
+    require(graph, "weft_hypothesis_update_add_graph", "graph");
     if (nodes) {
-      require(pos, "weft_hyp_add_graph", "pos");
-      require(x, "weft_hyp_add_graph", "x");
+      require(pos, "weft_hypothesis_update_add_graph", "pos");
+      require(x, "weft_hypothesis_update_add_graph", "x");
     }
     const ObjectGraph g = ObjectGraph::from_arrays(name, std::vector<double>(pos, pos + nodes * 3), nodes,
                                                    std::vector<double>(x, x + nodes * columns), columns, feature_width);
@@ -145,16 +145,16 @@ weft_status weft_hyp_add_graph(weft_hyp_backend* backend, const char* name, cons
   });
 }
 
-weft_status weft_hyp_add_learning_module(weft_hyp_backend* backend, const weft_hyp_config* config, const int* graphs,
+weft_status weft_hypothesis_update_add_learning_module(weft_hypothesis_update_backend* backend, const weft_hypothesis_update_config* config, const int* graphs,
                                          uint32_t graph_count, int* lm) {
   return guard([&] {
-    require(backend, "weft_hyp_add_learning_module", "backend");
-    require(config, "weft_hyp_add_learning_module", "config");
-    require(lm, "weft_hyp_add_learning_module", "lm");
-    if (graph_count) require(graphs, "weft_hyp_add_learning_module", "graphs");
-    if (config->struct_size != sizeof(weft_hyp_config))
-      throw capi::InvalidArgument{"weft_hyp_add_learning_module: config->struct_size is " +
-                                  std::to_string(config->struct_size) + "; fill it with weft_hyp_config_default"};
+    require(backend, "weft_hypothesis_update_add_learning_module", "backend");
+    require(config, "weft_hypothesis_update_add_learning_module", "config");
+    require(lm, "weft_hypothesis_update_add_learning_module", "lm");
+    if (graph_count) require(graphs, "weft_hypothesis_update_add_learning_module", "graphs");
+    if (config->struct_size != sizeof(weft_hypothesis_update_config))
+      throw capi::InvalidArgument{"weft_hypothesis_update_add_learning_module: config->struct_size is " +
+                                  std::to_string(config->struct_size) + "; fill it with weft_hypothesis_update_config_default"};
     UpdaterConfig c = config_from(*config);
     *lm = backend->backend->add_learning_module(c, std::vector<int>(graphs, graphs + graph_count));
     backend->configs.resize(size_t(*lm) + 1);
@@ -162,46 +162,46 @@ weft_status weft_hyp_add_learning_module(weft_hyp_backend* backend, const weft_h
   });
 }
 
-weft_status weft_hyp_reset_episode(weft_hyp_backend* backend) {
+weft_status weft_hypothesis_update_reset_episode(weft_hypothesis_update_backend* backend) {
   return guard([&] {
-    require(backend, "weft_hyp_reset_episode", "backend");
+    require(backend, "weft_hypothesis_update_reset_episode", "backend");
     backend->backend->reset_episode();
   });
 }
 
-weft_status weft_hyp_dispatch(weft_hyp_backend* backend, const weft_hyp_input* inputs, uint32_t count) {
+weft_status weft_hypothesis_update_dispatch(weft_hypothesis_update_backend* backend, const weft_hypothesis_update_input* inputs, uint32_t count) {
   return guard([&] {
-    require(backend, "weft_hyp_dispatch", "backend");
-    if (count) require(inputs, "weft_hyp_dispatch", "inputs");
+    require(backend, "weft_hypothesis_update_dispatch", "backend");
+    if (count) require(inputs, "weft_hypothesis_update_dispatch", "inputs");
     std::vector<StepInput> steps;
     for (uint32_t i = 0; i < count; ++i) steps.push_back(input_from(*backend, inputs[i], i));
     backend->backend->dispatch(steps);
   });
 }
 
-weft_status weft_hyp_wait(weft_hyp_backend* backend) {
+weft_status weft_hypothesis_update_wait(weft_hypothesis_update_backend* backend) {
   return guard([&] {
-    require(backend, "weft_hyp_wait", "backend");
+    require(backend, "weft_hypothesis_update_wait", "backend");
     backend->backend->wait();
   });
 }
 
-weft_status weft_hyp_count(const weft_hyp_backend* backend, int lm, int graph, uint64_t* hypotheses) {
+weft_status weft_hypothesis_update_count(const weft_hypothesis_update_backend* backend, int lm, int graph, uint64_t* hypotheses) {
   return guard([&] {
-    require(backend, "weft_hyp_count", "backend");
-    require(hypotheses, "weft_hyp_count", "hypotheses");
+    require(backend, "weft_hypothesis_update_count", "backend");
+    require(hypotheses, "weft_hypothesis_update_count", "hypotheses");
     *hypotheses = backend->backend->hypotheses(lm, graph).size();
   });
 }
 
-weft_status weft_hyp_read(const weft_hyp_backend* backend, int lm, int graph, uint64_t capacity, double* evidence,
+weft_status weft_hypothesis_update_read(const weft_hypothesis_update_backend* backend, int lm, int graph, uint64_t capacity, double* evidence,
                           double* locations, double* rotations, uint8_t* possible) {
   return guard([&] {
-    require(backend, "weft_hyp_read", "backend");
+    require(backend, "weft_hypothesis_update_read", "backend");
     const HypothesisArrays a = backend->backend->hypotheses(lm, graph);
     const size_t h = a.size();
     if (capacity < h)
-      fail(ErrorCode::BadInput, "weft_hyp_read: LM " + std::to_string(lm) + " graph " + std::to_string(graph) + " holds " +
+      fail(ErrorCode::BadInput, "weft_hypothesis_update_read: LM " + std::to_string(lm) + " graph " + std::to_string(graph) + " holds " +
                                     std::to_string(h) + " hypotheses; capacity is " + std::to_string(capacity));
     if (evidence) std::memcpy(evidence, a.evidence.data(), h * sizeof(double));
     if (locations) std::memcpy(locations, a.locations.data(), h * 3 * sizeof(double));
@@ -210,19 +210,19 @@ weft_status weft_hyp_read(const weft_hyp_backend* backend, int lm, int graph, ui
   });
 }
 
-weft_status weft_hyp_step_info_get(const weft_hyp_backend* backend, int lm, int graph, weft_hyp_step_info* info) {
+weft_status weft_hypothesis_update_step_info_get(const weft_hypothesis_update_backend* backend, int lm, int graph, weft_hypothesis_update_step_info* info) {
   return guard([&] {
-    require(backend, "weft_hyp_step_info_get", "backend");
-    require(info, "weft_hyp_step_info_get", "info");
+    require(backend, "weft_hypothesis_update_step_info_get", "backend");
+    require(info, "weft_hypothesis_update_step_info_get", "info");
     const GraphStepInfo s = backend->backend->step_info(lm, graph);
     *info = {s.threshold, s.prediction_error, s.tested, s.updated ? 1 : 0};
   });
 }
 
-weft_status weft_hyp_most_likely(const weft_hyp_backend* backend, int lm, int* graph, int64_t* hypothesis,
+weft_status weft_hypothesis_update_most_likely(const weft_hypothesis_update_backend* backend, int lm, int* graph, int64_t* hypothesis,
                                  double* evidence) {
   return guard([&] {
-    require(backend, "weft_hyp_most_likely", "backend");
+    require(backend, "weft_hypothesis_update_most_likely", "backend");
     const MostLikely m = backend->backend->most_likely(lm);
     if (graph) *graph = m.graph;
     if (hypothesis) *hypothesis = m.hypothesis;
@@ -230,6 +230,6 @@ weft_status weft_hyp_most_likely(const weft_hyp_backend* backend, int lm, int* g
   });
 }
 
-void weft_hyp_backend_release(weft_hyp_backend* backend) { weft::capi::release(backend); }
+void weft_hypothesis_update_backend_release(weft_hypothesis_update_backend* backend) { weft::capi::release(backend); }
 
 }  // extern "C"

@@ -18,25 +18,25 @@ using namespace weft::token_vm;
 using weft::capi::guard;
 using weft::capi::require;
 
-struct weft_tvm_workflow {
+struct weft_token_vm_workflow {
   std::atomic<int> refs{1};
   Workflow workflow;
   std::shared_ptr<const Tokenizer> tokenizer;
 };
 
-struct weft_tvm_machine {
+struct weft_token_vm_machine {
   std::atomic<int> refs{1};
   std::shared_ptr<Device> device;  // null: the CPU reference
-  weft_tvm_workflow* workflow = nullptr;  // one reference held: the machine reads its tokenizer
+  weft_token_vm_workflow* workflow = nullptr;  // one reference held: the machine reads its tokenizer
   std::unique_ptr<Machine> machine;
-  // weft_tvm_pending_call's strings (tool, text per call), rebuilt when the pending list changes.
+  // weft_token_vm_pending_call's strings (tool, text per call), rebuilt when the pending list changes.
   std::vector<std::string> pending_text;
   uint64_t pending_steps = ~0ull;
-  ~weft_tvm_machine() { weft::capi::release(workflow); }
+  ~weft_token_vm_machine() { weft::capi::release(workflow); }
 };
 
 // Where a tool callback puts its answer: the library owns the string, the callback only copies in.
-struct weft_tvm_answer {
+struct weft_token_vm_answer {
   std::string text;
   bool set = false;
 };
@@ -48,7 +48,7 @@ std::shared_ptr<const Tokenizer> tokenizer_from(const char* path) {
   return std::make_shared<BpeTokenizer>(BpeTokenizer::load(path));
 }
 
-void check_stream(const weft_tvm_machine* m, uint32_t stream, const char* function) {
+void check_stream(const weft_token_vm_machine* m, uint32_t stream, const char* function) {
   if (stream >= m->machine->batch())
     fail(ErrorCode::BadInput, std::string(function) + ": stream " + std::to_string(stream) + " is out of range (batch " +
                                   std::to_string(m->machine->batch()) + ")");
@@ -73,37 +73,37 @@ void copy_array(const std::vector<T>& v, uint32_t* out, uint64_t capacity, uint6
 
 extern "C" {
 
-void weft_tvm_compile_options_default(weft_tvm_compile_options* options) {
+void weft_token_vm_compile_options_default(weft_token_vm_compile_options* options) {
   if (!options) return;
   std::memset(options, 0, sizeof *options);
   options->struct_size = sizeof *options;
 }
 
-weft_status weft_tvm_compile(const char* prompts, const weft_tvm_compile_options* options, weft_tvm_workflow** workflow) {
+weft_status weft_token_vm_compile(const char* prompts, const weft_token_vm_compile_options* options, weft_token_vm_workflow** workflow) {
   return guard([&] {
-    require(prompts, "weft_tvm_compile", "prompts");
-    require(workflow, "weft_tvm_compile", "workflow");
+    require(prompts, "weft_token_vm_compile", "prompts");
+    require(workflow, "weft_token_vm_compile", "workflow");
     *workflow = nullptr;
-    weft_tvm_compile_options o;
-    weft_tvm_compile_options_default(&o);
+    weft_token_vm_compile_options o;
+    weft_token_vm_compile_options_default(&o);
     if (options) {
       if (options->struct_size < sizeof o)
-        throw capi::InvalidArgument{"weft_tvm_compile: options->struct_size " + std::to_string(options->struct_size) +
+        throw capi::InvalidArgument{"weft_token_vm_compile: options->struct_size " + std::to_string(options->struct_size) +
                                     " is not this library's " + std::to_string(sizeof o)};
       o = *options;
     }
     if (o.resource_count) {
-      require(o.resource_names, "weft_tvm_compile", "options->resource_names");
-      require(o.resource_values, "weft_tvm_compile", "options->resource_values");
+      require(o.resource_names, "weft_token_vm_compile", "options->resource_names");
+      require(o.resource_values, "weft_token_vm_compile", "options->resource_values");
     }
-    auto h = std::make_unique<weft_tvm_workflow>();
+    auto h = std::make_unique<weft_token_vm_workflow>();
     h->tokenizer = tokenizer_from(o.tokenizer);
     auto parsed = std::make_shared<const Prompts>(load_udpl(prompts));
     const token_vm::Program program = o.flow && *o.flow ? load_flow(o.flow, parsed) : default_program(parsed);
     Resources resources;
     for (uint32_t i = 0; i < o.resource_count; ++i) {
       if (!o.resource_names[i] || !o.resource_values[i])
-        fail(ErrorCode::BadInput, "weft_tvm_compile: resource " + std::to_string(i) + " has a NULL name or value");
+        fail(ErrorCode::BadInput, "weft_token_vm_compile: resource " + std::to_string(i) + " has a NULL name or value");
       resources.standard[o.resource_names[i]] = resources.arguments[o.resource_names[i]] = o.resource_values[i];
     }
     token_vm::CompileOptions c;
@@ -113,12 +113,12 @@ weft_status weft_tvm_compile(const char* prompts, const weft_tvm_compile_options
   });
 }
 
-weft_status weft_tvm_load(const char* workflow_json, const char* tokenizer, weft_tvm_workflow** workflow) {
+weft_status weft_token_vm_load(const char* workflow_json, const char* tokenizer, weft_token_vm_workflow** workflow) {
   return guard([&] {
-    require(workflow_json, "weft_tvm_load", "workflow_json");
-    require(workflow, "weft_tvm_load", "workflow");
+    require(workflow_json, "weft_token_vm_load", "workflow_json");
+    require(workflow, "weft_token_vm_load", "workflow");
     *workflow = nullptr;
-    auto h = std::make_unique<weft_tvm_workflow>();
+    auto h = std::make_unique<weft_token_vm_workflow>();
     h->tokenizer = tokenizer_from(tokenizer);
     h->workflow = load_workflow(workflow_json);
     const uint32_t V = h->tokenizer->vocab_size();
@@ -130,60 +130,60 @@ weft_status weft_tvm_load(const char* workflow_json, const char* tokenizer, weft
   });
 }
 
-weft_status weft_tvm_save(const weft_tvm_workflow* workflow, const char* path) {
+weft_status weft_token_vm_save(const weft_token_vm_workflow* workflow, const char* path) {
   return guard([&] {
-    require(workflow, "weft_tvm_save", "workflow");
-    require(path, "weft_tvm_save", "path");
+    require(workflow, "weft_token_vm_save", "workflow");
+    require(path, "weft_token_vm_save", "path");
     save_workflow(workflow->workflow, path);
   });
 }
 
-weft_status weft_tvm_vocab_size(const weft_tvm_workflow* workflow, uint32_t* size) {
+weft_status weft_token_vm_vocab_size(const weft_token_vm_workflow* workflow, uint32_t* size) {
   return guard([&] {
-    require(workflow, "weft_tvm_vocab_size", "workflow");
-    require(size, "weft_tvm_vocab_size", "size");
+    require(workflow, "weft_token_vm_vocab_size", "workflow");
+    require(size, "weft_token_vm_vocab_size", "size");
     *size = workflow->tokenizer->vocab_size();
   });
 }
 
-weft_status weft_tvm_encode(const weft_tvm_workflow* workflow, const char* text, uint32_t* tokens, uint64_t capacity,
+weft_status weft_token_vm_encode(const weft_token_vm_workflow* workflow, const char* text, uint32_t* tokens, uint64_t capacity,
                             uint64_t* count) {
   return guard([&] {
-    require(workflow, "weft_tvm_encode", "workflow");
-    require(text, "weft_tvm_encode", "text");
-    require(count, "weft_tvm_encode", "count");
-    if (capacity) require(tokens, "weft_tvm_encode", "tokens");
+    require(workflow, "weft_token_vm_encode", "workflow");
+    require(text, "weft_token_vm_encode", "text");
+    require(count, "weft_token_vm_encode", "count");
+    if (capacity) require(tokens, "weft_token_vm_encode", "tokens");
     copy_array(workflow->tokenizer->encode(text), tokens, capacity, count);
   });
 }
 
-weft_status weft_tvm_decode(const weft_tvm_workflow* workflow, const uint32_t* tokens, uint64_t count, char* text,
+weft_status weft_token_vm_decode(const weft_token_vm_workflow* workflow, const uint32_t* tokens, uint64_t count, char* text,
                             uint64_t capacity, uint64_t* length) {
   return guard([&] {
-    require(workflow, "weft_tvm_decode", "workflow");
-    if (count) require(tokens, "weft_tvm_decode", "tokens");
-    require(length, "weft_tvm_decode", "length");
-    if (capacity) require(text, "weft_tvm_decode", "text");
+    require(workflow, "weft_token_vm_decode", "workflow");
+    if (count) require(tokens, "weft_token_vm_decode", "tokens");
+    require(length, "weft_token_vm_decode", "length");
+    if (capacity) require(text, "weft_token_vm_decode", "text");
     copy_out(workflow->tokenizer->decode(std::span<const Token>(tokens, size_t(count))), text, capacity, length);
   });
 }
 
-void weft_tvm_workflow_retain(weft_tvm_workflow* workflow) {
+void weft_token_vm_workflow_retain(weft_token_vm_workflow* workflow) {
   if (workflow) workflow->refs.fetch_add(1, std::memory_order_relaxed);
 }
-void weft_tvm_workflow_release(weft_tvm_workflow* workflow) { capi::release(workflow); }
+void weft_token_vm_workflow_release(weft_token_vm_workflow* workflow) { capi::release(workflow); }
 
-weft_status weft_tvm_machine_create(weft_device* device, weft_tvm_workflow* workflow, uint32_t batch, uint32_t steps_per_submit,
-                                    weft_tvm_machine** machine) {
+weft_status weft_token_vm_machine_create(weft_device* device, weft_token_vm_workflow* workflow, uint32_t batch, uint32_t steps_per_submit,
+                                    weft_token_vm_machine** machine) {
   return guard([&] {
-    require(workflow, "weft_tvm_machine_create", "workflow");
-    require(machine, "weft_tvm_machine_create", "machine");
+    require(workflow, "weft_token_vm_machine_create", "workflow");
+    require(machine, "weft_token_vm_machine_create", "machine");
     *machine = nullptr;
-    if (batch == 0) fail(ErrorCode::BadInput, "weft_tvm_machine_create: batch must be at least 1");
+    if (batch == 0) fail(ErrorCode::BadInput, "weft_token_vm_machine_create: batch must be at least 1");
     VmConfig c;
     c.batch = batch;
     if (workflow->workflow.match_mode == MatchMode::Byte) c.vocab_bytes = vocab_bytes(*workflow->tokenizer);
-    auto h = std::make_unique<weft_tvm_machine>();
+    auto h = std::make_unique<weft_token_vm_machine>();
     std::unique_ptr<Backend> backend;
     if (device) {
       h->device = device->device;
@@ -192,41 +192,41 @@ weft_status weft_tvm_machine_create(weft_device* device, weft_tvm_workflow* work
       backend = std::make_unique<Reference>(workflow->workflow, c);
     }
     h->machine = std::make_unique<Machine>(workflow->workflow, *workflow->tokenizer, std::move(backend));
-    weft_tvm_workflow_retain(workflow);
+    weft_token_vm_workflow_retain(workflow);
     h->workflow = workflow;
     *machine = h.release();
   });
 }
 
-weft_status weft_tvm_answer_set(weft_tvm_answer* answer, const char* text, uint64_t length) {
+weft_status weft_token_vm_answer_set(weft_token_vm_answer* answer, const char* text, uint64_t length) {
   return guard([&] {
-    require(answer, "weft_tvm_answer_set", "answer");
-    if (length) require(text, "weft_tvm_answer_set", "text");
+    require(answer, "weft_token_vm_answer_set", "answer");
+    if (length) require(text, "weft_token_vm_answer_set", "text");
     answer->text.assign(text ? text : "", size_t(length));
     answer->set = true;
   });
 }
 
-weft_status weft_tvm_set_tool(weft_tvm_machine* machine, const char* name, weft_tvm_tool tool, void* user) {
+weft_status weft_token_vm_set_tool(weft_token_vm_machine* machine, const char* name, weft_token_vm_tool tool, void* user) {
   return guard([&] {
-    require(machine, "weft_tvm_set_tool", "machine");
-    require(name, "weft_tvm_set_tool", "name");
-    require(reinterpret_cast<const void*>(tool), "weft_tvm_set_tool", "tool");
+    require(machine, "weft_token_vm_set_tool", "machine");
+    require(name, "weft_token_vm_set_tool", "name");
+    require(reinterpret_cast<const void*>(tool), "weft_token_vm_set_tool", "tool");
     const std::string tool_name = name;
     machine->machine->set_tool(tool_name, [tool, user, tool_name](const std::string& captured) {
-      weft_tvm_answer answer;
+      weft_token_vm_answer answer;
       const weft_status s = tool(user, captured.c_str(), captured.size(), &answer);
       if (s != WEFT_OK) fail(ErrorCode::BadInput, "tool '" + tool_name + "' returned " + weft_status_name(s));
-      if (!answer.set) fail(ErrorCode::BadInput, "tool '" + tool_name + "' returned no answer (call weft_tvm_answer_set)");
+      if (!answer.set) fail(ErrorCode::BadInput, "tool '" + tool_name + "' returned no answer (call weft_token_vm_answer_set)");
       return answer.text;
     });
   });
 }
 
-weft_status weft_tvm_step(weft_tvm_machine* machine, const uint32_t* sampled, uint32_t* tokens, uint32_t* tags) {
+weft_status weft_token_vm_step(weft_token_vm_machine* machine, const uint32_t* sampled, uint32_t* tokens, uint32_t* tags) {
   return guard([&] {
-    require(machine, "weft_tvm_step", "machine");
-    require(sampled, "weft_tvm_step", "sampled");
+    require(machine, "weft_token_vm_step", "machine");
+    require(sampled, "weft_token_vm_step", "sampled");
     const uint32_t B = machine->machine->batch();
     std::vector<uint32_t> tag_out;
     const std::vector<Token> out = machine->machine->step(std::span<const Token>(sampled, B), tags ? &tag_out : nullptr);
@@ -235,45 +235,45 @@ weft_status weft_tvm_step(weft_tvm_machine* machine, const uint32_t* sampled, ui
   });
 }
 
-weft_status weft_tvm_run(weft_tvm_machine* machine, const uint32_t* sampled, uint32_t steps) {
+weft_status weft_token_vm_run(weft_token_vm_machine* machine, const uint32_t* sampled, uint32_t steps) {
   return guard([&] {
-    require(machine, "weft_tvm_run", "machine");
-    if (steps) require(sampled, "weft_tvm_run", "sampled");
+    require(machine, "weft_token_vm_run", "machine");
+    if (steps) require(sampled, "weft_token_vm_run", "sampled");
     machine->machine->run(std::span<const Token>(sampled, size_t(steps) * machine->machine->batch()), steps);
   });
 }
 
-weft_status weft_tvm_done(const weft_tvm_machine* machine, int* done) {
+weft_status weft_token_vm_done(const weft_token_vm_machine* machine, int* done) {
   return guard([&] {
-    require(machine, "weft_tvm_done", "machine");
-    require(done, "weft_tvm_done", "done");
+    require(machine, "weft_token_vm_done", "machine");
+    require(done, "weft_token_vm_done", "done");
     *done = machine->machine->done() ? 1 : 0;
   });
 }
 
-weft_status weft_tvm_callbacks_ready(const weft_tvm_machine* machine, int* ready) {
+weft_status weft_token_vm_callbacks_ready(const weft_token_vm_machine* machine, int* ready) {
   return guard([&] {
-    require(machine, "weft_tvm_callbacks_ready", "machine");
-    require(ready, "weft_tvm_callbacks_ready", "ready");
+    require(machine, "weft_token_vm_callbacks_ready", "machine");
+    require(ready, "weft_token_vm_callbacks_ready", "ready");
     *ready = machine->machine->callbacks_ready() ? 1 : 0;
   });
 }
 
-weft_status weft_tvm_pending_count(const weft_tvm_machine* machine, uint32_t* count) {
+weft_status weft_token_vm_pending_count(const weft_token_vm_machine* machine, uint32_t* count) {
   return guard([&] {
-    require(machine, "weft_tvm_pending_count", "machine");
-    require(count, "weft_tvm_pending_count", "count");
+    require(machine, "weft_token_vm_pending_count", "machine");
+    require(count, "weft_token_vm_pending_count", "count");
     *count = uint32_t(machine->machine->pending_calls().size());
   });
 }
 
-weft_status weft_tvm_pending_call(weft_tvm_machine* machine, uint32_t index, uint32_t* stream, const char** tool,
+weft_status weft_token_vm_pending_call(weft_token_vm_machine* machine, uint32_t index, uint32_t* stream, const char** tool,
                                   const char** text) {
   return guard([&] {
-    require(machine, "weft_tvm_pending_call", "machine");
+    require(machine, "weft_token_vm_pending_call", "machine");
     const std::vector<ToolCall>& calls = machine->machine->pending_calls();
     if (index >= calls.size())
-      fail(ErrorCode::BadInput, "weft_tvm_pending_call: index " + std::to_string(index) + " is out of range (" +
+      fail(ErrorCode::BadInput, "weft_token_vm_pending_call: index " + std::to_string(index) + " is out of range (" +
                                     std::to_string(calls.size()) + " pending)");
     const ToolCall& c = calls[index];
     if (stream) *stream = c.stream;
@@ -291,89 +291,89 @@ weft_status weft_tvm_pending_call(weft_tvm_machine* machine, uint32_t index, uin
   });
 }
 
-weft_status weft_tvm_resolve_callbacks(weft_tvm_machine* machine, uint64_t* resolved) {
+weft_status weft_token_vm_resolve_callbacks(weft_token_vm_machine* machine, uint64_t* resolved) {
   return guard([&] {
-    require(machine, "weft_tvm_resolve_callbacks", "machine");
+    require(machine, "weft_token_vm_resolve_callbacks", "machine");
     const size_t n = machine->machine->resolve_callbacks();
     if (resolved) *resolved = n;
   });
 }
 
-weft_status weft_tvm_resolve(weft_tvm_machine* machine, uint32_t stream, const char* answer) {
+weft_status weft_token_vm_resolve(weft_token_vm_machine* machine, uint32_t stream, const char* answer) {
   return guard([&] {
-    require(machine, "weft_tvm_resolve", "machine");
-    require(answer, "weft_tvm_resolve", "answer");
-    check_stream(machine, stream, "weft_tvm_resolve");
+    require(machine, "weft_token_vm_resolve", "machine");
+    require(answer, "weft_token_vm_resolve", "answer");
+    check_stream(machine, stream, "weft_token_vm_resolve");
     machine->machine->resolve(stream, answer);
   });
 }
 
-weft_status weft_tvm_feed(weft_tvm_machine* machine, uint32_t stream, const char* text) {
+weft_status weft_token_vm_feed(weft_token_vm_machine* machine, uint32_t stream, const char* text) {
   return guard([&] {
-    require(machine, "weft_tvm_feed", "machine");
-    require(text, "weft_tvm_feed", "text");
-    check_stream(machine, stream, "weft_tvm_feed");
+    require(machine, "weft_token_vm_feed", "machine");
+    require(text, "weft_token_vm_feed", "text");
+    check_stream(machine, stream, "weft_token_vm_feed");
     machine->machine->feed(stream, text);
   });
 }
 
-weft_status weft_tvm_extract(const weft_tvm_machine* machine, uint32_t stream, const char* name, char* text, uint64_t capacity,
+weft_status weft_token_vm_extract(const weft_token_vm_machine* machine, uint32_t stream, const char* name, char* text, uint64_t capacity,
                              uint64_t* length) {
   return guard([&] {
-    require(machine, "weft_tvm_extract", "machine");
-    require(name, "weft_tvm_extract", "name");
-    require(length, "weft_tvm_extract", "length");
-    if (capacity) require(text, "weft_tvm_extract", "text");
-    check_stream(machine, stream, "weft_tvm_extract");
+    require(machine, "weft_token_vm_extract", "machine");
+    require(name, "weft_token_vm_extract", "name");
+    require(length, "weft_token_vm_extract", "length");
+    if (capacity) require(text, "weft_token_vm_extract", "text");
+    check_stream(machine, stream, "weft_token_vm_extract");
     bool declared = false;
     for (const Extraction& e : machine->workflow->workflow.extractions) declared |= e.name == name;
-    if (!declared) fail(ErrorCode::BadInput, std::string("weft_tvm_extract: the workflow declares no extraction '") + name + "'");
+    if (!declared) fail(ErrorCode::BadInput, std::string("weft_token_vm_extract: the workflow declares no extraction '") + name + "'");
     const auto all = machine->machine->extract();
     const auto it = all[stream].find(name);
     copy_out(it == all[stream].end() ? std::string() : it->second, text, capacity, length);
   });
 }
 
-weft_status weft_tvm_generative_sequence(const weft_tvm_machine* machine, uint32_t stream, char* text, uint64_t capacity,
+weft_status weft_token_vm_generative_sequence(const weft_token_vm_machine* machine, uint32_t stream, char* text, uint64_t capacity,
                                          uint64_t* length) {
   return guard([&] {
-    require(machine, "weft_tvm_generative_sequence", "machine");
-    require(length, "weft_tvm_generative_sequence", "length");
-    if (capacity) require(text, "weft_tvm_generative_sequence", "text");
-    check_stream(machine, stream, "weft_tvm_generative_sequence");
+    require(machine, "weft_token_vm_generative_sequence", "machine");
+    require(length, "weft_token_vm_generative_sequence", "length");
+    if (capacity) require(text, "weft_token_vm_generative_sequence", "text");
+    check_stream(machine, stream, "weft_token_vm_generative_sequence");
     copy_out(machine->machine->generative_sequence()[stream], text, capacity, length);
   });
 }
 
-weft_status weft_tvm_decisions(const weft_tvm_machine* machine, uint32_t stream, uint32_t* zones, uint64_t capacity,
+weft_status weft_token_vm_decisions(const weft_token_vm_machine* machine, uint32_t stream, uint32_t* zones, uint64_t capacity,
                                uint64_t* count) {
   return guard([&] {
-    require(machine, "weft_tvm_decisions", "machine");
-    require(count, "weft_tvm_decisions", "count");
-    if (capacity) require(zones, "weft_tvm_decisions", "zones");
-    check_stream(machine, stream, "weft_tvm_decisions");
+    require(machine, "weft_token_vm_decisions", "machine");
+    require(count, "weft_token_vm_decisions", "count");
+    if (capacity) require(zones, "weft_token_vm_decisions", "zones");
+    check_stream(machine, stream, "weft_token_vm_decisions");
     copy_array(machine->machine->decisions()[stream], zones, capacity, count);
   });
 }
 
-weft_status weft_tvm_raw_stream(const weft_tvm_machine* machine, uint32_t stream, uint32_t* tokens, uint64_t capacity,
+weft_status weft_token_vm_raw_stream(const weft_token_vm_machine* machine, uint32_t stream, uint32_t* tokens, uint64_t capacity,
                                 uint64_t* count) {
   return guard([&] {
-    require(machine, "weft_tvm_raw_stream", "machine");
-    require(count, "weft_tvm_raw_stream", "count");
-    if (capacity) require(tokens, "weft_tvm_raw_stream", "tokens");
-    check_stream(machine, stream, "weft_tvm_raw_stream");
+    require(machine, "weft_token_vm_raw_stream", "machine");
+    require(count, "weft_token_vm_raw_stream", "count");
+    if (capacity) require(tokens, "weft_token_vm_raw_stream", "tokens");
+    check_stream(machine, stream, "weft_token_vm_raw_stream");
     copy_array(machine->machine->raw_stream()[stream], tokens, capacity, count);
   });
 }
 
-weft_status weft_tvm_records(const weft_tvm_machine* machine, uint32_t stream, weft_tvm_record* records, uint64_t capacity,
+weft_status weft_token_vm_records(const weft_token_vm_machine* machine, uint32_t stream, weft_token_vm_record* records, uint64_t capacity,
                              uint64_t* count) {
   return guard([&] {
-    require(machine, "weft_tvm_records", "machine");
-    require(count, "weft_tvm_records", "count");
-    if (capacity) require(records, "weft_tvm_records", "records");
-    check_stream(machine, stream, "weft_tvm_records");
+    require(machine, "weft_token_vm_records", "machine");
+    require(count, "weft_token_vm_records", "count");
+    if (capacity) require(records, "weft_token_vm_records", "records");
+    check_stream(machine, stream, "weft_token_vm_records");
     const std::vector<TraceRecord>& all = machine->machine->status()[stream];
     *count = all.size();
     for (size_t i = 0; i < all.size() && i < capacity; ++i)
@@ -381,31 +381,31 @@ weft_status weft_tvm_records(const weft_tvm_machine* machine, uint32_t stream, w
   });
 }
 
-weft_status weft_tvm_stream_status(const weft_tvm_machine* machine, uint32_t* status) {
+weft_status weft_token_vm_stream_status(const weft_token_vm_machine* machine, uint32_t* status) {
   return guard([&] {
-    require(machine, "weft_tvm_stream_status", "machine");
-    require(status, "weft_tvm_stream_status", "status");
+    require(machine, "weft_token_vm_stream_status", "machine");
+    require(status, "weft_token_vm_stream_status", "status");
     const std::vector<uint32_t> s = machine->machine->stream_status();
     std::copy(s.begin(), s.end(), status);
   });
 }
 
-weft_status weft_tvm_steps_taken(const weft_tvm_machine* machine, uint64_t* steps) {
+weft_status weft_token_vm_steps_taken(const weft_token_vm_machine* machine, uint64_t* steps) {
   return guard([&] {
-    require(machine, "weft_tvm_steps_taken", "machine");
-    require(steps, "weft_tvm_steps_taken", "steps");
+    require(machine, "weft_token_vm_steps_taken", "machine");
+    require(steps, "weft_token_vm_steps_taken", "steps");
     *steps = machine->machine->steps_taken();
   });
 }
 
-weft_status weft_tvm_batch(const weft_tvm_machine* machine, uint32_t* batch) {
+weft_status weft_token_vm_batch(const weft_token_vm_machine* machine, uint32_t* batch) {
   return guard([&] {
-    require(machine, "weft_tvm_batch", "machine");
-    require(batch, "weft_tvm_batch", "batch");
+    require(machine, "weft_token_vm_batch", "machine");
+    require(batch, "weft_token_vm_batch", "batch");
     *batch = machine->machine->batch();
   });
 }
 
-void weft_tvm_machine_release(weft_tvm_machine* machine) { capi::release(machine); }
+void weft_token_vm_machine_release(weft_token_vm_machine* machine) { capi::release(machine); }
 
 }  // extern "C"

@@ -28,7 +28,7 @@ extern "C" {
 #define WEFT_API
 #endif
 
-#define WEFT_ABI_VERSION 1
+#define WEFT_ABI_VERSION 2
 
 typedef enum weft_status {
   WEFT_OK = 0,
@@ -144,86 +144,86 @@ WEFT_API weft_status weft_program_write_outputs(weft_program* program, const cha
 WEFT_API void weft_program_release(weft_program* program);
 
 /* ---- hypothesis update (Monty's evidence updates; workloads/hypothesis_update) ---- */
-typedef struct weft_hyp_backend weft_hyp_backend;
+typedef struct weft_hypothesis_update_backend weft_hypothesis_update_backend;
 
-typedef enum weft_hyp_updater { WEFT_HYP_DEFAULT = 0, WEFT_HYP_BURST_SAMPLING = 1 } weft_hyp_updater;
+typedef enum weft_hypothesis_update_updater { WEFT_HYPOTHESIS_UPDATE_DEFAULT = 0, WEFT_HYPOTHESIS_UPDATE_BURST_SAMPLING = 1 } weft_hypothesis_update_updater;
 
-typedef struct weft_hyp_feature {
+typedef struct weft_hypothesis_update_feature {
   const char* name;
   uint32_t width;            /* columns */
   const double* tolerances;  /* width values, > 0 */
   const double* weights;     /* width values, >= 0 */
   int first_column_circular; /* hue wraps at 1 */
-} weft_hyp_feature;
+} weft_hypothesis_update_feature;
 
-typedef struct weft_hyp_config { /* fill with weft_hyp_config_default, then change fields */
+typedef struct weft_hypothesis_update_config { /* fill with weft_hypothesis_update_config_default, then change fields */
   uint32_t struct_size;
-  weft_hyp_updater updater;
+  weft_hypothesis_update_updater updater;
   const char* threshold;     /* Monty's evidence_threshold_config: "80%", "mean", "median", "all", ... */
   double x_percent_threshold, max_match_distance;
   int max_nneighbors;        /* K, 1..16 */
   double past_weight, present_weight, feature_evidence_increment, sn_weight, cd_weight;
   int umbilical_num_poses;
-  const weft_hyp_feature* features;
+  const weft_hypothesis_update_feature* features;
   uint32_t feature_count;
   int curvature_feature;     /* index into features, -1: none */
   double burst_sampling_multiplier, burst_deletion_trigger_slope, burst_trigger_slope;
   int burst_duration, burst_slope_window, burst_slope_min_age;
   int max_channels;
-} weft_hyp_config;
+} weft_hypothesis_update_config;
 
-typedef struct weft_hyp_channel {
+typedef struct weft_hypothesis_update_channel {
   double pose_vectors[9];    /* sn, cd1, cd2 as rows */
   int pose_fully_defined;
   const double* features;    /* the config's feature widths, concatenated */
   uint32_t feature_count;
-} weft_hyp_channel;
+} weft_hypothesis_update_channel;
 
-typedef struct weft_hyp_input {
+typedef struct weft_hypothesis_update_input {
   int lm;
   int has_displacement;      /* 0 on an LM's first step */
   double displacement[3];
-  const weft_hyp_channel* channels;
+  const weft_hypothesis_update_channel* channels;
   uint32_t channel_count;
-} weft_hyp_input;
+} weft_hypothesis_update_input;
 
-typedef struct weft_hyp_step_info {
+typedef struct weft_hypothesis_update_step_info {
   double threshold, prediction_error; /* prediction_error is NaN when nothing was tested */
   uint64_t tested;
   int updated;
-} weft_hyp_step_info;
+} weft_hypothesis_update_step_info;
 
-WEFT_API void weft_hyp_config_default(weft_hyp_config* config);
+WEFT_API void weft_hypothesis_update_config_default(weft_hypothesis_update_config* config);
 /* threads = 0: one per hardware thread. */
-WEFT_API weft_status weft_hyp_backend_cpu(uint32_t threads, weft_hyp_backend** backend);
-WEFT_API weft_status weft_hyp_backend_vulkan(weft_device* device, weft_hyp_backend** backend);
+WEFT_API weft_status weft_hypothesis_update_backend_cpu(uint32_t threads, weft_hypothesis_update_backend** backend);
+WEFT_API weft_status weft_hypothesis_update_backend_vulkan(weft_device* device, weft_hypothesis_update_backend** backend);
 /* pos: nodes x 3; x: nodes x columns (spec §2 layout), feature_width of them non-pose features. */
-WEFT_API weft_status weft_hyp_add_graph(weft_hyp_backend* backend, const char* name, const double* pos, uint64_t nodes,
+WEFT_API weft_status weft_hypothesis_update_add_graph(weft_hypothesis_update_backend* backend, const char* name, const double* pos, uint64_t nodes,
                                         const double* x, uint64_t columns, uint64_t feature_width, int* graph);
-WEFT_API weft_status weft_hyp_add_learning_module(weft_hyp_backend* backend, const weft_hyp_config* config,
+WEFT_API weft_status weft_hypothesis_update_add_learning_module(weft_hypothesis_update_backend* backend, const weft_hypothesis_update_config* config,
                                                   const int* graphs, uint32_t graph_count, int* lm);
-WEFT_API weft_status weft_hyp_reset_episode(weft_hyp_backend* backend);
-WEFT_API weft_status weft_hyp_dispatch(weft_hyp_backend* backend, const weft_hyp_input* inputs, uint32_t count);
-WEFT_API weft_status weft_hyp_wait(weft_hyp_backend* backend);
-WEFT_API weft_status weft_hyp_count(const weft_hyp_backend* backend, int lm, int graph, uint64_t* hypotheses);
+WEFT_API weft_status weft_hypothesis_update_reset_episode(weft_hypothesis_update_backend* backend);
+WEFT_API weft_status weft_hypothesis_update_dispatch(weft_hypothesis_update_backend* backend, const weft_hypothesis_update_input* inputs, uint32_t count);
+WEFT_API weft_status weft_hypothesis_update_wait(weft_hypothesis_update_backend* backend);
+WEFT_API weft_status weft_hypothesis_update_count(const weft_hypothesis_update_backend* backend, int lm, int graph, uint64_t* hypotheses);
 /* Copies up to `capacity` hypotheses; any output pointer may be NULL. evidence: H, locations: H x 3,
  * rotations: H x 9, possible: H. WEFT_ERROR_BAD_INPUT when capacity < the count. */
-WEFT_API weft_status weft_hyp_read(const weft_hyp_backend* backend, int lm, int graph, uint64_t capacity,
+WEFT_API weft_status weft_hypothesis_update_read(const weft_hypothesis_update_backend* backend, int lm, int graph, uint64_t capacity,
                                    double* evidence, double* locations, double* rotations, uint8_t* possible);
-WEFT_API weft_status weft_hyp_step_info_get(const weft_hyp_backend* backend, int lm, int graph, weft_hyp_step_info* info);
-WEFT_API weft_status weft_hyp_most_likely(const weft_hyp_backend* backend, int lm, int* graph, int64_t* hypothesis,
+WEFT_API weft_status weft_hypothesis_update_step_info_get(const weft_hypothesis_update_backend* backend, int lm, int graph, weft_hypothesis_update_step_info* info);
+WEFT_API weft_status weft_hypothesis_update_most_likely(const weft_hypothesis_update_backend* backend, int lm, int* graph, int64_t* hypothesis,
                                           double* evidence);
-WEFT_API void weft_hyp_backend_release(weft_hyp_backend* backend);
+WEFT_API void weft_hypothesis_update_backend_release(weft_hypothesis_update_backend* backend);
 
 /* ---- the token VM (workloads/token_vm): UDPL prompts -> a compiled workflow -> a batch of
  * streams stepped once per generated token, on the device or on the CPU reference ---- */
-typedef struct weft_tvm_workflow weft_tvm_workflow; /* a compiled workflow and its tokenizer */
-typedef struct weft_tvm_machine weft_tvm_machine;   /* B streams running one workflow */
-typedef struct weft_tvm_answer weft_tvm_answer;     /* where a tool callback puts its answer */
+typedef struct weft_token_vm_workflow weft_token_vm_workflow; /* a compiled workflow and its tokenizer */
+typedef struct weft_token_vm_machine weft_token_vm_machine;   /* B streams running one workflow */
+typedef struct weft_token_vm_answer weft_token_vm_answer;     /* where a tool callback puts its answer */
 
-typedef enum weft_tvm_stream_state { WEFT_TVM_RUNNING = 0, WEFT_TVM_WAIT_TOOL = 1, WEFT_TVM_DONE = 2 } weft_tvm_stream_state;
+typedef enum weft_token_vm_stream_state { WEFT_TOKEN_VM_RUNNING = 0, WEFT_TOKEN_VM_WAIT_TOOL = 1, WEFT_TOKEN_VM_DONE = 2 } weft_token_vm_stream_state;
 
-typedef struct weft_tvm_compile_options { /* fill with weft_tvm_compile_options_default */
+typedef struct weft_token_vm_compile_options { /* fill with weft_token_vm_compile_options_default */
   uint32_t struct_size;
   const char* flow;                    /* flow TOML; NULL: the sequences in the file's order */
   const char* tokenizer;               /* Hugging Face tokenizer.json (byte-level BPE); NULL: bytes */
@@ -231,80 +231,80 @@ typedef struct weft_tvm_compile_options { /* fill with weft_tvm_compile_options_
   const char* const* resource_values;
   uint32_t resource_count;
   int byte_matching;                   /* match zone patterns on bytes instead of token ids */
-} weft_tvm_compile_options;
+} weft_token_vm_compile_options;
 
-WEFT_API void weft_tvm_compile_options_default(weft_tvm_compile_options* options);
+WEFT_API void weft_token_vm_compile_options_default(weft_token_vm_compile_options* options);
 /* prompts: a UDPL .toml file or a folder of them. Lint failures: WEFT_ERROR_BAD_INPUT naming
  * file, sequence, block and field. options may be NULL. */
-WEFT_API weft_status weft_tvm_compile(const char* prompts, const weft_tvm_compile_options* options,
-                                      weft_tvm_workflow** workflow);
-/* A workflow saved by weft_tvm_save (or `weft tokenvm compile --out`); tokenizer NULL: bytes. */
-WEFT_API weft_status weft_tvm_load(const char* workflow_json, const char* tokenizer, weft_tvm_workflow** workflow);
-WEFT_API weft_status weft_tvm_save(const weft_tvm_workflow* workflow, const char* path);
-WEFT_API weft_status weft_tvm_vocab_size(const weft_tvm_workflow* workflow, uint32_t* size);
+WEFT_API weft_status weft_token_vm_compile(const char* prompts, const weft_token_vm_compile_options* options,
+                                      weft_token_vm_workflow** workflow);
+/* A workflow saved by weft_token_vm_save (or `weft tokenvm compile --out`); tokenizer NULL: bytes. */
+WEFT_API weft_status weft_token_vm_load(const char* workflow_json, const char* tokenizer, weft_token_vm_workflow** workflow);
+WEFT_API weft_status weft_token_vm_save(const weft_token_vm_workflow* workflow, const char* path);
+WEFT_API weft_status weft_token_vm_vocab_size(const weft_token_vm_workflow* workflow, uint32_t* size);
 /* Strings and arrays come back snprintf-style: up to capacity is copied (strings NUL-terminated
  * when capacity > 0) and *length / *count is always the full size, so capacity 0 asks for it. */
-WEFT_API weft_status weft_tvm_encode(const weft_tvm_workflow* workflow, const char* text, uint32_t* tokens,
+WEFT_API weft_status weft_token_vm_encode(const weft_token_vm_workflow* workflow, const char* text, uint32_t* tokens,
                                      uint64_t capacity, uint64_t* count);
-WEFT_API weft_status weft_tvm_decode(const weft_tvm_workflow* workflow, const uint32_t* tokens, uint64_t count,
+WEFT_API weft_status weft_token_vm_decode(const weft_token_vm_workflow* workflow, const uint32_t* tokens, uint64_t count,
                                      char* text, uint64_t capacity, uint64_t* length);
-WEFT_API void weft_tvm_workflow_retain(weft_tvm_workflow* workflow);
-WEFT_API void weft_tvm_workflow_release(weft_tvm_workflow* workflow);
+WEFT_API void weft_token_vm_workflow_retain(weft_token_vm_workflow* workflow);
+WEFT_API void weft_token_vm_workflow_release(weft_token_vm_workflow* workflow);
 
 /* device NULL: the CPU reference (bit-identical results). The machine keeps the workflow and
- * the device alive. steps_per_submit: how many steps weft_tvm_run records per submission. */
-WEFT_API weft_status weft_tvm_machine_create(weft_device* device, weft_tvm_workflow* workflow, uint32_t batch,
-                                             uint32_t steps_per_submit, weft_tvm_machine** machine);
-WEFT_API weft_status weft_tvm_batch(const weft_tvm_machine* machine, uint32_t* batch);
+ * the device alive. steps_per_submit: how many steps weft_token_vm_run records per submission. */
+WEFT_API weft_status weft_token_vm_machine_create(weft_device* device, weft_token_vm_workflow* workflow, uint32_t batch,
+                                             uint32_t steps_per_submit, weft_token_vm_machine** machine);
+WEFT_API weft_status weft_token_vm_batch(const weft_token_vm_machine* machine, uint32_t* batch);
 /* A tool: gets the text the model generated in the capture zone, answers through
- * weft_tvm_answer_set (copied; the callback keeps ownership of its strings). Runs on the thread
- * that calls weft_tvm_resolve_callbacks. A status other than WEFT_OK fails that call. */
-typedef weft_status (*weft_tvm_tool)(void* user, const char* captured, uint64_t length, weft_tvm_answer* answer);
-WEFT_API weft_status weft_tvm_answer_set(weft_tvm_answer* answer, const char* text, uint64_t length);
+ * weft_token_vm_answer_set (copied; the callback keeps ownership of its strings). Runs on the thread
+ * that calls weft_token_vm_resolve_callbacks. A status other than WEFT_OK fails that call. */
+typedef weft_status (*weft_token_vm_tool)(void* user, const char* captured, uint64_t length, weft_token_vm_answer* answer);
+WEFT_API weft_status weft_token_vm_answer_set(weft_token_vm_answer* answer, const char* text, uint64_t length);
 /* name: one of the workflow's tools (WEFT_ERROR_BAD_INPUT otherwise). */
-WEFT_API weft_status weft_tvm_set_tool(weft_tvm_machine* machine, const char* name, weft_tvm_tool tool, void* user);
+WEFT_API weft_status weft_token_vm_set_tool(weft_token_vm_machine* machine, const char* name, weft_token_vm_tool tool, void* user);
 /* One step: sampled[batch] (the model's tokens) -> tokens[batch] the model must consume, and
  * their tag bits; tokens and tags may be NULL. */
-WEFT_API weft_status weft_tvm_step(weft_tvm_machine* machine, const uint32_t* sampled, uint32_t* tokens, uint32_t* tags);
+WEFT_API weft_status weft_token_vm_step(weft_token_vm_machine* machine, const uint32_t* sampled, uint32_t* tokens, uint32_t* tags);
 /* steps steps of scripted tokens sampled[steps][batch], steps_per_submit per submission. */
-WEFT_API weft_status weft_tvm_run(weft_tvm_machine* machine, const uint32_t* sampled, uint32_t steps);
-WEFT_API weft_status weft_tvm_done(const weft_tvm_machine* machine, int* done);
-WEFT_API weft_status weft_tvm_callbacks_ready(const weft_tvm_machine* machine, int* ready);
-WEFT_API weft_status weft_tvm_pending_count(const weft_tvm_machine* machine, uint32_t* count);
+WEFT_API weft_status weft_token_vm_run(weft_token_vm_machine* machine, const uint32_t* sampled, uint32_t steps);
+WEFT_API weft_status weft_token_vm_done(const weft_token_vm_machine* machine, int* done);
+WEFT_API weft_status weft_token_vm_callbacks_ready(const weft_token_vm_machine* machine, int* ready);
+WEFT_API weft_status weft_token_vm_pending_count(const weft_token_vm_machine* machine, uint32_t* count);
 /* Call index of the pending list; tool/text point into the machine, valid until it changes. */
-WEFT_API weft_status weft_tvm_pending_call(weft_tvm_machine* machine, uint32_t index, uint32_t* stream,
+WEFT_API weft_status weft_token_vm_pending_call(weft_token_vm_machine* machine, uint32_t index, uint32_t* stream,
                                            const char** tool, const char** text);
 /* Every pending call through its registered tool; the answers feed the streams' next zones. */
-WEFT_API weft_status weft_tvm_resolve_callbacks(weft_tvm_machine* machine, uint64_t* resolved);
+WEFT_API weft_status weft_token_vm_resolve_callbacks(weft_token_vm_machine* machine, uint64_t* resolved);
 /* The stream's oldest pending call answered by the host directly. */
-WEFT_API weft_status weft_tvm_resolve(weft_tvm_machine* machine, uint32_t stream, const char* answer);
-WEFT_API weft_status weft_tvm_feed(weft_tvm_machine* machine, uint32_t stream, const char* text);
+WEFT_API weft_status weft_token_vm_resolve(weft_token_vm_machine* machine, uint32_t stream, const char* answer);
+WEFT_API weft_status weft_token_vm_feed(weft_token_vm_machine* machine, uint32_t stream, const char* text);
 /* name: one of the workflow's extractions; "" until the stream has produced it. */
-WEFT_API weft_status weft_tvm_extract(const weft_tvm_machine* machine, uint32_t stream, const char* name, char* text,
+WEFT_API weft_status weft_token_vm_extract(const weft_token_vm_machine* machine, uint32_t stream, const char* name, char* text,
                                       uint64_t capacity, uint64_t* length);
 /* What the model saw (decoded, pads left out). */
-WEFT_API weft_status weft_tvm_generative_sequence(const weft_tvm_machine* machine, uint32_t stream, char* text,
+WEFT_API weft_status weft_token_vm_generative_sequence(const weft_token_vm_machine* machine, uint32_t stream, char* text,
                                                   uint64_t capacity, uint64_t* length);
-WEFT_API weft_status weft_tvm_decisions(const weft_tvm_machine* machine, uint32_t stream, uint32_t* zones,
+WEFT_API weft_status weft_token_vm_decisions(const weft_token_vm_machine* machine, uint32_t stream, uint32_t* zones,
                                         uint64_t capacity, uint64_t* count);
-WEFT_API weft_status weft_tvm_raw_stream(const weft_tvm_machine* machine, uint32_t stream, uint32_t* tokens,
+WEFT_API weft_status weft_token_vm_raw_stream(const weft_token_vm_machine* machine, uint32_t stream, uint32_t* tokens,
                                          uint64_t capacity, uint64_t* count);
 /* Where a step's token came from. */
-typedef enum weft_tvm_source {
-  WEFT_TVM_SRC_FORCED = 0, WEFT_TVM_SRC_FEED = 1, WEFT_TVM_SRC_SAMPLED = 2, WEFT_TVM_SRC_TIMEOUT = 3,
-  WEFT_TVM_SRC_WAIT = 4, /* pad: waiting for a feed or a tool answer */
-  WEFT_TVM_SRC_DONE = 5  /* pad: the stream is done */
-} weft_tvm_source;
-typedef struct weft_tvm_record { /* one step of one stream */
-  uint32_t token, tags, zone, token_in_zone, source; /* source: weft_tvm_source */
-} weft_tvm_record;
-/* The per-step records of a stream, aligned with weft_tvm_raw_stream (snprintf-style count). */
-WEFT_API weft_status weft_tvm_records(const weft_tvm_machine* machine, uint32_t stream, weft_tvm_record* records,
+typedef enum weft_token_vm_source {
+  WEFT_TOKEN_VM_SRC_FORCED = 0, WEFT_TOKEN_VM_SRC_FEED = 1, WEFT_TOKEN_VM_SRC_SAMPLED = 2, WEFT_TOKEN_VM_SRC_TIMEOUT = 3,
+  WEFT_TOKEN_VM_SRC_WAIT = 4, /* pad: waiting for a feed or a tool answer */
+  WEFT_TOKEN_VM_SRC_DONE = 5  /* pad: the stream is done */
+} weft_token_vm_source;
+typedef struct weft_token_vm_record { /* one step of one stream */
+  uint32_t token, tags, zone, token_in_zone, source; /* source: weft_token_vm_source */
+} weft_token_vm_record;
+/* The per-step records of a stream, aligned with weft_token_vm_raw_stream (snprintf-style count). */
+WEFT_API weft_status weft_token_vm_records(const weft_token_vm_machine* machine, uint32_t stream, weft_token_vm_record* records,
                                       uint64_t capacity, uint64_t* count);
-/* status[batch]: weft_tvm_stream_state per stream after the last step. */
-WEFT_API weft_status weft_tvm_stream_status(const weft_tvm_machine* machine, uint32_t* status);
-WEFT_API weft_status weft_tvm_steps_taken(const weft_tvm_machine* machine, uint64_t* steps);
-WEFT_API void weft_tvm_machine_release(weft_tvm_machine* machine);
+/* status[batch]: weft_token_vm_stream_state per stream after the last step. */
+WEFT_API weft_status weft_token_vm_stream_status(const weft_token_vm_machine* machine, uint32_t* status);
+WEFT_API weft_status weft_token_vm_steps_taken(const weft_token_vm_machine* machine, uint64_t* steps);
+WEFT_API void weft_token_vm_machine_release(weft_token_vm_machine* machine);
 
 #ifdef __cplusplus
 }

@@ -242,40 +242,40 @@ static void test_hypothesis(weft_device* device) {
   }
   const double hsv_tol[3] = {0.1, 0.2, 0.2}, hsv_w[3] = {1, 0.5, 0.5};
   const double curv_tol[2] = {1, 1}, curv_w[2] = {1, 1};
-  const weft_hyp_feature features[2] = {{"hsv", 3, hsv_tol, hsv_w, 1}, {"principal_curvatures_log", 2, curv_tol, curv_w, 0}};
-  weft_hyp_config config;
-  weft_hyp_config_default(&config);
+  const weft_hypothesis_update_feature features[2] = {{"hsv", 3, hsv_tol, hsv_w, 1}, {"principal_curvatures_log", 2, curv_tol, curv_w, 0}};
+  weft_hypothesis_update_config config;
+  weft_hypothesis_update_config_default(&config);
   config.threshold = "80%";
   config.features = features;
   config.feature_count = 2;
   config.curvature_feature = 1;
 
-  weft_hyp_backend* backends[2] = {NULL, NULL};
-  OK(weft_hyp_backend_cpu(1, &backends[0]));
-  OK(weft_hyp_backend_vulkan(device, &backends[1]));
+  weft_hypothesis_update_backend* backends[2] = {NULL, NULL};
+  OK(weft_hypothesis_update_backend_cpu(1, &backends[0]));
+  OK(weft_hypothesis_update_backend_vulkan(device, &backends[1]));
   if (!backends[0] || !backends[1]) return;
   int lms[2] = {-1, -1};
   for (int b = 0; b < 2; ++b) {
     int graph = -1;
-    OK(weft_hyp_add_graph(backends[b], "lattice", pos, N, x, COLS, 5, &graph));
+    OK(weft_hypothesis_update_add_graph(backends[b], "lattice", pos, N, x, COLS, 5, &graph));
     CHECK(graph == 0);
-    OK(weft_hyp_add_learning_module(backends[b], &config, &graph, 1, &lms[b]));
+    OK(weft_hypothesis_update_add_learning_module(backends[b], &config, &graph, 1, &lms[b]));
     CHECK(lms[b] == 0);
   }
 
   for (int step = 0; step < 4; ++step) {
     const double a = 0.7 * step, c = cos(a), s = sin(a);
-    weft_hyp_channel channel = {{c, 0, s, 0, 1, 0, -s, 0, c}, 1, NULL, 5};
+    weft_hypothesis_update_channel channel = {{c, 0, s, 0, 1, 0, -s, 0, c}, 1, NULL, 5};
     const double sensed[5] = {0.03 * (step + 4), 0.5, 0.5, 0.1 * step - 0.2, 0.1};
     channel.features = sensed;
-    weft_hyp_input input = {0, step > 0, {0.01, 0.0, 0.0}, &channel, 1};
+    weft_hypothesis_update_input input = {0, step > 0, {0.01, 0.0, 0.0}, &channel, 1};
     for (int b = 0; b < 2; ++b) {
-      OK(weft_hyp_dispatch(backends[b], &input, 1));
-      OK(weft_hyp_wait(backends[b]));
+      OK(weft_hypothesis_update_dispatch(backends[b], &input, 1));
+      OK(weft_hypothesis_update_wait(backends[b]));
     }
   }
   uint64_t counts[2] = {0, 0};
-  for (int b = 0; b < 2; ++b) OK(weft_hyp_count(backends[b], 0, 0, &counts[b]));
+  for (int b = 0; b < 2; ++b) OK(weft_hypothesis_update_count(backends[b], 0, 0, &counts[b]));
   CHECK(counts[0] > 0 && counts[0] == counts[1]);
   if (counts[0] > 0 && counts[0] == counts[1]) {
     const uint64_t h = counts[0];
@@ -283,8 +283,8 @@ static void test_hypothesis(weft_device* device) {
     double* locations = malloc(h * 3 * sizeof(double));
     double* rotations = malloc(h * 9 * sizeof(double));
     uint8_t* possible = malloc(h);
-    OK(weft_hyp_read(backends[0], 0, 0, h, evidence[0], locations, rotations, possible));
-    OK(weft_hyp_read(backends[1], 0, 0, h, evidence[1], NULL, NULL, NULL));
+    OK(weft_hypothesis_update_read(backends[0], 0, 0, h, evidence[0], locations, rotations, possible));
+    OK(weft_hypothesis_update_read(backends[1], 0, 0, h, evidence[1], NULL, NULL, NULL));
     double worst = 0, spread = 0;
     for (uint64_t i = 0; i < h; ++i) {
       const double d = fabs(evidence[0][i] - evidence[1][i]);
@@ -295,20 +295,20 @@ static void test_hypothesis(weft_device* device) {
            spread, worst);
     CHECK(spread > 0.1); /* the steps really moved the evidence */
     CHECK(worst <= 1e-4);
-    FAILS(weft_hyp_read(backends[0], 0, 0, h - 1, evidence[0], NULL, NULL, NULL), WEFT_ERROR_BAD_INPUT, "capacity");
+    FAILS(weft_hypothesis_update_read(backends[0], 0, 0, h - 1, evidence[0], NULL, NULL, NULL), WEFT_ERROR_BAD_INPUT, "capacity");
     free(evidence[0]);
     free(evidence[1]);
     free(locations);
     free(rotations);
     free(possible);
   }
-  weft_hyp_step_info info[2];
+  weft_hypothesis_update_step_info info[2];
   int graphs[2];
   int64_t best[2];
   double best_evidence[2];
   for (int b = 0; b < 2; ++b) {
-    OK(weft_hyp_step_info_get(backends[b], 0, 0, &info[b]));
-    OK(weft_hyp_most_likely(backends[b], 0, &graphs[b], &best[b], &best_evidence[b]));
+    OK(weft_hypothesis_update_step_info_get(backends[b], 0, 0, &info[b]));
+    OK(weft_hypothesis_update_most_likely(backends[b], 0, &graphs[b], &best[b], &best_evidence[b]));
   }
   CHECK(info[0].updated && info[1].updated && info[0].tested == info[1].tested);
   CHECK(fabs(info[0].threshold - info[1].threshold) <= 1e-4);
@@ -316,22 +316,22 @@ static void test_hypothesis(weft_device* device) {
 
   /* Error paths: an unknown LM, a wrong feature count, a bad threshold, a bad struct size. */
   double one = 0.5;
-  weft_hyp_channel short_channel = {{1, 0, 0, 0, 1, 0, 0, 0, 1}, 1, &one, 1};
-  weft_hyp_input bad_input = {0, 1, {0, 0, 0}, &short_channel, 1};
-  FAILS(weft_hyp_dispatch(backends[0], &bad_input, 1), WEFT_ERROR_BAD_INPUT, "features");
+  weft_hypothesis_update_channel short_channel = {{1, 0, 0, 0, 1, 0, 0, 0, 1}, 1, &one, 1};
+  weft_hypothesis_update_input bad_input = {0, 1, {0, 0, 0}, &short_channel, 1};
+  FAILS(weft_hypothesis_update_dispatch(backends[0], &bad_input, 1), WEFT_ERROR_BAD_INPUT, "features");
   bad_input.lm = 5;
-  FAILS(weft_hyp_dispatch(backends[0], &bad_input, 1), WEFT_ERROR_BAD_INPUT, "unknown LM 5");
+  FAILS(weft_hypothesis_update_dispatch(backends[0], &bad_input, 1), WEFT_ERROR_BAD_INPUT, "unknown LM 5");
   uint64_t c = 0;
-  FAILS(weft_hyp_count(backends[0], 3, 0, &c), WEFT_ERROR_BAD_INPUT, "3");
-  weft_hyp_config broken = config;
+  FAILS(weft_hypothesis_update_count(backends[0], 3, 0, &c), WEFT_ERROR_BAD_INPUT, "3");
+  weft_hypothesis_update_config broken = config;
   broken.threshold = "eighty";
   int lm = -1, graph0 = 0;
-  FAILS(weft_hyp_add_learning_module(backends[0], &broken, &graph0, 1, &lm), WEFT_ERROR_BAD_INPUT, "eighty");
+  FAILS(weft_hypothesis_update_add_learning_module(backends[0], &broken, &graph0, 1, &lm), WEFT_ERROR_BAD_INPUT, "eighty");
   broken = config;
   broken.struct_size = 8;
-  FAILS(weft_hyp_add_learning_module(backends[0], &broken, &graph0, 1, &lm), WEFT_ERROR_INVALID_ARGUMENT, "struct_size");
-  OK(weft_hyp_reset_episode(backends[0]));
-  for (int b = 0; b < 2; ++b) weft_hyp_backend_release(backends[b]);
+  FAILS(weft_hypothesis_update_add_learning_module(backends[0], &broken, &graph0, 1, &lm), WEFT_ERROR_INVALID_ARGUMENT, "struct_size");
+  OK(weft_hypothesis_update_reset_episode(backends[0]));
+  for (int b = 0; b < 2; ++b) weft_hypothesis_update_backend_release(backends[b]);
 }
 
 /* ---- token VM ---- */
@@ -378,7 +378,7 @@ static long calc_expr(const char** p) {
   return v;
 }
 
-static weft_status calculator(void* user, const char* captured, uint64_t length, weft_tvm_answer* answer) {
+static weft_status calculator(void* user, const char* captured, uint64_t length, weft_token_vm_answer* answer) {
   ((calc_state*)user)->calls++;
   char text[256];
   const size_t n = length < sizeof text - 1 ? (size_t)length : sizeof text - 1;
@@ -393,53 +393,53 @@ static weft_status calculator(void* user, const char* captured, uint64_t length,
   char out[64];
   if (calc_ok && *p == '\0') snprintf(out, sizeof out, "%ld\n", v);
   else snprintf(out, sizeof out, "error\n");
-  return weft_tvm_answer_set(answer, out, strlen(out));
+  return weft_token_vm_answer_set(answer, out, strlen(out));
 }
 
 /* Runs the example workflow over two scripted streams; returns the machine (done). The script
  * advances a stream only when the VM took its sampled token (or timed out on it). */
-static weft_tvm_machine* run_example(weft_device* device, weft_tvm_workflow* workflow, calc_state* calc) {
+static weft_token_vm_machine* run_example(weft_device* device, weft_token_vm_workflow* workflow, calc_state* calc) {
   static const char* lines[2] = {
       " more[EOS] 17 * 23 = 391, plus 4.[EOS] stop[Jump] 17 * 23 + 4[EOS][EOS] [EOS] 395[EOS] 395[EOS]",
       " more[EOS] 17 * 20 = 340[EOS] more[EOS] 340 + 69 = 409[EOS][Jump] (17 * 20) + (17 * 3) + 4[EOS][EOS][Jump] I "
       "added 69 instead of 51.[EOS] 395[EOS] 395[EOS]"};
   uint32_t script[2][256];
   uint64_t length[2], cursor[2] = {0, 0};
-  for (int b = 0; b < 2; ++b) OK(weft_tvm_encode(workflow, lines[b], script[b], 256, &length[b]));
-  weft_tvm_machine* m = NULL;
-  OK(weft_tvm_machine_create(device, workflow, 2, 1, &m));
+  for (int b = 0; b < 2; ++b) OK(weft_token_vm_encode(workflow, lines[b], script[b], 256, &length[b]));
+  weft_token_vm_machine* m = NULL;
+  OK(weft_token_vm_machine_create(device, workflow, 2, 1, &m));
   if (!m) return NULL;
-  OK(weft_tvm_set_tool(m, "calculator", calculator, calc));
+  OK(weft_token_vm_set_tool(m, "calculator", calculator, calc));
   int done = 0;
   for (int step = 0; step < 2000 && !done; ++step) {
     uint32_t sampled[2], out[2], tags[2];
     for (int b = 0; b < 2; ++b) sampled[b] = script[b][cursor[b] % length[b]];
-    OK(weft_tvm_step(m, sampled, out, tags));
+    OK(weft_token_vm_step(m, sampled, out, tags));
     for (uint32_t b = 0; b < 2; ++b) {
-      weft_tvm_record last;
+      weft_token_vm_record last;
       uint64_t count = 0;
-      OK(weft_tvm_records(m, b, NULL, 0, &count));
-      weft_tvm_record* all = (weft_tvm_record*)malloc(sizeof *all * (size_t)count);
-      OK(weft_tvm_records(m, b, all, count, &count));
+      OK(weft_token_vm_records(m, b, NULL, 0, &count));
+      weft_token_vm_record* all = (weft_token_vm_record*)malloc(sizeof *all * (size_t)count);
+      OK(weft_token_vm_records(m, b, all, count, &count));
       last = all[count - 1];
       free(all);
       CHECK(last.token == out[b] && last.tags == tags[b]);
-      if (last.source == WEFT_TVM_SRC_SAMPLED || last.source == WEFT_TVM_SRC_TIMEOUT) ++cursor[b];
+      if (last.source == WEFT_TOKEN_VM_SRC_SAMPLED || last.source == WEFT_TOKEN_VM_SRC_TIMEOUT) ++cursor[b];
     }
     int ready = 0;
-    OK(weft_tvm_callbacks_ready(m, &ready));
+    OK(weft_token_vm_callbacks_ready(m, &ready));
     if (ready) {
       uint32_t pending = 0, stream = 99;
       const char *tool = NULL, *text = NULL;
-      OK(weft_tvm_pending_count(m, &pending));
+      OK(weft_token_vm_pending_count(m, &pending));
       CHECK(pending >= 1);
-      OK(weft_tvm_pending_call(m, 0, &stream, &tool, &text));
+      OK(weft_token_vm_pending_call(m, 0, &stream, &tool, &text));
       CHECK(stream < 2 && tool && strcmp(tool, "calculator") == 0 && text && strlen(text) > 0);
       uint64_t resolved = 0;
-      OK(weft_tvm_resolve_callbacks(m, &resolved));
+      OK(weft_token_vm_resolve_callbacks(m, &resolved));
       CHECK(resolved == pending);
     }
-    OK(weft_tvm_done(m, &done));
+    OK(weft_token_vm_done(m, &done));
   }
   CHECK(done == 1);
   return m;
@@ -452,111 +452,111 @@ static void test_token_vm(weft_device* device, const char* examples, const char*
   snprintf(saved, sizeof saved, "%s/token_vm_workflow.json", temp);
   const char* names[1] = {"problem"};
   const char* values[1] = {"What is 17 * 23 + 4?"};
-  weft_tvm_compile_options options;
-  weft_tvm_compile_options_default(&options);
+  weft_token_vm_compile_options options;
+  weft_token_vm_compile_options_default(&options);
   options.flow = flow;
   options.resource_names = names;
   options.resource_values = values;
   options.resource_count = 1;
-  weft_tvm_workflow* workflow = NULL;
-  OK(weft_tvm_compile(prompts, &options, &workflow));
+  weft_token_vm_workflow* workflow = NULL;
+  OK(weft_token_vm_compile(prompts, &options, &workflow));
   if (!workflow) return;
   uint32_t vocab = 0;
-  OK(weft_tvm_vocab_size(workflow, &vocab));
+  OK(weft_token_vm_vocab_size(workflow, &vocab));
   CHECK(vocab == 257);  /* bytes + the pad */
   uint32_t tokens[8];
   uint64_t count = 0, length = 0;
-  OK(weft_tvm_encode(workflow, "hi!", tokens, 8, &count));
+  OK(weft_token_vm_encode(workflow, "hi!", tokens, 8, &count));
   CHECK(count == 3 && tokens[0] == 'h' && tokens[2] == '!');
   char text[64];
-  OK(weft_tvm_decode(workflow, tokens, count, text, sizeof text, &length));
+  OK(weft_token_vm_decode(workflow, tokens, count, text, sizeof text, &length));
   CHECK(length == 3 && strcmp(text, "hi!") == 0);
-  OK(weft_tvm_decode(workflow, tokens, count, text, 2, &length));  /* truncated, full length reported */
+  OK(weft_token_vm_decode(workflow, tokens, count, text, 2, &length));  /* truncated, full length reported */
   CHECK(length == 3 && strcmp(text, "h") == 0);
 
   /* The device and the CPU reference, same script and tool: identical streams and answers. */
   calc_state device_calc = {0}, reference_calc = {0};
-  weft_tvm_machine* on_device = run_example(device, workflow, &device_calc);
-  weft_tvm_machine* on_reference = run_example(NULL, workflow, &reference_calc);
+  weft_token_vm_machine* on_device = run_example(device, workflow, &device_calc);
+  weft_token_vm_machine* on_reference = run_example(NULL, workflow, &reference_calc);
   if (!on_device || !on_reference) return;
   CHECK(device_calc.calls == 2 && reference_calc.calls == 2);
   uint64_t steps_d = 0, steps_r = 0;
-  OK(weft_tvm_steps_taken(on_device, &steps_d));
-  OK(weft_tvm_steps_taken(on_reference, &steps_r));
+  OK(weft_token_vm_steps_taken(on_device, &steps_d));
+  OK(weft_token_vm_steps_taken(on_reference, &steps_r));
   CHECK(steps_d == steps_r && steps_d > 100);
   printf("token VM: 2 streams, %llu steps, device == reference, %d calculator calls each\n", (unsigned long long)steps_d,
          device_calc.calls);
   uint32_t batch = 0, status[2] = {9, 9};
-  OK(weft_tvm_batch(on_device, &batch));
+  OK(weft_token_vm_batch(on_device, &batch));
   CHECK(batch == 2);
-  OK(weft_tvm_stream_status(on_device, status));
-  CHECK(status[0] == WEFT_TVM_DONE && status[1] == WEFT_TVM_DONE);
+  OK(weft_token_vm_stream_status(on_device, status));
+  CHECK(status[0] == WEFT_TOKEN_VM_DONE && status[1] == WEFT_TOKEN_VM_DONE);
   for (uint32_t b = 0; b < 2; ++b) {
     uint32_t raw_d[4096], raw_r[4096], zones_d[256], zones_r[256];
     uint64_t nd = 0, nr = 0, zd = 0, zr = 0;
-    OK(weft_tvm_raw_stream(on_device, b, raw_d, 4096, &nd));
-    OK(weft_tvm_raw_stream(on_reference, b, raw_r, 4096, &nr));
+    OK(weft_token_vm_raw_stream(on_device, b, raw_d, 4096, &nd));
+    OK(weft_token_vm_raw_stream(on_reference, b, raw_r, 4096, &nr));
     CHECK(nd == nr && nd <= 4096 && memcmp(raw_d, raw_r, sizeof raw_d[0] * (size_t)nd) == 0);
-    OK(weft_tvm_decisions(on_device, b, zones_d, 256, &zd));
-    OK(weft_tvm_decisions(on_reference, b, zones_r, 256, &zr));
+    OK(weft_token_vm_decisions(on_device, b, zones_d, 256, &zd));
+    OK(weft_token_vm_decisions(on_reference, b, zones_r, 256, &zr));
     CHECK(zd == zr && zd > 5 && memcmp(zones_d, zones_r, sizeof zones_d[0] * (size_t)zd) == 0);
     char answer[256], work[1024], seen[8192];
-    OK(weft_tvm_extract(on_device, b, "answer", answer, sizeof answer, &length));
+    OK(weft_token_vm_extract(on_device, b, "answer", answer, sizeof answer, &length));
     CHECK(strcmp(answer, " 395[EOS]") == 0);
-    OK(weft_tvm_extract(on_device, b, "work", work, sizeof work, &length));
+    OK(weft_token_vm_extract(on_device, b, "work", work, sizeof work, &length));
     CHECK(strstr(work, "395\n") != NULL);  /* the C calculator's answer, fed back */
-    OK(weft_tvm_generative_sequence(on_device, b, seen, sizeof seen, &length));
+    OK(weft_token_vm_generative_sequence(on_device, b, seen, sizeof seen, &length));
     CHECK(strstr(seen, "Solve this problem: What is 17 * 23 + 4?") != NULL);
   }
   /* Save, load, and the loaded workflow gives the same first step. */
-  OK(weft_tvm_save(workflow, saved));
-  weft_tvm_workflow* loaded = NULL;
-  OK(weft_tvm_load(saved, NULL, &loaded));
-  weft_tvm_machine* again = NULL;
-  OK(weft_tvm_machine_create(NULL, loaded, 1, 1, &again));
-  weft_tvm_workflow_release(loaded);  /* the machine keeps it alive */
+  OK(weft_token_vm_save(workflow, saved));
+  weft_token_vm_workflow* loaded = NULL;
+  OK(weft_token_vm_load(saved, NULL, &loaded));
+  weft_token_vm_machine* again = NULL;
+  OK(weft_token_vm_machine_create(NULL, loaded, 1, 1, &again));
+  weft_token_vm_workflow_release(loaded);  /* the machine keeps it alive */
   uint32_t sampled = 'x', first = 0, first_loaded = 0;
-  weft_tvm_machine* fresh = NULL;
-  OK(weft_tvm_machine_create(NULL, workflow, 1, 1, &fresh));
-  OK(weft_tvm_step(again, &sampled, &first_loaded, NULL));
-  OK(weft_tvm_step(fresh, &sampled, &first, NULL));
+  weft_token_vm_machine* fresh = NULL;
+  OK(weft_token_vm_machine_create(NULL, workflow, 1, 1, &fresh));
+  OK(weft_token_vm_step(again, &sampled, &first_loaded, NULL));
+  OK(weft_token_vm_step(fresh, &sampled, &first, NULL));
   CHECK(first == first_loaded && first == '[');  /* the forced "[Prompt]" starts */
-  /* Scripted steps through weft_tvm_run, and a host-side feed and resolve. */
+  /* Scripted steps through weft_token_vm_run, and a host-side feed and resolve. */
   uint32_t script[16];
   for (int i = 0; i < 16; ++i) script[i] = 'a';
-  OK(weft_tvm_run(fresh, script, 16));
-  OK(weft_tvm_steps_taken(fresh, &steps_d));
+  OK(weft_token_vm_run(fresh, script, 16));
+  OK(weft_token_vm_steps_taken(fresh, &steps_d));
   CHECK(steps_d == 17);
-  OK(weft_tvm_feed(fresh, 0, "queued"));
+  OK(weft_token_vm_feed(fresh, 0, "queued"));
 
   /* Errors. */
-  weft_tvm_workflow* bad = NULL;
+  weft_token_vm_workflow* bad = NULL;
   char bad_path[1024];
   snprintf(bad_path, sizeof bad_path, "%s/no_such_prompts.toml", temp);
-  FAILS(weft_tvm_compile(bad_path, &options, &bad), WEFT_ERROR_BAD_INPUT, "no_such_prompts.toml");
+  FAILS(weft_token_vm_compile(bad_path, &options, &bad), WEFT_ERROR_BAD_INPUT, "no_such_prompts.toml");
   CHECK(bad == NULL);
-  FAILS(weft_tvm_compile(NULL, &options, &bad), WEFT_ERROR_INVALID_ARGUMENT, "prompts");
-  weft_tvm_compile_options old = options;
+  FAILS(weft_token_vm_compile(NULL, &options, &bad), WEFT_ERROR_INVALID_ARGUMENT, "prompts");
+  weft_token_vm_compile_options old = options;
   old.struct_size = 8;
-  FAILS(weft_tvm_compile(prompts, &old, &bad), WEFT_ERROR_INVALID_ARGUMENT, "struct_size");
-  FAILS(weft_tvm_load(prompts, NULL, &bad), WEFT_ERROR_BAD_INPUT, "prompts.toml");
-  FAILS(weft_tvm_set_tool(fresh, "no_such_tool", calculator, &device_calc), WEFT_ERROR_BAD_INPUT, "no_such_tool");
-  FAILS(weft_tvm_feed(fresh, 5, "x"), WEFT_ERROR_BAD_INPUT, "stream 5");
-  FAILS(weft_tvm_extract(on_device, 0, "nothing", text, sizeof text, &length), WEFT_ERROR_BAD_INPUT, "nothing");
-  FAILS(weft_tvm_raw_stream(on_device, 2, NULL, 0, &count), WEFT_ERROR_BAD_INPUT, "stream 2");
-  FAILS(weft_tvm_step(NULL, &sampled, NULL, NULL), WEFT_ERROR_INVALID_ARGUMENT, "machine");
+  FAILS(weft_token_vm_compile(prompts, &old, &bad), WEFT_ERROR_INVALID_ARGUMENT, "struct_size");
+  FAILS(weft_token_vm_load(prompts, NULL, &bad), WEFT_ERROR_BAD_INPUT, "prompts.toml");
+  FAILS(weft_token_vm_set_tool(fresh, "no_such_tool", calculator, &device_calc), WEFT_ERROR_BAD_INPUT, "no_such_tool");
+  FAILS(weft_token_vm_feed(fresh, 5, "x"), WEFT_ERROR_BAD_INPUT, "stream 5");
+  FAILS(weft_token_vm_extract(on_device, 0, "nothing", text, sizeof text, &length), WEFT_ERROR_BAD_INPUT, "nothing");
+  FAILS(weft_token_vm_raw_stream(on_device, 2, NULL, 0, &count), WEFT_ERROR_BAD_INPUT, "stream 2");
+  FAILS(weft_token_vm_step(NULL, &sampled, NULL, NULL), WEFT_ERROR_INVALID_ARGUMENT, "machine");
   uint32_t out_of_vocab = 100000;
-  FAILS(weft_tvm_step(fresh, &out_of_vocab, NULL, NULL), WEFT_ERROR_BAD_INPUT, "100000");
-  FAILS(weft_tvm_machine_create(NULL, workflow, 0, 1, &again), WEFT_ERROR_BAD_INPUT, "batch");
-  FAILS(weft_tvm_pending_call(fresh, 3, NULL, NULL, NULL), WEFT_ERROR_BAD_INPUT, "index 3");
+  FAILS(weft_token_vm_step(fresh, &out_of_vocab, NULL, NULL), WEFT_ERROR_BAD_INPUT, "100000");
+  FAILS(weft_token_vm_machine_create(NULL, workflow, 0, 1, &again), WEFT_ERROR_BAD_INPUT, "batch");
+  FAILS(weft_token_vm_pending_call(fresh, 3, NULL, NULL, NULL), WEFT_ERROR_BAD_INPUT, "index 3");
 
-  weft_tvm_machine_release(again);
-  weft_tvm_machine_release(fresh);
-  weft_tvm_machine_release(on_device);
-  weft_tvm_machine_release(on_reference);
-  weft_tvm_workflow_release(workflow);
-  weft_tvm_workflow_release(NULL);
-  weft_tvm_machine_release(NULL);
+  weft_token_vm_machine_release(again);
+  weft_token_vm_machine_release(fresh);
+  weft_token_vm_machine_release(on_device);
+  weft_token_vm_machine_release(on_reference);
+  weft_token_vm_workflow_release(workflow);
+  weft_token_vm_workflow_release(NULL);
+  weft_token_vm_machine_release(NULL);
 }
 
 int main(int argc, char** argv) {
