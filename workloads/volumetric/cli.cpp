@@ -106,14 +106,9 @@ uint64_t f32_bytes(const Layer& l) {
   return b;
 }
 
-int run_model(const cli::Args& a) {
-  if (a.positional.size() < 2) fail(ErrorCode::BadInput, "volumetric run needs a model file");
-  Network net = load_model(a.positional[1]);
-  const uint32_t passes = std::max(1u, u32(a, "passes", 3)), ticks = u32(a, "ticks", 4), train_steps = u32(a, "train", 0);
-  std::mt19937 rng(u32(a, "seed", 1));
-  auto dev = open_device(a);
+void print_model(Network& net, const Device& dev, const std::string& path) {
   std::printf("device: %s\nmodel: %s, grid %u x %u x %u x %u (depth, rows, cols, layers per cell), input %u, output %u\n",
-              dev->info().name.c_str(), a.positional[1].c_str(), net.depth(), net.rows(), net.cols(), net.layers_per_cell(),
+              dev.info().name.c_str(), path.c_str(), net.depth(), net.rows(), net.cols(), net.layers_per_cell(),
               net.input_size(), net.output_size());
   uint64_t packed = 0, full = 0;
   for (uint32_t i = 0; i < net.size(); ++i) {
@@ -126,154 +121,193 @@ int run_model(const cli::Args& a) {
     full += f32_bytes(l);
   }
   std::printf("weights: %llu bytes packed (%llu as f32)\n\n", (unsigned long long)packed, (unsigned long long)full);
+}
 
+void print_head(const char* label, const std::vector<float>& v) {
+  std::printf("%s", label);
+  for (size_t k = 0; k < std::min<size_t>(4, v.size()); ++k) std::printf("%.5f ", double(v[k]));
+}
+
+// `passes` forward passes on the device and the CPU reference side by side (cells fed by a link
+// to a later cell carry state from pass to pass); false when an error passes its bound.
+bool run_passes(Device& dev, Network& net, const std::vector<float>& x, uint32_t passes) {
+  bool ok = true;
+  MeshState ref = initial_state(net);
+  DeviceMesh mesh(dev, net, {Schedule::Pass, 1});
+  mesh.set_input(x);
+  std::printf("forward passes (device computes from packed weights; bound %.0e x pass):\n", kPassBound);
+  for (uint32_t p = 0; p < passes; ++p) {
+    const auto y = forward(net, x, ref);
+    mesh.run();
+    const auto d = mesh.output();
+    const double e = compare(d, y).normalized_max();
+    ok = ok && e <= kPassBound * (p + 1);
+    std::printf("  pass %u: output[0..%zu) ", p + 1, std::min<size_t>(4, d.size()));
+    print_head("device ", d);
+    print_head(" cpu ", y);
+    std::printf(" err %.2e  gpu %.3f ms\n", e, mesh.gpu_ns() * 1e-6);
+    for (uint32_t i = 0; i < net.size(); ++i)
+      if (net.at(i).remote && *net.at(i).remote >= i) {
+        const auto di = mesh.output(i);
+        const double e2 = compare(di, ref.out[i]).normalized_max();
+        ok = ok && e2 <= kPassBound * (p + 1);
+        double n2 = 0;
+        for (float v : di) n2 += double(v) * v;
+        std::printf("          recurrent %s: |y| device %.5f, err %.2e\n", net.where(i).c_str(), std::sqrt(n2), e2);
+      }
+  }
+  return ok;
+}
+
+// `ticks` steps of the step mesh in one submission against the reference, and its replay from
+// the initial state bit for bit.
+bool run_step_mesh(Device& dev, Network& net, const std::vector<float>& x, uint32_t ticks) {
+  DeviceMesh tick(dev, net, {Schedule::Tick, ticks});
+  tick.set_input(x);
+  MeshState st = initial_state(net);
+  for (uint32_t t = 0; t < ticks; ++t) step(net, x, st);
+  tick.run();
+  double worst = 0;
+  for (uint32_t i = 0; i < net.size(); ++i) worst = std::max(worst, compare(tick.output(i), st.out[i]).normalized_max());
+  const auto first = tick.state();
+  tick.set_state(initial_state(net));
+  tick.run();
+  const bool same = tick.state().out == first.out;
+  std::printf("\nstep mesh: %u ticks in one submission (double-buffered, every cell reads the previous tick)\n", ticks);
+  std::printf("  worst cell error vs reference %.2e, replay bit-identical: %s, gpu %.3f ms\n", worst, same ? "yes" : "NO",
+              tick.gpu_ns() * 1e-6);
+  return same && worst <= kPassBound * ticks;
+}
+
+// Teacher: y = tanh(A x) with a fixed random A, 8 samples.
+struct Samples {
+  std::vector<std::vector<float>> xs, ys;
+};
+Samples teacher_samples(const Network& net, std::mt19937& rng) {
+  const uint32_t in = net.input_size(), out = net.output_size();
+  std::normal_distribution<float> nd(0, 1);
+  std::vector<float> A(uint64_t(in) * out);
+  for (float& v : A) v = nd(rng) / std::sqrt(float(in));
+  Samples s;
+  for (int k = 0; k < 8; ++k) {
+    const auto xk = random_input(net, rng);
+    std::vector<float> yk(out);
+    for (uint32_t o = 0; o < out; ++o) {
+      double sum = 0;
+      for (uint32_t i = 0; i < in; ++i) sum += A[uint64_t(o) * in + i] * xk[i];
+      yk[o] = float(std::tanh(sum));
+    }
+    s.xs.push_back(xk);
+    s.ys.push_back(yk);
+  }
+  return s;
+}
+
+TrainOptions train_options(const cli::Args& a) {
+  const std::string opt = a.get("optimizer", "adam");
+  if (opt != "sgd" && opt != "adam") fail(ErrorCode::BadInput, "--optimizer must be sgd or adam");
+  TrainOptions o;
+  o.optimizer = opt == "sgd" ? Optimizer::SGD : Optimizer::Adam;
+  o.lr = f32(a, "lr", o.optimizer == Optimizer::SGD ? 0.05f : 0.01f);
+  return o;
+}
+
+double mean_loss(Network& n, const Samples& data) {
+  double s = 0;
+  for (size_t k = 0; k < data.xs.size(); ++k) {
+    MeshState z = initial_state(n);
+    s += mse(forward(n, data.xs[k], z), data.ys[k]);
+  }
+  return s / double(data.xs.size());
+}
+
+void copy_masters(Layer& to, Layer& from) {
+  for (size_t m = 0; m < to.mats.size(); ++m) to.mats[m].set_master(from.mats[m].master());
+  to.vecs = from.vecs;
+  for (size_t c = 0; c < to.children.size(); ++c) copy_masters(to.children[c], from.children[c]);
+}
+
+// CPU and device training side by side on the teacher's samples, then the trained masters into
+// `net` (device's when it can train, else the CPU's); false when they disagree or do not learn.
+bool run_training(Device& dev, Network& net, const cli::Args& a, uint32_t steps, std::mt19937& rng) {
+  const Samples data = teacher_samples(net, rng);
+  const TrainOptions o = train_options(a);
+  // Both sides train the f32 masters (see device_train.h); the model keeps its types.
+  Network cpu_net = net, dev_net = net;
+  cpu_net.set_dtype(DType::F32);
+  dev_net.set_dtype(DType::F32);
+  Trainer cpu(cpu_net, o);
+  std::unique_ptr<DeviceTrainer> gpu;
+  try {
+    gpu = std::make_unique<DeviceTrainer>(dev, dev_net, o);
+  } catch (const Error& e) {
+    std::printf("\ndevice training unavailable: %s\n", e.what());
+  }
+  std::printf("\ntraining (%s, lr %g, %u steps, teacher y = tanh(A x), 8 samples, MSE; f32 masters):\n",
+              o.optimizer == Optimizer::SGD ? "sgd" : "adam", double(o.lr), steps);
+  const double before = mean_loss(net, data);
+  double cpu_first = 0, cpu_last = 0, dev_first = 0, dev_last = 0, worst = 0, dev_ns = 0;
+  for (uint32_t s = 0; s < steps; ++s) {
+    const size_t k = s % data.xs.size();
+    const double lc = cpu.step(data.xs[k], data.ys[k]);
+    const double ld = gpu ? gpu->step(data.xs[k], data.ys[k]) : NAN;
+    if (gpu) dev_ns += gpu->gpu_ns();
+    if (s < 8) cpu_first += lc / 8, dev_first += ld / 8;
+    if (s + 8 >= steps) cpu_last += lc / 8, dev_last += ld / 8;
+    if (gpu) worst = std::max(worst, std::fabs(lc - ld) / std::max(1e-3, lc));
+  }
+  std::printf("  first 8 steps mean loss: cpu %.5f device %.5f\n  last 8 steps mean loss:  cpu %.5f device %.5f\n", cpu_first,
+              dev_first, cpu_last, dev_last);
+  bool ok = cpu_last < cpu_first;
+  if (gpu) {
+    std::printf("  worst per-step loss difference (relative) %.2e; device gpu time %.3f ms per step\n", worst,
+                dev_ns / steps * 1e-6);
+    gpu->download(net);  // trained masters into the model; its packed versions re-make on use
+    ok = ok && worst <= 1e-3 && dev_last < dev_first;
+  } else {
+    for (uint32_t i = 0; i < net.size(); ++i) copy_masters(net.at(i), cpu_net.at(i));
+  }
+  std::printf("  the model in its own numeric types (packed from the trained masters): loss %.5f -> %.5f\n", before,
+              mean_loss(net, data));
+  return ok;
+}
+
+// Save, reload, and compare outputs and the model description bit for bit.
+bool check_checkpoint(Network& net, const std::vector<float>& x, const std::string& path) {
+  save_checkpoint(net, path);
+  Network back = load_checkpoint(path);
+  MeshState s1 = initial_state(net), s2 = initial_state(back);
+  const bool same = forward(net, x, s1) == forward(back, x, s2) && model_to_json(net) == model_to_json(back);
+  std::printf("\ncheckpoint: %s (packed weights per layer type); reload gives bit-identical outputs: %s\n", path.c_str(),
+              same ? "yes" : "NO");
+  return same;
+}
+
+int run_model(const cli::Args& a) {
+  if (a.positional.size() < 2) fail(ErrorCode::BadInput, "volumetric run needs a model file");
+  Network net = load_model(a.positional[1]);
+  const uint32_t passes = std::max(1u, u32(a, "passes", 3)), ticks = u32(a, "ticks", 4), train_steps = u32(a, "train", 0);
+  std::mt19937 rng(u32(a, "seed", 1));
+  auto dev = open_device(a);
+  print_model(net, *dev, a.positional[1]);
   std::string why;
   const bool on_device = all_device(net, why);
   const std::vector<float> x = random_input(net, rng);
   bool ok = true;
-  MeshState ref = initial_state(net);
   if (!on_device) {
     std::printf("no device kernel for %s: CPU reference only\n", why.c_str());
+    MeshState ref = initial_state(net);
     for (uint32_t p = 0; p < passes; ++p) {
-      const auto y = forward(net, x, ref);
-      std::printf("pass %u: output[0..%zu) = ", p + 1, std::min<size_t>(4, y.size()));
-      for (size_t k = 0; k < std::min<size_t>(4, y.size()); ++k) std::printf("%.5f ", double(y[k]));
+      std::printf("pass %u: output[0..%zu) = ", p + 1, std::min<size_t>(4, net.output_size()));
+      print_head("", forward(net, x, ref));
       std::printf("\n");
     }
   } else {
-    DeviceMesh mesh(*dev, net, {Schedule::Pass, 1});
-    mesh.set_input(x);
-    std::printf("forward passes (device computes from packed weights; bound %.0e x pass):\n", kPassBound);
-    for (uint32_t p = 0; p < passes; ++p) {
-      const auto y = forward(net, x, ref);
-      mesh.run();
-      const auto d = mesh.output();
-      const double e = compare(d, y).normalized_max();
-      ok = ok && e <= kPassBound * (p + 1);
-      std::printf("  pass %u: output[0..%zu) device ", p + 1, std::min<size_t>(4, d.size()));
-      for (size_t k = 0; k < std::min<size_t>(4, d.size()); ++k) std::printf("%.5f ", double(d[k]));
-      std::printf(" cpu ");
-      for (size_t k = 0; k < std::min<size_t>(4, y.size()); ++k) std::printf("%.5f ", double(y[k]));
-      std::printf(" err %.2e  gpu %.3f ms\n", e, mesh.gpu_ns() * 1e-6);
-      // Cells fed by a link to a later cell carry state from pass to pass.
-      for (uint32_t i = 0; i < net.size(); ++i)
-        if (net.at(i).remote && *net.at(i).remote >= i) {
-          const auto di = mesh.output(i);
-          const double e2 = compare(di, ref.out[i]).normalized_max();
-          ok = ok && e2 <= kPassBound * (p + 1);
-          double n2 = 0;
-          for (float v : di) n2 += double(v) * v;
-          std::printf("          recurrent %s: |y| device %.5f, err %.2e\n", net.where(i).c_str(), std::sqrt(n2), e2);
-        }
-    }
-    if (ticks) {
-      DeviceMesh tick(*dev, net, {Schedule::Tick, ticks});
-      tick.set_input(x);
-      MeshState st = initial_state(net);
-      for (uint32_t t = 0; t < ticks; ++t) step(net, x, st);
-      tick.run();
-      double worst = 0;
-      for (uint32_t i = 0; i < net.size(); ++i) worst = std::max(worst, compare(tick.output(i), st.out[i]).normalized_max());
-      const auto first = tick.state();
-      tick.set_state(initial_state(net));
-      tick.run();
-      const bool same = tick.state().out == first.out;
-      ok = ok && same && worst <= kPassBound * ticks;
-      std::printf("\nstep mesh: %u ticks in one submission (double-buffered, every cell reads the previous tick)\n", ticks);
-      std::printf("  worst cell error vs reference %.2e, replay bit-identical: %s, gpu %.3f ms\n", worst, same ? "yes" : "NO",
-                  tick.gpu_ns() * 1e-6);
-    }
+    ok = run_passes(*dev, net, x, passes);
+    if (ticks) ok = run_step_mesh(*dev, net, x, ticks) && ok;
   }
-
-  if (train_steps) {
-    // Teacher: y = tanh(A x) with a fixed random A, 8 samples, one per step.
-    const uint32_t in = net.input_size(), out = net.output_size();
-    std::normal_distribution<float> nd(0, 1);
-    std::vector<float> A(uint64_t(in) * out);
-    for (float& v : A) v = nd(rng) / std::sqrt(float(in));
-    std::vector<std::vector<float>> xs, ys;
-    for (int k = 0; k < 8; ++k) {
-      const auto xk = random_input(net, rng);
-      std::vector<float> yk(out);
-      for (uint32_t o = 0; o < out; ++o) {
-        double s = 0;
-        for (uint32_t i = 0; i < in; ++i) s += A[uint64_t(o) * in + i] * xk[i];
-        yk[o] = float(std::tanh(s));
-      }
-      xs.push_back(xk);
-      ys.push_back(yk);
-    }
-    TrainOptions o;
-    o.optimizer = a.get("optimizer", "adam") == "sgd" ? Optimizer::SGD : Optimizer::Adam;
-    if (a.get("optimizer", "adam") != "sgd" && a.get("optimizer", "adam") != "adam")
-      fail(ErrorCode::BadInput, "--optimizer must be sgd or adam");
-    o.lr = f32(a, "lr", o.optimizer == Optimizer::SGD ? 0.05f : 0.01f);
-    auto packed_loss = [&](Network& n) {
-      double s = 0;
-      for (size_t k = 0; k < xs.size(); ++k) {
-        MeshState z = initial_state(n);
-        s += mse(forward(n, xs[k], z), ys[k]);
-      }
-      return s / double(xs.size());
-    };
-    // Both sides train the f32 masters (see device_train.h); the model keeps its types.
-    Network cpu_net = net, dev_net = net;
-    cpu_net.set_dtype(DType::F32);
-    dev_net.set_dtype(DType::F32);
-    Trainer cpu(cpu_net, o);
-    std::unique_ptr<DeviceTrainer> gpu;
-    try {
-      gpu = std::make_unique<DeviceTrainer>(*dev, dev_net, o);
-    } catch (const Error& e) {
-      std::printf("\ndevice training unavailable: %s\n", e.what());
-    }
-    std::printf("\ntraining (%s, lr %g, %u steps, teacher y = tanh(A x), 8 samples, MSE; f32 masters):\n",
-                o.optimizer == Optimizer::SGD ? "sgd" : "adam", double(o.lr), train_steps);
-    const double before = packed_loss(net);
-    double cpu_first = 0, cpu_last = 0, dev_first = 0, dev_last = 0, worst = 0;
-    double dev_ns = 0;
-    const auto t0 = std::chrono::steady_clock::now();
-    for (uint32_t s = 0; s < train_steps; ++s) {
-      const size_t k = s % xs.size();
-      const double lc = cpu.step(xs[k], ys[k]);
-      const double ld = gpu ? gpu->step(xs[k], ys[k]) : NAN;
-      if (gpu) dev_ns += gpu->gpu_ns();
-      if (s < 8) cpu_first += lc / 8, dev_first += ld / 8;
-      if (s + 8 >= train_steps) cpu_last += lc / 8, dev_last += ld / 8;
-      if (gpu) worst = std::max(worst, std::fabs(lc - ld) / std::max(1e-3, lc));
-    }
-    (void)t0;
-    std::printf("  first 8 steps mean loss: cpu %.5f device %.5f\n  last 8 steps mean loss:  cpu %.5f device %.5f\n", cpu_first,
-                dev_first, cpu_last, dev_last);
-    if (gpu) {
-      std::printf("  worst per-step loss difference (relative) %.2e; device gpu time %.3f ms per step\n", worst,
-                  dev_ns / train_steps * 1e-6);
-      gpu->download(net);  // trained masters into the model; its packed versions re-make on use
-      ok = ok && worst <= 1e-3 && dev_last < dev_first;
-    } else {
-      Network& src = cpu_net;
-      for (uint32_t i = 0; i < net.size(); ++i) {
-        std::function<void(Layer&, Layer&)> copy = [&](Layer& d, Layer& s2) {
-          for (size_t m = 0; m < d.mats.size(); ++m) d.mats[m].set_master(s2.mats[m].master());
-          d.vecs = s2.vecs;
-          for (size_t c = 0; c < d.children.size(); ++c) copy(d.children[c], s2.children[c]);
-        };
-        copy(net.at(i), src.at(i));
-      }
-    }
-    ok = ok && cpu_last < cpu_first;
-    std::printf("  the model in its own numeric types (packed from the trained masters): loss %.5f -> %.5f\n", before, packed_loss(net));
-  }
-
-  if (const std::string path = a.get("save"); !path.empty()) {
-    save_checkpoint(net, path);
-    Network back = load_checkpoint(path);
-    MeshState s1 = initial_state(net), s2 = initial_state(back);
-    const bool same = forward(net, x, s1) == forward(back, x, s2) && model_to_json(net) == model_to_json(back);
-    ok = ok && same;
-    std::printf("\ncheckpoint: %s (packed weights per layer type); reload gives bit-identical outputs: %s\n", path.c_str(),
-                same ? "yes" : "NO");
-  }
+  if (train_steps) ok = run_training(*dev, net, a, train_steps, rng) && ok;
+  if (const std::string path = a.get("save"); !path.empty()) ok = check_checkpoint(net, x, path) && ok;
   std::printf("\n%s\n", ok ? "ok" : "FAIL");
   return ok ? 0 : 1;
 }

@@ -311,154 +311,218 @@ Result bad_input(Device& device) {
 // With `tokens`: Embedding(vocab 6) -> SwiGLU -> Sequential(MHA, K-means) -> Dense on 3 token ids.
 // With `convx`: ConvT2D -> Conv3D -> ConvT1D -> ConvT3D -> Dense on a 1x2x3 input.
 // With `recurrent`: RNN -> GRU -> LSTM -> Dense over 3 steps of 2 features.
-Result training(Device& device, Optimizer opt, bool linked, bool conv = false, bool nested = false, bool tokens = false,
-                bool convx = false, bool recurrent = false) {
-  Network net(1, 1, conv || nested || tokens || recurrent ? 4 : 5, 1, conv ? 20 : tokens ? 3 : convx || recurrent ? 6 : 4);
-  auto rec = [](LayerType k, uint32_t in, uint32_t out, uint32_t seed) {
-    Layer l;
-    l.type = k;
-    l.in = in;
-    l.out = out;
-    l.seq = 3;
-    init_layer(l, seed, layer_type_name(k));
-    return l;
-  };
-  auto cv = [](LayerType k, uint32_t c, uint32_t d, uint32_t h, uint32_t w, uint32_t f, uint32_t seed) {
-    Layer l;
-    l.type = k;
-    l.channels = c;
-    l.depth = d;
-    l.height = h;
-    l.width = w;
-    l.seq = w;
-    l.filters = f;
-    l.kernel = 2;
-    l.act = Activation::Tanh;
-    init_layer(l, seed, layer_type_name(k));
-    return l;
-  };
-  if (recurrent) {
-    net.at(0) = rec(LayerType::RNN, 2, 3, 1);
-    net.at(1) = rec(LayerType::GRU, 3, 3, 2);
-    net.at(2) = rec(LayerType::LSTM, 3, 2, 3);
-    net.at(3) = dense(6, 2, Activation::Linear, DType::F32, 4);
-  } else if (convx) {
-    net.at(0) = cv(LayerType::ConvT2D, 1, 0, 2, 3, 2, 1);  // 2 x 3x4 = 24
-    net.at(1) = cv(LayerType::Conv3D, 2, 2, 3, 2, 2, 2);   // 2 x 1x2x1 = 4
-    net.at(2) = cv(LayerType::ConvT1D, 2, 0, 0, 2, 2, 3);  // 2 x 3 = 6
-    net.at(3) = cv(LayerType::ConvT3D, 1, 1, 2, 3, 1, 4);  // 1 x 2x3x4 = 24
-    net.at(4) = dense(24, 2, Activation::Linear, DType::F32, 5);
-  } else if (tokens) {
-    Layer e;
-    e.type = LayerType::Embedding;
-    e.vocab = 6;
-    e.out = 4;
-    e.seq = 3;
-    init_layer(e, 1, "e");
-    net.at(0) = e;
-    Layer sw;
-    sw.type = LayerType::SwiGLU;
-    sw.in = 4;
-    sw.out = 6;
-    sw.seq = 3;
-    init_layer(sw, 2, "sw");
-    net.at(1) = sw;
-    Layer mh;
-    mh.type = LayerType::MHA;
-    mh.in = 4;
-    mh.heads = 2;
-    mh.seq = 3;
-    init_layer(mh, 5, "mha");
-    Layer km;
-    km.type = LayerType::KMeans;
-    km.in = 4;
-    km.out = 3;
-    km.seq = 3;
-    init_layer(km, 3, "km");
-    Layer both;  // MHA then K-means in one cell
-    both.type = LayerType::Sequential;
-    both.children = {mh, km};
-    net.at(2) = both;
-    net.at(3) = dense(9, 2, Activation::Linear, DType::F32, 4);
-  } else if (nested) {
-    net.at(0) = dense(4, 8, Activation::Tanh, DType::F32, 1);
-    Layer res;
-    res.type = LayerType::Residual;
-    res.children.push_back(shaped(LayerType::LayerNorm, 8, 1, 0));
-    Layer par;
-    par.type = LayerType::Parallel;
-    par.combine = Combine::Add;
-    par.children.push_back(dense(8, 8, Activation::Tanh, DType::F32, 0));
-    Layer seq;
-    seq.type = LayerType::Sequential;
-    seq.children.push_back(dense(8, 8, Activation::SiLU, DType::F32, 0));
-    seq.children.push_back(shaped(LayerType::RMSNorm, 8, 1, 0));
-    par.children.push_back(seq);
-    res.children.push_back(par);
-    init_layer(res, 2, "res");
-    net.at(1) = res;
-    Layer cat;
-    cat.type = LayerType::Parallel;
-    cat.children.push_back(dense(8, 3, Activation::Linear, DType::F32, 0));
-    Layer sm;
-    sm.type = LayerType::Sequential;
-    sm.children.push_back(shaped(LayerType::Softmax, 8, 1, 0));
-    sm.children.push_back(dense(8, 1, Activation::Linear, DType::F32, 0));
-    cat.children.push_back(sm);
-    init_layer(cat, 3, "cat");
-    net.at(2) = cat;
-    net.at(3) = dense(4, 2, Activation::Linear, DType::F32, 4);
-  } else if (conv) {
-    Layer c2;
-    c2.type = LayerType::Conv2D;
-    c2.channels = 1;
-    c2.height = 4;
-    c2.width = 5;
-    c2.filters = 2;
-    c2.kernel = 2;
-    c2.act = Activation::Tanh;
-    init_layer(c2, 1, "c2");
-    Layer c1;
-    c1.type = LayerType::Conv1D;
-    c1.channels = 2;
-    c1.seq = 12;
-    c1.filters = 2;
-    c1.kernel = 3;
-    c1.act = Activation::SiLU;
-    init_layer(c1, 2, "c1");
-    net.at(0) = c2;
-    net.at(1) = c1;
-    net.at(2) = shaped(LayerType::LayerNorm, 20, 1, 3);
-    net.at(3) = dense(20, 2, Activation::Linear, DType::F32, 4);
-  } else {
-    net.at(0) = dense(4, 8, Activation::Tanh, DType::F32, 1);
-    net.at(1) = shaped(LayerType::LayerNorm, 8, 1, 2);
-    net.at(2) = dense(8, 8, Activation::SiLU, DType::F32, 3);
-    net.at(3) = shaped(LayerType::RMSNorm, 8, 1, 4);
-    net.at(4) = dense(8, 2, Activation::Linear, DType::F32, 5);
+// The chains the training cases run (see the comment above).
+enum class TrainChain { Dense, Conv, Nested, Tokens, ConvTransposed, Recurrent };
+
+Layer recurrent(LayerType k, uint32_t in, uint32_t out, uint32_t seed) {
+  Layer l;
+  l.type = k;
+  l.in = in;
+  l.out = out;
+  l.seq = 3;
+  init_layer(l, seed, layer_type_name(k));
+  return l;
+}
+
+Layer convolution(LayerType k, uint32_t c, uint32_t d, uint32_t h, uint32_t w, uint32_t f, uint32_t seed) {
+  Layer l;
+  l.type = k;
+  l.channels = c;
+  l.depth = d;
+  l.height = h;
+  l.width = w;
+  l.seq = w;
+  l.filters = f;
+  l.kernel = 2;
+  l.act = Activation::Tanh;
+  init_layer(l, seed, layer_type_name(k));
+  return l;
+}
+
+// A layer of `type` over `in` values per step and 3 steps, initialised from `seed`.
+Layer sequence_layer(LayerType type, uint32_t in, uint32_t out, uint32_t seed, const char* tag) {
+  Layer l;
+  l.type = type;
+  l.in = in;
+  l.out = out;
+  l.seq = 3;
+  init_layer(l, seed, tag);
+  return l;
+}
+
+Network recurrent_chain() {
+  Network net(1, 1, 4, 1, 6);
+  net.at(0) = recurrent(LayerType::RNN, 2, 3, 1);
+  net.at(1) = recurrent(LayerType::GRU, 3, 3, 2);
+  net.at(2) = recurrent(LayerType::LSTM, 3, 2, 3);
+  net.at(3) = dense(6, 2, Activation::Linear, DType::F32, 4);
+  return net;
+}
+
+Network transposed_convolution_chain() {
+  Network net(1, 1, 5, 1, 6);
+  net.at(0) = convolution(LayerType::ConvT2D, 1, 0, 2, 3, 2, 1);  // 2 x 3x4 = 24
+  net.at(1) = convolution(LayerType::Conv3D, 2, 2, 3, 2, 2, 2);   // 2 x 1x2x1 = 4
+  net.at(2) = convolution(LayerType::ConvT1D, 2, 0, 0, 2, 2, 3);  // 2 x 3 = 6
+  net.at(3) = convolution(LayerType::ConvT3D, 1, 1, 2, 3, 1, 4);  // 1 x 2x3x4 = 24
+  net.at(4) = dense(24, 2, Activation::Linear, DType::F32, 5);
+  return net;
+}
+
+Network token_chain() {
+  Network net(1, 1, 4, 1, 3);
+  Layer e;
+  e.type = LayerType::Embedding;
+  e.vocab = 6;
+  e.out = 4;
+  e.seq = 3;
+  init_layer(e, 1, "e");
+  net.at(0) = e;
+  Layer sw = sequence_layer(LayerType::SwiGLU, 4, 6, 2, "sw");
+  net.at(1) = sw;
+  Layer mh;
+  mh.type = LayerType::MHA;
+  mh.in = 4;
+  mh.heads = 2;
+  mh.seq = 3;
+  init_layer(mh, 5, "mha");
+  Layer both;  // MHA then K-means in one cell
+  both.type = LayerType::Sequential;
+  both.children = {mh, sequence_layer(LayerType::KMeans, 4, 3, 3, "km")};
+  net.at(2) = both;
+  net.at(3) = dense(9, 2, Activation::Linear, DType::F32, 4);
+  return net;
+}
+
+Network nested_chain() {
+  Network net(1, 1, 4, 1, 4);
+  net.at(0) = dense(4, 8, Activation::Tanh, DType::F32, 1);
+  Layer res;
+  res.type = LayerType::Residual;
+  res.children.push_back(shaped(LayerType::LayerNorm, 8, 1, 0));
+  Layer par;
+  par.type = LayerType::Parallel;
+  par.combine = Combine::Add;
+  par.children.push_back(dense(8, 8, Activation::Tanh, DType::F32, 0));
+  Layer seq;
+  seq.type = LayerType::Sequential;
+  seq.children.push_back(dense(8, 8, Activation::SiLU, DType::F32, 0));
+  seq.children.push_back(shaped(LayerType::RMSNorm, 8, 1, 0));
+  par.children.push_back(seq);
+  res.children.push_back(par);
+  init_layer(res, 2, "res");
+  net.at(1) = res;
+  Layer cat;
+  cat.type = LayerType::Parallel;
+  cat.children.push_back(dense(8, 3, Activation::Linear, DType::F32, 0));
+  Layer sm;
+  sm.type = LayerType::Sequential;
+  sm.children.push_back(shaped(LayerType::Softmax, 8, 1, 0));
+  sm.children.push_back(dense(8, 1, Activation::Linear, DType::F32, 0));
+  cat.children.push_back(sm);
+  init_layer(cat, 3, "cat");
+  net.at(2) = cat;
+  net.at(3) = dense(4, 2, Activation::Linear, DType::F32, 4);
+  return net;
+}
+
+Network convolution_chain() {
+  Network net(1, 1, 4, 1, 20);
+  Layer c2;
+  c2.type = LayerType::Conv2D;
+  c2.channels = 1;
+  c2.height = 4;
+  c2.width = 5;
+  c2.filters = 2;
+  c2.kernel = 2;
+  c2.act = Activation::Tanh;
+  init_layer(c2, 1, "c2");
+  Layer c1;
+  c1.type = LayerType::Conv1D;
+  c1.channels = 2;
+  c1.seq = 12;
+  c1.filters = 2;
+  c1.kernel = 3;
+  c1.act = Activation::SiLU;
+  init_layer(c1, 2, "c1");
+  net.at(0) = c2;
+  net.at(1) = c1;
+  net.at(2) = shaped(LayerType::LayerNorm, 20, 1, 3);
+  net.at(3) = dense(20, 2, Activation::Linear, DType::F32, 4);
+  return net;
+}
+
+Network dense_chain() {
+  Network net(1, 1, 5, 1, 4);
+  net.at(0) = dense(4, 8, Activation::Tanh, DType::F32, 1);
+  net.at(1) = shaped(LayerType::LayerNorm, 8, 1, 2);
+  net.at(2) = dense(8, 8, Activation::SiLU, DType::F32, 3);
+  net.at(3) = shaped(LayerType::RMSNorm, 8, 1, 4);
+  net.at(4) = dense(8, 2, Activation::Linear, DType::F32, 5);
+  return net;
+}
+
+Network training_network(TrainChain chain) {
+  switch (chain) {
+    case TrainChain::Recurrent: return recurrent_chain();
+    case TrainChain::ConvTransposed: return transposed_convolution_chain();
+    case TrainChain::Tokens: return token_chain();
+    case TrainChain::Nested: return nested_chain();
+    case TrainChain::Conv: return convolution_chain();
+    case TrainChain::Dense: break;
   }
-  if (linked) {
-    net.link({0, 0, 2, 0}, {0, 0, 0, 0});
-    net.link({0, 0, 1, 0}, {0, 0, 3, 0});
-  }
-  const uint32_t in = net.input_size();
+  return dense_chain();
+}
+
+// Eight samples of a fixed random teacher y = tanh(A x) (token ids for the token chain).
+struct Samples {
+  std::vector<std::vector<float>> xs, ys;
+};
+Samples teacher_samples(uint32_t in, bool tokens) {
   std::mt19937 rng(7);
   std::normal_distribution<float> d(0, 1);
   std::vector<float> A(2 * in);
   for (float& a : A) a = d(rng) * 2.0f / std::sqrt(float(in));
-  std::vector<std::vector<float>> xs, ys;
+  Samples s;
   for (int k = 0; k < 8; ++k) {
     std::vector<float> x(in);
     for (float& v : x) v = tokens ? float(rng() % 6) : d(rng);
-    xs.push_back(x);
+    s.xs.push_back(x);
     std::vector<float> y(2);
     for (uint32_t o = 0; o < 2; ++o) {
-      double s = 0;
-      for (uint32_t i = 0; i < in; ++i) s += A[o * in + i] * x[i];
-      y[o] = float(std::tanh(s));
+      double sum = 0;
+      for (uint32_t i = 0; i < in; ++i) sum += A[o * in + i] * x[i];
+      y[o] = float(std::tanh(sum));
     }
-    ys.push_back(y);
+    s.ys.push_back(y);
   }
+  return s;
+}
+
+// Every parameter of `a` against `b` (recursively through containers); the first that differs
+// by more than `bound` (normalized) is named in `bad`.
+void compare_parameters(const Layer& a, const Layer& b, const std::string& where, double bound, double& worst, std::string& bad) {
+  for (size_t m = 0; m < a.mats.size(); ++m) {
+    const double e = compare(a.mats[m].master(), b.mats[m].master()).normalized_max();
+    worst = std::max(worst, e);
+    if (!(e <= bound) && bad.empty()) bad = where + " matrix differs: " + str(e);
+  }
+  for (size_t v = 0; v < a.vecs.size(); ++v) {
+    const double e = compare(a.vecs[v], b.vecs[v]).normalized_max();
+    worst = std::max(worst, e);
+    if (!(e <= bound) && bad.empty()) bad = where + " vector " + std::to_string(v) + " differs: " + str(e);
+  }
+  for (size_t c = 0; c < a.children.size(); ++c)
+    compare_parameters(a.children[c], b.children[c], where + ".children[" + std::to_string(c) + "]", bound, worst, bad);
+}
+
+Result training(Device& device, Optimizer opt, bool linked, TrainChain chain = TrainChain::Dense) {
+  Network net = training_network(chain);
+  if (linked) {
+    net.link({0, 0, 2, 0}, {0, 0, 0, 0});
+    net.link({0, 0, 1, 0}, {0, 0, 3, 0});
+  }
+  const Samples data = teacher_samples(net.input_size(), chain == TrainChain::Tokens);
   TrainOptions o;
   o.optimizer = opt;
   o.lr = opt == Optimizer::SGD ? 0.05f : 0.01f;
@@ -470,7 +534,7 @@ Result training(Device& device, Optimizer opt, bool linked, bool conv = false, b
   double worst = 0;
   for (int e = 0; e < epochs; ++e)
     for (int k = 0; k < 8; ++k) {
-      const float lc = cpu.step(xs[k], ys[k]), ld = dev.step(xs[k], ys[k]);
+      const float lc = cpu.step(data.xs[k], data.ys[k]), ld = dev.step(data.xs[k], data.ys[k]);
       cpu_epoch[e] += lc / 8;
       dev_epoch[e] += ld / 8;
       const double diff = std::fabs(double(lc) - ld) / std::max(1e-3, double(lc));
@@ -484,20 +548,7 @@ Result training(Device& device, Optimizer opt, bool linked, bool conv = false, b
   Network trained = net;
   dev.download(trained);
   std::string bad;
-  std::function<void(const Layer&, const Layer&, const std::string&)> same = [&](const Layer& a, const Layer& b, const std::string& where) {
-    for (size_t m = 0; m < a.mats.size(); ++m) {
-      const double e = compare(a.mats[m].master(), b.mats[m].master()).normalized_max();
-      worst = std::max(worst, e);
-      if (!(e <= 1e-4) && bad.empty()) bad = where + " matrix differs: " + str(e);
-    }
-    for (size_t v = 0; v < a.vecs.size(); ++v) {
-      const double e = compare(a.vecs[v], b.vecs[v]).normalized_max();
-      worst = std::max(worst, e);
-      if (!(e <= 1e-4) && bad.empty()) bad = where + " vector " + std::to_string(v) + " differs: " + str(e);
-    }
-    for (size_t c = 0; c < a.children.size(); ++c) same(a.children[c], b.children[c], where + ".children[" + std::to_string(c) + "]");
-  };
-  for (uint32_t i = 0; i < trained.size(); ++i) same(trained.at(i), cpu_net.at(i), "cell " + std::to_string(i));
+  for (uint32_t i = 0; i < trained.size(); ++i) compare_parameters(trained.at(i), cpu_net.at(i), "cell " + std::to_string(i), 1e-4, worst, bad);
   if (!bad.empty()) return Result::fail(bad, worst);
   return Result::pass("loss cpu " + str(cpu_epoch.front()) + " -> " + str(cpu_epoch.back()) + ", device " + str(dev_epoch.front()) +
                           " -> " + str(dev_epoch.back()) + " over " + std::to_string(epochs * 8) + " steps",
@@ -528,16 +579,16 @@ std::vector<Case> volumetric_cases() {
   cases.push_back({"volumetric.train_sgd", train_tol, [](Device& d) { return training(d, Optimizer::SGD, false); }});
   cases.push_back({"volumetric.train_adam", train_tol, [](Device& d) { return training(d, Optimizer::Adam, false); }});
   cases.push_back({"volumetric.train_adam_remote_links", train_tol, [](Device& d) { return training(d, Optimizer::Adam, true); }});
-  cases.push_back({"volumetric.train_adam_conv", train_tol, [](Device& d) { return training(d, Optimizer::Adam, false, true); }});
+  cases.push_back({"volumetric.train_adam_conv", train_tol, [](Device& d) { return training(d, Optimizer::Adam, false, TrainChain::Conv); }});
   cases.push_back({"volumetric.train_adam_nested_containers", train_tol,
-                   [](Device& d) { return training(d, Optimizer::Adam, false, false, true); }});
+                   [](Device& d) { return training(d, Optimizer::Adam, false, TrainChain::Nested); }});
   cases.push_back({"volumetric.train_adam_embedding_swiglu_mha_kmeans", train_tol,
-                   [](Device& d) { return training(d, Optimizer::Adam, false, false, false, true); }});
+                   [](Device& d) { return training(d, Optimizer::Adam, false, TrainChain::Tokens); }});
   cases.push_back({"volumetric.train_adam_conv3d_transposed", train_tol,
-                   [](Device& d) { return training(d, Optimizer::Adam, false, false, false, false, true); }});
+                   [](Device& d) { return training(d, Optimizer::Adam, false, TrainChain::ConvTransposed); }});
   cases.push_back({"volumetric.train_adam_rnn_gru_lstm", train_tol,
-                   [](Device& d) { return training(d, Optimizer::Adam, false, false, false, false, false, true); }});
-  cases.push_back({"volumetric.train_sgd_conv", train_tol, [](Device& d) { return training(d, Optimizer::SGD, false, true); }});
+                   [](Device& d) { return training(d, Optimizer::Adam, false, TrainChain::Recurrent); }});
+  cases.push_back({"volumetric.train_sgd_conv", train_tol, [](Device& d) { return training(d, Optimizer::SGD, false, TrainChain::Conv); }});
   return cases;
 }
 
