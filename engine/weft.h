@@ -12,6 +12,7 @@
 #include "kernel.h"
 #include "npy.h"
 #include "pipeline_cache.h"
+#include "ports.h"
 #include "program.h"
 #include "recorder.h"
 #include "regulator.h"

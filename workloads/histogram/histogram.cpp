@@ -24,7 +24,7 @@ std::vector<uint32_t> reference(const std::vector<uint32_t>& values, const Confi
   return bins;
 }
 
-void add_histogram(Program& p, uint64_t n, const Config& config) {
+Ports add_histogram(Program& p, uint64_t n, const Config& config) {
   validate(config);
   if (n > 0xFFFFFFFFull) fail(ErrorCode::BadInput, "histogram: more than 2^32 - 1 values");
   p.heap().add("histogram.values", std::max<uint64_t>(n, 1) * 4);
@@ -38,6 +38,10 @@ void add_histogram(Program& p, uint64_t n, const Config& config) {
                      .bins = p.segment(Binding::Globals, "histogram.bins"),
                      .n = uint32_t(n), .shift = config.shift, .bins_count = config.bins}.bind();
   p.add_stage(s);
+  Ports ports("histogram");
+  ports.add_segment("values", p.segment(Binding::Heap, "histogram.values"), "u32[n], the values counted")
+      .add_segment("bins", p.segment(Binding::Globals, "histogram.bins"), "u32[bins], the counts (added to)");
+  return ports;
 }
 
 Histogram::Histogram(Device& device, const std::vector<uint32_t>& values, const Config& config) : config_(config) {

@@ -25,9 +25,10 @@ struct Config {
 // The CPU reference: the same counts, in a plain loop.
 std::vector<uint32_t> reference(const std::vector<uint32_t>& values, const Config& config);
 
-// Appends the histogram's segments ("histogram.values", "histogram.bins"), its instance and its
-// stage to `p` (so it composes with other workloads in one program).
-void add_histogram(Program& p, uint64_t n, const Config& config);
+// Appends the histogram's segments, its instance and its stage to `p` (so it composes with other
+// workloads in one program). Its ports: "values" (Heap, u32[n], in) and "bins" (Globals,
+// u32[bins], counts added to).
+Ports add_histogram(Program& p, uint64_t n, const Config& config);
 
 // Builds, records once and uploads; run() replays.
 class Histogram {
