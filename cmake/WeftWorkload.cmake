@@ -4,6 +4,9 @@
 #   [KERNEL_INCLUDE_DIRS <dir>...]  extra GLSL include folders (the kernels' own folder is searched first)
 #   [LINK <target>...]              what weft_<name> links besides weft
 #   [LIBRARY <target>]              instead of SOURCES: the workload's library, defined by its own CMakeLists
+#   [INTERFACE <header>...]         the headers (C++ and GLSL) other workloads, compositions and the
+#                                   C ABI may include; every other header is the workload's own
+#                                   (tools/check_interfaces.py, run by ctest, holds everyone to it)
 #   CLI <cpp>...                    `weft <name>`: defines weft::cli::Command weft::cli::<name>_command()
 #   [CLI_LINK <target>...]          what the CLI part links besides the library
 #   CONFORMANCE <cpp>...            defines std::vector<weft::conformance::Case> weft::conformance::<name>_cases()
@@ -21,7 +24,7 @@
 
 function(weft_add_workload name)
   cmake_parse_arguments(ARG "" "LIBRARY;DATA"
-    "SOURCES;KERNELS;KERNEL_INCLUDE_DIRS;LINK;CLI;CLI_LINK;CONFORMANCE;CONFORMANCE_LINK;PYTHON;PYTHON_LINK" ${ARGN})
+    "SOURCES;KERNELS;KERNEL_INCLUDE_DIRS;LINK;CLI;CLI_LINK;CONFORMANCE;CONFORMANCE_LINK;PYTHON;PYTHON_LINK;INTERFACE" ${ARGN})
   if(NOT ARG_CLI OR NOT ARG_CONFORMANCE)
     message(FATAL_ERROR "weft_add_workload(${name}): a workload declares its CLI command and its conformance cases")
   endif()
@@ -66,6 +69,12 @@ function(weft_add_workload name)
     install(DIRECTORY "${ARG_DATA}/" DESTINATION "${CMAKE_INSTALL_DATADIR}/weft/data/${name}")
   endif()
 
+  set(interface "")
+  foreach(header ${ARG_INTERFACE})
+    list(APPEND interface "${CMAKE_CURRENT_SOURCE_DIR}/${header}")
+  endforeach()
+  string(REPLACE ";" " " interface "${interface}")
+  set_property(GLOBAL APPEND PROPERTY WEFT_WORKLOAD_INTERFACES "${name} ${CMAKE_CURRENT_SOURCE_DIR} ${interface}")
   set_property(GLOBAL APPEND PROPERTY WEFT_WORKLOADS ${name})
 endfunction()
 
@@ -103,6 +112,11 @@ const std::vector<Workload>& workloads() {
   target_include_directories(weft_registry PUBLIC "${CMAKE_SOURCE_DIR}/tools")
   target_link_libraries(weft_registry PUBLIC weft_cli weft_conformance PRIVATE ${libraries})
   set(WEFT_WORKLOADS ${workloads} PARENT_SCOPE)
+
+  # What each workload lets others include (checked by tools/check_interfaces.py).
+  get_property(interfaces GLOBAL PROPERTY WEFT_WORKLOAD_INTERFACES)
+  string(REPLACE ";" "\n" interfaces "${interfaces}")
+  file(WRITE "${CMAKE_BINARY_DIR}/registry/interfaces.txt" "${interfaces}\n")
 
   # The Python bindings: each workload's submodule of weft._weft.
   get_property(python_workloads GLOBAL PROPERTY WEFT_PYTHON_WORKLOADS)
