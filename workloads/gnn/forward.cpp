@@ -31,13 +31,9 @@ Forward::Forward(Device& device, const Graph& g, const Model& model, const Rules
     : nodes_(g.nodes), features_(g.features), layers_(uint32_t(model.layers.size())), info_(build_program(g, model, rules)) {
   // The kernels address Heap and Globals through the bound window only (no far access), so the
   // whole layout must fit in it; say so before anything is allocated.
-  const uint64_t window = device.info().max_storage_buffer_range;
-  for (const SegmentLayout* s : {&info_.program.heap(), &info_.program.globals()})
-    if (s->size() > window)
-      fail(ErrorCode::BadInput, "gnn: " + s->buffer_name() + " needs " + std::to_string(s->size()) + " bytes for " +
-                                    std::to_string(g.nodes) + " nodes x " + std::to_string(g.features) + " features x " +
-                                    std::to_string(layers_) + " layers, over the device's storage-buffer window of " +
-                                    std::to_string(window) + " bytes");
+  info_.program.require_bound_window(device.info(), "gnn: " + std::to_string(g.nodes) + " nodes x " +
+                                                        std::to_string(g.features) + " features x " +
+                                                        std::to_string(layers_) + " layers");
   exe_ = std::make_unique<Executable>(device, info_.program);
   upload(*exe_, g, model);
 }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "gnn.h"
+#include "shaders/gnn_args.h"
 #include "weft_gnn_kernels.h"
 
 namespace weft::gnn {
@@ -55,11 +56,9 @@ GnnProgram append_program(Program program, const Graph& g, const Model& model, c
     gp.residual_words.push_back(p.add_control_words(n("residual", l), {f32_bits(model.residual)}));
   }
 
-  auto word = [&](Binding b, const std::string& s) {
-    return (b == Binding::Heap ? p.heap() : p.globals()).at(s).word_offset();
-  };
-  // Grid-stride kernels: at most 65535 groups (the guaranteed maxComputeWorkGroupCount[0]).
-  const uint32_t ew_groups = uint32_t(std::min<uint64_t>((nf + 63) / 64, 65535));
+  auto heap = [&](const std::string& s) { return p.segment(Binding::Heap, s); };
+  auto globals = [&](const std::string& s) { return p.segment(Binding::Globals, s); };
+  const uint32_t ew_groups = grid_stride_groups(nf, 64);
   const std::string agg_kernel = std::string("aggregate_") + aggregation_name(model.aggregation);
 
   StageSpec embed;
@@ -67,16 +66,14 @@ GnnProgram append_program(Program program, const Graph& g, const Model& model, c
   embed.kernel = weft_gnn_kernels.get("embed");
   embed.instance = gp.layers[0];
   embed.groups = {ew_groups, 1, 1};
-  embed.push = {word(Binding::Heap, "x"), word(Binding::Globals, "h0"), uint32_t(nf)};
-  embed.reads = {p.segment(Binding::Heap, "x")};
-  embed.writes = {p.segment(Binding::Globals, "h0")};
+  embed.args = EmbedArgs{.x = heap("x"), .h = globals("h0"), .count = uint32_t(nf)}.bind();
   p.add_stage(embed);
 
   const Range agg_all = p.segment(Binding::Globals, "agg");
   const bool masked = !options.node_mask.empty();
   if (masked && p.globals().at(options.node_mask).size < uint64_t(N) * 4)
     fail(ErrorCode::InvalidProgram, "gnn: node mask segment '" + options.node_mask + "' holds fewer than " + std::to_string(N) + " words");
-  const uint32_t mask_word = masked ? word(Binding::Globals, options.node_mask) : 0xFFFFFFFFu;
+  const In<Binding::Globals> mask = masked ? In<Binding::Globals>(globals(options.node_mask)) : In<Binding::Globals>(absent);
   gp.loop = add_loop(p, "gnn", L, {{ew_groups, 1, 1}, {F, 1, 1}, {1, 1, 1}}, [&](Program& prog, const LoopIteration& it) {
     const uint32_t l = it.index;
     const InstanceId layer = gp.layers[l];
@@ -88,42 +85,32 @@ GnnProgram append_program(Program program, const Graph& g, const Model& model, c
       s.name = n("aggregate.t", t);
       s.kernel = weft_gnn_kernels.get(agg_kernel);
       s.instance = gp.types[l][t];
-      s.push = {word(Binding::Heap, n("rows", t)), word(Binding::Heap, n("cols", t)), word(Binding::Heap, n("w", t)),
-                word(Binding::Globals, hin), uint32_t(agg_all.offset / 4 + t * nf), N, F, mask_word};
-      s.reads = {prog.segment(Binding::Heap, n("rows", t)), prog.segment(Binding::Heap, n("cols", t)),
-                 prog.segment(Binding::Heap, n("w", t)), prog.segment(Binding::Globals, hin)};
-      if (masked) s.reads.push_back(prog.segment(Binding::Globals, options.node_mask));
-      s.writes = {Range{Binding::Globals, agg_all.offset + t * nf * 4, nf * 4}};
+      s.args = AggregateArgs{.rows = heap(n("rows", t)), .cols = heap(n("cols", t)), .weights = heap(n("w", t)),
+                             .h = globals(hin), .sums = Range{Binding::Globals, agg_all.offset + t * nf * 4, nf * 4},
+                             .nodes = N, .features = F, .mask = mask}.bind();
       it.add_stage(prog, s, kNodeFeature);
     }
     StageSpec tr;
     tr.name = "transform";
     tr.kernel = weft_gnn_kernels.get("transform");
     tr.instance = layer;
-    tr.push = {word(Binding::Globals, hin), uint32_t(agg_all.offset / 4), T, uint32_t(nf), word(Binding::Heap, n("W", l)),
-               word(Binding::Heap, n("b", l)), word(Binding::Globals, "z"), N, F};
-    tr.reads = {prog.segment(Binding::Globals, hin), agg_all, prog.segment(Binding::Heap, n("W", l)),
-                prog.segment(Binding::Heap, n("b", l))};
-    tr.writes = {prog.segment(Binding::Globals, "z")};
+    tr.args = TransformArgs{.h = globals(hin), .agg = agg_all, .types = T, .stride = uint32_t(nf), .w = heap(n("W", l)),
+                            .b = heap(n("b", l)), .z = globals("z"), .nodes = N, .features = F}.bind();
     it.add_stage(prog, tr, kNodeFeature);
 
     StageSpec act;
     act.name = "activate";
     act.kernel = weft_gnn_kernels.get("activate");
     act.instance = layer;
-    act.push = {word(Binding::Globals, "z"), word(Binding::Globals, hin), word(Binding::Globals, hout), uint32_t(nf),
-                gp.residual_words[l]};
-    act.reads = {prog.segment(Binding::Globals, "z"), prog.segment(Binding::Globals, hin),
-                 prog.control_words(gp.residual_words[l], 1)};
-    act.writes = {prog.segment(Binding::Globals, hout)};
+    act.args = ActivateArgs{.z = globals("z"), .h_in = globals(hin), .h_out = globals(hout), .count = uint32_t(nf),
+                            .residual = prog.control_words(gp.residual_words[l], 1)}.bind();
     it.add_stage(prog, act, kNodeFeature);
 
     StageSpec ro;
     ro.name = "readout";
     ro.kernel = weft_gnn_kernels.get("readout");
     ro.instance = layer;
-    ro.push = {word(Binding::Globals, hout), N, F};
-    ro.reads = {prog.segment(Binding::Globals, hout)};
+    ro.args = ReadoutArgs{.h = globals(hout), .nodes = N, .features = F}.bind();
     ro.writes = {prog.outbox(layer)};
     it.add_stage(prog, ro, kPerFeature);
 
@@ -131,9 +118,8 @@ GnnProgram append_program(Program program, const Graph& g, const Model& model, c
     me.name = "metric";
     me.kernel = weft_gnn_kernels.get("metric");
     me.instance = layer;
-    me.push = {word(Binding::Globals, hout), word(Binding::Globals, hin), N, F, l};
-    me.reads = {prog.segment(Binding::Globals, hout), prog.segment(Binding::Globals, hin), prog.outbox(layer),
-                prog.metrics(layer)};
+    me.args = MetricArgs{.h_new = globals(hout), .h_old = globals(hin), .nodes = N, .features = F, .layer = l}.bind();
+    me.reads = {prog.outbox(layer), prog.metrics(layer)};
     me.writes = {prog.metrics(layer)};
     it.add_stage(prog, me, kSingle);
 

@@ -2,9 +2,8 @@
 //   out[i][f] = AGG over edges e of row i of  w_e * h[col_e][f]
 // GNN_AGG selects the reduction (set by the aggregate_<kind>.comp wrappers): 0 sum, 1 mean (sum
 // divided by the row's edge count), 2 max. A row without edges gives 0 for all three.
-// user: [0] row offsets, [1] cols, [2] weights (Heap words), [3] h (Globals word),
-//       [4] out (Globals word), [5] nodes, [6] F, [7] node mask (Globals word, nodes u32; an edge
-//       counts only when both ends' words are nonzero) or 0xFFFFFFFF for none.
+#include "gnn_args.h"
+#define WEFT_ARGS GNN_AGGREGATE_ARGS
 #include "weft.glsl"
 
 #ifndef GNN_AGG
@@ -14,14 +13,14 @@
 layout(local_size_x = 64) in;
 
 void main() {
-  const uint rows = pc.user[0], cols = pc.user[1], wts = pc.user[2], h = pc.user[3], out_w = pc.user[4];
-  const uint nodes = pc.user[5], F = pc.user[6];
+  const uint rows = pc.args.rows, cols = pc.args.cols, wts = pc.args.weights, h = pc.args.h, out_w = pc.args.sums;
+  const uint nodes = pc.args.nodes, F = pc.args.features;
   const uint count = nodes * F;
   // Consecutive invocations take consecutive features of one node, so the gathers of h[col]
   // read contiguous words.
   for (uint k = gl_GlobalInvocationID.x; k < count; k += gl_NumWorkGroups.x * 64u) {
     const uint i = k / F, f = k - i * F;
-    const uint mask = pc.user[7];
+    const uint mask = pc.args.mask;
     const uint e0 = heap_u[rows + i], e1 = heap_u[rows + i + 1u];
     const bool row_kept = mask == 0xFFFFFFFFu || globals_u[mask + i] != 0u;
     uint kept = 0u;

@@ -6,7 +6,8 @@
 //   counters[0] = layer + 1 (iteration), counters[1] = f32 bits of ||h_new - h_old|| / ||h_old||,
 //   counters[2] = f32 bits of ||m||.
 // S near 1 means every node embedding points the same way: over-smoothing.
-// user: [0] h_new, [1] h_old (Globals words), [2] nodes, [3] F, [4] layer.
+#include "gnn_args.h"
+#define WEFT_ARGS GNN_METRIC_ARGS
 #include "weft.glsl"
 
 layout(local_size_x = 128) in;
@@ -17,7 +18,7 @@ shared float s_max[128];
 
 void main() {
   const uvec2 start = weft_clock();
-  const uint hn = pc.user[0], ho = pc.user[1], nodes = pc.user[2], F = pc.user[3], layer = pc.user[4];
+  const uint hn = pc.args.h_new, ho = pc.args.h_old, nodes = pc.args.nodes, F = pc.args.features, layer = pc.args.layer;
   const uint t = gl_LocalInvocationIndex;
   float mm = 0.0;
   for (uint f = 0u; f < F; ++f) mm += regs_f[pc.header.outbox + f] * regs_f[pc.header.outbox + f];

@@ -6,15 +6,15 @@
 // edge types' aggregates sum here, so their aggregation stages stay independent of each other.
 // (A workgroup-per-node variant staging the input row in shared memory was slower on lavapipe,
 // where barriers are costly; the row reads here hit cache on GPUs.)
-// user: [0] h (Globals), [1] first aggregate (Globals), [2] edge types, [3] aggregate stride
-//       (words between types), [4] W, [5] b (Heap), [6] z (Globals), [7] nodes, [8] F.
+#include "gnn_args.h"
+#define WEFT_ARGS GNN_TRANSFORM_ARGS
 #include "weft.glsl"
 
 layout(local_size_x = 64) in;
 
 void main() {
-  const uint h = pc.user[0], agg = pc.user[1], types = pc.user[2], stride = pc.user[3];
-  const uint W = pc.user[4], b = pc.user[5], z = pc.user[6], nodes = pc.user[7], F = pc.user[8];
+  const uint h = pc.args.h, agg = pc.args.agg, types = pc.args.types, stride = pc.args.stride;
+  const uint W = pc.args.w, b = pc.args.b, z = pc.args.z, nodes = pc.args.nodes, F = pc.args.features;
   const uint count = nodes * F;
   for (uint k = gl_GlobalInvocationID.x; k < count; k += gl_NumWorkGroups.x * 64u) {
     const uint i = k / F, o = k - i * F;
