@@ -5,6 +5,7 @@
 #include <string>
 
 #include "game.h"
+#include "shaders/game_args.h"
 #include "weft_game_kernels.h"
 
 namespace weft::game {
@@ -75,7 +76,6 @@ GameProgram append_program(Program program, const Board& b, const SearchConfig& 
   gp.overflow_word = p.add_control_words(prefix + "game.overflow", {0});
   gp.ticks_word = p.add_control_words(prefix + "game.ticks", {0});
 
-  auto word = [&](Binding bd, const std::string& s) { return (bd == Binding::Heap ? p.heap() : p.globals()).at(s).word_offset(); };
   const Range counts = p.control_words(gp.count_word, L + 1), caps_range = p.control_words(gp.capacity_word, L + 1);
   const Range overflow = p.control_words(gp.overflow_word, 1), ticks = p.control_words(gp.ticks_word, 1);
   const Range results = p.segment(Binding::Globals, prefix + "results");
@@ -91,10 +91,9 @@ GameProgram append_program(Program program, const Board& b, const SearchConfig& 
     ex.name = "expand";
     ex.kernel = weft_game_kernels.get("expand");
     ex.instance = inst;
-    ex.push = {b.width, b.height, word(Binding::Globals, level_name(prefix, i)), word(Binding::Globals, level_name(prefix, d)), gp.count_word,
-               gp.capacity_word, gp.overflow_word, i, gp.ticks_word};
-    ex.reads = {parents, counts, caps_range};
-    ex.writes = {parents, children, prog.control_words(gp.count_word + d, 1), overflow, ticks};
+    ex.args = ExpandArgs{.width = b.width, .height = b.height, .parents = parents, .children = children, .counts = counts,
+                         .capacity = caps_range, .overflow = overflow, .level = i, .ticks = ticks}.bind();
+    ex.writes = {prog.control_words(gp.count_word + d, 1)};  // its level's node count (atomic)
     it.add_stage(prog, ex, kLevel0 + i);
 
     StageSpec sz;
@@ -102,22 +101,21 @@ GameProgram append_program(Program program, const Board& b, const SearchConfig& 
     sz.kernel = weft_game_kernels.get("size");
     sz.instance = inst;
     const bool last = d == L;
-    const uint32_t next_levels = last ? WEFT_NONE : prog.slot_word(it.loop.slot(i + 1, kLevel0));
-    sz.push = {gp.count_word, gp.capacity_word, d, prog.slot_word(it.slot(kEvaluate)), next_levels};
-    sz.reads = {counts, caps_range};
-    sz.writes = {prog.slot(it.slot(kEvaluate))};
-    if (!last)
-      for (uint32_t k = 0; k <= d; ++k) sz.writes.push_back(prog.slot(it.loop.slot(i + 1, kLevel0 + k)));
+    // The next iteration's level slots are consecutive: levels 0..d from its level-0 slot on.
+    const Out<Binding::Control> next_slots =
+        last ? Out<Binding::Control>(absent)
+             : Out<Binding::Control>(prog.control_words(prog.slot_word(it.loop.slot(i + 1, kLevel0)), d * WEFT_INDIRECT_SLOT_WORDS + 3));
+    sz.args = SizeArgs{.counts = counts, .capacity = caps_range, .depth = d, .evaluate_slot = prog.slot(it.slot(kEvaluate)),
+                       .next_slots = next_slots}.bind();
     it.add_stage(prog, sz, kSingle);
 
     StageSpec ev;
     ev.name = "evaluate";
     ev.kernel = weft_game_kernels.get("evaluate");
     ev.instance = inst;
-    ev.push = {b.width, b.height, word(Binding::Globals, level_name(prefix, d)), gp.count_word, gp.capacity_word, d,
-               word(Binding::Heap, prefix + "windows"), n_windows, word(Binding::Heap, prefix + "weights"), gp.ticks_word};
-    ev.reads = {children, counts, caps_range, prog.segment(Binding::Heap, prefix + "windows"), prog.segment(Binding::Heap, prefix + "weights")};
-    ev.writes = {children, ticks};
+    ev.args = EvaluateArgs{.width = b.width, .height = b.height, .nodes = children, .counts = counts, .capacity = caps_range,
+                           .depth = d, .windows = prog.segment(Binding::Heap, prefix + "windows"), .window_count = n_windows,
+                           .weights = prog.segment(Binding::Heap, prefix + "weights"), .ticks = ticks}.bind();
     it.add_stage(prog, ev, kEvaluate);
 
     for (uint32_t k = d; k-- > 0;) {
@@ -125,10 +123,9 @@ GameProgram append_program(Program program, const Board& b, const SearchConfig& 
       bu.name = "backup.level" + std::to_string(k);
       bu.kernel = weft_game_kernels.get("backup");
       bu.instance = inst;
-      bu.push = {word(Binding::Globals, level_name(prefix, k)), word(Binding::Globals, level_name(prefix, k + 1)), gp.count_word, gp.capacity_word, k,
-                 gp.ticks_word};
-      bu.reads = {prog.segment(Binding::Globals, level_name(prefix, k)), prog.segment(Binding::Globals, level_name(prefix, k + 1)), counts, caps_range};
-      bu.writes = {prog.segment(Binding::Globals, level_name(prefix, k)), ticks};
+      bu.args = BackupArgs{.nodes = prog.segment(Binding::Globals, level_name(prefix, k)),
+                           .children = prog.segment(Binding::Globals, level_name(prefix, k + 1)), .counts = counts,
+                           .capacity = caps_range, .level = k, .ticks = ticks}.bind();
       it.add_stage(prog, bu, kLevel0 + k);
     }
 
@@ -136,11 +133,11 @@ GameProgram append_program(Program program, const Board& b, const SearchConfig& 
     se.name = "select";
     se.kernel = weft_game_kernels.get("select");
     se.instance = inst;
-    se.push = {b.width, word(Binding::Globals, level_name(prefix, 0)), word(Binding::Globals, level_name(prefix, 1)), gp.count_word,
-               gp.capacity_word, word(Binding::Globals, prefix + "results"), d, gp.ticks_word};
-    se.reads = {prog.segment(Binding::Globals, level_name(prefix, 0)), prog.segment(Binding::Globals, level_name(prefix, 1)), counts, caps_range,
-                results, prog.metrics(inst)};
-    se.writes = {results, prog.metrics(inst), ticks};
+    se.args = SelectArgs{.width = b.width, .roots = prog.segment(Binding::Globals, level_name(prefix, 0)),
+                         .level1 = prog.segment(Binding::Globals, level_name(prefix, 1)), .counts = counts, .capacity = caps_range,
+                         .results = results, .depth = d, .ticks = ticks}.bind();
+    se.reads = {prog.metrics(inst)};
+    se.writes = {prog.metrics(inst)};
     it.add_stage(prog, se, kLevel0);
 
     StageSpec me;
@@ -148,8 +145,8 @@ GameProgram append_program(Program program, const Board& b, const SearchConfig& 
     me.kernel = weft_game_kernels.get("message");
     me.instance = inst;
     me.message = true;
-    me.push = {gp.count_word, gp.overflow_word, d, word(Binding::Globals, prefix + "results"), gp.ticks_word};
-    me.reads = {counts, overflow, results, prog.metrics(inst), ticks};
+    me.args = MessageArgs{.counts = counts, .overflow = overflow, .depth = d, .results = results, .ticks = ticks}.bind();
+    me.reads = {prog.metrics(inst)};
     me.writes = {prog.metrics(inst)};
     it.add_stage(prog, me, kSingle);
 

@@ -29,12 +29,8 @@ Search::Search(Device& device, const Board& board, const SearchConfig& config, u
   if (max_roots == 0) fail(ErrorCode::BadInput, "game: at least one root position");
   const uint64_t nodes = node_capacity ? node_capacity : default_node_capacity(device, max_roots);
   info_ = build_program(board, config, level_capacity(board, config, max_roots, nodes));
-  const uint64_t window = device.info().max_storage_buffer_range;
-  for (const SegmentLayout* s : {&info_.program.heap(), &info_.program.globals()})
-    if (s->size() > window)
-      fail(ErrorCode::BadInput, "game: " + s->buffer_name() + " needs " + std::to_string(s->size()) + " bytes for " +
-                                    std::to_string(max_roots) + " roots and " + std::to_string(config.levels()) +
-                                    " levels, over the device's storage-buffer window of " + std::to_string(window) + " bytes");
+  info_.program.require_bound_window(device.info(), "game: " + std::to_string(max_roots) + " roots and " +
+                                                         std::to_string(config.levels()) + " levels");
   exe_ = std::make_unique<Executable>(device, info_.program);
   std::vector<uint32_t> ws;
   for (uint64_t w : windows(board)) {

@@ -3,8 +3,8 @@
 // Negamax backup of level k: an expanded node's value is the best of -value over its children
 // (a contiguous block in level k+1), any other node keeps its static score. Run for k = d-1
 // down to 0 after depth d is evaluated, each level after the one below it.
-// user: [0] level k (Globals word), [1] level k+1 (Globals word), [2] first count word,
-//       [3] first capacity word, [4] k, [5] ticks word.
+#include "game_args.h"
+#define WEFT_ARGS GAME_BACKUP_ARGS
 #include "weft.glsl"
 #include "game.glsl"
 
@@ -13,8 +13,8 @@ layout(local_size_x = 64) in;
 void main() {
   if (weft_halted()) return;
   const uvec2 start = weft_clock();
-  const uint level_word = pc.user[0], child_word = pc.user[1], k = pc.user[4];
-  const uint n_nodes = level_nodes(pc.user[2], pc.user[3], k);
+  const uint level_word = pc.args.nodes, child_word = pc.args.children, k = pc.args.level;
+  const uint n_nodes = level_nodes(pc.args.counts, pc.args.capacity, k);
   const uint stride = gl_NumWorkGroups.x * GROUP;
   for (uint n = gl_GlobalInvocationID.x; n < n_nodes; n += stride) {
     const uint base = node_base(level_word, n);
@@ -27,5 +27,5 @@ void main() {
     }
     globals_u[base + N_VALUE] = uint(value);
   }
-  account_ticks(start, pc.user[5]);
+  account_ticks(start, pc.args.ticks);
 }

@@ -5,9 +5,8 @@
 //   else sum over the board's windows (Heap, 2 words each) of weights[own] when the opponent
 //   has no stone there, minus weights[opp] when the side to move has none.
 // The value starts as the static score; a later backup replaces it once the node is expanded.
-// user: [0] W, [1] H, [2] level d (Globals word), [3] first count word, [4] first capacity
-//       word, [5] d, [6] windows (Heap word), [7] window count, [8] weights (Heap word, 4 ints),
-//       [9] ticks word.
+#include "game_args.h"
+#define WEFT_ARGS GAME_EVALUATE_ARGS
 #include "weft.glsl"
 #include "game.glsl"
 
@@ -16,9 +15,9 @@ layout(local_size_x = 64) in;
 void main() {
   if (weft_halted()) return;
   const uvec2 start = weft_clock();
-  const uint W = pc.user[0], H = pc.user[1], level_word = pc.user[2], d = pc.user[5];
-  const uint windows = pc.user[6], window_count = pc.user[7], weights = pc.user[8];
-  const uint n_nodes = level_nodes(pc.user[3], pc.user[4], d);
+  const uint W = pc.args.width, H = pc.args.height, level_word = pc.args.nodes, d = pc.args.depth;
+  const uint windows = pc.args.windows, window_count = pc.args.window_count, weights = pc.args.weights;
+  const uint n_nodes = level_nodes(pc.args.counts, pc.args.capacity, d);
   const uint stride = gl_NumWorkGroups.x * GROUP;
   for (uint n = gl_GlobalInvocationID.x; n < n_nodes; n += stride) {
     const uint base = node_base(level_word, n);
@@ -42,5 +41,5 @@ void main() {
     globals_u[base + N_STATIC] = uint(score);
     globals_u[base + N_VALUE] = uint(score);
   }
-  account_ticks(start, pc.user[9]);
+  account_ticks(start, pc.args.ticks);
 }

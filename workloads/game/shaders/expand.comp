@@ -4,9 +4,8 @@
 // children in level d with a single atomic add and writes them in column order (the order the
 // backup's tie-break relies on). A child is the position after the move, seen from the side now
 // to move: cur' = cur ^ mask (the opponent's stones), mask' = mask | the new stone.
-// user: [0] W, [1] H, [2] level d-1 (Globals word), [3] level d (Globals word),
-//       [4] first count word, [5] first capacity word, [6] overflow word, [7] d - 1,
-//       [8] ticks word.
+#include "game_args.h"
+#define WEFT_ARGS GAME_EXPAND_ARGS
 #include "weft.glsl"
 #include "game.glsl"
 
@@ -15,8 +14,8 @@ layout(local_size_x = 64) in;
 void main() {
   if (weft_halted()) return;
   const uvec2 start = weft_clock();
-  const uint W = pc.user[0], H = pc.user[1], parents = pc.user[2], children = pc.user[3];
-  const uint count_word = pc.user[4], capacity_word = pc.user[5], overflow_word = pc.user[6], level = pc.user[7];
+  const uint W = pc.args.width, H = pc.args.height, parents = pc.args.parents, children = pc.args.children;
+  const uint count_word = pc.args.counts, capacity_word = pc.args.capacity, overflow_word = pc.args.overflow, level = pc.args.level;
   const uint n_parents = level_nodes(count_word, capacity_word, level);
   const uint capacity = weft_control_word(capacity_word + level + 1u);
   const uint stride = gl_NumWorkGroups.x * GROUP;
@@ -56,5 +55,5 @@ void main() {
     globals_u[base + N_FIRST] = first;
     globals_u[base + N_INFO] = info | k | INFO_EXPANDED;
   }
-  account_ticks(start, pc.user[8]);
+  account_ticks(start, pc.args.ticks);
 }

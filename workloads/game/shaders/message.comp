@@ -6,7 +6,8 @@
 // (counters 3, 4, 6 come from select); ticks = this depth's compute ticks (x 1024);
 // norm = degenerate roots / roots, max_abs = largest |root score|; status ANOMALY on overflow,
 // DEGENERATE (16) when some root is degenerate. The regulator reads these next.
-// user: [0] first count word, [1] overflow word, [2] d, [3] results (Globals word), [4] ticks word.
+#include "game_args.h"
+#define WEFT_ARGS GAME_MESSAGE_ARGS
 #include "weft.glsl"
 #include "game.glsl"
 
@@ -14,17 +15,17 @@ layout(local_size_x = 1) in;
 
 void main() {
   if (weft_halted()) return;
-  const uint count_word = pc.user[0], d = pc.user[2], results = pc.user[3];
+  const uint count_word = pc.args.counts, d = pc.args.depth, results = pc.args.results;
   const uint me = pc.header.instance;
   uint so_far = 0u;
   for (uint k = 1u; k <= d; ++k) so_far += weft_control_word(count_word + k);
   const uint roots = weft_control_word(count_word);
-  const uint overflow = weft_control_word(pc.user[1]);
+  const uint overflow = weft_control_word(pc.args.overflow);
   metrics[me].counters[0] = weft_control_word(count_word + d);
   metrics[me].counters[1] = so_far;
   metrics[me].counters[2] = d;
   metrics[me].counters[5] = overflow;
-  const uint ticks = weft_control_word(pc.user[4]);
+  const uint ticks = weft_control_word(pc.args.ticks);
   const uint before = weft_has_inbox() ? metrics[pc.header.inbox_instance].counters[7] : 0u;
   metrics[me].counters[7] = ticks;
   const uint degenerate = metrics[me].counters[3];

@@ -7,9 +7,8 @@
 // Results (Globals, 24 words per root): [0] move [1] score [2] confidence [3] depth
 // [4] novelty [5] degenerate [6] legal moves [7] 0 [8..8+W) column scores (INT_MIN: illegal).
 // Counts into this depth's Metrics: counters[3] degenerate, [4] novel, [6] max |score|.
-// user: [0] W, [1] level 0 (Globals word), [2] level 1 (Globals word), [3] first count word,
-//       [4] first capacity word, [5] results (Globals word), [6] d,
-//       [7] ticks word.
+#include "game_args.h"
+#define WEFT_ARGS GAME_SELECT_ARGS
 #include "weft.glsl"
 #include "game.glsl"
 
@@ -21,8 +20,8 @@ layout(local_size_x = 64) in;
 void main() {
   if (weft_halted()) return;
   const uvec2 start = weft_clock();
-  const uint W = pc.user[0], roots = pc.user[1], level1 = pc.user[2], results = pc.user[5], d = pc.user[6];
-  const uint n_roots = level_nodes(pc.user[3], pc.user[4], 0u);
+  const uint W = pc.args.width, roots = pc.args.roots, level1 = pc.args.level1, results = pc.args.results, d = pc.args.depth;
+  const uint n_roots = level_nodes(pc.args.counts, pc.args.capacity, 0u);
   const uint stride = gl_NumWorkGroups.x * GROUP;
   const uint me = pc.header.instance;
   for (uint r = gl_GlobalInvocationID.x; r < n_roots; r += stride) {
@@ -67,5 +66,5 @@ void main() {
     if (novelty) atomicAdd(metrics[me].counters[4], 1u);
     atomicMax(metrics[me].counters[6], uint(abs(best)));
   }
-  account_ticks(start, pc.user[7]);
+  account_ticks(start, pc.args.ticks);
 }
