@@ -33,12 +33,7 @@ Simulation::Simulation(Device& device, const Config& config, const State& state)
   validate(config, state);
   info_ = build_program(config, n_);
   // The kernels address Heap and Globals through the bound window only (no far access).
-  const uint64_t window = device.info().max_storage_buffer_range;
-  for (const SegmentLayout* s : {&info_.program.heap(), &info_.program.globals()})
-    if (s->size() > window)
-      fail(ErrorCode::BadInput, "physics: " + s->buffer_name() + " needs " + std::to_string(s->size()) + " bytes for " +
-                                    std::to_string(n_) + " particles, over the device's storage-buffer window of " +
-                                    std::to_string(window) + " bytes");
+  info_.program.require_bound_window(device.info(), "physics: " + std::to_string(n_) + " particles");
   RecordOptions o;
   o.reset_control = false;  // the time step a rule set carries into the next submission
   exe_ = std::make_unique<Executable>(device, info_.program, o);

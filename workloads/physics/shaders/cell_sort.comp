@@ -4,7 +4,8 @@
 // few dozen at most). The atomic ranks of grid_count depend on scheduling; after this the
 // neighbour lists, and so the order in which forces are summed, depend only on the positions,
 // which is what lets the CPU reference sum in the same order.
-// user: [0] params (Heap word).
+#include "physics_args.h"
+#define WEFT_ARGS PHYSICS_ARGS
 #include "weft.glsl"
 #include "physics.glsl"
 

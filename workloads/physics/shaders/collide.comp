@@ -3,7 +3,8 @@
 // Wall collisions: a particle past a wall of the box [0, L) is mirrored back inside and its
 // normal velocity reversed (times the restitution). Writes the particle's flags afresh
 // (PHYS_FLAG_WALL when it hit a wall this step).
-// user: [0] params (Heap word).
+#include "physics_args.h"
+#define WEFT_ARGS PHYSICS_ARGS
 #include "weft.glsl"
 #include "physics.glsl"
 

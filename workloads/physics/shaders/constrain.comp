@@ -5,7 +5,8 @@
 // it is clamped onto the wall, its velocity zeroed, and counted as a violation
 // (PHYS_FLAG_OUTSIDE). A NaN or infinite coordinate is a violation too (PHYS_FLAG_NONFINITE);
 // such a particle is left as it is, so the failure stays visible.
-// user: [0] params (Heap word).
+#include "physics_args.h"
+#define WEFT_ARGS PHYSICS_ARGS
 #include "weft.glsl"
 #include "physics.glsl"
 

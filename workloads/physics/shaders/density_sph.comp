@@ -3,7 +3,8 @@
 // SPH density and pressure (Mueller et al. 2003): rho_i = sum_j m_j W_poly6(r_ij, h) over the
 // neighbours within h (i itself included), p_i = stiffness * max(rho_i - rest, 0) (no tension,
 // so free surfaces do not clump).
-// user: [0] params (Heap word).
+#include "physics_args.h"
+#define WEFT_ARGS PHYSICS_ARGS
 #include "weft.glsl"
 #include "physics.glsl"
 #include "neighbours.glsl"

@@ -8,9 +8,10 @@
 // Message: R30 = PHYS_MSG_* payload; Metrics norm = drift (the time-step rule's source),
 // max_abs = largest speed (the runaway rule's), status ATTENTION when a constraint was
 // violated, counters PHYS_CTR_*.
-// user: [0] params (Heap word), [1] time-step control word, [2] 1 for a step (counts it), 0 for
-//       the prologue.
+#include "physics_args.h"
+#define WEFT_ARGS PHYSICS_ENERGY_ARGS
 #include "weft.glsl"
+#define PHYSICS_TIMED
 #include "physics.glsl"
 
 layout(local_size_x = 128) in;
@@ -64,7 +65,7 @@ void main() {
   const float drift = abs(E - e_ref) / max(abs(e_ref), 1e-3 * globals_f[sim + PHYS_SIM_SCALE]);
   const float drift0 = abs(E - e0) / max(abs(e0), 1e-3 * globals_f[sim + PHYS_SIM_SCALE0]);
   uint step = globals_u[sim + PHYS_SIM_STEP];
-  if (pc.user[2] != 0u) {
+  if (pc.args.counts_step != 0u) {
     step += 1u;
     globals_u[sim + PHYS_SIM_STEP] = step;
   }

@@ -8,7 +8,8 @@
 // F_i = sum_j F_sf(r) / r (x_i - x_j).
 // One invocation per particle sums over its grid neighbours in f32; acc = F / m, and acc.w =
 // half of the particle's pair energies (so the sum over particles is the potential energy).
-// user: [0] params (Heap word).
+#include "physics_args.h"
+#define WEFT_ARGS PHYSICS_ARGS
 #include "weft.glsl"
 #include "physics.glsl"
 #include "neighbours.glsl"

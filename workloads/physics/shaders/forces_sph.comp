@@ -4,7 +4,8 @@
 //   pressure   f_i += m_j (p_i + p_j) / (2 rho_j) * C (h - r)^2 (x_i - x_j) / r
 //   viscosity  f_i += mu m_j (v_j - v_i) / rho_j * C (h - r)          C = 45 / (pi h^6)
 //   a_i = f_i / rho_i + g,  acc.w = -m_i g . x_i (the particle's gravitational energy).
-// user: [0] params (Heap word).
+#include "physics_args.h"
+#define WEFT_ARGS PHYSICS_ARGS
 #include "weft.glsl"
 #include "physics.glsl"
 #include "neighbours.glsl"

@@ -1,7 +1,8 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 // Grid rebuild, step 1 of 6: zero the particle count of every cell.
-// user: [0] params (Heap word).
+#include "physics_args.h"
+#define WEFT_ARGS PHYSICS_ARGS
 #include "weft.glsl"
 #include "physics.glsl"
 

@@ -3,7 +3,8 @@
 // Grid rebuild, step 2 of 6 (counting sort: count): each particle finds its cell and takes the
 // next rank in it with an atomic add. The ranks come in whatever order the device runs the
 // particles; cell_sort restores index order afterwards, so nothing downstream depends on it.
-// user: [0] params (Heap word).
+#include "physics_args.h"
+#define WEFT_ARGS PHYSICS_ARGS
 #include "weft.glsl"
 #include "physics.glsl"
 

@@ -1,8 +1,10 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 // Velocity Verlet, second half: v += dt/2 a(t + dt), with the acceleration just computed.
-// user: [0] params (Heap word), [1] time-step control word.
+#include "physics_args.h"
+#define WEFT_ARGS PHYSICS_TIMED_ARGS
 #include "weft.glsl"
+#define PHYSICS_TIMED
 #include "physics.glsl"
 
 layout(local_size_x = 64) in;

@@ -2,8 +2,10 @@
 #extension GL_GOOGLE_include_directive : require
 // Velocity Verlet, first half: v += dt/2 a(t); x += dt v. a(t) is the acceleration the last
 // force stage left (the prologue computes it for the first step).
-// user: [0] params (Heap word), [1] time-step control word.
+#include "physics_args.h"
+#define WEFT_ARGS PHYSICS_TIMED_ARGS
 #include "weft.glsl"
+#define PHYSICS_TIMED
 #include "physics.glsl"
 
 layout(local_size_x = 64) in;

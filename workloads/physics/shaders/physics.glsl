@@ -1,15 +1,17 @@
-// Shared by every physics kernel: the parameter block (physics_layout.h, in Heap at word
-// pc.user[0]), the time step (a Control word, index pc.user[1]) and particle array access.
-// Include after weft.glsl.
+// Shared by every physics kernel: the parameter block (physics_layout.h, in Heap at
+// pc.args.params), the time step (a Control word, pc.args.dt, in the kernels that take it) and
+// particle array access. Include after weft.glsl.
 #include "physics_layout.h"
 
-uint par_u(uint k) { return heap_u[pc.user[0] + k]; }
-float par_f(uint k) { return heap_f[pc.user[0] + k]; }
+uint par_u(uint k) { return heap_u[pc.args.params + k]; }
+float par_f(uint k) { return heap_f[pc.args.params + k]; }
 uint particle_count() { return par_u(PHYS_N); }
 
 // The time step is a control word so that a regulator rule can change it between two steps of
 // the same submission; every kernel that integrates reads it afresh.
-float time_step() { return weft_control_f(pc.user[1]); }
+#ifdef PHYSICS_TIMED
+float time_step() { return weft_control_f(pc.args.dt); }
+#endif
 
 vec3 load_vec(uint array, uint i) {
   const uint b = par_u(array) + 4u * i;

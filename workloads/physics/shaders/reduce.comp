@@ -4,7 +4,8 @@
 // thread) into one partial: kinetic and potential energy, momentum, the largest speed, and the
 // counts of violations and wall hits from the step's flags. The partition and the tree are
 // fixed, so the sums are the same on every run.
-// user: [0] params (Heap word).
+#include "physics_args.h"
+#define WEFT_ARGS PHYSICS_ARGS
 #include "weft.glsl"
 #include "physics.glsl"
 

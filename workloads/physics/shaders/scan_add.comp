@@ -2,7 +2,8 @@
 #extension GL_GOOGLE_include_directive : require
 // Grid rebuild, step 5 of 6 (prefix sum, pass 3 of 3): add each block's offset to its cells, so
 // start[c] = number of particles in cells before c.
-// user: [0] params (Heap word).
+#include "physics_args.h"
+#define WEFT_ARGS PHYSICS_ARGS
 #include "weft.glsl"
 #include "physics.glsl"
 

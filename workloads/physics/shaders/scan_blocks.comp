@@ -4,7 +4,8 @@
 // scans cells [b*1024, (b+1)*1024): each of 128 threads sums 8 consecutive cells, the 128
 // totals are scanned in shared memory (Hillis-Steele, no subgroup operations), and every cell
 // gets its offset inside the block. The block's total goes to blocks[b].
-// user: [0] params (Heap word).
+#include "physics_args.h"
+#define WEFT_ARGS PHYSICS_ARGS
 #include "weft.glsl"
 #include "physics.glsl"
 

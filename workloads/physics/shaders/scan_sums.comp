@@ -3,7 +3,8 @@
 // Grid rebuild, step 4 of 6 (prefix sum, pass 2 of 3): one workgroup turns the block totals into
 // their exclusive prefix sums, in place. Each of 128 threads takes a contiguous run of blocks,
 // the run totals are scanned in shared memory, then each thread rewrites its run.
-// user: [0] params (Heap word).
+#include "physics_args.h"
+#define WEFT_ARGS PHYSICS_ARGS
 #include "weft.glsl"
 #include "physics.glsl"
 
