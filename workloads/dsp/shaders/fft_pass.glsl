@@ -6,9 +6,8 @@
 // W^m, m < N/2 (computed in double, rounded once), so no pass accumulates sin/cos error.
 // WEFT_DSP_INVERSE conjugates the twiddles (unnormalized inverse; the output stage divides by N).
 // No shared memory, no subgroup operations: any device, any subgroup size.
-// user: [0] src, [1] dst (Globals, 2N floats each), [2] twiddles (Heap, N/2 complex), [3] N,
-//       [4] Ns, [5] twiddle stride N / (2 Ns), [6] channel stride (words): workgroup row y works
-//       on channel y (batched channels), whose buffers sit that many words after channel 0's.
+#include "dsp_args.h"
+#define WEFT_ARGS DSP_FFT_PASS_ARGS
 #include "weft.glsl"
 
 layout(local_size_x = 64) in;
@@ -16,9 +15,9 @@ layout(local_size_x = 64) in;
 vec2 cmul(vec2 a, vec2 b) { return vec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
 
 void main() {
-  const uint channel_offset = gl_WorkGroupID.y * pc.user[6];
-  const uint src = pc.user[0] + channel_offset, dst = pc.user[1] + channel_offset, tw = pc.user[2], N = pc.user[3];
-  const uint Ns = pc.user[4], stride = pc.user[5];
+  const uint channel_offset = gl_WorkGroupID.y * pc.args.channel_stride;
+  const uint src = pc.args.src + channel_offset, dst = pc.args.dst + channel_offset, tw = pc.args.twiddles, N = pc.args.n;
+  const uint Ns = pc.args.ns, stride = pc.args.twiddle_stride;
   const uint half_n = N / 2u;
   for (uint j = gl_GlobalInvocationID.x; j < half_n; j += gl_NumWorkGroups.x * 64u) {
     const uint k = j & (Ns - 1u);

@@ -10,9 +10,8 @@
 // in Stockham order, barrier (one shared buffer serves as both ping and pong). N >= 512 and 64
 // invocations, so every invocation has at least one butterfly per pass.
 // WEFT_DSP_INVERSE conjugates the twiddles (unnormalized inverse).
-// user: [0] src, [1] dst (Globals, 2N floats each), [2] twiddles (Heap, N/2 complex), [3] N,
-//       [4] channel stride (words): workgroup y transforms channel y (batched channels), whose
-//       src and dst sit that many words after channel 0's.
+#include "dsp_args.h"
+#define WEFT_ARGS DSP_FFT_SHARED_ARGS
 #include "weft.glsl"
 
 #define WG 64u
@@ -56,8 +55,8 @@ void dft4(inout vec2 a, inout vec2 b, inout vec2 c, inout vec2 d) {
 }
 
 void main() {
-  const uint channel_offset = gl_WorkGroupID.y * pc.user[4];
-  const uint src = pc.user[0] + channel_offset, dst = pc.user[1] + channel_offset, tw = pc.user[2], N = pc.user[3];
+  const uint channel_offset = gl_WorkGroupID.y * pc.args.channel_stride;
+  const uint src = pc.args.src + channel_offset, dst = pc.args.dst + channel_offset, tw = pc.args.twiddles, N = pc.args.n;
   const uint t = gl_LocalInvocationIndex, half_n = N / 2u;
   for (uint i = t; i < N; i += WG) s[i] = vec2(globals_f[src + 2u * i], globals_f[src + 2u * i + 1u]);
   barrier();

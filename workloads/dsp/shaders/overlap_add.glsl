@@ -7,8 +7,8 @@
 // clipped (16) when peak > threshold, counters[0] = frames processed (a Globals word, integer),
 // counters[1] = f32 bits of the gain applied, ticks = this stage's device ticks.
 // 1/N is exact in f32 for a power of two. 128 invocations: the guaranteed workgroup limit.
-// user: [0] x (Globals, 2N floats), [1] tail (Globals, H samples), [2] N, [3] gain control word,
-//       [4] frame counter (Globals word), [5] f32 bits of the clipping threshold.
+#include "dsp_args.h"
+#define WEFT_ARGS DSP_OVERLAP_ADD_ARGS
 #include "weft.glsl"
 
 layout(local_size_x = 128) in;
@@ -17,9 +17,9 @@ shared float s_sum[128];
 
 void main() {
   const uvec2 start = weft_clock();
-  const uint x = pc.user[0], tail = pc.user[1], N = pc.user[2], counter = pc.user[4];
+  const uint x = pc.args.x, tail = pc.args.tail, N = pc.args.n, counter = pc.args.frames;
   const uint H = N / 2u, t = gl_LocalInvocationIndex;
-  const float gain = weft_control_f(pc.user[3]), inv_n = 1.0 / float(N), threshold = weft_user_f(5u);
+  const float gain = weft_control_f(pc.args.gain), inv_n = 1.0 / float(N), threshold = pc.args.threshold;
   float mx = 0.0, sum = 0.0;
   for (uint n = t; n < H; n += 128u) {
 #ifdef WEFT_DSP_COMPLEX

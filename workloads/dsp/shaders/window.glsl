@@ -3,14 +3,14 @@
 // frame. WEFT_DSP_COMPLEX: samples are complex (history and input hold 2H interleaved floats).
 // Invocation n < H reads history[n] before it writes it, and no other invocation touches that
 // word, so the shift needs no barrier.
-// user: [0] history (Globals, H samples), [1] input (Globals, H samples), [2] window (Heap, N
-//       floats), [3] frame (Globals, 2N floats, interleaved re/im), [4] N.
+#include "dsp_args.h"
+#define WEFT_ARGS DSP_WINDOW_ARGS
 #include "weft.glsl"
 
 layout(local_size_x = 64) in;
 
 void main() {
-  const uint hist = pc.user[0], inp = pc.user[1], win = pc.user[2], frame = pc.user[3], N = pc.user[4];
+  const uint hist = pc.args.history, inp = pc.args.hop, win = pc.args.window, frame = pc.args.frame, N = pc.args.n;
   const uint H = N / 2u;
   for (uint n = gl_GlobalInvocationID.x; n < N; n += gl_NumWorkGroups.x * 64u) {
 #ifdef WEFT_DSP_COMPLEX
