@@ -48,8 +48,8 @@ struct Bench {
   Program p{"attention-op"};
   InstanceId in;
   explicit Bench(uint32_t width = 1) { in = p.add_instance("op", width); }
-  ops::Array g(const std::string& name) { return ops::segment(p, Binding::Globals, name); }
-  ops::Array h(const std::string& name) { return ops::segment(p, Binding::Heap, name); }
+  ops::Array g(const std::string& name) { return p.segment(Binding::Globals, name); }
+  ops::Array h(const std::string& name) { return p.segment(Binding::Heap, name); }
 };
 
 void put(Executable& exe, Binding b, const std::string& seg, const void* data, size_t bytes) {

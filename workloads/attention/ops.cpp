@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "gguf.h"
+#include "shaders/attention_args.h"
 #include "weft_attention_kernels.h"
 
 namespace weft::attention::ops {
@@ -21,11 +22,6 @@ StageSpec base(const std::string& name, const std::string& k, InstanceId in, con
 
 }  // namespace
 
-Array segment(const Program& p, Binding b, const std::string& name) {
-  const Range r = p.segment(b, name);
-  return {uint32_t(b == Binding::Heap ? r.offset : r.offset / 4), r};
-}
-
 const char* type_suffix(uint32_t t) {
   switch (t) {
     case gguf::type::F32: return "f32";
@@ -39,92 +35,84 @@ const char* type_suffix(uint32_t t) {
 
 StageSpec embed(InstanceId in, uint32_t type, Array table, uint32_t D, uint32_t vocab, Array tokens, Array x, Dispatch d) {
   StageSpec s = base("embed", std::string("embed_") + type_suffix(type), in, d);
-  s.push = {table.at, D, vocab, tokens.at, x.at};
-  s.reads = {table.range, tokens.range};
-  s.writes = {x.range};
+  s.args = EmbedArgs{.table = table, .dim = D, .vocab = vocab, .tokens = tokens, .x = x}.bind();
   return s;
 }
 
 StageSpec matvec(InstanceId in, uint32_t type, Array w, uint32_t K, uint32_t N, Array x, uint32_t xs, Array y, uint32_t ys,
                  uint32_t flags, Array state, Dispatch d) {
   StageSpec s = base(std::string("matvec_") + type_suffix(type), std::string("matvec_") + type_suffix(type), in, d);
-  s.push = {w.at, K, N, x.at, xs, y.at, ys, flags, state.at};
-  s.reads = {w.range, x.range, state.range};
-  if (flags & kAccumulate) s.reads.push_back(y.range);
-  s.writes = {y.range};
+  s.args = MatvecArgs{.w = w, .cols = K, .rows = N, .x = x, .x_stride = xs, .y = y, .y_stride = ys, .flags = flags,
+                      .state = state}
+               .bind();
+  if (flags & kAccumulate) s.reads = {y};  // y += W x reads y as well
   return s;
 }
 
 StageSpec rmsnorm(const Program& p, InstanceId in, Array x, Array out, Array w, uint32_t D, float eps, uint32_t scale_word,
                   bool last_only, Array state, Dispatch d) {
   StageSpec s = base("rmsnorm", "rmsnorm", in, d);
-  s.push = {x.at, D, out.at, D, w.at, D, f32_bits(eps), scale_word, last_only ? 1u : 0u, state.at};
-  s.reads = {x.range, w.range, state.range};
+  In<Binding::Control> scale = absent;
   if (scale_word != WEFT_NONE) {
-    s.reads.push_back(p.control_words(scale_word, 1));
-    s.writes.push_back(x.range);
+    scale = p.control_words(scale_word, 1);
+    s.writes = {x};  // the residual row is scaled in place
   } else {
-    s.reads.push_back(p.control_header());  // the kernel's scale branch names Control either way
+    s.reads = {p.control_header()};  // the kernel's scale branch names Control either way
   }
-  s.writes.push_back(out.range);
+  s.args = RmsnormArgs{.x = x, .x_stride = D, .normed = out, .normed_stride = D, .weight = w, .dim = D, .eps = eps,
+                       .scale = scale, .mode = last_only ? 1u : 0u, .state = state}
+               .bind();
   return s;
 }
 
 StageSpec rope(InstanceId in, Array q, uint32_t heads, Array k, uint32_t kv_heads, uint32_t hd, Array table, Array state, Dispatch d) {
   StageSpec s = base("rope", "rope", in, d);
-  s.push = {q.at, heads, k.at, kv_heads, hd, table.at, state.at};
-  s.reads = {q.range, k.range, table.range, state.range};
-  s.writes = {q.range, k.range};
+  s.args = RopeArgs{.q = q, .heads = heads, .k_cache = k, .kv_heads = kv_heads, .head_dim = hd, .table = table, .state = state}
+               .bind();
   return s;
 }
 
 StageSpec attn_scores(InstanceId in, Array q, Array k, Array scores, uint32_t heads, uint32_t kv_heads, uint32_t hd,
                       uint32_t ctx, Array state, Dispatch d) {
   StageSpec s = base("attn_scores", "attn_scores", in, d);
-  s.push = {q.at, k.at, scores.at, heads, kv_heads, hd, ctx, state.at, f32_bits(float(1.0 / std::sqrt(double(hd))))};
-  s.reads = {q.range, k.range, state.range};
-  s.writes = {scores.range};
+  s.args = AttnScoresArgs{.q = q, .k_cache = k, .scores = scores, .heads = heads, .kv_heads = kv_heads, .head_dim = hd,
+                          .ctx = ctx, .state = state, .scale = float(1.0 / std::sqrt(double(hd)))}
+               .bind();
   return s;
 }
 
 StageSpec softmax(InstanceId in, Array scores, uint32_t heads, uint32_t ctx, Array state, Dispatch d) {
   StageSpec s = base("softmax", "softmax", in, d);
-  s.push = {scores.at, heads, ctx, state.at};
-  s.reads = {scores.range, state.range};
-  s.writes = {scores.range};
+  s.args = SoftmaxArgs{.scores = scores, .heads = heads, .ctx = ctx, .state = state}.bind();
   return s;
 }
 
 StageSpec attn_values(InstanceId in, Array scores, Array v, Array out, uint32_t heads, uint32_t kv_heads, uint32_t hd,
                       uint32_t ctx, Array state, Dispatch d) {
   StageSpec s = base("attn_values", "attn_values", in, d);
-  s.push = {scores.at, v.at, out.at, heads, kv_heads, hd, ctx, state.at};
-  s.reads = {scores.range, v.range, state.range};
-  s.writes = {out.range};
+  s.args = AttnValuesArgs{.scores = scores, .v_cache = v, .att = out, .heads = heads, .kv_heads = kv_heads, .head_dim = hd,
+                          .ctx = ctx, .state = state}
+               .bind();
   return s;
 }
 
 StageSpec swiglu(InstanceId in, Array g, Array u, uint32_t ffn, Dispatch d) {
   StageSpec s = base("swiglu", "swiglu", in, d);
-  s.push = {g.at, u.at, ffn};
-  s.reads = {g.range, u.range};
-  s.writes = {g.range};
+  s.args = SwigluArgs{.gate = g, .up = u, .ffn = ffn}.bind();
   return s;
 }
 
 StageSpec layer_stats(InstanceId in, Array x, uint32_t D, Array state, uint32_t layer) {
   StageSpec s = base("layer_stats", "layer_stats", in, {});
-  s.push = {x.at, D, state.at, layer};
-  s.reads = {x.range, state.range};
+  s.args = LayerStatsArgs{.x = x, .dim = D, .state = state, .layer = layer}.bind();
   s.message = true;
   return s;
 }
 
 StageSpec sample(const Program& p, InstanceId in, Array logits, uint32_t vocab, uint32_t params, Array state, Array out) {
   StageSpec s = base("sample", "sample", in, {});
-  s.push = {logits.at, vocab, params, state.at, out.at};
-  s.reads = {logits.range, state.range, p.control_words(params, 3)};
-  s.writes = {out.range};
+  s.args = SampleArgs{.logits = logits, .vocab = vocab, .params = p.control_words(params, 3), .state = state, .sampled = out}
+               .bind();
   s.message = true;
   return s;
 }

@@ -1,6 +1,6 @@
-// One StageSpec per decoder operation: the push-word layout of each kernel lives here and
-// nowhere else. The decoder program (program.cpp) and the per-kernel tests build their stages
-// through these, so a test exercises exactly the dispatch the decoder records.
+// One StageSpec per decoder operation, binding the kernel's typed arguments
+// (shaders/attention_args.h). The decoder program (program.cpp) and the per-kernel tests build
+// their stages through these, so a test exercises exactly the dispatch the decoder records.
 #pragma once
 
 #include <algorithm>
@@ -13,14 +13,9 @@
 
 namespace weft::attention::ops {
 
-// An array a stage reads or writes: its first word in Globals, or its first BYTE in Heap for
-// weights and tables, and the range to declare.
-struct Array {
-  uint32_t at = 0;
-  Range range;
-};
-// A whole segment: Globals arrays by word, Heap arrays by byte.
-Array segment(const Program& p, Binding b, const std::string& name);
+// An array a stage reads or writes (Globals activations, Heap weights and tables): the range it
+// declares, whose first word the kernel receives.
+using Array = Range;
 
 // Direct dispatch size, or an indirect slot (the decoder's slots carry the batch size).
 struct Dispatch {

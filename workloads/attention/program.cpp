@@ -20,13 +20,11 @@ void append_decoder_step(Program& p, const Model& m, DecoderProgram& dp, const D
   const Config& c = m.config;
   const uint32_t ctx = dp.context, D = c.dim, hd = c.head_dim;
   auto N = [&](const std::string& s) { return dp.name(s); };
-  auto g = [&](const std::string& s) { return ops::segment(p, Binding::Globals, N(s)); };
-  const ops::Array weights = ops::segment(p, Binding::Heap, N("weights"));
-  auto w = [&](const Weight& x) {
-    return ops::Array{uint32_t(weights.at + x.offset), Range{Binding::Heap, weights.at + x.offset, x.bytes}};
-  };
+  auto g = [&](const std::string& s) { return p.segment(Binding::Globals, N(s)); };
+  const Range weights = p.segment(Binding::Heap, N("weights"));
+  auto w = [&](const Weight& x) { return Range{Binding::Heap, weights.offset + x.offset, x.bytes}; };
   const ops::Array state = g("state"), x = g("x"), xn = g("xn"), q = g("q"), att = g("att"), scores = g("scores"),
-                   gate = g("gate"), up = g("up"), rope_table = ops::segment(p, Binding::Heap, N("rope"));
+                   gate = g("gate"), up = g("up"), rope_table = p.segment(Binding::Heap, N("rope"));
   std::vector<SlotId> slot;
   for (const auto& bs : dp.batch_slots) slot.push_back(bs.slot);
   auto on = [&](Shape s) { return ops::Dispatch{slot[s], {}}; };

@@ -1,16 +1,17 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 // Attention output: the probabilities times V, one workgroup per (query head, token):
-// out[t][h*hd + i] = sum_{j <= p} P[t][h][j] * V[j][kvh*hd + i], with kvh = h / (heads / kv_heads).
-// user: [0] scores (probabilities), [1] v cache, [2] out (Globals words), [3] heads,
-//       [4] kv_heads, [5] head_dim, [6] ctx, [7] state.
+// att[t][h*hd + i] = sum_{j <= p} P[t][h][j] * V[j][kvh*hd + i], with kvh = h / (heads / kv_heads).
+// Arguments: ATTENTION_ATTN_VALUES_ARGS (attention_args.h).
+#include "attention_args.h"
+#define WEFT_ARGS ATTENTION_ATTN_VALUES_ARGS
 #include "weft.glsl"
 
 layout(local_size_x = 64) in;
 
 void main() {
-  const uint s0 = pc.user[0], v0 = pc.user[1], o0 = pc.user[2], heads = pc.user[3], kv_heads = pc.user[4];
-  const uint hd = pc.user[5], ctx = pc.user[6], state = pc.user[7];
+  const uint s0 = pc.args.scores, v0 = pc.args.v_cache, o0 = pc.args.att, heads = pc.args.heads, kv_heads = pc.args.kv_heads;
+  const uint hd = pc.args.head_dim, ctx = pc.args.ctx, state = pc.args.state;
   const uint h = gl_WorkGroupID.x, t = gl_WorkGroupID.y, p = globals_u[state] + t;
   const uint kvh = h / (heads / kv_heads), s = s0 + (t * heads + h) * ctx;
   for (uint i = gl_LocalInvocationIndex; i < hd; i += 64u) {

@@ -4,7 +4,9 @@
 // Metrics norm = the largest RMS of a token's hidden state over the batch, max_abs = the largest
 // |x|, status = anomaly when either is not finite; counters[0] = layer + 1, [1] = tokens in the
 // batch, [2] = pos0. The activation-norm rule reads norm.
-// user: [0] x (Globals word, D per token), [1] D, [2] state, [3] layer.
+// Arguments: ATTENTION_LAYER_STATS_ARGS (attention_args.h).
+#include "attention_args.h"
+#define WEFT_ARGS ATTENTION_LAYER_STATS_ARGS
 #include "weft.glsl"
 
 layout(local_size_x = 64) in;
@@ -13,7 +15,7 @@ shared float s_max[64];
 
 void main() {
   const uvec2 start = weft_clock();
-  const uint x = pc.user[0], D = pc.user[1], state = pc.user[2], layer = pc.user[3];
+  const uint x = pc.args.x, D = pc.args.dim, state = pc.args.state, layer = pc.args.layer;
   const uint tid = gl_LocalInvocationIndex, T = globals_u[state + 1u];
   float worst_rms = 0.0, mx = 0.0;
   bool finite = true;

@@ -1,11 +1,11 @@
 // Matrix-vector product straight from the packed weights, one workgroup per (8 output rows,
 // tile of 4 tokens): y[t][n] (+)= sum_k W[n][k] * x[t][k]. The 64 invocations stride over the row's
 // blocks in groups of 8 per row and meet in shared memory (no subgroup size assumed).
-// user: [0] W (Heap byte offset), [1] K (row length), [2] N (rows), [3] x (Globals word),
-//       [4] x stride (words per token), [5] y (Globals word), [6] y stride, [7] flags
-//       (1: add to y, the residual connection; 2: token t writes row pos0 + t, a KV-cache row;
-//       4: one token whatever the batch, as the output head on the last token),
-//       [8] state (Globals word: pos0, T; T bounds the last tile).
+// Arguments: ATTENTION_MATVEC_ARGS (attention_args.h); K = cols (row length), N = rows, the
+// weights' first word becomes a Heap byte offset (dequant.glsl addresses by bytes), and the
+// state's T bounds the last tile.
+#include "attention_args.h"
+#define WEFT_ARGS ATTENTION_MATVEC_ARGS
 #include "weft.glsl"
 #include "dequant.glsl"
 
@@ -19,8 +19,8 @@ layout(local_size_x = 64) in;
 shared float partial[TOKENS][64];
 
 void main() {
-  const uint W = pc.user[0], K = pc.user[1], N = pc.user[2], x0 = pc.user[3], xs = pc.user[4];
-  const uint y0 = pc.user[5], ys = pc.user[6], flags = pc.user[7], state = pc.user[8];
+  const uint W = pc.args.w * 4u, K = pc.args.cols, N = pc.args.rows, x0 = pc.args.x, xs = pc.args.x_stride;
+  const uint y0 = pc.args.y, ys = pc.args.y_stride, flags = pc.args.flags, state = pc.args.state;
   const uint t0 = gl_WorkGroupID.y * TOKENS, T = (flags & 4u) != 0u ? 1u : globals_u[state + 1u];
   if (t0 >= T) return;  // a tile past the batch (uniform: the whole workgroup leaves)
   const uint nt = min(TOKENS, T - t0);

@@ -1,22 +1,23 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// RMSNorm, one workgroup per token: out[t] = x[t] / sqrt(mean(x[t]^2) + eps) * w.
+// RMSNorm, one workgroup per token: normed[t] = x[t] / sqrt(mean(x[t]^2) + eps) * weight (F32).
 // When a scale word is given (the layer's residual scale, 1.0 unless the activation-norm rule
 // lowered it) the residual stream row is first multiplied by it in place; the normalised output
 // does not change (RMSNorm is scale-invariant) but everything the residual carries forward does.
-// user: [0] x (Globals word), [1] x stride, [2] out (Globals word), [3] out stride,
-//       [4] w (Heap byte offset, F32), [5] D, [6] eps (f32 bits), [7] scale control word or
-//       WEFT_NONE, [8] mode (0: row t = workgroup; 1: only the batch's last token, into out row 0),
-//       [9] state (Globals word: pos0, T).
+// Arguments: ATTENTION_RMSNORM_ARGS (attention_args.h); scale WEFT_NONE: no scale word; mode 0:
+// row t = workgroup, 1: only the batch's last token, into normed row 0.
+#include "attention_args.h"
+#define WEFT_ARGS ATTENTION_RMSNORM_ARGS
 #include "weft.glsl"
 
 layout(local_size_x = 64) in;
 shared float partial[64];
 
 void main() {
-  const uint x0 = pc.user[0], xs = pc.user[1], o0 = pc.user[2], os = pc.user[3], w = pc.user[4] >> 2, D = pc.user[5];
-  const float eps = weft_user_f(6);
-  const uint scale_word = pc.user[7], mode = pc.user[8], state = pc.user[9];
+  const uint x0 = pc.args.x, xs = pc.args.x_stride, o0 = pc.args.normed, os = pc.args.normed_stride, w = pc.args.weight;
+  const uint D = pc.args.dim;
+  const float eps = pc.args.eps;
+  const uint scale_word = pc.args.scale, mode = pc.args.mode, state = pc.args.state;
   const uint tid = gl_LocalInvocationIndex;
   const uint t = mode == 1u ? globals_u[state + 1u] - 1u : gl_WorkGroupID.x;
   const uint x = x0 + t * xs, o = o0 + (mode == 1u ? 0u : t) * os;

@@ -4,17 +4,17 @@
 // (2i, 2i+1) are rotated by pos * base^(-2i / head_dim). One workgroup per token; it rotates
 // the token's query row and the key row it wrote to the cache at pos0 + t. cos/sin come from a
 // table the host computed in double (Heap, [position][i] as (cos, sin)), so every device gets
-// the same rounding instead of its own sin/cos precision.
-// user: [0] q (Globals word, row stride heads*hd), [1] heads, [2] k cache (Globals word, row
-//       stride kv_heads*hd), [3] kv_heads, [4] head_dim, [5] table (Heap byte offset),
-//       [6] state (Globals word: pos0, T).
+// the same rounding instead of its own sin/cos precision. q rows are heads*hd words apart, k
+// cache rows kv_heads*hd. Arguments: ATTENTION_ROPE_ARGS (attention_args.h).
+#include "attention_args.h"
+#define WEFT_ARGS ATTENTION_ROPE_ARGS
 #include "weft.glsl"
 
 layout(local_size_x = 64) in;
 
 void main() {
-  const uint q = pc.user[0], heads = pc.user[1], k = pc.user[2], kv_heads = pc.user[3], hd = pc.user[4];
-  const uint table = pc.user[5] >> 2, state = pc.user[6];
+  const uint q = pc.args.q, heads = pc.args.heads, k = pc.args.k_cache, kv_heads = pc.args.kv_heads, hd = pc.args.head_dim;
+  const uint table = pc.args.table, state = pc.args.state;
   const uint t = gl_WorkGroupID.x, pos = globals_u[state] + t, half_hd = hd / 2u;
   const uint q_pairs = heads * half_hd, pairs = (heads + kv_heads) * half_hd;
   for (uint p = gl_LocalInvocationIndex; p < pairs; p += 64u) {

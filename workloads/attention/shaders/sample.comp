@@ -7,10 +7,11 @@
 //   top_k == 0: every token in id order, summed per contiguous chunk then scanned.
 // The pick is the first candidate whose running sum exceeds u * total, u = hash(seed, position
 // of the new token) in [0, 1), the same 32-bit hash as the CPU reference.
-// Output: Globals `out` and R30[0] = the token id; Metrics norm = the picked logit,
+// Output: Globals `sampled` and R30[0] = the token id; Metrics norm = the picked logit,
 // counters[0] = token, counters[1] = position.
-// user: [0] logits (Globals word), [1] vocab, [2] params (control words: temperature f32,
-//       top_k u32, seed u32), [3] state (Globals word: pos0, T), [4] out (Globals word).
+// Arguments: ATTENTION_SAMPLE_ARGS (attention_args.h).
+#include "attention_args.h"
+#define WEFT_ARGS ATTENTION_SAMPLE_ARGS
 #include "weft.glsl"
 
 layout(local_size_x = 64) in;
@@ -58,7 +59,8 @@ float uniform01(uint seed, uint position) {
 
 void main() {
   const uvec2 start = weft_clock();
-  const uint logits = pc.user[0], vocab = pc.user[1], params = pc.user[2], state = pc.user[3], out_w = pc.user[4];
+  const uint logits = pc.args.logits, vocab = pc.args.vocab, params = pc.args.params, state = pc.args.state;
+  const uint out_w = pc.args.sampled;
   const uint tid = gl_LocalInvocationIndex;
   const float temperature = weft_control_f(params);
   const uint top_k = min(weft_control_word(params + 1u), 64u), seed = weft_control_word(params + 2u);

@@ -1,15 +1,17 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 // Softmax of each causal score row in place, one workgroup per (head, token): the row of the
-// token at position p = pos0 + t holds p + 1 scores. Max-subtracted, so exp never overflows.
-// user: [0] scores (Globals word, [T][heads][ctx]), [1] heads, [2] ctx, [3] state.
+// token at position p = pos0 + t holds p + 1 scores ([T][heads][ctx]). Max-subtracted, so exp
+// never overflows. Arguments: ATTENTION_SOFTMAX_ARGS (attention_args.h).
+#include "attention_args.h"
+#define WEFT_ARGS ATTENTION_SOFTMAX_ARGS
 #include "weft.glsl"
 
 layout(local_size_x = 64) in;
 shared float partial[64];
 
 void main() {
-  const uint s0 = pc.user[0], heads = pc.user[1], ctx = pc.user[2], state = pc.user[3];
+  const uint s0 = pc.args.scores, heads = pc.args.heads, ctx = pc.args.ctx, state = pc.args.state;
   const uint h = gl_WorkGroupID.x, t = gl_WorkGroupID.y, n = globals_u[state] + t + 1u, tid = gl_LocalInvocationIndex;
   const uint s = s0 + (t * heads + h) * ctx;
   float m = -3.402823466e38;
