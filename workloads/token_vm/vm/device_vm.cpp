@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "sampler.h"
+#include "shaders/token_vm_args.h"
 #include "weft_token_vm_kernels.h"
 
 namespace weft::token_vm {
@@ -92,9 +93,10 @@ StageSpec vm_step_stage(Program& p, const VmSegments& v, uint32_t step) {
   s.kernel = weft_token_vm_kernels.get("vm_step");
   s.instance = v.instance;
   s.groups = {(B + 63) / 64, 1, 1};
-  s.push = {p.heap().at(v.prefix + "tvm").word_offset(), step};
+  s.args = StepArgs{.vm = p.segment(Binding::Heap, v.prefix + "tvm"), .step = step}.bind();
+  // What the kernel reaches through the VM header: the state, this step's sampled row and trace row.
   const Range state = p.segment(Binding::Globals, v.prefix + "state");
-  s.reads = {p.segment(Binding::Heap, v.prefix + "tvm"), state, Range{Binding::Globals, sampled.offset + uint64_t(step) * B * 4, uint64_t(B) * 4}};
+  s.reads = {state, Range{Binding::Globals, sampled.offset + uint64_t(step) * B * 4, uint64_t(B) * 4}};
   s.writes = {state, Range{Binding::Globals, trace.offset + uint64_t(step) * B * TVM_TRACE_WORDS * 4, uint64_t(B) * TVM_TRACE_WORDS * 4}};
   return s;
 }
@@ -134,7 +136,7 @@ DeviceVm::DeviceVm(Device& device, const Workflow& workflow, const VmConfig& con
                                     " bytes, over the device's storage-buffer window of " + std::to_string(window) + " bytes");
   const InstanceId inst = p.add_instance("token_vm", 1);
   const uint32_t header = p.heap().at("tvm").word_offset();
-  const Range heap = p.segment(Binding::Heap, "tvm"), state = p.segment(Binding::Globals, "state");
+  const Range vm = p.segment(Binding::Heap, "tvm"), state = p.segment(Binding::Globals, "state");
   const Range sampled = p.segment(Binding::Globals, "sampled"), trace = p.segment(Binding::Globals, "trace");
   std::vector<std::array<uint32_t, 3>> shapes = {{groups_, 1, 1}};
   const bool rows = V && (options_.sampler_kernel == SamplerKernel::PerRow ||
@@ -161,8 +163,9 @@ DeviceVm::DeviceVm(Device& device, const Workflow& workflow, const VmConfig& con
       s.name = "sample";
       s.kernel = weft_token_vm_kernels.get(rows ? "sample_rows" : "sample");
       s.instance = inst;
-      s.push = {header, i};
-      s.reads = {heap, prog.segment(Binding::Globals, "logits"), prog.segment(Binding::Globals, "sampler")};
+      s.args = SampleArgs{.vm = vm, .step = i}.bind();
+      // Through the VM header: the logits and sampler parameters in, this step's sampled row out.
+      s.reads = {prog.segment(Binding::Globals, "logits"), prog.segment(Binding::Globals, "sampler")};
       s.writes = {sampled_i};
       it.add_stage(prog, s, kSampleShape);
     }
@@ -170,8 +173,9 @@ DeviceVm::DeviceVm(Device& device, const Workflow& workflow, const VmConfig& con
     s.name = "vm_step";
     s.kernel = weft_token_vm_kernels.get("vm_step");
     s.instance = inst;
-    s.push = {header, i};
-    s.reads = {heap, state, sampled_i};
+    s.args = StepArgs{.vm = vm, .step = i}.bind();
+    // Through the VM header: the state, this step's sampled row and trace row.
+    s.reads = {state, sampled_i};
     s.writes = {state, Range{Binding::Globals, trace.offset + uint64_t(i) * B * TVM_TRACE_WORDS * 4, uint64_t(B) * TVM_TRACE_WORDS * 4}};
     it.add_stage(prog, s, kStepShape);
   });

@@ -3,8 +3,11 @@
 // The sampler: one invocation per stream turns its row of logits [B][V] into the sampled
 // token of one step, as vm/sampler.cpp does on the CPU (argmax, or quantized sampling whose
 // arithmetic after the float subtract/multiply/floor is integer, so it is the same bits).
-// user: [0] Heap word of the VM header, [1] step slot. Mode, seed, scale and the first step
-// index come from the sampler parameters in Globals (token_vm_layout.h, TVM_P_*).
+// Arguments: TOKEN_VM_SAMPLE_ARGS (token_vm_args.h): the VM's Heap segment (its header gives the
+// logits, the sampled rows and the sampler parameters) and the step slot. Mode, seed, scale and
+// the first step index come from the sampler parameters in Globals (token_vm_layout.h, TVM_P_*).
+#include "token_vm_args.h"
+#define WEFT_ARGS TOKEN_VM_SAMPLE_ARGS
 #include "weft.glsl"
 #include "token_vm_layout.h"
 
@@ -30,7 +33,7 @@ uint quant_weight(float x, float m, float scale) {
 }
 
 void main() {
-  const uint H = pc.user[0];
+  const uint H = pc.args.vm;
   const uint B = heap_u[H + TVM_H_BATCH];
   const uint b = gl_GlobalInvocationID.x;
   if (b >= B) return;
@@ -47,7 +50,7 @@ void main() {
     uint total = 0u;
     for (uint i = 0u; i < V; ++i) total += quant_weight(globals_f[row + i], m, scale);
     if (total != 0u) {
-      const uint step = globals_u[P + TVM_P_FIRST_STEP] + pc.user[1];
+      const uint step = globals_u[P + TVM_P_FIRST_STEP] + pc.args.step;
       const uint r = mix32(mix32(mix32(globals_u[P + TVM_P_SEED]) ^ (step * 0x9E3779B9u)) ^ (b * 0x85EBCA6Bu)) % total;
       uint sum = 0u;
       for (uint i = 0u; i < V; ++i) {
@@ -59,5 +62,5 @@ void main() {
       }
     }
   }
-  globals_u[heap_u[H + TVM_H_SAMPLED] + pc.user[1] * B + b] = token;
+  globals_u[heap_u[H + TVM_H_SAMPLED] + pc.args.step * B + b] = token;
 }

@@ -10,9 +10,12 @@
 //    every invocation computes the same way), so their sum is exact in any order (V <= 65536
 //    keeps it below 2^32), and the sample is the first index whose running sum exceeds r,
 //    found through a prefix scan of per-invocation chunk sums.
-// user: [0] Heap word of the VM header, [1] step slot. Mode, seed, scale and the first step
-// index come from the sampler parameters in Globals (token_vm_layout.h, TVM_P_*). Streams are
-// numbered x-fastest over a 2D grid of workgroups (a batch can exceed the x limit).
+// Arguments: TOKEN_VM_SAMPLE_ARGS (token_vm_args.h): the VM's Heap segment (its header gives the
+// logits, the sampled rows and the sampler parameters) and the step slot. Mode, seed, scale and
+// the first step index come from the sampler parameters in Globals (token_vm_layout.h, TVM_P_*).
+// Streams are numbered x-fastest over a 2D grid of workgroups (a batch can exceed the x limit).
+#include "token_vm_args.h"
+#define WEFT_ARGS TOKEN_VM_SAMPLE_ARGS
 #include "weft.glsl"
 #include "token_vm_layout.h"
 
@@ -45,7 +48,7 @@ uint quant_weight(float x, float m, float scale) {
 }
 
 void main() {
-  const uint H = pc.user[0];
+  const uint H = pc.args.vm;
   const uint B = heap_u[H + TVM_H_BATCH];
   const uint b = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
   if (b >= B) return;  // uniform over the workgroup
@@ -103,7 +106,7 @@ void main() {
     }
     const uint total = sh_sum[WG - 1u];
     if (total != 0u) {  // uniform
-      const uint step = globals_u[P + TVM_P_FIRST_STEP] + pc.user[1];
+      const uint step = globals_u[P + TVM_P_FIRST_STEP] + pc.args.step;
       const uint r = mix32(mix32(mix32(globals_u[P + TVM_P_SEED]) ^ (step * 0x9E3779B9u)) ^ (b * 0x85EBCA6Bu)) % total;
       const uint inclusive = sh_sum[t], exclusive = inclusive - own;
       if (exclusive <= r && r < inclusive) {
@@ -120,5 +123,5 @@ void main() {
       token = sh_found;
     }
   }
-  if (t == 0u) globals_u[heap_u[H + TVM_H_SAMPLED] + pc.user[1] * B + b] = token;
+  if (t == 0u) globals_u[heap_u[H + TVM_H_SAMPLED] + pc.args.step * B + b] = token;
 }

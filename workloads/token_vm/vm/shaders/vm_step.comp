@@ -2,8 +2,11 @@
 #extension GL_GOOGLE_include_directive : require
 // One token VM step for every stream (one invocation per stream): token choice, matching,
 // transition, tags, capture and feed, exactly as the CPU reference (vm/reference.cpp) does it.
-// user: [0] Heap word of the VM header (token_vm_layout.h), [1] step slot of this submission
-// (which row of the sampled tokens and of the trace).
+// Arguments: TOKEN_VM_STEP_ARGS (token_vm_args.h): the VM's Heap segment, whose header
+// (token_vm_layout.h) gives every table and array, and the step slot of this submission (which
+// row of the sampled tokens and of the trace).
+#include "token_vm_args.h"
+#define WEFT_ARGS TOKEN_VM_STEP_ARGS
 #include "weft.glsl"
 #include "token_vm_layout.h"
 
@@ -81,12 +84,12 @@ void unit(uint u, uint close_pattern) {
 }
 
 void main() {
-  H = pc.user[0];
+  H = pc.args.vm;
   B = hdr(TVM_H_BATCH);
   b = gl_GlobalInvocationID.x;
   if (b >= B) return;
   S = hdr(TVM_H_STATE);
-  const uint slot = pc.user[1];
+  const uint slot = pc.args.step;
   const uint sampled = globals_u[hdr(TVM_H_SAMPLED) + slot * B + b];
   const uint rec = hdr(TVM_H_TRACE) + (slot * B + b) * TVM_TRACE_WORDS;
   const uint n = hdr(TVM_H_ZONE_COUNT);
