@@ -6,6 +6,7 @@
 #include <string>
 
 #include "device_grid.h"
+#include "shaders/hypothesis_update_args.h"
 #include "weft_hypothesis_update_kernels.h"
 
 namespace weft::hyp {
@@ -257,7 +258,6 @@ BackendProgram build_backend_program(Device& device, const std::vector<DeviceLm>
     lm_table[m * 8 + 4] = gw("lmstate") + m * kHypLmStateWords;
   }
 
-  const std::vector<uint32_t> push = {hw("layout")};
   const InstanceId inst = p.add_instance("hypotheses", 1);
   const Range all_heap = p.whole(Binding::Heap), all_globals = p.whole(Binding::Globals);
   auto stage = [&](const char* name, std::array<uint32_t, 3> groups) {
@@ -266,9 +266,10 @@ BackendProgram build_backend_program(Device& device, const std::vector<DeviceLm>
     s.kernel = weft_hypothesis_update_kernels.get(name);
     s.instance = inst;
     s.groups = {std::max(groups[0], 1u), std::max(groups[1], 1u), std::max(groups[2], 1u)};
-    s.push = push;
+    // The kernels reach every table through the layout block: all of Heap is read.
+    s.args = StepArgs{.layout_block = {all_heap, hw("layout")}}.bind();
     // Every stage reads what the previous one wrote: a full barrier between stages.
-    s.reads = {all_heap, all_globals};
+    s.reads = {all_globals};
     s.writes = {all_globals};
     p.add_stage(std::move(s));
   };

@@ -2,8 +2,9 @@
 // Mirrors vulkan_program.h. One program holds every learning module (LM) of the backend:
 // "spaces" are (LM, graph) pairs, each owning a fixed block of hypothesis rows (its capacity,
 // padded to the 64-row workgroup) of which the first COUNT (a Globals word) are live. Segment
-// word offsets live in a layout block in Heap whose offset is push-constant word 0, so one
-// recorded program serves every step and every hypothesis count.
+// word offsets live in a layout block in Heap whose word every kernel receives as its argument
+// `layout_block` (hypothesis_update_args.h), so one recorded program serves every step and
+// every hypothesis count.
 #ifndef HYP_COMMON_GLSL
 #define HYP_COMMON_GLSL
 
@@ -47,7 +48,7 @@
 #define L_GRID 25u       // WEFT_NONE: exact brute-force K nearest (kernel tracing); else grid headers
 #define L_ROW_WGS 26u    // row workgroups (row stages dispatch them as a 2D grid of at most 32768 wide)
 
-uint lay(uint i) { return heap_u[pc.user[0] + i]; }
+uint lay(uint i) { return heap_u[pc.args.layout_block + i]; }
 
 // Space table (Heap).
 #define SP_NODE_OFF 0u

@@ -14,6 +14,8 @@
 // leave at once (a uniform exit).
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#include "hypothesis_update_args.h"
+#define WEFT_ARGS HYPOTHESIS_UPDATE_STEP_ARGS
 #include "weft.glsl"
 #include "hyp_common.glsl"
 layout(local_size_x = 64) in;

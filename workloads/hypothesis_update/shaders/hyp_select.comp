@@ -10,6 +10,8 @@
 // most); without a sort the whole workgroup writes the identity order. One workgroup per space.
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#include "hypothesis_update_args.h"
+#define WEFT_ARGS HYPOTHESIS_UPDATE_STEP_ARGS
 #include "weft.glsl"
 #include "hyp_common.glsl"
 layout(local_size_x = 64) in;
