@@ -302,7 +302,7 @@ Result swiglu_case(Device& dev) {
   Bench b;
   b.p.globals().add("g", g.size() * 4);
   b.p.globals().add("u", u.size() * 4);
-  b.p.add_stage(ops::swiglu(b.in, b.g("g"), b.g("u"), ffn, {std::nullopt, {(ffn + 63) / 64, T, 1}}));
+  b.p.add_stage(ops::swiglu(b.in, b.g("g"), b.g("u"), ffn, {std::nullopt, {ops::swiglu_groups(ffn), T, 1}}));
   Executable exe(dev, b.p);
   put(exe, Binding::Globals, "g", g);
   put(exe, Binding::Globals, "u", u);

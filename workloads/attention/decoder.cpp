@@ -18,12 +18,7 @@ Program make_program(const Model& m, const DecoderOptions& o, DecoderProgram& dp
 Decoder::Decoder(Device& device, const Model& model, DecoderOptions options) : model_(model) {
   Program p = make_program(model, options, dp_);
   // The kernels address Heap and Globals through the bound window only (no far access).
-  const uint64_t window = device.info().max_storage_buffer_range;
-  for (const SegmentLayout* s : {&p.heap(), &p.globals()})
-    if (s->size() > window)
-      fail(ErrorCode::BadInput, "attention: " + s->buffer_name() + " needs " + std::to_string(s->size()) + " bytes for " +
-                                    model.file.source() + ", over the device's storage-buffer window of " + std::to_string(window) +
-                                    " bytes (use a smaller model or --context)");
+  p.require_bound_window(device.info(), "attention: " + model.file.source() + " (use a smaller model or --context)");
   exe_ = std::make_unique<Executable>(device, std::move(p));
   upload(*exe_, dp_, model_);
 }

@@ -34,11 +34,12 @@ KernelRef kernel(const std::string& name);
 // state: Globals words (pos0, T) of the batch. Groups are given per op in its comment.
 // embed: groups (T).
 StageSpec embed(InstanceId in, uint32_t type, Array table, uint32_t D, uint32_t vocab, Array tokens, Array x, Dispatch d);
-// matvec: groups (min(ceil(N / 8), 65535), ceil(T / 4)): eight rows and a tile of four tokens
-// per group; more groups are idle.
+// matvec: groups (matvec_groups(N), ceil(T / 4)): eight rows and a tile of four tokens per
+// group; the groups stride over the rows past the guaranteed group count, more groups are idle.
 inline constexpr uint32_t kMatvecTokens = 4;  // TOKENS in shaders/dequant.glsl
-inline uint32_t matvec_groups(uint32_t N) { return std::min((N + 7) / 8, 65535u); }
-inline uint32_t matvec_tiles(uint32_t T) { return (T + kMatvecTokens - 1) / kMatvecTokens; }
+inline constexpr uint32_t kMatvecRows = 8;    // ROWS in shaders/matvec.glsl
+inline uint32_t matvec_groups(uint32_t N) { return grid_stride_groups(N, kMatvecRows); }
+inline uint32_t matvec_tiles(uint32_t T) { return groups_for(T, kMatvecTokens); }
 StageSpec matvec(InstanceId in, uint32_t type, Array w, uint32_t K, uint32_t N, Array x, uint32_t x_stride, Array y,
                  uint32_t y_stride, uint32_t flags, Array state, Dispatch d);
 // rmsnorm: groups (T), or (1) with last_only (only the batch's last token, into out row 0).
@@ -54,7 +55,8 @@ StageSpec attn_scores(InstanceId in, Array q, Array k_cache, Array scores, uint3
 StageSpec softmax(InstanceId in, Array scores, uint32_t heads, uint32_t ctx, Array state, Dispatch d);
 StageSpec attn_values(InstanceId in, Array scores, Array v_cache, Array out, uint32_t heads, uint32_t kv_heads,
                       uint32_t head_dim, uint32_t ctx, Array state, Dispatch d);
-// swiglu: groups (ceil(ffn / 64), T); writes over g.
+// swiglu: groups (swiglu_groups(ffn), T); writes over g.
+inline uint32_t swiglu_groups(uint32_t ffn) { return groups_for(ffn, 64); }
 StageSpec swiglu(InstanceId in, Array g, Array u, uint32_t ffn, Dispatch d);
 // layer_stats: groups (1); the instance's registers must be at least D words wide.
 StageSpec layer_stats(InstanceId in, Array x, uint32_t D, Array state, uint32_t layer);

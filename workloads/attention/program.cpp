@@ -120,7 +120,7 @@ DecoderProgram add_decoder(Program& p, const Model& m, const DecoderOptions& o) 
                                                                  {ops::matvec_groups(c.kv_dim()), 1, 1},
                                                                  {ops::matvec_groups(c.ffn), 1, 1},
                                                                  {c.heads, 1, 1},
-                                                                 {(c.ffn + 63) / 64, 1, 1}}};
+                                                                 {ops::swiglu_groups(c.ffn), 1, 1}}};
   std::vector<SlotId> slot(kShapes);
   for (uint32_t s = 0; s < kShapes; ++s) {
     slot[s] = p.add_slot(N("batch" + std::to_string(s)), shapes[s]);
@@ -152,7 +152,7 @@ void set_batch(Executable& exe, const DecoderProgram& dp, const Model& m, std::s
   exe.write_segment(Binding::Globals, dp.name("tokens"), tokens.data(), uint64_t(T) * 4);
   const uint32_t st[2] = {pos0, T};
   exe.write_segment(Binding::Globals, dp.name("state"), st, sizeof st);
-  for (const auto& bs : dp.batch_slots) exe.set_control_word(exe.program().slot_word(bs.slot) + bs.axis, (T + bs.per - 1) / bs.per);
+  for (const auto& bs : dp.batch_slots) exe.set_control_word(exe.program().slot_word(bs.slot) + bs.axis, groups_for(T, bs.per));
   // The norm rule's damping acts within one run: the engine starts every run from the Control
   // image (reset_control), where every scale word is 1, as the reference does.
 }

@@ -276,13 +276,13 @@ BackendProgram build_backend_program(Device& device, const std::vector<DeviceLm>
   bool median = false;
   for (const DeviceLm& lm : lms) median = median || lm.config->threshold.mode == ThresholdMode::Median;
   // Row stages: a 2D grid at most row_dispatch_width wide, within every device's workgroup-count
-  // limit (65535 is the guaranteed minimum).
-  const uint32_t row_wgs = uint32_t(wg_space.size()), width = std::clamp(row_dispatch_width, 1u, 65535u);
-  const std::array<uint32_t, 3> row_groups = {std::min(row_wgs, width), (row_wgs + width - 1) / width, 1};
+  // limit (kGuaranteedGroupCount).
+  const uint32_t row_wgs = uint32_t(wg_space.size()), width = std::clamp(row_dispatch_width, 1u, kGuaranteedGroupCount);
+  const std::array<uint32_t, 3> row_groups = {std::min(row_wgs, width), groups_for(row_wgs, width), 1};
   if (bp.burst) stage("hyp_slopes", row_groups);
   if (median) stage("hyp_median", {S, 1, 1});
   stage("hyp_threshold", {M, 1, 1});
-  stage("hyp_feature_evidence", {(max_nodes + kHypWorkgroup - 1) / kHypWorkgroup, S, 1});
+  stage("hyp_feature_evidence", {groups_for(max_nodes, kHypWorkgroup), S, 1});
   if (bp.burst) stage("hyp_compact", {S, 1, 1});
   stage("hyp_select", {S, 1, 1});
   stage("hyp_location_evidence", row_groups);
@@ -294,14 +294,10 @@ BackendProgram build_backend_program(Device& device, const std::vector<DeviceLm>
 
   // The kernels index Heap and Globals through their bindings, which cover the first
   // maxStorageBufferRange bytes; a bigger program is refused here instead of reading past them.
-  const uint64_t binding_window = device.info().max_storage_buffer_range;
-  for (const SegmentLayout* l : {&heap, &glob})
-    if (binding_window > 0 && l->size() > binding_window)
-      fail(ErrorCode::OutOfMemory, "vulkan backend: " + l->buffer_name() + " needs " + std::to_string(l->size() >> 20) +
-                                       " MiB, over this device's maxStorageBufferRange of " +
-                                       std::to_string(binding_window >> 20) +
-                                       " MiB (fewer graphs, LMs or hypotheses per program, or "
-                                       "set_capacity_per_node lower)");
+  p.require_bound_window(device.info(), "vulkan backend: " + std::to_string(M) + " LMs, " + std::to_string(S) +
+                                            " graph spaces, " + std::to_string(H) +
+                                            " hypothesis rows (fewer graphs, LMs or hypotheses per program, or "
+                                            "set_capacity_per_node lower)");
   bp.exe = std::make_unique<Executable>(device, std::move(p));
   // The object models cross the bus here, once.
   auto upload = [&](const char* name, const auto& v) {

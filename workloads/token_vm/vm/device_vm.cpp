@@ -92,7 +92,7 @@ StageSpec vm_step_stage(Program& p, const VmSegments& v, uint32_t step) {
   s.name = "vm_step." + v.prefix + std::to_string(step);
   s.kernel = weft_token_vm_kernels.get("vm_step");
   s.instance = v.instance;
-  s.groups = {(B + 63) / 64, 1, 1};
+  s.groups = {groups_for(B, 64), 1, 1};
   s.args = StepArgs{.vm = p.segment(Binding::Heap, v.prefix + "tvm"), .step = step}.bind();
   // What the kernel reaches through the VM header: the state, this step's sampled row and trace row.
   const Range state = p.segment(Binding::Globals, v.prefix + "state");
@@ -116,11 +116,7 @@ DeviceVm::DeviceVm(Device& device, const Workflow& workflow, const VmConfig& con
     fail(ErrorCode::BadInput, "token_vm: steps_per_submit " + std::to_string(N) + " outside 1..4096");
   if (V > kMaxSamplerVocab)
     fail(ErrorCode::BadInput, "token_vm: sampler vocabulary " + std::to_string(V) + " over " + std::to_string(kMaxSamplerVocab));
-  groups_ = (B + 63) / 64;
-  const uint32_t max_groups = device.info().max_workgroup_count[0];
-  if (max_groups && groups_ > max_groups)
-    fail(ErrorCode::BadInput, "token_vm: batch " + std::to_string(B) + " needs " + std::to_string(groups_) +
-                                  " workgroups, over the device's " + std::to_string(max_groups));
+  groups_ = groups_for(B, 64);  // B <= 2^20 (resolve_config): at most 16384 groups
 
   Program p("token_vm");
   p.heap().add("tvm", heap_words(w_, config_) * 4);
@@ -129,11 +125,8 @@ DeviceVm::DeviceVm(Device& device, const Workflow& workflow, const VmConfig& con
   p.globals().add("trace", uint64_t(N) * B * TVM_TRACE_WORDS * 4);
   p.globals().add("logits", std::max<uint64_t>(uint64_t(B) * V, 1) * 4);
   p.globals().add("sampler", TVM_P_WORDS * 4);
-  const uint64_t window = device.info().max_storage_buffer_range;
-  for (const SegmentLayout* s : {&p.heap(), &p.globals()})
-    if (s->size() > window)
-      fail(ErrorCode::BadInput, "token_vm: " + s->buffer_name() + " needs " + std::to_string(s->size()) +
-                                    " bytes, over the device's storage-buffer window of " + std::to_string(window) + " bytes");
+  p.require_bound_window(device.info(), "token_vm: batch " + std::to_string(B) + ", " + std::to_string(N) +
+                                            " steps per submit, sampler vocabulary " + std::to_string(V));
   const InstanceId inst = p.add_instance("token_vm", 1);
   const uint32_t header = p.heap().at("tvm").word_offset();
   const Range vm = p.segment(Binding::Heap, "tvm"), state = p.segment(Binding::Globals, "state");
@@ -149,7 +142,7 @@ DeviceVm::DeviceVm(Device& device, const Workflow& workflow, const VmConfig& con
     const uint32_t max_x = device.info().max_workgroup_count[0] ? device.info().max_workgroup_count[0] : 65535u;
     const uint32_t max_y = device.info().max_workgroup_count[1] ? device.info().max_workgroup_count[1] : 65535u;
     sample_x_ = std::min(B, max_x);
-    const uint32_t y = (B + sample_x_ - 1) / sample_x_;
+    const uint32_t y = groups_for(B, sample_x_);
     if (y > max_y)
       fail(ErrorCode::BadInput, "token_vm: batch " + std::to_string(B) + " needs a " + std::to_string(sample_x_) + " x " +
                                     std::to_string(y) + " sampler grid, over the device's workgroup count limits");
