@@ -139,8 +139,8 @@ DeviceVm::DeviceVm(Device& device, const Workflow& workflow, const VmConfig& con
     shapes.push_back({groups_, 1, 1});
   } else if (V) {
     // One workgroup per stream, on a 2D grid when B exceeds the x limit.
-    const uint32_t max_x = device.info().max_workgroup_count[0] ? device.info().max_workgroup_count[0] : 65535u;
-    const uint32_t max_y = device.info().max_workgroup_count[1] ? device.info().max_workgroup_count[1] : 65535u;
+    const uint32_t max_x = device.info().max_workgroup_count[0] ? device.info().max_workgroup_count[0] : kGuaranteedGroupCount;
+    const uint32_t max_y = device.info().max_workgroup_count[1] ? device.info().max_workgroup_count[1] : kGuaranteedGroupCount;
     sample_x_ = std::min(B, max_x);
     const uint32_t y = groups_for(B, sample_x_);
     if (y > max_y)
