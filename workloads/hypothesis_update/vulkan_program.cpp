@@ -80,6 +80,261 @@ std::vector<uint32_t> lm_params(const UpdaterConfig& c) {
   return p;
 }
 
+// What the host builds before any segment is placed: the object models (each graph once), the
+// space, LM and row-workgroup tables, the LMs' parameters and, without the kernel trace, a grid
+// per space (device_grid.h) for the nearest nodes. Offsets into Globals segments and grid lists
+// are relative here, made absolute by resolve_table_offsets once the segments are placed.
+struct HostTables {
+  std::vector<float> pos, pose, pdf, feat;  // float32: the fixtures' graphs are float32, so exact
+  std::vector<uint32_t> spaces, lm_table, wg_space, params;
+  std::vector<uint32_t> grid_hdr, grid_cells, grid_nodes;
+  std::map<const ObjectGraph*, std::pair<uint32_t, uint32_t>> placed;  // -> node offset, feature word offset
+  uint32_t fe_words = 0, order_words = 0, max_nodes = 0;
+  uint32_t space_count = 0, lm_count = 0;
+  uint32_t rows = 0;    // H: the stacked rows, at least one workgroup
+  uint32_t window = 1;  // slope history words per row (burst sampling)
+};
+
+// Sizes over every LM: channels, sensed frames, the step input's stride, whether any LM samples
+// in bursts and the longest slope window.
+void size_for_lms(BackendProgram& bp, HostTables& t, const std::vector<DeviceLm>& lms) {
+  for (const DeviceLm& lm : lms) {
+    bp.max_channels = std::max(bp.max_channels, uint32_t(lm.config->max_channels));
+    bp.max_frames = std::max(bp.max_frames, uint32_t(max_frames(*lm.config)));
+    if (lm.config->kind == UpdaterKind::BurstSampling) {
+      bp.burst = true;
+      t.window = std::max(t.window, uint32_t(lm.config->burst.slope_window));
+    }
+  }
+  bp.input_stride = kHypInputHeader + bp.max_channels * kHypChannelWords + bp.max_frames * 9;
+  t.lm_count = uint32_t(lms.size());
+}
+
+// A graph's object model, appended the first time an LM holds it: its node offset and feature
+// word offset.
+std::pair<uint32_t, uint32_t> place_graph(HostTables& t, const ObjectGraph* g) {
+  auto it = t.placed.find(g);
+  if (it == t.placed.end()) {
+    it = t.placed.emplace(g, std::make_pair(uint32_t(t.pdf.size()), uint32_t(t.feat.size()))).first;
+    t.pos.insert(t.pos.end(), g->pos.begin(), g->pos.end());
+    t.pose.insert(t.pose.end(), g->pose_vectors.begin(), g->pose_vectors.end());
+    t.pdf.insert(t.pdf.end(), g->pose_defined.begin(), g->pose_defined.end());
+    t.feat.insert(t.feat.end(), g->features.begin(), g->features.end());
+  }
+  return it->second;
+}
+
+// The next space's nearest-node grid: its header (cell starts and node list relative to the
+// grid tables) and its cells and nodes.
+void add_grid(HostTables& t, const ObjectGraph& g, double max_match_distance) {
+  const DeviceGrid grid = build_device_grid(g, max_match_distance);
+  std::vector<uint32_t> h(kGridHeaderWords, 0);
+  for (int i = 0; i < 3; ++i) h[size_t(i)] = f2u(grid.origin[i]), h[5 + size_t(i)] = grid.dims[i];
+  h[3] = f2u(grid.cell);
+  h[4] = f2u(grid.radius);
+  h[8] = uint32_t(t.grid_cells.size());
+  h[9] = uint32_t(t.grid_nodes.size());
+  t.grid_hdr.insert(t.grid_hdr.end(), h.begin(), h.end());
+  t.grid_cells.insert(t.grid_cells.end(), grid.cell_start.begin(), grid.cell_start.end());
+  t.grid_nodes.insert(t.grid_nodes.end(), grid.nodes.begin(), grid.nodes.end());
+}
+
+// The space of LM m's graph g: its block of rows, its space-table entry, its row workgroups and,
+// without the kernel trace, its grid.
+void add_space(BackendProgram& bp, HostTables& t, uint32_t m, const UpdaterConfig& c, const ObjectGraph* g,
+               double capacity_per_node) {
+  const auto [node_offset, feature_offset] = place_graph(t, g);
+  const uint32_t n = uint32_t(g->num_nodes);
+  const uint32_t cap = space_capacity(c, n, capacity_per_node);
+  const uint32_t umb = uint32_t(std::max(c.umbilical_num_poses, 1));
+  t.spaces.insert(t.spaces.end(), {node_offset, n, bp.rows, cap, m, feature_offset, sampled_nodes(c, n, 2),
+                                   sampled_nodes(c, n, int(umb)), t.fe_words, t.order_words, 0, 0, 0, 0, 0, 0});
+  if (!bp.trace) add_grid(t, *g, c.max_match_distance);
+  bp.row_offset.push_back(bp.rows);
+  bp.capacity.push_back(cap);
+  t.wg_space.insert(t.wg_space.end(), cap / kHypWorkgroup, t.space_count);
+  bp.rows += cap;
+  t.fe_words += bp.max_channels * n;
+  t.order_words += n;
+  t.max_nodes = std::max(t.max_nodes, n);
+  ++t.space_count;
+}
+
+// Every LM's table entry and parameters, and a space per (LM, graph) pair in LM order.
+HostTables build_host_tables(BackendProgram& bp, const std::vector<DeviceLm>& lms, double capacity_per_node) {
+  HostTables t;
+  size_for_lms(bp, t, lms);
+  for (uint32_t m = 0; m < t.lm_count; ++m) {
+    const UpdaterConfig& c = *lms[m].config;
+    bp.space_of_lm.push_back(t.space_count);
+    const std::vector<uint32_t> p = lm_params(c);
+    t.lm_table.insert(t.lm_table.end(), {t.space_count, uint32_t(lms[m].graphs.size()), uint32_t(t.params.size()), 0, 0, 0, 0, 0});
+    t.params.insert(t.params.end(), p.begin(), p.end());
+    for (const ObjectGraph* g : lms[m].graphs) add_space(bp, t, m, c, g, capacity_per_node);
+  }
+  t.rows = std::max(bp.rows, kHypWorkgroup);
+  if (t.wg_space.empty()) t.wg_space.push_back(0);
+  return t;
+}
+
+// The segments: the tables in Heap; the hypothesis arrays, node feature evidence and order, the
+// step inputs, statistics and LM state (and the kernel trace or the slope tracker's arrays when
+// used) in Globals.
+void add_segments(Program& p, const HostTables& t, const BackendProgram& bp) {
+  auto& heap = p.heap();
+  auto& glob = p.globals();
+  auto bytes = [](size_t words) { return uint64_t(std::max<size_t>(words, 1)) * 4; };
+  const uint32_t H = t.rows, C = bp.max_channels, S = t.space_count, M = t.lm_count;
+  heap.add("layout", bytes(kLayoutWords));
+  heap.add("pos", bytes(t.pos.size()));
+  heap.add("pose", bytes(t.pose.size()));
+  heap.add("pdf", bytes(t.pdf.size()));
+  heap.add("feat", bytes(t.feat.size()));
+  heap.add("spaces", bytes(t.spaces.size()));
+  heap.add("lms", bytes(t.lm_table.size()));
+  heap.add("wg_space", bytes(t.wg_space.size()));
+  heap.add("params", bytes(t.params.size()));
+  if (!bp.trace) {
+    heap.add("grid_hdr", bytes(t.grid_hdr.size()));
+    heap.add("grid_cells", bytes(t.grid_cells.size()));
+    heap.add("grid_nodes", bytes(t.grid_nodes.size()));
+  }
+  glob.add("E", bytes(H));
+  glob.add("L", bytes(size_t(H) * 3));
+  glob.add("R", bytes(size_t(H) * 9));
+  glob.add("new", bytes(size_t(C) * H));
+  glob.add("fe", bytes(t.fe_words));
+  glob.add("order", bytes(t.order_words));
+  glob.add("input", bytes(size_t(M) * bp.input_stride));
+  glob.add("stats", bytes(size_t(S) * kHypStatsWords));
+  glob.add("lmstate", bytes(size_t(M) * kHypLmStateWords));
+  if (bp.trace) glob.add("trace", bytes(size_t(H) * kHypTraceWords));
+  if (bp.burst) {
+    glob.add("hist", bytes(size_t(H) * t.window));
+    glob.add("age", bytes(H));
+    glob.add("slope", bytes(H));
+    glob.add("keep", bytes(H));
+    glob.add("removed", bytes(H));
+  }
+}
+
+uint32_t heap_word(const Program& p, const char* segment) { return p.heap().at(segment).word_offset(); }
+uint32_t globals_word(const Program& p, const char* segment) { return p.globals().at(segment).word_offset(); }
+
+// The layout block (L_* in hyp_common.glsl): the word offset of every segment (WEFT_NONE for the
+// ones this program has not) and a few sizes.
+std::vector<uint32_t> layout_block(const Program& p, const HostTables& t, const BackendProgram& bp) {
+  auto hw = [&](const char* s) { return heap_word(p, s); };
+  auto gw = [&](const char* s) { return globals_word(p, s); };
+  auto gw_opt = [&](const char* s, bool present) { return present ? gw(s) : WEFT_NONE; };
+  std::vector<uint32_t> layout(kLayoutWords, 0);
+  layout[kE] = gw("E");
+  layout[kL] = gw("L");
+  layout[kR] = gw("R");
+  layout[kNew] = gw("new");
+  layout[kFe] = gw("fe");
+  layout[kInput] = gw("input");
+  layout[kStats] = gw("stats");
+  layout[kLmState] = gw("lmstate");
+  layout[kTrace] = gw_opt("trace", bp.trace);
+  layout[kHist] = gw_opt("hist", bp.burst);
+  layout[kAge] = gw_opt("age", bp.burst);
+  layout[kSlope] = gw_opt("slope", bp.burst);
+  layout[kKeep] = gw_opt("keep", bp.burst);
+  layout[kRemoved] = gw_opt("removed", bp.burst);
+  layout[kOrder] = gw("order");
+  layout[kPos] = hw("pos");
+  layout[kPose] = hw("pose");
+  layout[kPdf] = hw("pdf");
+  layout[kFeat] = hw("feat");
+  layout[kSpaces] = hw("spaces");
+  layout[kLms] = hw("lms");
+  layout[kWgSpace] = hw("wg_space");
+  layout[kRows] = t.rows;
+  layout[kMaxChannels] = bp.max_channels;
+  layout[kHistStride] = t.window;
+  layout[kGrid] = bp.trace ? WEFT_NONE : hw("grid_hdr");
+  layout[kRowWgs] = uint32_t(t.wg_space.size());
+  return layout;
+}
+
+// Tables hold absolute word offsets, so kernels add nothing: the grids' cell and node lists, the
+// spaces' feature evidence and order, the LMs' parameters, step input and state.
+void resolve_table_offsets(HostTables& t, const Program& p, const BackendProgram& bp) {
+  for (uint32_t s = 0; !bp.trace && s < t.space_count; ++s) {
+    t.grid_hdr[s * kGridHeaderWords + 8] += heap_word(p, "grid_cells");
+    t.grid_hdr[s * kGridHeaderWords + 9] += heap_word(p, "grid_nodes");
+  }
+  for (uint32_t s = 0; s < t.space_count; ++s) {
+    t.spaces[s * 16 + 8] += globals_word(p, "fe");
+    t.spaces[s * 16 + 9] += globals_word(p, "order");
+  }
+  for (uint32_t m = 0; m < t.lm_count; ++m) {
+    t.lm_table[m * 8 + 2] += heap_word(p, "params");
+    t.lm_table[m * 8 + 3] = globals_word(p, "input") + m * bp.input_stride;
+    t.lm_table[m * 8 + 4] = globals_word(p, "lmstate") + m * kHypLmStateWords;
+  }
+}
+
+// One step's stages, in order (the median and burst-sampling ones only when an LM uses them).
+// Row stages run a 2D grid at most row_dispatch_width wide, within every device's
+// workgroup-count limit (kGuaranteedGroupCount).
+void add_stages(Program& p, const std::vector<DeviceLm>& lms, const BackendProgram& bp, const HostTables& t,
+                uint32_t row_dispatch_width) {
+  const InstanceId inst = p.add_instance("hypotheses", 1);
+  const Range all_heap = p.whole(Binding::Heap), all_globals = p.whole(Binding::Globals);
+  auto stage = [&](const char* name, std::array<uint32_t, 3> groups) {
+    StageSpec s;
+    s.name = name;
+    s.kernel = weft_hypothesis_update_kernels.get(name);
+    s.instance = inst;
+    s.groups = {std::max(groups[0], 1u), std::max(groups[1], 1u), std::max(groups[2], 1u)};
+    // The kernels reach every table through the layout block: all of Heap is read.
+    s.args = StepArgs{.layout_block = {all_heap, heap_word(p, "layout")}}.bind();
+    // Every stage reads what the previous one wrote: a full barrier between stages.
+    s.reads = {all_globals};
+    s.writes = {all_globals};
+    p.add_stage(std::move(s));
+  };
+  bool median = false;
+  for (const DeviceLm& lm : lms) median = median || lm.config->threshold.mode == ThresholdMode::Median;
+  const uint32_t S = t.space_count, M = t.lm_count;
+  const uint32_t row_wgs = uint32_t(t.wg_space.size()), width = std::clamp(row_dispatch_width, 1u, kGuaranteedGroupCount);
+  const std::array<uint32_t, 3> row_groups = {std::min(row_wgs, width), groups_for(row_wgs, width), 1};
+  if (bp.burst) stage("hyp_slopes", row_groups);
+  if (median) stage("hyp_median", {S, 1, 1});
+  stage("hyp_threshold", {M, 1, 1});
+  stage("hyp_feature_evidence", {groups_for(t.max_nodes, kHypWorkgroup), S, 1});
+  if (bp.burst) stage("hyp_compact", {S, 1, 1});
+  stage("hyp_select", {S, 1, 1});
+  stage("hyp_location_evidence", row_groups);
+  stage("hyp_floor", {S, 1, 1});
+  stage("hyp_apply", row_groups);
+  stage("hyp_new_block", row_groups);
+  if (bp.burst) stage("hyp_tracker", row_groups);
+  stage("hyp_argmax", {M, 1, 1});
+}
+
+// The layout block and the tables cross the bus here, once.
+void upload_tables(Executable& exe, const std::vector<uint32_t>& layout, const HostTables& t) {
+  auto upload = [&](const char* name, const auto& v) {
+    if (!v.empty()) exe.write_segment(Binding::Heap, name, v.data(), v.size() * 4);
+  };
+  upload("layout", layout);
+  upload("pos", t.pos);
+  upload("pose", t.pose);
+  upload("pdf", t.pdf);
+  upload("feat", t.feat);
+  upload("spaces", t.spaces);
+  upload("lms", t.lm_table);
+  upload("wg_space", t.wg_space);
+  upload("params", t.params);
+  upload("grid_hdr", t.grid_hdr);
+  upload("grid_cells", t.grid_cells);
+  upload("grid_nodes", t.grid_nodes);
+}
+
+
 }  // namespace
 
 void check_device_config(const UpdaterConfig& c) {
@@ -108,213 +363,20 @@ BackendProgram build_backend_program(Device& device, const std::vector<DeviceLm>
                                      double capacity_per_node, uint32_t row_dispatch_width) {
   BackendProgram bp;
   bp.trace = trace;
-  uint32_t window = 1;
-  for (const DeviceLm& lm : lms) {
-    bp.max_channels = std::max(bp.max_channels, uint32_t(lm.config->max_channels));
-    bp.max_frames = std::max(bp.max_frames, uint32_t(max_frames(*lm.config)));
-    if (lm.config->kind == UpdaterKind::BurstSampling) {
-      bp.burst = true;
-      window = std::max(window, uint32_t(lm.config->burst.slope_window));
-    }
-  }
-  bp.input_stride = kHypInputHeader + bp.max_channels * kHypChannelWords + bp.max_frames * 9;
-  const uint32_t C = bp.max_channels;
-
-  // Object models, each graph once however many LMs hold it (float32: the fixtures' graphs are
-  // float32, so this is exact).
-  std::map<const ObjectGraph*, std::pair<uint32_t, uint32_t>> placed;  // -> node offset, feature word offset
-  std::vector<float> pos, pose, pdf, feat;
-  std::vector<uint32_t> spaces, lm_table, wg_space, params;
-  // Without the kernel trace, nearest nodes come from a grid per space (device_grid.h);
-  // node lists and cell starts are relative here, made absolute once the segments are placed.
-  std::vector<uint32_t> grid_hdr, grid_cells, grid_nodes;
-  uint32_t fe_words = 0, order_words = 0, max_nodes = 0, space_count = 0;
-  for (size_t m = 0; m < lms.size(); ++m) {
-    const UpdaterConfig& c = *lms[m].config;
-    bp.space_of_lm.push_back(space_count);
-    const std::vector<uint32_t> p = lm_params(c);
-    lm_table.insert(lm_table.end(), {space_count, uint32_t(lms[m].graphs.size()), uint32_t(params.size()), 0, 0, 0, 0, 0});
-    params.insert(params.end(), p.begin(), p.end());
-    for (const ObjectGraph* g : lms[m].graphs) {
-      auto it = placed.find(g);
-      if (it == placed.end()) {
-        it = placed.emplace(g, std::make_pair(uint32_t(pdf.size()), uint32_t(feat.size()))).first;
-        pos.insert(pos.end(), g->pos.begin(), g->pos.end());
-        pose.insert(pose.end(), g->pose_vectors.begin(), g->pose_vectors.end());
-        pdf.insert(pdf.end(), g->pose_defined.begin(), g->pose_defined.end());
-        feat.insert(feat.end(), g->features.begin(), g->features.end());
-      }
-      const uint32_t n = uint32_t(g->num_nodes);
-      const uint32_t cap = space_capacity(c, n, capacity_per_node);
-      const uint32_t umb = uint32_t(std::max(c.umbilical_num_poses, 1));
-      spaces.insert(spaces.end(), {it->second.first, n, bp.rows, cap, uint32_t(m), it->second.second,
-                                   sampled_nodes(c, n, 2), sampled_nodes(c, n, int(umb)), fe_words, order_words, 0, 0,
-                                   0, 0, 0, 0});
-      if (!trace) {
-        const DeviceGrid grid = build_device_grid(*g, c.max_match_distance);
-        std::vector<uint32_t> h(kGridHeaderWords, 0);
-        for (int i = 0; i < 3; ++i) h[size_t(i)] = f2u(grid.origin[i]), h[5 + size_t(i)] = grid.dims[i];
-        h[3] = f2u(grid.cell);
-        h[4] = f2u(grid.radius);
-        h[8] = uint32_t(grid_cells.size());
-        h[9] = uint32_t(grid_nodes.size());
-        grid_hdr.insert(grid_hdr.end(), h.begin(), h.end());
-        grid_cells.insert(grid_cells.end(), grid.cell_start.begin(), grid.cell_start.end());
-        grid_nodes.insert(grid_nodes.end(), grid.nodes.begin(), grid.nodes.end());
-      }
-      bp.row_offset.push_back(bp.rows);
-      bp.capacity.push_back(cap);
-      wg_space.insert(wg_space.end(), cap / kHypWorkgroup, space_count);
-      bp.rows += cap;
-      fe_words += C * n;
-      order_words += n;
-      max_nodes = std::max(max_nodes, n);
-      ++space_count;
-    }
-  }
-  const uint32_t H = std::max(bp.rows, kHypWorkgroup);
-  const uint32_t S = space_count, M = uint32_t(lms.size());
-  if (wg_space.empty()) wg_space.push_back(0);
-
+  HostTables t = build_host_tables(bp, lms, capacity_per_node);
   Program p("hypothesis_update");
-  auto& heap = p.heap();
-  auto& glob = p.globals();
-  auto bytes = [](size_t words) { return uint64_t(std::max<size_t>(words, 1)) * 4; };
-  heap.add("layout", bytes(kLayoutWords));
-  heap.add("pos", bytes(pos.size()));
-  heap.add("pose", bytes(pose.size()));
-  heap.add("pdf", bytes(pdf.size()));
-  heap.add("feat", bytes(feat.size()));
-  heap.add("spaces", bytes(spaces.size()));
-  heap.add("lms", bytes(lm_table.size()));
-  heap.add("wg_space", bytes(wg_space.size()));
-  heap.add("params", bytes(params.size()));
-  if (!trace) {
-    heap.add("grid_hdr", bytes(grid_hdr.size()));
-    heap.add("grid_cells", bytes(grid_cells.size()));
-    heap.add("grid_nodes", bytes(grid_nodes.size()));
-  }
-  glob.add("E", bytes(H));
-  glob.add("L", bytes(size_t(H) * 3));
-  glob.add("R", bytes(size_t(H) * 9));
-  glob.add("new", bytes(size_t(C) * H));
-  glob.add("fe", bytes(fe_words));
-  glob.add("order", bytes(order_words));
-  glob.add("input", bytes(size_t(M) * bp.input_stride));
-  glob.add("stats", bytes(size_t(S) * kHypStatsWords));
-  glob.add("lmstate", bytes(size_t(M) * kHypLmStateWords));
-  if (trace) glob.add("trace", bytes(size_t(H) * kHypTraceWords));
-  if (bp.burst) {
-    glob.add("hist", bytes(size_t(H) * window));
-    glob.add("age", bytes(H));
-    glob.add("slope", bytes(H));
-    glob.add("keep", bytes(H));
-    glob.add("removed", bytes(H));
-  }
-
-  auto hw = [&](const char* s) { return heap.at(s).word_offset(); };
-  auto gw = [&](const char* s) { return glob.at(s).word_offset(); };
-  auto gw_opt = [&](const char* s, bool present) { return present ? gw(s) : WEFT_NONE; };
-  std::vector<uint32_t> layout(kLayoutWords, 0);
-  layout[kE] = gw("E");
-  layout[kL] = gw("L");
-  layout[kR] = gw("R");
-  layout[kNew] = gw("new");
-  layout[kFe] = gw("fe");
-  layout[kInput] = gw("input");
-  layout[kStats] = gw("stats");
-  layout[kLmState] = gw("lmstate");
-  layout[kTrace] = gw_opt("trace", trace);
-  layout[kHist] = gw_opt("hist", bp.burst);
-  layout[kAge] = gw_opt("age", bp.burst);
-  layout[kSlope] = gw_opt("slope", bp.burst);
-  layout[kKeep] = gw_opt("keep", bp.burst);
-  layout[kRemoved] = gw_opt("removed", bp.burst);
-  layout[kOrder] = gw("order");
-  layout[kPos] = hw("pos");
-  layout[kPose] = hw("pose");
-  layout[kPdf] = hw("pdf");
-  layout[kFeat] = hw("feat");
-  layout[kSpaces] = hw("spaces");
-  layout[kLms] = hw("lms");
-  layout[kWgSpace] = hw("wg_space");
-  layout[kRows] = H;
-  layout[kMaxChannels] = C;
-  layout[kHistStride] = window;
-  layout[kGrid] = trace ? WEFT_NONE : hw("grid_hdr");
-  layout[kRowWgs] = uint32_t(wg_space.size());
-  for (uint32_t s = 0; !trace && s < S; ++s) {
-    grid_hdr[s * kGridHeaderWords + 8] += hw("grid_cells");
-    grid_hdr[s * kGridHeaderWords + 9] += hw("grid_nodes");
-  }
-  // Tables hold absolute word offsets so kernels add nothing.
-  for (uint32_t s = 0; s < S; ++s) {
-    spaces[s * 16 + 8] += gw("fe");
-    spaces[s * 16 + 9] += gw("order");
-  }
-  for (uint32_t m = 0; m < M; ++m) {
-    lm_table[m * 8 + 2] += hw("params");
-    lm_table[m * 8 + 3] = gw("input") + m * bp.input_stride;
-    lm_table[m * 8 + 4] = gw("lmstate") + m * kHypLmStateWords;
-  }
-
-  const InstanceId inst = p.add_instance("hypotheses", 1);
-  const Range all_heap = p.whole(Binding::Heap), all_globals = p.whole(Binding::Globals);
-  auto stage = [&](const char* name, std::array<uint32_t, 3> groups) {
-    StageSpec s;
-    s.name = name;
-    s.kernel = weft_hypothesis_update_kernels.get(name);
-    s.instance = inst;
-    s.groups = {std::max(groups[0], 1u), std::max(groups[1], 1u), std::max(groups[2], 1u)};
-    // The kernels reach every table through the layout block: all of Heap is read.
-    s.args = StepArgs{.layout_block = {all_heap, hw("layout")}}.bind();
-    // Every stage reads what the previous one wrote: a full barrier between stages.
-    s.reads = {all_globals};
-    s.writes = {all_globals};
-    p.add_stage(std::move(s));
-  };
-  bool median = false;
-  for (const DeviceLm& lm : lms) median = median || lm.config->threshold.mode == ThresholdMode::Median;
-  // Row stages: a 2D grid at most row_dispatch_width wide, within every device's workgroup-count
-  // limit (kGuaranteedGroupCount).
-  const uint32_t row_wgs = uint32_t(wg_space.size()), width = std::clamp(row_dispatch_width, 1u, kGuaranteedGroupCount);
-  const std::array<uint32_t, 3> row_groups = {std::min(row_wgs, width), groups_for(row_wgs, width), 1};
-  if (bp.burst) stage("hyp_slopes", row_groups);
-  if (median) stage("hyp_median", {S, 1, 1});
-  stage("hyp_threshold", {M, 1, 1});
-  stage("hyp_feature_evidence", {groups_for(max_nodes, kHypWorkgroup), S, 1});
-  if (bp.burst) stage("hyp_compact", {S, 1, 1});
-  stage("hyp_select", {S, 1, 1});
-  stage("hyp_location_evidence", row_groups);
-  stage("hyp_floor", {S, 1, 1});
-  stage("hyp_apply", row_groups);
-  stage("hyp_new_block", row_groups);
-  if (bp.burst) stage("hyp_tracker", row_groups);
-  stage("hyp_argmax", {M, 1, 1});
-
+  add_segments(p, t, bp);
+  const std::vector<uint32_t> layout = layout_block(p, t, bp);
+  resolve_table_offsets(t, p, bp);
+  add_stages(p, lms, bp, t, row_dispatch_width);
   // The kernels index Heap and Globals through their bindings, which cover the first
   // maxStorageBufferRange bytes; a bigger program is refused here instead of reading past them.
-  p.require_bound_window(device.info(), "vulkan backend: " + std::to_string(M) + " LMs, " + std::to_string(S) +
-                                            " graph spaces, " + std::to_string(H) +
+  p.require_bound_window(device.info(), "vulkan backend: " + std::to_string(t.lm_count) + " LMs, " +
+                                            std::to_string(t.space_count) + " graph spaces, " + std::to_string(t.rows) +
                                             " hypothesis rows (fewer graphs, LMs or hypotheses per program, or "
                                             "set_capacity_per_node lower)");
   bp.exe = std::make_unique<Executable>(device, std::move(p));
-  // The object models cross the bus here, once.
-  auto upload = [&](const char* name, const auto& v) {
-    if (!v.empty()) bp.exe->write_segment(Binding::Heap, name, v.data(), v.size() * 4);
-  };
-  upload("layout", layout);
-  upload("pos", pos);
-  upload("pose", pose);
-  upload("pdf", pdf);
-  upload("feat", feat);
-  upload("spaces", spaces);
-  upload("lms", lm_table);
-  upload("wg_space", wg_space);
-  upload("params", params);
-  upload("grid_hdr", grid_hdr);
-  upload("grid_cells", grid_cells);
-  upload("grid_nodes", grid_nodes);
+  upload_tables(*bp.exe, layout, t);
   reset_program_state(bp);
   return bp;
 }
