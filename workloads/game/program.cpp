@@ -101,12 +101,14 @@ GameProgram append_program(Program program, const Board& b, const SearchConfig& 
     sz.kernel = weft_game_kernels.get("size");
     sz.instance = inst;
     const bool last = d == L;
-    // The next iteration's level slots are consecutive: levels 0..d from its level-0 slot on.
+    // The next iteration's level slots are consecutive (levels 0..d from its level-0 slot on): the kernel gets
+    // the first and writes the count words of all d+1; each slot is declared on its own, not the gaps between.
     const Out<Binding::Control> next_slots =
-        last ? Out<Binding::Control>(absent)
-             : Out<Binding::Control>(prog.control_words(prog.slot_word(it.loop.slot(i + 1, kLevel0)), d * WEFT_INDIRECT_SLOT_WORDS + 3));
+        last ? Out<Binding::Control>(absent) : Out<Binding::Control>(prog.slot(it.loop.slot(i + 1, kLevel0)));
     sz.args = SizeArgs{.counts = counts, .capacity = caps_range, .depth = d, .evaluate_slot = prog.slot(it.slot(kEvaluate)),
                        .next_slots = next_slots}.bind();
+    if (!last)
+      for (uint32_t k = 1; k <= d; ++k) sz.writes.push_back(prog.slot(it.loop.slot(i + 1, kLevel0 + k)));
     it.add_stage(prog, sz, kSingle);
 
     StageSpec ev;

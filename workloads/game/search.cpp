@@ -10,8 +10,6 @@ namespace {
 
 constexpr uint32_t kResultWords = 24;
 
-uint32_t groups_for(uint64_t n) { return uint32_t(std::min<uint64_t>((n + 63) / 64, 65535)); }
-
 // Nodes of levels 1..L that fit beside the roots and results: Globals is addressed through the
 // bound window only, so every level must fit in it together.
 uint64_t default_node_capacity(const Device& device, uint32_t max_roots) {
@@ -74,7 +72,7 @@ SearchResult Search::run(const std::vector<Position>& roots) {
   exe_->write_segment(Binding::Globals, "level0", nodes.data(), nodes.size() * 4);
   const Program& prog = exe_->program();
   exe_->set_control_word(info_.count_word, uint32_t(roots.size()));
-  exe_->set_control_word(prog.slot_word(info_.loop.slot(0, 2)), groups_for(roots.size()));
+  exe_->set_control_word(prog.slot_word(info_.loop.slot(0, 2)), weft::grid_stride_groups(roots.size(), 64));
   exe_->run();
 
   if (const uint32_t lost = exe_->control_word(info_.overflow_word)) {
