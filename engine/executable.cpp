@@ -247,6 +247,16 @@ void Executable::read_segment(Binding b, const std::string& name, void* data, ui
   read(b, r.offset + offset, data, bytes);
 }
 
+void Executable::write_range(const Range& r, const void* data, uint64_t bytes, uint64_t offset) {
+  check_inside(r.size, offset, bytes, "write", std::string(binding_name(r.binding)) + " range at byte " + std::to_string(r.offset));
+  write(r.binding, r.offset + offset, data, bytes);
+}
+
+void Executable::read_range(const Range& r, void* data, uint64_t bytes, uint64_t offset) {
+  check_inside(r.size, offset, bytes, "read", std::string(binding_name(r.binding)) + " range at byte " + std::to_string(r.offset));
+  read(r.binding, r.offset + offset, data, bytes);
+}
+
 void Executable::write_register(InstanceId id, uint32_t reg, const void* data, uint64_t bytes) {
   const Range r = program_.registers(id, reg, 1);
   if (bytes > r.size)

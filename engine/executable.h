@@ -62,8 +62,17 @@ class Executable {
   void read(Binding b, uint64_t offset, void* data, uint64_t bytes);
   void write_segment(Binding b, const std::string& segment, const void* data, uint64_t bytes, uint64_t offset = 0);
   void read_segment(Binding b, const std::string& segment, void* data, uint64_t bytes, uint64_t offset = 0);
+  // A port's range (Ports::segment): `bytes` from `offset` inside it.
+  void write_range(const Range& range, const void* data, uint64_t bytes, uint64_t offset = 0);
+  void read_range(const Range& range, void* data, uint64_t bytes, uint64_t offset = 0);
   void write_register(InstanceId instance, uint32_t reg, const void* data, uint64_t bytes);
   void read_register(InstanceId instance, uint32_t reg, void* data, uint64_t bytes);
+  template <class T>
+  std::vector<T> read_range(const Range& range) {
+    std::vector<T> out(range.size / sizeof(T));
+    read_range(range, out.data(), out.size() * sizeof(T));
+    return out;
+  }
   template <class T>
   std::vector<T> read_segment(Binding b, const std::string& segment) {
     const Segment& s = (b == Binding::Heap ? program_.heap() : program_.globals()).at(segment);

@@ -18,6 +18,13 @@ const char* binding_name(Binding b) {
   return "?";
 }
 
+Range Range::part(uint64_t from, uint64_t bytes) const {
+  if (from > size || bytes > size - from)
+    fail(ErrorCode::InvalidProgram, std::string("bytes ") + std::to_string(from) + ".." + std::to_string(from + bytes) + " are not inside the " +
+                                        binding_name(binding) + " range of " + std::to_string(size) + " bytes at byte " + std::to_string(offset));
+  return Range{binding, offset + from, bytes};
+}
+
 Program::Program(std::string name) : name_(std::move(name)) {}
 
 InstanceId Program::add_instance(std::string name, uint32_t width) {

@@ -24,6 +24,10 @@ struct Range {
   bool overlaps(const Range& o) const {
     return binding == o.binding && offset < o.offset + o.size && o.offset < offset + size;
   }
+  uint32_t first_word() const { return uint32_t(offset / 4); }
+  // `bytes` from byte `from` of this range (a row of a port, one node of a level); InvalidProgram
+  // when that is not inside it.
+  Range part(uint64_t from, uint64_t bytes) const;
 };
 
 }  // namespace weft
