@@ -1,9 +1,8 @@
 // Monty's hypothesis-update backend (workloads/hypothesis_update) through the C ABI.
 #include <cstring>
 
-#include "cpu_backend.h"
 #include "handles.h"
-#include "vulkan_backend.h"
+#include "hypothesis_update.h"
 
 using namespace weft;
 using namespace weft::hyp;

@@ -2,16 +2,9 @@
 // streams on the device or the CPU reference, resolve tools through C callbacks, read results.
 #include <cstring>
 
-#include "byte_tokenizer.h"
-#include "bpe_tokenizer.h"
-#include "device_vm.h"
-#include "flow.h"
-#include "flow_file.h"
 #include "handles.h"
-#include "machine.h"
-#include "reference.h"
-#include "serialize.h"
-#include "udpl.h"
+#include "token_vm.h"
+#include "token_vm_frontend.h"
 
 using namespace weft;
 using namespace weft::token_vm;

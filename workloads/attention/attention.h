@@ -71,6 +71,11 @@ struct DecoderProgram {
   std::vector<uint32_t> scale_words;  // residual scale of each layer (f32, 1.0)
   uint32_t sampling_words = 0;        // temperature f32, top_k u32, seed u32
   std::vector<StageId> regulators;
+  // Segments "input_rows" (max_batch x dim f32: what the layers read; DecoderOptions::embed's
+  // stages write it), "tokens", "state", "sampled" (u32), "logits" (vocab f32), "k<l>"/"v<l>"
+  // (layer l's KV cache, context x kv_dim f32); instances "first_layer" (its inbox is the
+  // decoder's message in), "last_layer" and "sampler" (its outbox: [the sampled token]).
+  Ports ports;
   std::string name(const std::string& what) const { return prefix + "." + what; }
 };
 
@@ -90,6 +95,9 @@ void upload(Executable& exe, const DecoderProgram& dp, const Model& model);
 // (< context). Writes the tokens and state words and sets the batch slots. BadInput otherwise.
 void set_batch(Executable& exe, const DecoderProgram& dp, const Model& model, std::span<const uint32_t> tokens, uint32_t pos0);
 void set_sampling(Executable& exe, const DecoderProgram& dp, const Sampling& sampling);
+// What the last run left: the logits of the batch's last row, and the token the sampler picked.
+std::vector<float> read_logits(Executable& exe, const DecoderProgram& dp);
+uint32_t read_sampled(Executable& exe, const DecoderProgram& dp);
 
 struct LayerMetrics {
   float rms = 0, max_abs = 0;

@@ -34,14 +34,10 @@ std::vector<float> Decoder::prefill(std::span<const uint32_t> tokens) {
     pos_ += uint32_t(chunk.size());
     merge_metrics(i == 0);
   }
-  return exe_->read_segment<float>(Binding::Globals, dp_.name("logits"));
+  return read_logits(*exe_, dp_);
 }
 
-uint32_t Decoder::sampled() {
-  uint32_t t = 0;
-  exe_->read_segment(Binding::Globals, dp_.name("sampled"), &t, 4);
-  return t;
-}
+uint32_t Decoder::sampled() { return read_sampled(*exe_, dp_); }
 
 void Decoder::set_sampling(const Sampling& s) { attention::set_sampling(*exe_, dp_, s); }
 

@@ -127,8 +127,29 @@ DecoderProgram add_decoder(Program& p, const Model& m, const DecoderOptions& o) 
     const bool matvec = s == kDim || s == kQ || s == kKv || s == kFfn;
     dp.batch_slots.push_back({slot[s], s == kTok ? 0u : 1u, matvec ? ops::kMatvecTokens : 1u});
   }
+  dp.ports = Ports("attention " + dp.prefix);
+  dp.ports.add_segment("input_rows", p.segment(Binding::Globals, N("x")), "f32[max_batch][dim]: the rows the first layer reads")
+      .add_segment("tokens", p.segment(Binding::Globals, N("tokens")), "u32[max_batch]: the batch's token ids")
+      .add_segment("state", p.segment(Binding::Globals, N("state")), "u32[4]: T, pos0, ...")
+      .add_segment("sampled", p.segment(Binding::Globals, N("sampled")), "u32: the sampled token")
+      .add_segment("logits", p.segment(Binding::Globals, N("logits")), "f32[vocab]: the last row's logits");
+  for (uint32_t l = 0; l < c.layers; ++l)
+    for (const char* kv : {"k", "v"})
+      dp.ports.add_segment(kv + std::to_string(l), p.segment(Binding::Globals, N(kv + std::to_string(l))),
+                           std::string("f32[context][kv_dim]: layer ") + std::to_string(l) + "'s " + (kv[0] == 'k' ? "keys" : "values"));
+  dp.ports.add_instance("first_layer", dp.layers.front(), "its inbox (R31) is the decoder's message in")
+      .add_instance("last_layer", dp.layers.back(), "its outbox (R30): the last layer's message")
+      .add_instance("sampler", dp.sampler, "its outbox (R30): [the sampled token]");
   append_decoder_step(p, m, dp, o, "");
   return dp;
+}
+
+std::vector<float> read_logits(Executable& exe, const DecoderProgram& dp) { return exe.read_range<float>(dp.ports.segment("logits")); }
+
+uint32_t read_sampled(Executable& exe, const DecoderProgram& dp) {
+  uint32_t t = 0;
+  exe.read_range(dp.ports.segment("sampled"), &t, 4);
+  return t;
 }
 
 void upload(Executable& exe, const DecoderProgram& dp, const Model& m) {

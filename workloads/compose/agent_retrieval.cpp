@@ -7,12 +7,12 @@
 #include <random>
 
 #include "compose.h"
+#include "shaders/compose_args.h"
 #include "weft_compose_kernels.h"
 
 namespace weft::compose {
 
 namespace {
-
 
 db::Database docs_table(const AgentRetrievalConfig& c, uint32_t dim) {
   db::Table t;
@@ -81,13 +81,13 @@ void set_batches(Executable& exe, const AgentRetrievalSetup& s, const attention:
 }
 
 std::vector<float> last_row(Executable& exe, const attention::DecoderProgram& dp, uint32_t rows, uint32_t dim) {
-  const auto x = exe.read_segment<float>(Binding::Globals, dp.name("x"));
+  const auto x = exe.read_range<float>(dp.ports.segment("input_rows"));
   return std::vector<float>(x.begin() + size_t(rows - 1) * dim, x.begin() + size_t(rows) * dim);
 }
 
 void read_cont(Executable& exe, const attention::DecoderProgram& dp, AgentRetrievalResult& r) {
-  r.logits = exe.read_segment<float>(Binding::Globals, dp.name("logits"));
-  exe.read_segment(Binding::Globals, dp.name("sampled"), &r.sampled, 4);
+  r.logits = attention::read_logits(exe, dp);
+  r.sampled = attention::read_sampled(exe, dp);
 }
 
 }  // namespace
@@ -129,43 +129,45 @@ AgentRetrievalComposed::AgentRetrievalComposed(Device& device, const AgentRetrie
   p.globals().add("compose.picks", uint64_t(2 * K) * 4);
   agent_ = attention::add_decoder(p, setup_.model, setup_.options("agent", P));
   retrieve_ = p.add_instance("compose.retrieve", D);
-  p.connect(agent_.layers.back(), retrieve_);
+  p.connect(agent_.ports.instance("last_layer"), retrieve_);
   attention::DecoderOptions o = setup_.options("cont", K);
   o.embed = [&](Program& q, const attention::DecoderProgram& dp) {
-    auto G = [&](const std::string& s) { return q.globals().at(s).word_offset(); };
+    // The continuing decoder attends to the prompt: the agent's KV cache rows 0..P-1 become its own.
     for (uint32_t l = 0; l < L; ++l)
       for (const char* c : {"k", "v"}) {
-        const std::string name = c + std::to_string(l);
+        const std::string cache = c + std::to_string(l);
         StageSpec s;
         s.name = "kv_copy";
         s.kernel = weft_compose_kernels.get("copy_words");
         s.instance = retrieve_;
-        s.groups = {std::max<uint32_t>(1, std::min<uint32_t>((P * kv + 63) / 64, 65535)), 1, 1};
-        s.push = {G(agent_.name(name)), G(dp.name(name)), P * kv};
-        s.reads = {q.segment(Binding::Globals, agent_.name(name))};
-        s.writes = {q.segment(Binding::Globals, dp.name(name))};
+        s.groups = {grid_stride_groups(uint64_t(P) * kv, 64), 1, 1};
+        s.args = CopyWordsArgs{.source = agent_.ports.segment(cache), .destination = dp.ports.segment(cache), .count = P * kv}.bind();
         s.honour_halt = true;
         q.add_stage(s);
       }
+    const Range agent_rows = agent_.ports.segment("input_rows");
     StageSpec s;
     s.name = "retrieve";
     s.kernel = weft_compose_kernels.get("retrieve");
     s.instance = retrieve_;
-    s.push = {q.window_word(query_->output(), WEFT_R_OUTBOX), G("compose.columns"), D, G(agent_.name("x")) + (P - 1) * D, K,
-              G("compose.scores"), G(dp.name("x")), G("compose.rows"), G("compose.picks"), cfg.docs};
-    s.reads = {q.outbox(query_->output()), q.segment(Binding::Globals, "compose.columns"), q.segment(Binding::Globals, agent_.name("x"))};
+    s.args = RetrieveArgs{.query_result = q.outbox(query_->output()),
+                          .columns = q.segment(Binding::Globals, "compose.columns"),
+                          .dim = D,
+                          .query_vector = {agent_rows, agent_rows.first_word() + (P - 1) * D},  // the prompt's last row
+                          .k = K,
+                          .scores = q.segment(Binding::Globals, "compose.scores"),
+                          .rows = dp.ports.segment("input_rows"),
+                          .rows_copy = q.segment(Binding::Globals, "compose.rows"),
+                          .picks = q.segment(Binding::Globals, "compose.picks"),
+                          .capacity = cfg.docs}.bind();
     for (const Range& r : query_->output_ranges) s.reads.push_back(r);
-    s.writes = {q.segment(Binding::Globals, "compose.scores"), q.segment(Binding::Globals, dp.name("x")),
-                q.segment(Binding::Globals, "compose.rows"), q.segment(Binding::Globals, "compose.picks")};
     s.message = true;
     s.honour_halt = true;
     q.add_stage(s);
   };
   cont_ = attention::add_decoder(p, setup_.model, o);
-  p.connect(retrieve_, cont_.layers[0]);
-  const uint64_t window = device.info().max_storage_buffer_range;
-  for (const SegmentLayout* l : {&p.heap(), &p.globals()})
-    if (l->size() > window) fail(ErrorCode::BadInput, "compose agent-retrieval: " + l->buffer_name() + " exceeds the storage-buffer window");
+  p.connect(retrieve_, cont_.ports.instance("first_layer"));
+  p.require_bound_window(device.info(), "compose agent-retrieval");
   exe_ = std::make_unique<Executable>(device, p);
   query_->upload(*exe_);
   attention::upload(*exe_, agent_, setup_.model);
@@ -218,9 +220,9 @@ AgentRetrievalResult AgentRetrievalOrchestrated::run() {
   r.query = last_row(*agent_exe_, agent_, P, D);
   for (uint32_t l = 0; l < setup_.model.config.layers; ++l)
     for (const char* c : {"k", "v"}) {
-      const std::string name = c + std::to_string(l);
-      const auto cache = agent_exe_->read_segment<float>(Binding::Globals, agent_.name(name));
-      cont_exe_->write_segment(Binding::Globals, cont_.name(name), cache.data(), uint64_t(P) * kv * 4);
+      const std::string port = c + std::to_string(l);
+      const auto cache = agent_exe_->read_range<float>(agent_.ports.segment(port));
+      cont_exe_->write_range(cont_.ports.segment(port), cache.data(), uint64_t(P) * kv * 4);
     }
   const db::ResultSet rs = query_->run();  // submit 2
   r.gpu_ns += query_->stats().gpu_ns;
@@ -230,7 +232,7 @@ AgentRetrievalResult AgentRetrievalOrchestrated::run() {
   for (const auto& row : rows)
     for (double v : row) r.rows.push_back(float(v));
   r.rows.resize(size_t(setup_.cfg.k) * D, 0.0f);
-  cont_exe_->write_segment(Binding::Globals, cont_.name("x"), r.rows.data(), r.rows.size() * 4);
+  cont_exe_->write_range(cont_.ports.segment("input_rows"), r.rows.data(), r.rows.size() * 4);
   set_batches(*cont_exe_, setup_, nullptr, &cont_);
   cont_exe_->run();  // submit 3
   r.gpu_ns += cont_exe_->timings().total_ns;

@@ -20,8 +20,8 @@
 #include "gnn.h"
 #include "game.h"
 #include "physics.h"
-#include "byte_tokenizer.h"
-#include "device_vm.h"
+#include "token_vm.h"
+#include "token_vm_frontend.h"
 
 namespace weft::compose {
 

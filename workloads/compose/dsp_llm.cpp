@@ -6,19 +6,16 @@
 #include <random>
 
 #include "compose.h"
+#include "shaders/compose_args.h"
 #include "weft_compose_kernels.h"
 
 namespace weft::compose {
 
 namespace {
 
-
-std::string seg(uint32_t c, const char* what) { return "c" + std::to_string(c) + "." + what; }
-
-void write_inputs(Executable& exe, const DspLlmSetup& s) {
+void write_inputs(Executable& exe, const dsp::DspProgram& dp, const DspLlmSetup& s) {
   dsp::upload(exe, s.dsp);  // window, twiddles, gains; a fresh stream (history and tail zero)
-  const uint32_t H = s.dsp.hop();
-  for (uint32_t c = 0; c < s.cfg.tokens; ++c) exe.write_segment(Binding::Globals, seg(c, "in"), s.block.data() + size_t(c) * H, uint64_t(H) * 4);
+  dsp::write_block(exe, dp, s.dsp, s.block);
 }
 
 // The decoder's batch: T rows at positions 0..T-1 (the token ids are unused with DecoderOptions::embed).
@@ -29,10 +26,8 @@ void set_rows_batch(Executable& exe, const attention::DecoderProgram& dp, const 
 }
 
 void read_decoder(Executable& exe, const attention::DecoderProgram& dp, DspLlmResult& r) {
-  r.logits = exe.read_segment<float>(Binding::Globals, dp.name("logits"));
-  uint32_t tok = 0;
-  exe.read_segment(Binding::Globals, dp.name("sampled"), &tok, 4);
-  r.sampled = tok;
+  r.logits = attention::read_logits(exe, dp);
+  r.sampled = attention::read_sampled(exe, dp);
 }
 
 }  // namespace
@@ -73,11 +68,14 @@ DspLlmComposed::DspLlmComposed(Device& device, const DspLlmConfig& cfg) : setup_
   p.heap().add("compose.projection", uint64_t(D) * H * 4);
   p.globals().add("compose.rows", uint64_t(T) * D * 4);
   features_ = p.add_instance("compose.features", D);
-  p.connect(dsp_.channels.back(), features_);
-  const uint32_t r30 = p.window_word(dsp_.channels[0], WEFT_R_OUTBOX);
-  const uint32_t stride = T > 1 ? p.window_word(dsp_.channels[1], WEFT_R_OUTBOX) - r30 : 0;
+  std::vector<InstanceId> channels;
+  for (uint32_t c = 0; c < T; ++c) channels.push_back(dsp_.ports.instance("channel" + std::to_string(c)));
+  p.connect(channels.back(), features_);
+  // The kernel walks the channels' outboxes with one stride.
+  const uint32_t r30 = p.window_word(channels[0], WEFT_R_OUTBOX);
+  const uint32_t stride = T > 1 ? p.window_word(channels[1], WEFT_R_OUTBOX) - r30 : 0;
   for (uint32_t c = 1; c < T; ++c)
-    if (p.window_word(dsp_.channels[c], WEFT_R_OUTBOX) != r30 + c * stride)
+    if (p.window_word(channels[c], WEFT_R_OUTBOX) != r30 + c * stride)
       fail(ErrorCode::InvalidProgram, "compose dsp-llm: the channels' registers are not evenly spaced");
   attention::DecoderOptions o = setup_.decoder_options();
   o.embed = [&](Program& q, const attention::DecoderProgram& dp) {
@@ -86,24 +84,28 @@ DspLlmComposed::DspLlmComposed(Device& device, const DspLlmConfig& cfg) : setup_
     s.kernel = weft_compose_kernels.get("features");
     s.instance = features_;
     s.groups = {T, 1, 1};
-    s.push = {r30, stride, H, q.heap().at("compose.projection").word_offset(), D, q.globals().at(dp.name("x")).word_offset(), T,
-              q.globals().at("compose.rows").word_offset()};
-    for (InstanceId ch : dsp_.channels) s.reads.push_back(q.outbox(ch));
-    s.reads.push_back(q.segment(Binding::Heap, "compose.projection"));
-    s.writes = {q.segment(Binding::Globals, dp.name("x")), q.segment(Binding::Globals, "compose.rows")};
+    s.args = FeaturesArgs{.hops = q.outbox(channels[0]),
+                          .hop_stride = stride,
+                          .hop_floats = H,
+                          .projection = q.segment(Binding::Heap, "compose.projection"),
+                          .dim = D,
+                          .rows = dp.ports.segment("input_rows"),
+                          .tokens = T,
+                          .rows_copy = q.segment(Binding::Globals, "compose.rows")}.bind();
+    for (uint32_t c = 1; c < T; ++c) s.reads.push_back(q.outbox(channels[c]));
     s.message = true;
     s.honour_halt = true;
     q.add_stage(s);
   };
   dec_ = attention::add_decoder(p, setup_.model, o);
-  p.connect(features_, dec_.layers[0]);
+  p.connect(features_, dec_.ports.instance("first_layer"));
   exe_ = std::make_unique<Executable>(device, p);
   attention::upload(*exe_, dec_, setup_.model);
   exe_->write_segment(Binding::Heap, "compose.projection", setup_.projection.data(), setup_.projection.size() * 4);
 }
 
 DspLlmResult DspLlmComposed::run() {
-  write_inputs(*exe_, setup_);
+  write_inputs(*exe_, dsp_, setup_);
   set_rows_batch(*exe_, dec_, setup_);
   exe_->run();
   DspLlmResult r;
@@ -133,7 +135,7 @@ DspLlmOrchestrated::DspLlmOrchestrated(Device& device, const DspLlmConfig& cfg) 
 DspLlmResult DspLlmOrchestrated::run() {
   DspLlmResult r;
   const uint32_t T = setup_.cfg.tokens, H = setup_.dsp.hop(), D = setup_.dim();
-  write_inputs(*dsp_exe_, setup_);
+  write_inputs(*dsp_exe_, dsp_, setup_);
   dsp_exe_->run();  // submit 1
   r.gpu_ns += dsp_exe_->timings().total_ns;
   for (InstanceId ch : dsp_.channels) {
@@ -147,7 +149,7 @@ DspLlmResult DspLlmOrchestrated::run() {
       for (uint32_t n = 0; n < H; ++n) s += setup_.projection[size_t(j) * H + n] * r.dsp_out[size_t(t) * H + n];
       r.rows[size_t(t) * D + j] = s;
     }
-  dec_exe_->write_segment(Binding::Globals, dec_.name("x"), r.rows.data(), r.rows.size() * 4);
+  dec_exe_->write_range(dec_.ports.segment("input_rows"), r.rows.data(), r.rows.size() * 4);
   set_rows_batch(*dec_exe_, dec_, setup_);
   dec_exe_->run();  // submit 2
   r.gpu_ns += dec_exe_->timings().total_ns;

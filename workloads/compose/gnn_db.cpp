@@ -5,12 +5,12 @@
 #include <random>
 
 #include "compose.h"
+#include "shaders/compose_args.h"
 #include "weft_compose_kernels.h"
 
 namespace weft::compose {
 
 namespace {
-
 
 const char* kMask = "compose.mask";
 
@@ -58,8 +58,6 @@ std::vector<float> selected_rows(const std::vector<float>& h, const std::vector<
   return out;
 }
 
-std::string last_h(const GnnDbSetup& s) { return std::string("h").append(std::to_string(s.model.layers.size())); }
-
 }  // namespace
 
 GnnDbSetup::GnnDbSetup(const GnnDbConfig& c)
@@ -86,16 +84,14 @@ GnnDbComposed::GnnDbComposed(Device& device, const GnnDbConfig& cfg) : setup_(cf
   s.name = "select";
   s.kernel = weft_compose_kernels.get("select");
   s.instance = select_;
-  s.push = {query_->output_values[0], p.globals().at(kMask).word_offset(), cfg.nodes};
-  s.reads = {query_->output_ranges[0]};
-  s.writes = {p.segment(Binding::Globals, kMask)};
+  s.args = SelectArgs{.ids = {query_->output_ranges[0], query_->output_values[0]},
+                      .mask = p.segment(Binding::Globals, kMask),
+                      .nodes = cfg.nodes}.bind();
   s.message = true;
   s.honour_halt = true;
   p.add_stage(s);
   gnn_ = gnn::append_program(std::move(p), setup_.graph, setup_.model, {}, {kMask});
-  const uint64_t window = device.info().max_storage_buffer_range;
-  for (const SegmentLayout* l : {&gnn_.program.heap(), &gnn_.program.globals()})
-    if (l->size() > window) fail(ErrorCode::BadInput, "compose gnn-db: " + l->buffer_name() + " exceeds the storage-buffer window");
+  gnn_.program.require_bound_window(device.info(), "compose gnn-db");
   exe_ = std::make_unique<Executable>(device, gnn_.program);
   query_->upload(*exe_);
   gnn::upload(*exe_, setup_.graph, setup_.model);
@@ -113,7 +109,7 @@ GnnDbResult GnnDbComposed::run() {
   const auto mask = exe_->read_segment<uint32_t>(Binding::Globals, kMask);
   for (uint32_t i = 0; i < setup_.cfg.nodes; ++i)
     if (mask[i]) r.selected.push_back(i);
-  r.embeddings = selected_rows(exe_->read_segment<float>(Binding::Globals, last_h(setup_)), r.selected, setup_.cfg.features);
+  r.embeddings = selected_rows(exe_->read_range<float>(gnn_.ports.segment("embeddings")), r.selected, setup_.cfg.features);
   return r;
 }
 
@@ -139,7 +135,7 @@ GnnDbResult GnnDbOrchestrated::run() {
   gnn_exe_->run();  // submit 2
   r.gpu_ns += gnn_exe_->timings().total_ns;
   r.submits += 1;
-  r.embeddings = selected_rows(gnn_exe_->read_segment<float>(Binding::Globals, last_h(setup_)), r.selected, setup_.cfg.features);
+  r.embeddings = selected_rows(gnn_exe_->read_range<float>(gnn_.ports.segment("embeddings")), r.selected, setup_.cfg.features);
   return r;
 }
 

@@ -5,15 +5,12 @@
 #include <algorithm>
 
 #include "compose.h"
-#include "flow.h"
-#include "machine.h"
-#include "../token_vm/vm/reference.h"  // the token VM's (attention has a reference.h too)
+#include "shaders/compose_args.h"
 #include "weft_compose_kernels.h"
 
 namespace weft::compose {
 
 namespace {
-
 
 constexpr uint32_t kMaxStreams = 4;
 
@@ -29,12 +26,6 @@ void start_decoders(Executable& exe, const std::vector<attention::DecoderProgram
     attention::set_batch(exe, dec[b], s.model, first, 0);
     attention::set_sampling(exe, dec[b], s.sampling(b));
   }
-}
-
-uint32_t sampled_word(Executable& exe, const attention::DecoderProgram& dp) {
-  uint32_t tok = 0;
-  exe.read_segment(Binding::Globals, dp.name("sampled"), &tok, 4);
-  return tok;
 }
 
 }  // namespace
@@ -111,8 +102,16 @@ ModelTokenVmComposed::ModelTokenVmComposed(Device& device, const ModelTokenVmCon
   vm_ = token_vm::add_vm(p, setup_.workflow, setup_.vm, N, "tvm.");
   handoff_ = p.add_instance("compose.handoff", 1);
   feedback_ = p.add_instance("compose.feedback", 1);
-  p.connect(dec_[0].sampler, handoff_);
-  const uint32_t vm_sampled = p.globals().at("tvm.sampled").word_offset(), vm_trace = p.globals().at("tvm.trace").word_offset();
+  p.connect(dec_[0].ports.instance("sampler"), handoff_);
+  // The adapters reach each stream's decoder words through a table in Control: handoff reads
+  // decoder b's `sampled` word from [b]; feedback writes its `tokens` word [b] and `state` [B + b].
+  std::vector<uint32_t> sampled_words, decoder_words;
+  for (const auto& d : dec_) sampled_words.push_back(d.ports.segment("sampled").first_word());
+  for (const char* port : {"tokens", "state"})
+    for (const auto& d : dec_) decoder_words.push_back(d.ports.segment(port).first_word());
+  const Range handoff_table = p.control_words(p.add_control_words("compose.handoff_words", sampled_words), B);
+  const Range feedback_table = p.control_words(p.add_control_words("compose.feedback_words", decoder_words), 2 * B);
+  const Range vm_sampled = vm_.ports.segment("sampled"), vm_trace = vm_.ports.segment("trace");
   for (uint32_t i = 0; i < N; ++i) {
     if (i)
       for (uint32_t b = 0; b < B; ++b) attention::append_decoder_step(p, setup_.model, dec_[b], setup_.decoder_options(b), ".step" + std::to_string(i));
@@ -120,12 +119,12 @@ ModelTokenVmComposed::ModelTokenVmComposed(Device& device, const ModelTokenVmCon
     h.name = "handoff." + std::to_string(i);
     h.kernel = weft_compose_kernels.get("handoff");
     h.instance = handoff_;
-    h.push = {B, vm_sampled + i * B, setup_.tokenizer.vocab_size(), token_vm::ByteTokenizer::kPad};
-    for (uint32_t b = 0; b < B; ++b) {
-      h.push.push_back(p.globals().at(dec_[b].name("sampled")).word_offset());
-      h.reads.push_back(p.segment(Binding::Globals, dec_[b].name("sampled")));
-    }
-    h.writes = {Range{Binding::Globals, uint64_t(vm_sampled + i * B) * 4, uint64_t(B) * 4}};
+    h.args = HandoffArgs{.streams = B,
+                         .sampled_row = vm_sampled.part(uint64_t(i) * B * 4, uint64_t(B) * 4),
+                         .vocabulary = setup_.tokenizer.vocab_size(),
+                         .pad_token = token_vm::ByteTokenizer::kPad,
+                         .stream_words = handoff_table}.bind();
+    for (const auto& d : dec_) h.reads.push_back(d.ports.segment("sampled"));
     h.message = true;
     h.honour_halt = true;
     p.add_stage(h);
@@ -134,15 +133,12 @@ ModelTokenVmComposed::ModelTokenVmComposed(Device& device, const ModelTokenVmCon
     f.name = "feedback." + std::to_string(i);
     f.kernel = weft_compose_kernels.get("feedback");
     f.instance = feedback_;
-    const uint32_t row = vm_trace + i * B * TVM_TRACE_WORDS;
-    f.push = {B, row};
-    for (uint32_t b = 0; b < B; ++b) f.push.push_back(p.globals().at(dec_[b].name("tokens")).word_offset());
-    for (uint32_t b = 0; b < B; ++b) f.push.push_back(p.globals().at(dec_[b].name("state")).word_offset());
-    f.reads = {Range{Binding::Globals, uint64_t(row) * 4, uint64_t(B) * TVM_TRACE_WORDS * 4}};
-    for (uint32_t b = 0; b < B; ++b) {
-      f.reads.push_back(p.segment(Binding::Globals, dec_[b].name("state")));
-      f.writes.push_back(p.segment(Binding::Globals, dec_[b].name("tokens")));
-      f.writes.push_back(p.segment(Binding::Globals, dec_[b].name("state")));
+    const uint64_t row_bytes = uint64_t(B) * TVM_TRACE_WORDS * 4;
+    f.args = FeedbackArgs{.streams = B, .trace_row = vm_trace.part(i * row_bytes, row_bytes), .stream_words = feedback_table}.bind();
+    for (const auto& d : dec_) {
+      f.reads.push_back(d.ports.segment("state"));
+      f.writes.push_back(d.ports.segment("tokens"));
+      f.writes.push_back(d.ports.segment("state"));
     }
     f.message = true;
     f.honour_halt = true;
@@ -161,11 +157,11 @@ ModelTokenVmResult ModelTokenVmComposed::run() {
   r.submits = 1;
   r.gpu_ns = exe_->timings().total_ns;
   r.sampled.resize(size_t(N) * B);
-  exe_->read_segment(Binding::Globals, "tvm.sampled", r.sampled.data(), r.sampled.size() * 4);
+  exe_->read_range(vm_.ports.segment("sampled"), r.sampled.data(), r.sampled.size() * 4);
   r.trace.resize(size_t(N) * B * TVM_TRACE_WORDS);
-  exe_->read_segment(Binding::Globals, "tvm.trace", r.trace.data(), r.trace.size() * 4);
-  r.vm_state = exe_->read_segment<uint32_t>(Binding::Globals, "tvm.state");
-  for (const auto& d : dec_) r.logits.push_back(exe_->read_segment<float>(Binding::Globals, d.name("logits")));
+  exe_->read_range(vm_.ports.segment("trace"), r.trace.data(), r.trace.size() * 4);
+  r.vm_state = exe_->read_range<uint32_t>(vm_.ports.segment("state"));
+  for (const auto& d : dec_) r.logits.push_back(attention::read_logits(*exe_, d));
   r.handoff_message = exe_->read_register<uint32_t>(handoff_, WEFT_R_OUTBOX)[0];
   r.feedback_message = exe_->read_register<uint32_t>(feedback_, WEFT_R_OUTBOX)[0];
   return r;
@@ -190,7 +186,7 @@ ModelTokenVmResult ModelTokenVmOrchestrated::run() {
   for (uint32_t i = 0; i < N; ++i) {
     exe_->run();
     r.gpu_ns += exe_->timings().total_ns;
-    for (uint32_t b = 0; b < B; ++b) sampled[b] = to_vm(sampled_word(*exe_, dec_[b]), setup_.tokenizer);
+    for (uint32_t b = 0; b < B; ++b) sampled[b] = to_vm(attention::read_sampled(*exe_, dec_[b]), setup_.tokenizer);
     r.sampled.insert(r.sampled.end(), sampled.begin(), sampled.end());
     const size_t at = r.trace.size();
     vm.run(sampled, 1, r.trace);
@@ -202,7 +198,7 @@ ModelTokenVmResult ModelTokenVmOrchestrated::run() {
     r.submits += 2;
   }
   r.vm_state = vm.state();
-  for (const auto& d : dec_) r.logits.push_back(exe_->read_segment<float>(Binding::Globals, d.name("logits")));
+  for (const auto& d : dec_) r.logits.push_back(attention::read_logits(*exe_, d));
   return r;
 }
 

@@ -125,6 +125,9 @@ struct DspProgram {
   std::vector<InstanceId> channels;
   std::vector<uint32_t> gain_words;  // control word of each channel's gain
   StageId regulator;                 // valid when the rule is on
+  // Per channel k: segment "input<k>" (the next hop, f32) and instance "channel<k>" (its outbox
+  // is the filtered hop).
+  Ports ports;
 };
 DspProgram build_program(const Config& config);
 // Appends the chain to a caller's program (a composition): segments "window", "twiddles",
@@ -132,6 +135,8 @@ DspProgram build_program(const Config& config);
 // twiddles and gains into the Executable made from it and zeroes the stream state.
 DspProgram append_program(Program program, const Config& config);
 void upload(Executable& exe, const Config& config);
+// The next hop of every channel (channels x hop floats, validated) into the inputs.
+void write_block(Executable& exe, const DspProgram& dp, const Config& config, const std::vector<float>& block);
 
 // Kinds: window, fft, filter, ifft, output, regulator.
 using StageTime = KindTime;

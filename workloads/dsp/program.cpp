@@ -150,13 +150,16 @@ class Chain {
 
 DspProgram append_program(Program program, const Config& cfg) {
   validate(cfg);
-  DspProgram dp{std::move(program), {}, {}, {}};
+  DspProgram dp{std::move(program), {}, {}, {}, Ports("dsp")};
   Program& p = dp.program;
   add_segments(p, cfg);
   for (uint32_t c = 0; c < cfg.channels; ++c) {
     // R30 carries the output hop: H (or 2H, complex) words per register.
     dp.channels.push_back(p.add_instance("channel" + std::to_string(c), cfg.hop_floats()));
     dp.gain_words.push_back(p.add_control_words("gain" + std::to_string(c), {f32_bits(cfg.initial_gain)}));
+    const std::string k = std::to_string(c);
+    dp.ports.add_segment("input" + k, p.segment(Binding::Globals, "c" + k + ".in"), "f32[hop floats]: channel " + k + "'s next hop")
+        .add_instance("channel" + k, dp.channels.back(), "its outbox (R30): channel " + k + "'s filtered hop, f32[hop floats]");
   }
   Chain chain(dp, cfg);
   if (cfg.batch_channels && cfg.channels > 1) {

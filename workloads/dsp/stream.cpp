@@ -52,11 +52,15 @@ void upload(Executable& exe, const Config& cfg) {
   }
 }
 
+void write_block(Executable& exe, const DspProgram& dp, const Config& cfg, const std::vector<float>& block) {
+  validate_block(cfg, block);  // before any upload: a refused block leaves the stream as it was
+  const uint32_t HF = cfg.hop_floats();
+  for (uint32_t c = 0; c < cfg.channels; ++c)
+    exe.write_range(dp.ports.segment("input" + std::to_string(c)), block.data() + size_t(c) * HF, uint64_t(HF) * 4);
+}
+
 void Stream::process(const std::vector<float>& block) {
-  validate_block(cfg_, block);  // before any upload: a refused block leaves the stream as it was
-  const uint32_t HF = cfg_.hop_floats();
-  for (uint32_t c = 0; c < cfg_.channels; ++c)
-    exe_->write_segment(Binding::Globals, seg(c, "in"), block.data() + size_t(c) * HF, uint64_t(HF) * 4);
+  write_block(*exe_, info_, cfg_, block);
   exe_->run();
 }
 

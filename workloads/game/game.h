@@ -45,6 +45,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -177,6 +178,7 @@ class Solver {
 // ---- device -----------------------------------------------------------------------------
 struct GameProgram {
   Program program;
+  std::string prefix;
   std::vector<InstanceId> depths;  // instance of depth d at [d - 1]
   Loop loop;
   std::vector<StageId> regulators;  // after depth d at [d - 1] (none after the last)
@@ -185,14 +187,34 @@ struct GameProgram {
   uint32_t overflow_word = 0;       // Control: nodes that found no room
   uint32_t ticks_word = 0;          // Control: compute ticks so far (units of 1024)
   std::vector<uint64_t> capacity;   // nodes per level
+  // Segments "roots" (level 0: kNodeWords u32 per root, written by set_roots() or by a stage
+  // before the search) and "results" (kResultWords u32 per root); instances "first_depth" (its
+  // inbox is the search's message in) and "last_depth".
+  Ports ports;
 };
+inline constexpr uint32_t kNodeWords = 8;      // a node in Globals, see shaders/game.glsl
+inline constexpr uint32_t kResultWords = 24;   // a root's result record, see shaders/select.comp
+
 // `capacity`: nodes per level 0 .. levels (level 0 = max roots).
 GameProgram build_program(const Board& b, const SearchConfig& c, const std::vector<uint64_t>& capacity);
-// Appends the search to a caller's program (a composition). Every name it adds (segments
-// "<prefix>level<k>", "<prefix>windows", "<prefix>weights", "<prefix>results"; instances,
-// control words and the loop) starts with `prefix`, so two searches fit in one program.
+// Appends the search to a caller's program (a composition). Every name it adds (segments,
+// instances, control words and the loop) starts with `prefix`, so two searches fit in one
+// program. `before_search` runs after the search's layout is added and before its stages: a
+// composition's stage there may write the roots (ports.segment("roots")).
+using BeforeSearch = std::function<void(Program&, const GameProgram&)>;
 GameProgram append_program(Program program, const Board& b, const SearchConfig& c, const std::vector<uint64_t>& capacity,
-                           const std::string& prefix);
+                           const std::string& prefix, const BeforeSearch& before_search = {});
+
+// The host side of a search in an Executable (Search uses these; so does a composition).
+// upload(): the evaluation tables, once. set_roots(): validated root positions and their count;
+// set_root_count() when a stage writes the roots. check_capacity(): OutOfMemory naming the
+// levels that overflowed. read_results() / read_root(): what the search wrote.
+void upload(Executable& exe, const GameProgram& gp, const Board& b, const SearchConfig& c);
+void set_roots(Executable& exe, const GameProgram& gp, const Board& b, const std::vector<Position>& roots);
+void set_root_count(Executable& exe, const GameProgram& gp, uint32_t roots);
+void check_capacity(Executable& exe, const GameProgram& gp);
+std::vector<RootResult> read_results(Executable& exe, const GameProgram& gp, const Board& b, uint32_t roots);
+Position read_root(Executable& exe, const GameProgram& gp, uint32_t root);
 
 // Node capacity of levels 0..L: roots, then `total_nodes` spread over levels 1..L, each level at
 // most its worst case roots x W^level, the deepest levels sharing what the shallow ones leave.

@@ -15,8 +15,7 @@ namespace {
 
 std::string level_name(const std::string& prefix, uint32_t k) { return prefix + "level" + std::to_string(k); }
 
-constexpr uint32_t kNodeBytes = 32;    // 8 words, see shaders/game.glsl
-constexpr uint32_t kResultWords = 24;  // see shaders/select.comp
+constexpr uint32_t kNodeBytes = kNodeWords * 4;
 // Slots of one iteration: single invocation, the evaluation of the new level, then one per
 // level 0 .. levels-1 (expansion of the deepest and backups of all).
 enum Shape : uint32_t { kSingle = 0, kEvaluate = 1, kLevel0 = 2 };
@@ -47,7 +46,7 @@ GameProgram build_program(const Board& b, const SearchConfig& c, const std::vect
 }
 
 GameProgram append_program(Program program, const Board& b, const SearchConfig& c, const std::vector<uint64_t>& capacity,
-                           const std::string& prefix) {
+                           const std::string& prefix, const BeforeSearch& before_search) {
   validate(b);
   validate(c);
   validate(b, c.evaluation);
@@ -57,7 +56,7 @@ GameProgram append_program(Program program, const Board& b, const SearchConfig& 
   for (uint64_t n : capacity)
     if (n > 0xFFFFFFFFull / 2) fail(ErrorCode::BadInput, "game: a level capacity of " + std::to_string(n) + " nodes does not fit the 32-bit counters");
 
-  GameProgram gp{std::move(program), {}, {}, {}, 0, 0, 0, 0, capacity};
+  GameProgram gp{std::move(program), prefix, {}, {}, {}, 0, 0, 0, 0, capacity, Ports(prefix.empty() ? "game" : "game " + prefix)};
   Program& p = gp.program;
   const uint32_t n_windows = uint32_t(windows(b).size());
   p.heap().add(prefix + "windows", uint64_t(n_windows) * 8);
@@ -79,6 +78,11 @@ GameProgram append_program(Program program, const Board& b, const SearchConfig& 
   const Range counts = p.control_words(gp.count_word, L + 1), caps_range = p.control_words(gp.capacity_word, L + 1);
   const Range overflow = p.control_words(gp.overflow_word, 1), ticks = p.control_words(gp.ticks_word, 1);
   const Range results = p.segment(Binding::Globals, prefix + "results");
+  gp.ports.add_segment("roots", p.segment(Binding::Globals, level_name(prefix, 0)), "u32[max roots][kNodeWords]: the root positions")
+      .add_segment("results", results, "u32[max roots][kResultWords]: best move, score, confidence, depth, ... per root")
+      .add_instance("first_depth", gp.depths.front(), "its inbox (R31) is the message into the search")
+      .add_instance("last_depth", gp.depths.back(), "its outbox (R30): [action, confidence, depth reached, novelty] of root 0");
+  if (before_search) before_search(p, gp);
 
   std::vector<std::array<uint32_t, 3>> shapes = {{1, 1, 1}, {0, 1, 1}};
   for (uint32_t k = 0; k < L; ++k) shapes.push_back({0, 1, 1});

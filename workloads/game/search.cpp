@@ -8,8 +8,6 @@ namespace weft::game {
 
 namespace {
 
-constexpr uint32_t kResultWords = 24;
-
 // Nodes of levels 1..L that fit beside the roots and results: Globals is addressed through the
 // bound window only, so every level must fit in it together.
 uint64_t default_node_capacity(const Device& device, uint32_t max_roots) {
@@ -18,6 +16,82 @@ uint64_t default_node_capacity(const Device& device, uint32_t max_roots) {
 }
 
 }  // namespace
+
+void upload(Executable& exe, const GameProgram& gp, const Board& b, const SearchConfig& c) {
+  std::vector<uint32_t> ws;
+  for (uint64_t w : windows(b)) {
+    ws.push_back(uint32_t(w));
+    ws.push_back(uint32_t(w >> 32));
+  }
+  exe.write_segment(Binding::Heap, gp.prefix + "windows", ws.data(), ws.size() * 4);
+  std::vector<uint32_t> weights;
+  for (int32_t w : c.evaluation.weights) weights.push_back(uint32_t(w));
+  exe.write_segment(Binding::Heap, gp.prefix + "weights", weights.data(), weights.size() * 4);
+}
+
+void set_root_count(Executable& exe, const GameProgram& gp, uint32_t roots) {
+  if (roots == 0 || roots > gp.capacity[0])
+    fail(ErrorCode::BadInput, "game: " + std::to_string(roots) + " roots, this search takes 1.." + std::to_string(gp.capacity[0]));
+  exe.set_control_word(gp.count_word, roots);
+  exe.set_control_word(exe.program().slot_word(gp.loop.slot(0, 2)), weft::grid_stride_groups(roots, 64));
+}
+
+void set_roots(Executable& exe, const GameProgram& gp, const Board& b, const std::vector<Position>& roots) {
+  if (roots.empty() || roots.size() > gp.capacity[0])
+    fail(ErrorCode::BadInput, "game: " + std::to_string(roots.size()) + " roots, this search takes 1.." + std::to_string(gp.capacity[0]));
+  std::vector<uint32_t> nodes(roots.size() * kNodeWords, 0);
+  for (size_t i = 0; i < roots.size(); ++i) {
+    const Position& p = roots[i];
+    validate(b, p, "root " + std::to_string(i));
+    if (is_over(b, p)) fail(ErrorCode::BadInput, "root " + std::to_string(i) + ": the game is over, there is no move to search");
+    uint32_t* n = &nodes[i * kNodeWords];
+    n[0] = uint32_t(p.cur);
+    n[1] = uint32_t(p.cur >> 32);
+    n[2] = uint32_t(p.mask);
+    n[3] = uint32_t(p.mask >> 32);
+    n[5] = 0xFFu << 8;  // no move led here
+  }
+  exe.write_range(gp.ports.segment("roots"), nodes.data(), nodes.size() * 4);
+  set_root_count(exe, gp, uint32_t(roots.size()));
+}
+
+void check_capacity(Executable& exe, const GameProgram& gp) {
+  const uint32_t lost = exe.control_word(gp.overflow_word);
+  if (!lost) return;
+  std::string where;
+  for (uint32_t k = 1; k < gp.capacity.size(); ++k) {
+    const uint32_t n = exe.control_word(gp.count_word + k);
+    if (n > gp.capacity[k])
+      where += " level " + std::to_string(k) + " wanted " + std::to_string(n) + " nodes (capacity " + std::to_string(gp.capacity[k]) + ");";
+  }
+  fail(ErrorCode::OutOfMemory, "game" + (gp.prefix.empty() ? "" : " " + gp.prefix) + ": " + std::to_string(lost) +
+                                   " nodes found no room:" + where + " search fewer roots, less deep, or with a larger level capacity");
+}
+
+std::vector<RootResult> read_results(Executable& exe, const GameProgram& gp, const Board& b, uint32_t roots) {
+  std::vector<uint32_t> res(size_t(roots) * kResultWords);
+  exe.read_range(gp.ports.segment("results"), res.data(), res.size() * 4);
+  std::vector<RootResult> out;
+  for (uint32_t i = 0; i < roots; ++i) {
+    const uint32_t* r = &res[size_t(i) * kResultWords];
+    RootResult rr;
+    rr.move = int32_t(r[0]);
+    rr.score = int32_t(r[1]);
+    rr.confidence = int32_t(r[2]);
+    rr.depth = r[3];
+    rr.novelty = r[4] != 0;
+    rr.degenerate = r[5] != 0;
+    for (uint32_t c = 0; c < b.width; ++c) rr.move_scores.push_back(int32_t(r[8 + c]));
+    out.push_back(std::move(rr));
+  }
+  return out;
+}
+
+Position read_root(Executable& exe, const GameProgram& gp, uint32_t root) {
+  uint32_t n[kNodeWords];
+  exe.read_range(gp.ports.segment("roots"), n, sizeof n, uint64_t(root) * sizeof n);
+  return Position{uint64_t(n[0]) | uint64_t(n[1]) << 32, uint64_t(n[2]) | uint64_t(n[3]) << 32};
+}
 
 Search::Search(Device& device, const Board& board, const SearchConfig& config, uint32_t max_roots, uint64_t node_capacity)
     : board_(board), config_(config), max_roots_(max_roots) {
@@ -30,15 +104,7 @@ Search::Search(Device& device, const Board& board, const SearchConfig& config, u
   info_.program.require_bound_window(device.info(), "game: " + std::to_string(max_roots) + " roots and " +
                                                          std::to_string(config.levels()) + " levels");
   exe_ = std::make_unique<Executable>(device, info_.program);
-  std::vector<uint32_t> ws;
-  for (uint64_t w : windows(board)) {
-    ws.push_back(uint32_t(w));
-    ws.push_back(uint32_t(w >> 32));
-  }
-  exe_->write_segment(Binding::Heap, "windows", ws.data(), ws.size() * 4);
-  std::vector<uint32_t> weights;
-  for (int32_t w : config.evaluation.weights) weights.push_back(uint32_t(w));
-  exe_->write_segment(Binding::Heap, "weights", weights.data(), weights.size() * 4);
+  upload(*exe_, info_, board, config);
 }
 
 void Search::set_node_budget(uint32_t nodes) {
@@ -55,36 +121,9 @@ void Search::set_tick_budget(uint32_t kiloticks) {
 }
 
 SearchResult Search::run(const std::vector<Position>& roots) {
-  if (roots.empty() || roots.size() > max_roots_)
-    fail(ErrorCode::BadInput, "game: " + std::to_string(roots.size()) + " roots, this search takes 1.." + std::to_string(max_roots_));
-  std::vector<uint32_t> nodes(roots.size() * 8, 0);
-  for (size_t i = 0; i < roots.size(); ++i) {
-    const Position& p = roots[i];
-    validate(board_, p, "root " + std::to_string(i));
-    if (is_over(board_, p)) fail(ErrorCode::BadInput, "root " + std::to_string(i) + ": the game is over, there is no move to search");
-    uint32_t* n = &nodes[i * 8];
-    n[0] = uint32_t(p.cur);
-    n[1] = uint32_t(p.cur >> 32);
-    n[2] = uint32_t(p.mask);
-    n[3] = uint32_t(p.mask >> 32);
-    n[5] = 0xFFu << 8;  // no move led here
-  }
-  exe_->write_segment(Binding::Globals, "level0", nodes.data(), nodes.size() * 4);
-  const Program& prog = exe_->program();
-  exe_->set_control_word(info_.count_word, uint32_t(roots.size()));
-  exe_->set_control_word(prog.slot_word(info_.loop.slot(0, 2)), weft::grid_stride_groups(roots.size(), 64));
+  set_roots(*exe_, info_, board_, roots);
   exe_->run();
-
-  if (const uint32_t lost = exe_->control_word(info_.overflow_word)) {
-    std::string where;
-    for (uint32_t k = 1; k < info_.capacity.size(); ++k) {
-      const uint32_t n = exe_->control_word(info_.count_word + k);
-      if (n > info_.capacity[k])
-        where += " level " + std::to_string(k) + " wanted " + std::to_string(n) + " nodes (capacity " + std::to_string(info_.capacity[k]) + ");";
-    }
-    fail(ErrorCode::OutOfMemory, "game: " + std::to_string(lost) + " nodes found no room:" + where +
-                                     " search fewer roots, less deep, or with a larger level capacity");
-  }
+  check_capacity(*exe_, info_);
 
   SearchResult out;
   for (uint32_t d = 1; d <= info_.depths.size(); ++d) {
@@ -103,20 +142,7 @@ SearchResult Search::run(const std::vector<Position>& roots) {
     out.kiloticks.push_back(m.counters[7]);
     out.depth_reached = d;
   }
-  std::vector<uint32_t> res(roots.size() * kResultWords);
-  exe_->read_segment(Binding::Globals, "results", res.data(), res.size() * 4);
-  for (size_t i = 0; i < roots.size(); ++i) {
-    const uint32_t* r = &res[i * kResultWords];
-    RootResult rr;
-    rr.move = int32_t(r[0]);
-    rr.score = int32_t(r[1]);
-    rr.confidence = int32_t(r[2]);
-    rr.depth = r[3];
-    rr.novelty = r[4] != 0;
-    rr.degenerate = r[5] != 0;
-    for (uint32_t c = 0; c < board_.width; ++c) rr.move_scores.push_back(int32_t(r[8 + c]));
-    out.roots.push_back(std::move(rr));
-  }
+  out.roots = read_results(*exe_, info_, board_, uint32_t(roots.size()));
   return out;
 }
 

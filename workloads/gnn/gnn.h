@@ -112,6 +112,7 @@ struct GnnProgram {
   std::vector<uint32_t> residual_words;         // control word of r_l
   Loop loop;
   std::vector<StageId> regulators;              // after each layer but the last (if rules)
+  Ports ports;  // segment "embeddings": the last layer's f32[nodes][features]
 };
 GnnProgram build_program(const Graph& graph, const Model& model, const Rules& rules);
 

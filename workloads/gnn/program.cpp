@@ -30,7 +30,7 @@ GnnProgram append_program(Program program, const Graph& g, const Model& model, c
   validate(g, model);
   const uint32_t N = g.nodes, F = g.features, L = uint32_t(model.layers.size()), T = uint32_t(g.edge_types.size());
   const uint64_t nf = uint64_t(N) * F;
-  GnnProgram gp{std::move(program), {}, {}, {}, {}, {}};
+  GnnProgram gp{std::move(program), {}, {}, {}, {}, {}, Ports("gnn")};
   Program& p = gp.program;
 
   for (uint32_t t = 0; t < T; ++t) {
@@ -46,6 +46,7 @@ GnnProgram append_program(Program program, const Graph& g, const Model& model, c
   for (uint32_t l = 0; l <= L; ++l) p.globals().add(n("h", l), nf * 4);
   p.globals().add("agg", nf * 4 * T);
   p.globals().add("z", nf * 4);
+  gp.ports.add_segment("embeddings", p.segment(Binding::Globals, n("h", L)), "f32[nodes][features]: the last layer's node embeddings");
 
   for (uint32_t l = 0; l < L; ++l) {
     gp.layers.push_back(p.add_instance(n("layer", l), F));

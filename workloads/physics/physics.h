@@ -180,6 +180,9 @@ struct PhysicsProgram {
   std::vector<StageId> regulators;     // one per step when there are rules
   int drift_rule = -1, runaway_rule = -1;  // rule index inside each regulator block
   std::vector<uint32_t> params;        // the Heap parameter block (physics_layout.h)
+  // Segments "positions", "velocities" (f32[particles][4]); instance "last_step" (its outbox is
+  // the last step's summary, PHYS_MSG_*).
+  Ports ports;
 };
 PhysicsProgram build_program(const Config& config, uint32_t particles);
 // Appends the physics chain to a caller's program (a composition): segments, the callback's
@@ -187,6 +190,10 @@ PhysicsProgram build_program(const Config& config, uint32_t particles);
 // Segment names are the ones above; instances "init", "step<k>"; control word "dt".
 using BeforeStages = std::function<void(Program&, const PhysicsProgram&)>;
 PhysicsProgram append_program(Program program, const Config& config, uint32_t particles, const BeforeStages& before_stages = {});
+// The state in an Executable made from the program: upload() writes the parameter block, the
+// masses, positions and velocities; read_state() reads them back.
+void upload(Executable& exe, const PhysicsProgram& pp, const State& state);
+State read_state(Executable& exe, const PhysicsProgram& pp);
 
 // Kinds: kick_drift, collide, constrain, grid_clear, grid_count, scan_blocks, scan_sums,
 // scan_add, grid_scatter, cell_sort, forces_lj | density_sph + forces_sph, kick, reduce, energy,

@@ -215,10 +215,12 @@ PhysicsProgram append_program(Program program, const Config& cfg, uint32_t n, co
   const Params& prm = cfg.params;
   const Derived d = derive(prm);
   const Sizes z = sizes_of(prm, d, n);
-  PhysicsProgram pp{std::move(program), {}, {}, 0, {}, {}, -1, -1, {}};
+  PhysicsProgram pp{std::move(program), {}, {}, 0, {}, {}, -1, -1, {}, Ports("physics")};
   Program& p = pp.program;
   add_segments(p, z);
   pp.params = parameter_block(p, prm, d, z);
+  pp.ports.add_segment("positions", p.segment(Binding::Globals, "pos"), "f32[particles][4]: x, y, z, unused")
+      .add_segment("velocities", p.segment(Binding::Globals, "vel"), "f32[particles][4]: x, y, z, unused");
 
   // A composition's stages that must run before the prologue (e.g. setting the state up) see
   // the physics segments here.
@@ -229,6 +231,7 @@ PhysicsProgram append_program(Program program, const Config& cfg, uint32_t n, co
     pp.steps.push_back(p.add_instance("step" + std::to_string(k), PHYS_MSG_WORDS));
     if (k) p.connect(pp.steps[k - 1], pp.steps[k]);  // R31 of a step = the previous step's summary
   }
+  pp.ports.add_instance("last_step", pp.steps.back(), "its outbox (R30): the last step's summary, PHYS_MSG_* (physics_layout.h)");
   pp.dt_word = p.add_control_words("dt", {f32_bits(prm.dt)});
 
   Stages stages(pp, z);

@@ -28,6 +28,31 @@ StepRecord decode(const abi::WeftMetrics& m, const std::vector<uint32_t>& msg) {
 
 }  // namespace
 
+void upload(Executable& exe, const PhysicsProgram& pp, const State& state) {
+  const uint32_t n = state.count();
+  exe.write_segment(Binding::Heap, "params", pp.params.data(), pp.params.size() * 4);
+  exe.write_segment(Binding::Heap, "mass", state.mass.data(), state.mass.size() * 4);
+  std::vector<float> v4(size_t(n) * 4, 0.0f);
+  for (const auto& [port, src] : {std::pair{"positions", &state.pos}, std::pair{"velocities", &state.vel}}) {
+    for (uint32_t i = 0; i < n; ++i)
+      for (int a = 0; a < 3; ++a) v4[4 * i + a] = (*src)[3 * i + a];
+    exe.write_range(pp.ports.segment(port), v4.data(), v4.size() * 4);
+  }
+}
+
+State read_state(Executable& exe, const PhysicsProgram& pp) {
+  State s;
+  s.mass = exe.read_segment<float>(Binding::Heap, "mass");
+  const size_t n = s.mass.size();
+  for (const auto& [port, dst] : {std::pair{"positions", &s.pos}, std::pair{"velocities", &s.vel}}) {
+    const std::vector<float> v4 = exe.read_range<float>(pp.ports.segment(port));
+    dst->resize(n * 3);
+    for (size_t i = 0; i < n; ++i)
+      for (int a = 0; a < 3; ++a) (*dst)[3 * i + a] = v4[4 * i + a];
+  }
+  return s;
+}
+
 Simulation::Simulation(Device& device, const Config& config, const State& state)
     : cfg_(config), n_(state.count()) {
   validate(config, state);
@@ -37,14 +62,7 @@ Simulation::Simulation(Device& device, const Config& config, const State& state)
   RecordOptions o;
   o.reset_control = false;  // the time step a rule set carries into the next submission
   exe_ = std::make_unique<Executable>(device, info_.program, o);
-  exe_->write_segment(Binding::Heap, "params", info_.params.data(), info_.params.size() * 4);
-  exe_->write_segment(Binding::Heap, "mass", state.mass.data(), state.mass.size() * 4);
-  std::vector<float> v4(size_t(n_) * 4, 0.0f);
-  for (const auto& [seg, src] : {std::pair{"pos", &state.pos}, std::pair{"vel", &state.vel}}) {
-    for (uint32_t i = 0; i < n_; ++i)
-      for (int a = 0; a < 3; ++a) v4[4 * i + a] = (*src)[3 * i + a];
-    exe_->write_segment(Binding::Globals, seg, v4.data(), v4.size() * 4);
-  }
+  upload(*exe_, info_, state);
   fired_drift_.assign(info_.regulators.size(), 0);
   fired_runaway_.assign(info_.regulators.size(), 0);
 }
@@ -86,17 +104,7 @@ StepRecord Simulation::initial() {
   return decode(m, msg);
 }
 
-State Simulation::state() {
-  State s;
-  s.mass = exe_->read_segment<float>(Binding::Heap, "mass");
-  for (const auto& [seg, dst] : {std::pair{"pos", &s.pos}, std::pair{"vel", &s.vel}}) {
-    const std::vector<float> v4 = exe_->read_segment<float>(Binding::Globals, seg);
-    dst->resize(size_t(n_) * 3);
-    for (uint32_t i = 0; i < n_; ++i)
-      for (int a = 0; a < 3; ++a) (*dst)[3 * i + a] = v4[4 * i + a];
-  }
-  return s;
-}
+State Simulation::state() { return read_state(*exe_, info_); }
 
 std::vector<float> Simulation::accelerations() { return exe_->read_segment<float>(Binding::Globals, "acc"); }
 float Simulation::dt() { return bits_f32(exe_->control_word(info_.dt_word)); }

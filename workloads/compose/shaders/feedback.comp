@@ -3,8 +3,8 @@
 // Adapter token VM -> LLM: the token the VM emitted for each stream in this step (its trace
 // row) is what that stream's decoder consumes next, one position further on: tokens[0] = it,
 // pos0 += 1 (the decoder's state word 0). R30 = [stream 0's emitted token].
-// user: [0] streams B, [1] the VM's trace row of this step (Globals word), [2 + b] decoder b's
-//       `tokens` word, [2 + B + b] decoder b's `state` word (Globals)
+#include "compose_args.h"
+#define WEFT_ARGS COMPOSE_FEEDBACK_ARGS
 #include "weft.glsl"
 #include "token_vm_layout.h"
 
@@ -12,11 +12,11 @@ layout(local_size_x = 64) in;
 
 void main() {
   if (weft_halted()) return;
-  const uint b = gl_GlobalInvocationID.x, B = pc.user[0];
+  const uint b = gl_GlobalInvocationID.x, B = pc.args.streams;
   if (b >= B) return;
-  const uint tok = globals_u[pc.user[1] + b * TVM_TRACE_WORDS + TVM_T_TOKEN];
-  globals_u[pc.user[2u + b]] = tok;
-  globals_u[pc.user[2u + B + b]] += 1u;
+  const uint tok = globals_u[pc.args.trace_row + b * TVM_TRACE_WORDS + TVM_T_TOKEN];
+  globals_u[weft_control_word(pc.args.stream_words + b)] = tok;
+  globals_u[weft_control_word(pc.args.stream_words + B + b)] += 1u;
   if (b == 0u) {
     weft_outbox_u(0u, tok);
     weft_message_write(0.0, 0.0, WEFT_STATUS_OK, uvec2(0u));

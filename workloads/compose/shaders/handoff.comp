@@ -5,19 +5,19 @@
 // instance's R31); the others are read from their decoders' `sampled` words in Globals. A
 // model id the tokenizer does not have (>= vocab) becomes the pad token (it carries no bytes).
 // R30 = [stream 0's token].
-// user: [0] streams B, [1] the VM's sampled row of this step (Globals word), [2] tokenizer
-//       vocabulary, [3] pad token, [4 + b] decoder b's `sampled` word (Globals)
+#include "compose_args.h"
+#define WEFT_ARGS COMPOSE_HANDOFF_ARGS
 #include "weft.glsl"
 
 layout(local_size_x = 64) in;
 
 void main() {
   if (weft_halted()) return;
-  const uint b = gl_GlobalInvocationID.x, B = pc.user[0];
+  const uint b = gl_GlobalInvocationID.x, B = pc.args.streams;
   if (b >= B) return;
-  uint tok = b == 0u ? weft_inbox_u(0u) : globals_u[pc.user[4u + b]];
-  if (tok >= pc.user[2]) tok = pc.user[3];
-  globals_u[pc.user[1] + b] = tok;
+  uint tok = b == 0u ? weft_inbox_u(0u) : globals_u[weft_control_word(pc.args.stream_words + b)];
+  if (tok >= pc.args.vocabulary) tok = pc.args.pad_token;
+  globals_u[pc.args.sampled_row + b] = tok;
   if (b == 0u) {
     weft_outbox_u(0u, tok);
     weft_message_write(0.0, 0.0, WEFT_STATUS_OK, uvec2(0u));

@@ -4,17 +4,17 @@
 // the disc's launch velocity from a per-column table the host wrote to Heap (so the host-driven
 // run uses the very same floats), and writes it into the physics velocity of particle 0.
 // R30 = [chosen column, 0, 0, 0].
-// user: [0] results (Globals word), [1] velocity table (Heap word, W x 3 f32), [2] W,
-//       [3] physics velocities (Globals word, N x 4 f32)
+#include "compose_args.h"
+#define WEFT_ARGS COMPOSE_LAUNCH_ARGS
 #include "weft.glsl"
 
 layout(local_size_x = 1) in;
 
 void main() {
   if (weft_halted()) return;
-  const uint W = pc.user[2];
-  const uint column = min(globals_u[pc.user[0]], W - 1u);
-  for (uint a = 0u; a < 3u; ++a) globals_u[pc.user[3] + a] = heap_u[pc.user[1] + column * 3u + a];
+  const uint W = pc.args.columns;
+  const uint column = min(globals_u[pc.args.results], W - 1u);
+  for (uint a = 0u; a < 3u; ++a) globals_u[pc.args.velocities + a] = heap_u[pc.args.launch_table + column * 3u + a];
   weft_outbox_u(0u, column);
   weft_outbox_u(1u, 0u);
   weft_outbox_u(2u, 0u);

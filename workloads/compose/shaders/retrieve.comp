@@ -8,16 +8,14 @@
 // best rows (higher score first, ties to the earlier row) become the continuing decoder's input
 // rows (f32) and a copy; their ids and scores are written out. R30 = [ids of the picks..] (up to
 // the instance's width), after which the continuing decoder's first layer reads it.
-// user: [0] the DB output's R30 (Registers word), [1] column table (Globals word: D + 1 value
-//       words), [2] D, [3] q (Globals word), [4] k, [5] scores scratch (Globals word, doubles),
-//       [6] decoder input rows (Globals word), [7] copy of the rows (Globals word),
-//       [8] picks (Globals word: k ids, then k scores as f32 bits), [9] scratch capacity (rows)
+#include "compose_args.h"
+#define WEFT_ARGS COMPOSE_RETRIEVE_ARGS
 #include "weft.glsl"
 
 layout(local_size_x = 64) in;
 
 double value(uint column_word, uint row) {
-  const uint w = globals_u[pc.user[1] + column_word];
+  const uint w = globals_u[pc.args.columns + column_word];
   return packDouble2x32(uvec2(globals_u[w + 2u * row], globals_u[w + 2u * row + 1u]));
 }
 
@@ -25,8 +23,8 @@ shared uint picks[16];
 
 void main() {
   if (weft_halted()) return;
-  const uint first = regs_u[pc.user[0] + 1u], count = min(regs_u[pc.user[0] + 2u], pc.user[9]);
-  const uint D = pc.user[2], q = pc.user[3], K = min(pc.user[4], 16u), scores = pc.user[5];
+  const uint first = regs_u[pc.args.query_result + 1u], count = min(regs_u[pc.args.query_result + 2u], pc.args.capacity);
+  const uint D = pc.args.dim, q = pc.args.query_vector, K = min(pc.args.k, 16u), scores = pc.args.scores;
   for (uint n = gl_LocalInvocationID.x; n < count; n += gl_WorkGroupSize.x) {
     precise double s = 0.0;
     for (uint j = 0u; j < D; ++j) {
@@ -62,18 +60,18 @@ void main() {
     const uint n = picks[i];
     for (uint j = gl_LocalInvocationID.x; j < D; j += gl_WorkGroupSize.x) {
       const float v = n == 0xFFFFFFFFu ? 0.0 : float(value(1u + j, first + n));
-      globals_f[pc.user[6] + i * D + j] = v;
-      globals_f[pc.user[7] + i * D + j] = v;
+      globals_f[pc.args.rows + i * D + j] = v;
+      globals_f[pc.args.rows_copy + i * D + j] = v;
     }
   }
   if (gl_LocalInvocationID.x == 0u) {
     for (uint i = 0u; i < K; ++i) {
       const uint n = picks[i];
       // Column 0 is Int (int64 bits): the id is its low word.
-      const uint id = n == 0xFFFFFFFFu ? 0xFFFFFFFFu : globals_u[globals_u[pc.user[1]] + 2u * (first + n)];
+      const uint id = n == 0xFFFFFFFFu ? 0xFFFFFFFFu : globals_u[globals_u[pc.args.columns] + 2u * (first + n)];
       const float s = n == 0xFFFFFFFFu ? 0.0 : float(packDouble2x32(uvec2(globals_u[scores + 2u * n], globals_u[scores + 2u * n + 1u])));
-      globals_u[pc.user[8] + i] = id;
-      globals_f[pc.user[8] + K + i] = s;
+      globals_u[pc.args.picks + i] = id;
+      globals_f[pc.args.picks + K + i] = s;
       if (i < pc.header.width) weft_outbox_u(i, id);
     }
     weft_message_write(float(count), 0.0, count >= K ? WEFT_STATUS_OK : WEFT_STATUS_ANOMALY, uvec2(0u));

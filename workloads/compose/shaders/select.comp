@@ -5,7 +5,8 @@
 // row count, error bits]; the selected ids are output column 0 (int64, row r at words 2r, 2r+1).
 // One workgroup: clear the mask, barrier, set the selected words. An id outside 0..nodes-1 is
 // not applied but counted. R30 = [rows selected, ids out of range, query error bits, 0].
-// user: [0] output values (Globals word), [1] mask (Globals word), [2] nodes
+#include "compose_args.h"
+#define WEFT_ARGS COMPOSE_SELECT_ARGS
 #include "weft.glsl"
 
 layout(local_size_x = 64) in;
@@ -14,7 +15,7 @@ shared uint bad;
 
 void main() {
   if (weft_halted()) return;
-  const uint values = pc.user[0], mask = pc.user[1], nodes = pc.user[2];
+  const uint values = pc.args.ids, mask = pc.args.mask, nodes = pc.args.nodes;
   const uint first = weft_inbox_u(1u), count = weft_inbox_u(2u);
   if (gl_LocalInvocationID.x == 0u) bad = 0u;
   for (uint i = gl_LocalInvocationID.x; i < nodes; i += gl_WorkGroupSize.x) globals_u[mask + i] = 0u;

@@ -81,6 +81,11 @@ VmSegments add_vm(Program& p, const Workflow& w, const VmConfig& resolved, uint3
   p.globals().add(prefix + "logits", 4);
   p.globals().add(prefix + "sampler", TVM_P_WORDS * 4);
   v.instance = p.add_instance(prefix + "token_vm", 1);
+  v.ports = Ports("token_vm " + prefix);
+  v.ports.add_segment("sampled", p.segment(Binding::Globals, prefix + "sampled"), "u32[steps][batch]: the tokens step i consumes")
+      .add_segment("trace", p.segment(Binding::Globals, prefix + "trace"), "u32[steps][batch][TVM_TRACE_WORDS]: what step i emitted")
+      .add_segment("state", p.segment(Binding::Globals, prefix + "state"), "u32[]: the VM state (StateLayout)")
+      .add_instance("vm", v.instance, "the instance its steps run on");
   return v;
 }
 

@@ -36,6 +36,10 @@ struct VmSegments {
   InstanceId instance;
   uint32_t steps = 0;
   StateLayout layout;
+  // Segments "sampled" (u32[steps][batch]: step i's row is what the streams sampled, read by
+  // vm_step i), "trace" (u32[steps][batch][TVM_TRACE_WORDS]: what step i emitted) and "state";
+  // instance "vm".
+  Ports ports;
 };
 VmSegments add_vm(Program& program, const Workflow& workflow, const VmConfig& resolved, uint32_t steps, const std::string& prefix);
 StageSpec vm_step_stage(Program& program, const VmSegments& vm, uint32_t step);

@@ -1,0 +1,10 @@
+// The token VM's front end: UDPL prompt files (parse, lint), the flow builder and flow files
+// (UDPL -> compiled workflow), and the tokenizers (byte-level, and BPE from a tokenizer.json).
+// Code outside this folder includes only this.
+#pragma once
+
+#include "bpe_tokenizer.h"
+#include "byte_tokenizer.h"
+#include "flow.h"
+#include "flow_file.h"
+#include "udpl.h"
