@@ -238,7 +238,7 @@ WEFT_API void weft_token_vm_compile_options_default(weft_token_vm_compile_option
  * file, sequence, block and field. options may be NULL. */
 WEFT_API weft_status weft_token_vm_compile(const char* prompts, const weft_token_vm_compile_options* options,
                                       weft_token_vm_workflow** workflow);
-/* A workflow saved by weft_token_vm_save (or `weft tokenvm compile --out`); tokenizer NULL: bytes. */
+/* A workflow saved by weft_token_vm_save (or `weft token-vm compile --out`); tokenizer NULL: bytes. */
 WEFT_API weft_status weft_token_vm_load(const char* workflow_json, const char* tokenizer, weft_token_vm_workflow** workflow);
 WEFT_API weft_status weft_token_vm_save(const weft_token_vm_workflow* workflow, const char* path);
 WEFT_API weft_status weft_token_vm_vocab_size(const weft_token_vm_workflow* workflow, uint32_t* size);

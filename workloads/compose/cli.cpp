@@ -10,7 +10,7 @@
 //     llama decoder (in place of token embeddings), prefill and greedy sampling: one submit,
 //     checked against the host-orchestrated run (two submits, projection on the host) and the
 //     CPU references (FFTW, the decoder reference).
-//   weft compose model-tokenvm [--streams B] [--steps N] [--prompts UDPL.toml] [--device SEL] [--validation]
+//   weft compose model-token-vm [--streams B] [--steps N] [--prompts UDPL.toml] [--device SEL] [--validation]
 //     B seeded llama decoders + samplers + a token VM (forced prompts, generated answers), N
 //     steps in one submit, the VM's emitted token fed back to the decoders each step; checked
 //     against the host stepping the parts (2N submits) and the CPU reference VM.
@@ -47,10 +47,10 @@ const char* kComposeUsage =
     "usage: weft compose NAME [--root MOVES] [--steps S] [--particles N] [--depth D] [--device SEL] [--validation]\n"
     "       weft compose bench [--only NAME] [--runs R] [--device SEL]\n"
     "       weft compose dsp-llm [--tokens T] [--frame N] [--device SEL] [--validation]\n"
-    "       weft compose model-tokenvm [--streams B] [--steps N] [--prompts UDPL.toml] [--device SEL] [--validation]\n"
+    "       weft compose model-token-vm [--streams B] [--steps N] [--prompts UDPL.toml] [--device SEL] [--validation]\n"
     "       weft compose gnn-db [--nodes N] [--edges E] [--query SQL] [--device SEL] [--validation]\n"
     "       weft compose agent-retrieval [--prompt P] [--docs N] [--k K] [--where SQL] [--device SEL] [--validation]\n"
-    "  NAME: game-physics, dsp-llm, model-tokenvm, gnn-db, agent-retrieval\n"
+    "  NAME: game-physics, dsp-llm, model-token-vm, gnn-db, agent-retrieval\n"
     "  NAME:  run the composition as one submit, compare with the host-orchestrated parts and CPU references\n"
     "  bench: JSON lines, host-orchestrated vs single-submit time (GPU timestamps and wall clock)\n";
 
@@ -150,14 +150,14 @@ int demo_dsp_llm(const cli::Args& a) {
   return ok ? 0 : 1;
 }
 
-ModelTokenVmConfig model_tokenvm_config(const cli::Args& a) {
+ModelTokenVmConfig model_token_vm_config(const cli::Args& a) {
   ModelTokenVmConfig c;
   c.streams = uint32_t(a.get_uint("streams", c.streams));
   c.steps = uint32_t(a.get_uint("steps", c.steps));
   const std::string path = a.get("prompts");
   if (!path.empty()) {
     std::ifstream in(path, std::ios::binary);
-    if (!in) fail(ErrorCode::BadInput, "compose model-tokenvm: cannot read the prompts file '" + path + "'");
+    if (!in) fail(ErrorCode::BadInput, "compose model-token-vm: cannot read the prompts file '" + path + "'");
     std::ostringstream text;
     text << in.rdbuf();
     c.prompts_toml = text.str();
@@ -172,14 +172,14 @@ std::string printable(const std::string& t) {
   return o;
 }
 
-int demo_model_tokenvm(const cli::Args& a) {
+int demo_model_token_vm(const cli::Args& a) {
   auto dev = open_device(a);
-  const ModelTokenVmConfig cfg = model_tokenvm_config(a);
+  const ModelTokenVmConfig cfg = model_token_vm_config(a);
   ModelTokenVmComposed one(*dev, cfg);
   ModelTokenVmOrchestrated host(*dev, cfg);
   const ModelTokenVmResult r = one.run(), h = host.run();
-  const ModelTokenVmReplay ref = model_tokenvm_replay(one.setup(), r.sampled);
-  std::printf("model-tokenvm on %s: one program, %zu stages, %zu instances, 1 submit (%u streams x %u steps)\n", dev->info().name.c_str(),
+  const ModelTokenVmReplay ref = model_token_vm_replay(one.setup(), r.sampled);
+  std::printf("model-token-vm on %s: one program, %zu stages, %zu instances, 1 submit (%u streams x %u steps)\n", dev->info().name.c_str(),
               one.program().stages().size(), one.program().instances().size(), cfg.streams, cfg.steps);
   std::printf("decoder: seeded llama, dim %u, %u layers, byte vocabulary; sampling temperature %.2f top-k %u\n", cfg.model.dim,
               cfg.model.layers, cfg.sampling.temperature, cfg.sampling.top_k);
@@ -289,8 +289,8 @@ int run_bench(const cli::Args& a) {
       stages = one.program().stages().size();
       host_submits = 3;
       line.num("particles", cfg.particles).num("steps", cfg.steps).num("search_depth", cfg.search.depth);
-    } else if (name == "model-tokenvm") {
-      const ModelTokenVmConfig cfg = model_tokenvm_config(a);
+    } else if (name == "model-token-vm") {
+      const ModelTokenVmConfig cfg = model_token_vm_config(a);
       ModelTokenVmComposed one(*dev, cfg);
       ModelTokenVmOrchestrated host(*dev, cfg);
       time_runs([&] { return one.run(); }, runs, g1, w1);
@@ -355,10 +355,10 @@ static int weft_cmd_compose(int argc, char** argv) {
   if (cmd == "bench") return run_bench(args);
   if (cmd == "game-physics") return demo_game_physics(args);
   if (cmd == "dsp-llm") return demo_dsp_llm(args);
-  if (cmd == "model-tokenvm") return demo_model_tokenvm(args);
+  if (cmd == "model-token-vm" || cmd == "model-tokenvm") return demo_model_token_vm(args);  // the old name stays an alias
   if (cmd == "gnn-db") return demo_gnn_db(args);
   if (cmd == "agent-retrieval") return demo_agent_retrieval(args);
-  fail(ErrorCode::BadInput, "unknown composition '" + cmd + "' (known: game-physics, gnn-db, dsp-llm, agent-retrieval, model-tokenvm; or bench)");
+  fail(ErrorCode::BadInput, "unknown composition '" + cmd + "' (known: game-physics, gnn-db, dsp-llm, agent-retrieval, model-token-vm; or bench)");
 }
 
 
@@ -368,7 +368,7 @@ Command compose_command() {
   return {"compose", {},
       "  compose NAME|bench [--only NAME --runs R]  workloads composed into one program, one submit\n"
       "                                          (NAME: game-physics, dsp-llm, gnn-db, agent-retrieval,\n"
-      "                                          model-tokenvm), vs the parts host-orchestrated\n",
+      "                                          model-token-vm), vs the parts host-orchestrated\n",
           weft_cmd_compose, /*has_bench=*/true};
 }
 

@@ -166,7 +166,7 @@ class DspLlmOrchestrated {
 // dsp::Reference (FFTW, double) -> the projection in double -> attention::Reference::forward_rows.
 DspLlmResult dsp_llm_reference(const DspLlmConfig& cfg);
 
-// ---- model-tokenvm ------------------------------------------------------------------------
+// ---- model-token-vm ------------------------------------------------------------------------
 // B streams, each a seeded llama decoder (byte-level vocabulary: model ids 0..255 are bytes, the
 // token VM's ByteTokenizer ids; the model's ids 256..258 become the pad token 256) with its
 // on-device sampler, and one token VM over the B streams (a small UDPL workflow: forced prompt
@@ -185,7 +185,7 @@ struct ModelTokenVmConfig {
   attention::SeededOptions model;  // context raised to N when smaller
   attention::Sampling sampling{0.9f, 8, 21};  // stream b: seed + b
   std::string prompts_toml;  // UDPL text (every sequence run in order); empty: the built-in file
-  std::string prompts_path = "<model-tokenvm prompts>";  // named in parse errors
+  std::string prompts_path = "<model-token-vm prompts>";  // named in parse errors
 };
 
 struct ModelTokenVmResult {
@@ -209,7 +209,7 @@ struct ModelTokenVmSetup {
   attention::DecoderOptions decoder_options(uint32_t stream) const;
   attention::Sampling sampling(uint32_t stream) const;
 };
-const std::string& model_tokenvm_default_prompts();
+const std::string& model_token_vm_default_prompts();
 
 class ModelTokenVmComposed {
  public:
@@ -251,7 +251,7 @@ struct ModelTokenVmReplay {
   std::vector<std::map<std::string, std::string>> extractions;
   std::vector<std::string> text;  // what each stream's model saw
 };
-ModelTokenVmReplay model_tokenvm_replay(const ModelTokenVmSetup& setup, const std::vector<uint32_t>& sampled);
+ModelTokenVmReplay model_token_vm_replay(const ModelTokenVmSetup& setup, const std::vector<uint32_t>& sampled);
 // ---- gnn-db -------------------------------------------------------------------------------
 // A SQL scan over a `nodes` table (id, score, community) selects node ids; the `select` adapter
 // turns the query's output rows into a node mask in Globals; the GNN (gnn::AppendOptions::

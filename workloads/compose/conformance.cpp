@@ -89,12 +89,12 @@ Result dsp_llm_case(Device& dev, uint32_t tokens) {
                       e_ref);
 }
 
-// model-tokenvm: the single submit against the host stepping the decoders and the device VM
+// model-token-vm: the single submit against the host stepping the decoders and the device VM
 // (reading each step's tokens back), token for token and record for record; the VM's records
 // against the CPU reference VM (token_vm::Machine over token_vm::Reference) fed the same sampled
 // tokens; and the workflow really ran (forced text replaced sampled tokens, the model's tokens
 // filled answer zones, a zone transition happened).
-Result model_tokenvm_case(Device& dev, uint32_t streams, uint32_t steps, float temperature) {
+Result model_token_vm_case(Device& dev, uint32_t streams, uint32_t steps, float temperature) {
   ModelTokenVmConfig cfg;
   cfg.streams = streams;
   cfg.steps = steps;
@@ -112,7 +112,7 @@ Result model_tokenvm_case(Device& dev, uint32_t streams, uint32_t steps, float t
   }
   if (a.trace != h.trace) return Result::fail("token VM records differ from host-orchestrated");
   if (a.vm_state != h.vm_state) return Result::fail("token VM state after the run differs from host-orchestrated");
-  const ModelTokenVmReplay ref = model_tokenvm_replay(one.setup(), a.sampled);
+  const ModelTokenVmReplay ref = model_token_vm_replay(one.setup(), a.sampled);
   uint32_t forced = 0, generated = 0, replaced = 0, transitions = 0;
   for (uint32_t b = 0; b < B; ++b) {
     if (ref.records[b].size() != steps) return Result::fail("CPU reference VM made " + std::to_string(ref.records[b].size()) + " records");
@@ -165,7 +165,7 @@ Result model_tokenvm_case(Device& dev, uint32_t streams, uint32_t steps, float t
 }
 
 // Out-of-range sizes and a malformed prompts file are BadInput naming what is wrong.
-Result model_tokenvm_bad_input(Device& dev) {
+Result model_token_vm_bad_input(Device& dev) {
   auto expect = [&](const ModelTokenVmConfig& cfg, const std::string& needle) -> std::string {
     try {
       ModelTokenVmComposed one(dev, cfg);
@@ -299,11 +299,11 @@ std::vector<Case> compose_cases() {
        [](Device& d) { return dsp_llm_case(d, 4); }},
       {"compose.dsp_llm.one_channel", "DSP bit-identical across paths; NMSE rows 1e-10, logits 1e-8 vs host, 1e-7 vs CPU references",
        [](Device& d) { return dsp_llm_case(d, 1); }},
-      {"compose.model_tokenvm.two_streams", "exact vs host-stepped (tokens, VM records, state); VM records == CPU reference VM; decoder picks == attention reference, logits NMSE 1e-7",
-       [](Device& d) { return model_tokenvm_case(d, 2, 40, 0.9f); }},
-      {"compose.model_tokenvm.one_stream_greedy", "exact vs host-stepped (tokens, VM records, state); VM records == CPU reference VM; decoder picks == attention reference, logits NMSE 1e-7",
-       [](Device& d) { return model_tokenvm_case(d, 1, 24, 0.0f); }},
-      {"compose.model_tokenvm.bad_input", "BadInput naming the field or file", model_tokenvm_bad_input},
+      {"compose.model_token_vm.two_streams", "exact vs host-stepped (tokens, VM records, state); VM records == CPU reference VM; decoder picks == attention reference, logits NMSE 1e-7",
+       [](Device& d) { return model_token_vm_case(d, 2, 40, 0.9f); }},
+      {"compose.model_token_vm.one_stream_greedy", "exact vs host-stepped (tokens, VM records, state); VM records == CPU reference VM; decoder picks == attention reference, logits NMSE 1e-7",
+       [](Device& d) { return model_token_vm_case(d, 1, 24, 0.0f); }},
+      {"compose.model_token_vm.bad_input", "BadInput naming the field or file", model_token_vm_bad_input},
       {"compose.agent_retrieval.top2", "picks, scores, rows exact vs host; logits NMSE 1e-10 vs host; picks exact and logits NMSE 1e-7 vs SQLite + attention reference",
        [](Device& d) { return agent_retrieval_case(d, 2, "topic <> 1"); }},
       {"compose.agent_retrieval.top4_filtered", "picks, scores, rows exact vs host; logits NMSE 1e-10 vs host; picks exact and logits NMSE 1e-7 vs SQLite + attention reference",

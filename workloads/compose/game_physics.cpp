@@ -22,7 +22,7 @@ std::vector<uint64_t> capacity(const GamePhysicsConfig& c) { return game::level_
 }  // namespace
 
 const std::vector<std::string>& names() {
-  static const std::vector<std::string> n = {"game-physics", "gnn-db", "dsp-llm", "agent-retrieval", "model-tokenvm"};
+  static const std::vector<std::string> n = {"game-physics", "gnn-db", "dsp-llm", "agent-retrieval", "model-token-vm"};
   return n;
 }
 bool built(const std::string& name) {

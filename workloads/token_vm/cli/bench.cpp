@@ -1,4 +1,4 @@
-// weft bench tokenvm (= weft tokenvm bench): JSON lines, GPU-timestamp cost per step at
+// weft bench token-vm (= weft token-vm bench): JSON lines, GPU-timestamp cost per step at
 // B = 64, 256, 1024, 4096 streams, one step per submission and N steps per submission
 // (scripted tokens from a device buffer, and the device sampler over fixed logits [B][V] with
 // either sampler kernel), against the CPU reference stepping the same workflow with the same
@@ -98,7 +98,7 @@ int bench(int argc, char** argv) {
         gpu.push_back(gpu_sum / steps);
       }
       const double gpu_ns = median(gpu), cpu_ns = median(v.sampler ? cpu_sampler : cpu);
-      bench::Line("tokenvm.step", *dev)
+      bench::Line("token_vm.step", *dev)
           .str("mode", v.mode)
           .num("batch", B)
           .num("steps", steps)

@@ -10,15 +10,15 @@
 namespace weft::token_vm::cli_commands {
 
 const char* const kUsage =
-    "usage: weft tokenvm compile PROMPTS.toml|DIR [--program FLOW.toml] [--resource NAME=VALUE ...]\n"
+    "usage: weft token-vm compile PROMPTS.toml|DIR [--program FLOW.toml] [--resource NAME=VALUE ...]\n"
     "                            [--tokenizer tokenizer.json] [--match token|byte] [--pad ID]\n"
     "                            [--dump] [--dot FILE.dot] [--out WORKFLOW.json]\n"
-    "       weft tokenvm run PROMPTS.toml|DIR|WORKFLOW.json [compile's --program/--resource/--tokenizer/--match/--pad]\n"
+    "       weft token-vm run PROMPTS.toml|DIR|WORKFLOW.json [compile's --program/--resource/--tokenizer/--match/--pad]\n"
     "                        [--batch B] [--steps N] [--tokens scripted FILE|random|sampler] [--seed S]\n"
     "                        [--steps-per-submit N] [--feed TEXT] [--backend device|cpu] [--check-reference]\n"
     "                        [--device SEL]\n"
-    "       weft tokenvm fuzz-diff [--runs N] [--batch B] [--steps N] [--seed S] [--device SEL]\n"
-    "       weft tokenvm bench [--device SEL] [--steps N] [--reps R] [--vocab V]   (also: weft bench tokenvm)\n"
+    "       weft token-vm fuzz-diff [--runs N] [--batch B] [--steps N] [--seed S] [--device SEL]\n"
+    "       weft token-vm bench [--device SEL] [--steps N] [--reps R] [--vocab V]   (also: weft bench token-vm)\n"
     "  compile: without --program every declared sequence runs once, in order. --resource supplies\n"
     "    the standard and argument placeholders. Without --tokenizer the byte-level tokenizer is used.\n"
     "    --out saves the compiled workflow as JSON (what run also accepts).\n"
@@ -44,8 +44,8 @@ const char* const kUsage =
 
 }  // namespace weft::token_vm::cli_commands
 
-// `weft tokenvm VERB ...`, argv[0] = "tokenvm".
-static int weft_cmd_tokenvm(int argc, char** argv) {
+// `weft token-vm VERB ...`, argv[0] = "token-vm".
+static int weft_cmd_token_vm(int argc, char** argv) {
   using namespace weft::token_vm::cli_commands;
   const std::string verb = argc > 1 ? argv[1] : "";
   if (verb == "compile") return compile(argc, argv);
@@ -56,7 +56,7 @@ static int weft_cmd_tokenvm(int argc, char** argv) {
     std::fputs(kUsage, verb.empty() ? stderr : stdout);
     return verb.empty() ? 2 : 0;
   }
-  weft::fail(weft::ErrorCode::BadInput, "unknown tokenvm command '" + verb + "' (known: compile, run, fuzz-diff, bench)\n" + kUsage);
+  weft::fail(weft::ErrorCode::BadInput, "unknown token-vm command '" + verb + "' (known: compile, run, fuzz-diff, bench)\n" + kUsage);
 }
 
 
@@ -71,7 +71,7 @@ Command token_vm_command() {
       "              [--tokens scripted FILE|random|sampler] [--seed S] [--steps-per-submit N] [--backend device|cpu]\n"
       "                                          run a workflow over a batch, print extractions and decisions\n"
       "  token-vm fuzz-diff [--runs N] [--seed S] device vs CPU reference on random workflows and tokens (alias: tokenvm)\n",
-          weft_cmd_tokenvm, /*has_bench=*/true};
+          weft_cmd_token_vm, /*has_bench=*/true};
 }
 
 }  // namespace weft::cli

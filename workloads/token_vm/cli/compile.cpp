@@ -1,5 +1,5 @@
-// weft tokenvm compile: UDPL prompt files (+ a flow file) -> the compiled workflow, printed zone
-// by zone (--dump), drawn as Graphviz (--dot FILE) and/or saved as JSON for `weft tokenvm run`
+// weft token-vm compile: UDPL prompt files (+ a flow file) -> the compiled workflow, printed zone
+// by zone (--dump), drawn as Graphviz (--dot FILE) and/or saved as JSON for `weft token-vm run`
 // (--out FILE). Lint failures throw weft::Error, which main() prints and turns into exit status 1;
 // lint warnings go to stderr.
 #include <cstdio>

@@ -1,7 +1,7 @@
-// weft tokenvm run: a workflow (UDPL prompts + flow, or a saved JSON workflow) over a batch of
+// weft token-vm run: a workflow (UDPL prompts + flow, or a saved JSON workflow) over a batch of
 // streams with a scripted, seeded-random or device-sampled token source; prints per stream the
 // decisions, what the model saw and the extractions.
-// weft tokenvm fuzz-diff: the randomized device-vs-reference check (differential.h) at scale.
+// weft token-vm fuzz-diff: the randomized device-vs-reference check (differential.h) at scale.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

@@ -1,4 +1,4 @@
-// Where `weft tokenvm compile|run` get their workflow: UDPL prompts (a file or a folder) with an
+// Where `weft token-vm compile|run` get their workflow: UDPL prompts (a file or a folder) with an
 // optional flow file, compiled by the front end, or a workflow saved as JSON (workflow/serialize.h).
 // Both come with the tokenizer they were (or are assumed to be) made with.
 #pragma once

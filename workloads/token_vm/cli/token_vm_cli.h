@@ -1,5 +1,5 @@
-// The verbs of `weft tokenvm` (dispatched by cli.cpp), each called with argv[0] =
-// "tokenvm" and argv[1] = the verb.
+// The verbs of `weft token-vm` (dispatched by cli.cpp), each called with argv[0] =
+// "token-vm" and argv[1] = the verb.
 #pragma once
 
 namespace weft::token_vm::cli_commands {

@@ -1,4 +1,4 @@
-// The randomized differential check, shared by the doctest suite and `weft tokenvm fuzz-diff`:
+// The randomized differential check, shared by the doctest suite and `weft token-vm fuzz-diff`:
 // a random valid workflow (random_workflow.h) x random pattern-biased sampled streams, driven
 // through the same host calls on the CPU reference and on the device; every step's token,
 // tags, pc, token_num and trigger bits, and the final state, must be bit-identical.

@@ -1,5 +1,5 @@
 // Random valid workflows and pattern-biased sampled streams, for the differential tests
-// (device vs reference), the conformance case and `weft tokenvm run --tokens random`.
+// (device vs reference), the conformance case and `weft token-vm run --tokens random`.
 #pragma once
 
 #include <random>

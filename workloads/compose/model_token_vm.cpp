@@ -1,4 +1,4 @@
-// model-tokenvm: B seeded llama decoders (one per stream) + their samplers -> handoff adapter ->
+// model-token-vm: B seeded llama decoders (one per stream) + their samplers -> handoff adapter ->
 // token VM step -> feedback adapter -> the decoders' next step, N steps recorded into one
 // program (one submit); the same parts stepped by the host (2N submits); and the CPU reference
 // token VM fed the sampled tokens.
@@ -30,7 +30,7 @@ void start_decoders(Executable& exe, const std::vector<attention::DecoderProgram
 
 }  // namespace
 
-const std::string& model_tokenvm_default_prompts() {
+const std::string& model_token_vm_default_prompts() {
   static const std::string text = R"([config]
 zone_patterns = ["[Q]", "[A]", "[EOS]"]
 required_patterns = ["[Q]", "[A]"]
@@ -63,13 +63,13 @@ ModelTokenVmSetup::ModelTokenVmSetup(const ModelTokenVmConfig& c)
                                                             "<seeded model>"))) {
   cfg.model.context = std::max(c.model.context, c.steps);
   if (c.streams == 0 || c.streams > kMaxStreams)
-    fail(ErrorCode::BadInput, "compose model-tokenvm: streams must be 1.." + std::to_string(kMaxStreams));
+    fail(ErrorCode::BadInput, "compose model-token-vm: streams must be 1.." + std::to_string(kMaxStreams));
   if (c.steps == 0 || c.steps > kModelTokenVmMaxSteps)
-    fail(ErrorCode::BadInput, "compose model-tokenvm: steps must be 1.." + std::to_string(kModelTokenVmMaxSteps));
+    fail(ErrorCode::BadInput, "compose model-token-vm: steps must be 1.." + std::to_string(kModelTokenVmMaxSteps));
   if (c.first_token >= tokenizer.vocab_size())
-    fail(ErrorCode::BadInput, "compose model-tokenvm: the first token " + std::to_string(c.first_token) + " is not a byte-tokenizer id");
+    fail(ErrorCode::BadInput, "compose model-token-vm: the first token " + std::to_string(c.first_token) + " is not a byte-tokenizer id");
   auto prompts = std::make_shared<const token_vm::Prompts>(
-      token_vm::parse_udpl(c.prompts_toml.empty() ? model_tokenvm_default_prompts() : c.prompts_toml, c.prompts_path));
+      token_vm::parse_udpl(c.prompts_toml.empty() ? model_token_vm_default_prompts() : c.prompts_toml, c.prompts_path));
   token_vm::Program flow(prompts);
   for (const std::string& seq : prompts->config.sequences) flow.run(seq);
   flow.extract("answers", {"answer"});
@@ -97,7 +97,7 @@ attention::Sampling ModelTokenVmSetup::sampling(uint32_t stream) const {
 // ---- single submit ---------------------------------------------------------------------------
 ModelTokenVmComposed::ModelTokenVmComposed(Device& device, const ModelTokenVmConfig& cfg) : setup_(cfg) {
   const uint32_t B = cfg.streams, N = cfg.steps;
-  Program p("model-tokenvm");
+  Program p("model-token-vm");
   for (uint32_t b = 0; b < B; ++b) dec_.push_back(attention::add_decoder(p, setup_.model, setup_.decoder_options(b)));
   vm_ = token_vm::add_vm(p, setup_.workflow, setup_.vm, N, "tvm.");
   handoff_ = p.add_instance("compose.handoff", 1);
@@ -169,7 +169,7 @@ ModelTokenVmResult ModelTokenVmComposed::run() {
 
 // ---- host-orchestrated: per step a decoder submit and a token VM submit ------------------------
 ModelTokenVmOrchestrated::ModelTokenVmOrchestrated(Device& device, const ModelTokenVmConfig& cfg) : device_(device), setup_(cfg) {
-  Program p("model-tokenvm.decoders");
+  Program p("model-token-vm.decoders");
   for (uint32_t b = 0; b < cfg.streams; ++b) dec_.push_back(attention::add_decoder(p, setup_.model, setup_.decoder_options(b)));
   exe_ = std::make_unique<Executable>(device, p);
   for (const auto& d : dec_) attention::upload(*exe_, d, setup_.model);
@@ -202,7 +202,7 @@ ModelTokenVmResult ModelTokenVmOrchestrated::run() {
   return r;
 }
 
-ModelTokenVmReplay model_tokenvm_replay(const ModelTokenVmSetup& s, const std::vector<uint32_t>& sampled) {
+ModelTokenVmReplay model_token_vm_replay(const ModelTokenVmSetup& s, const std::vector<uint32_t>& sampled) {
   const uint32_t B = s.cfg.streams;
   const uint32_t N = uint32_t(sampled.size() / B);
   token_vm::Machine m(s.workflow, s.tokenizer, std::make_unique<token_vm::Reference>(s.workflow, s.vm));
