@@ -12,7 +12,9 @@ TEST_CASE("every registered workload has a command with usage and at least one c
   for (const registry::Workload& w : registry::workloads()) {
     INFO("workload " << w.name);
     const cli::Command c = w.command();
-    CHECK(bool(c.run));
+    CHECK((bool(c.run) || !c.verbs.empty()));
+    for (const cli::Verb& v : c.verbs) CHECK(bool(v.run));
+    if (!c.verbs.empty()) CHECK(!c.help.empty());
     CHECK(!c.name.empty());
     CHECK(!c.usage.empty());
     CHECK(registry::find_command(c.name) != nullptr);

@@ -14,16 +14,6 @@
 
 namespace weft::cli {
 
-// A `weft NAME ...` command. A workload's CLI source defines `Command NAME_command()`
-// (cmake/WeftWorkload.cmake registers it).
-struct Command {
-  std::string name;                  // `weft NAME`, the workload's name with '_' as '-'
-  std::vector<std::string> aliases;  // other names it answers to
-  std::string usage;                 // lines for `weft help`, each starting with two spaces
-  int (*run)(int argc, char** argv) = nullptr;  // argv[0] is the name it was called by
-  bool has_bench = false;            // `weft bench NAME ...` runs `weft NAME bench ...`
-};
-
 struct Args {
   std::vector<std::string> positional;
   std::map<std::string, std::string> options;  // --name value
@@ -42,6 +32,37 @@ struct Args {
       fail(ErrorCode::BadInput, "--" + name + " expects a non-negative integer, got '" + v + "'");
     return std::stoull(v);
   }
+};
+
+struct Args;
+
+// One verb of a command (`weft NAME VERB ...`), called with the command's options parsed;
+// positional[0] is the verb.
+struct Verb {
+  std::string name;
+  int (*run)(const Args& args) = nullptr;
+  std::vector<std::string> aliases = {};  // older names it still answers to
+};
+
+// A `weft NAME ...` command. A workload's CLI source defines `Command NAME_command()`
+// (cmake/WeftWorkload.cmake registers it). Most commands are verbs over one option set; one that
+// parses per verb sets `run` instead.
+struct Command {
+  std::string name;                  // `weft NAME`, the workload's name with '_' as '-'
+  std::vector<std::string> aliases;  // other names it answers to
+  std::string usage;                 // lines for `weft help`, each starting with two spaces
+  std::string help;                  // its own usage: `weft NAME help`, or no verb (then on stderr, exit 2)
+  std::set<std::string> options;     // --name VALUE options its verbs take
+  std::set<std::string> flags;       // --name options without a value
+  std::vector<Verb> verbs;
+  std::map<std::string, std::string> short_options = {};  // e.g. "-n" -> "--n"
+  int (*run)(int argc, char** argv) = nullptr;  // instead of verbs; argv[0] is the name it was called by
+  bool bench = false;                // with `run`: it has a bench verb
+
+  // `weft bench NAME ...` runs `weft NAME bench ...`.
+  bool has_bench() const;
+  // argv[0] is the name it was called by, argv[1] the verb. BadInput for an unknown verb or option.
+  int dispatch(int argc, char** argv) const;
 };
 
 // --name as a uint32 (at most `max`), or `fallback` when absent; BadInput naming the option.

@@ -40,17 +40,17 @@ std::string usage() {
 
 int cmd_bench(int argc, char** argv) {
   if (argc > 2)
-    if (const cli::Command* c = registry::find_command(argv[2]); c && c->has_bench) {
+    if (const cli::Command* c = registry::find_command(argv[2]); c && c->has_bench()) {
       std::vector<char*> forwarded = {argv[2], const_cast<char*>("bench")};
       for (int i = 3; i < argc; ++i) forwarded.push_back(argv[i]);
-      return c->run(int(forwarded.size()), forwarded.data());
+      return c->dispatch(int(forwarded.size()), forwarded.data());
     }
   cli::Args args = cli::parse(argc, argv, 2, {"device", "stages", "reps", "copy-mib", "submits"}, {});
   const std::string which = args.positional.empty() ? "engine" : args.positional[0];
   if (which == "engine") return bench::bench_engine(*cli::open_device(args), args);
   std::string known = "engine";
   for (const cli::Command& c : registry::commands())
-    if (c.has_bench) known += ", " + c.name;
+    if (c.has_bench()) known += ", " + c.name;
   fail(ErrorCode::BadInput, "unknown benchmark '" + which + "' (known: " + known + ")");
 }
 
@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
     if (command == "conformance") return cmd_conformance(argc, argv);
     if (command == "bench") return cmd_bench(argc, argv);
     if (command == "run") return cmd_run(argc - 1, argv + 1);
-    if (const cli::Command* c = registry::find_command(command)) return c->run(argc - 1, argv + 1);
+    if (const cli::Command* c = registry::find_command(command)) return c->dispatch(argc - 1, argv + 1);
     if (command == "--version" || command == "version") {
       std::printf("weft %s\n", WEFT_VERSION);
       return 0;

@@ -353,38 +353,20 @@ int run_write_model(const cli::Args& a) {
 
 }  // namespace
 
-// argv[0] is "attention".
-static int weft_cmd_attention(int argc, char** argv) {
-  // "-n N" is the one short option (as in llama.cpp); the parser knows long options only.
-  std::vector<std::string> storage(argv, argv + argc);
-  for (std::string& s : storage)
-    if (s == "-n") s = "--n";
-  std::vector<char*> args_v;
-  for (std::string& s : storage) args_v.push_back(s.data());
-  const cli::Args args = cli::parse(int(args_v.size()), args_v.data(), 1,
-                                    {"prompt", "n", "temperature", "top-k", "seed", "tokens", "context", "batch", "norm-limit",
-                                     "damp", "device", "dim", "layers", "heads", "kv-heads", "ffn", "runs", "copy-mib"},
-                                    {"check", "validation", "tied"});
-  if (args.positional.empty() || args.positional[0] == "help") {
-    std::fputs(kUsage, args.positional.empty() ? stderr : stdout);
-    return args.positional.empty() ? 2 : 0;
-  }
-  const std::string& cmd = args.positional[0];
-  if (cmd == "generate") return run_generate(args);
-  if (cmd == "demo") return run_demo(args);
-  if (cmd == "bench") return run_bench(args);
-  if (cmd == "write-model") return run_write_model(args);
-  fail(ErrorCode::BadInput, "unknown attention command '" + cmd + "' (known: generate, demo, bench, write-model)");
-}
-
-
 namespace weft::cli {
 
 Command attention_command() {
-  return {"attention", {},
-      "  attention generate MODEL.gguf --prompt TEXT -n N [--temperature T --top-k K --seed S]\n"
-      "  attention demo|bench|write-model       llama decoder from GGUF vs its CPU reference\n",
-          weft_cmd_attention, /*has_bench=*/true};
+  return {.name = "attention",
+          .aliases = {},
+          .usage =
+              "  attention generate MODEL.gguf --prompt TEXT -n N [--temperature T --top-k K --seed S]\n"
+              "  attention demo|bench|write-model       llama decoder from GGUF vs its CPU reference\n",
+          .help = kUsage,
+          .options = {"prompt", "n", "temperature", "top-k", "seed", "tokens", "context", "batch", "norm-limit", "damp", "device", "dim",
+                      "layers", "heads", "kv-heads", "ffn", "runs", "copy-mib"},
+          .flags = {"check", "validation", "tied"},
+          .verbs = {{"generate", run_generate}, {"demo", run_demo}, {"bench", run_bench}, {"write-model", run_write_model}},
+          .short_options = {{"-n", "--n"}}};
 }
 
 }  // namespace weft::cli

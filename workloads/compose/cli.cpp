@@ -343,33 +343,25 @@ int run_bench(const cli::Args& a) {
 
 }  // namespace
 
-static int weft_cmd_compose(int argc, char** argv) {
-  const cli::Args args = cli::parse(argc, argv, 1, {"root", "steps", "particles", "depth", "device", "only", "runs", "tokens", "frame", "streams",
-                                                    "prompts", "nodes", "edges", "query", "prompt", "docs", "k", "where"},
-                                     {"validation"});
-  if (args.positional.empty() || args.positional[0] == "help") {
-    std::fputs(kComposeUsage, args.positional.empty() ? stderr : stdout);
-    return args.positional.empty() ? 2 : 0;
-  }
-  const std::string& cmd = args.positional[0];
-  if (cmd == "bench") return run_bench(args);
-  if (cmd == "game-physics") return demo_game_physics(args);
-  if (cmd == "dsp-llm") return demo_dsp_llm(args);
-  if (cmd == "model-token-vm" || cmd == "model-tokenvm") return demo_model_token_vm(args);  // the old name stays an alias
-  if (cmd == "gnn-db") return demo_gnn_db(args);
-  if (cmd == "agent-retrieval") return demo_agent_retrieval(args);
-  fail(ErrorCode::BadInput, "unknown composition '" + cmd + "' (known: game-physics, gnn-db, dsp-llm, agent-retrieval, model-token-vm; or bench)");
-}
-
-
 namespace weft::cli {
 
 Command compose_command() {
-  return {"compose", {},
-      "  compose NAME|bench [--only NAME --runs R]  workloads composed into one program, one submit\n"
-      "                                          (NAME: game-physics, dsp-llm, gnn-db, agent-retrieval,\n"
-      "                                          model-token-vm), vs the parts host-orchestrated\n",
-          weft_cmd_compose, /*has_bench=*/true};
+  return {.name = "compose",
+          .aliases = {},
+          .usage =
+              "  compose NAME|bench [--only NAME --runs R]  workloads composed into one program, one submit\n"
+              "                                          (NAME: game-physics, dsp-llm, gnn-db, agent-retrieval,\n"
+              "                                          model-token-vm), vs the parts host-orchestrated\n",
+          .help = kComposeUsage,
+          .options = {"root", "steps", "particles", "depth", "device", "only", "runs", "tokens", "frame", "streams", "prompts", "nodes",
+                      "edges", "query", "prompt", "docs", "k", "where"},
+          .flags = {"validation"},
+          .verbs = {{"game-physics", demo_game_physics},
+                    {"gnn-db", demo_gnn_db},
+                    {"dsp-llm", demo_dsp_llm},
+                    {"agent-retrieval", demo_agent_retrieval},
+                    {"model-token-vm", demo_model_token_vm, {"model-tokenvm"}},
+                    {"bench", run_bench}}};
 }
 
 }  // namespace weft::cli

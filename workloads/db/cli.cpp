@@ -277,10 +277,14 @@ static int weft_cmd_db(int argc, char** argv) {
 namespace weft::cli {
 
 Command db_command() {
-  return {"db", {},
-      "  db query --table NAME=FILE.csv ... \"SQL\" [--format table|csv] [--header] [--explain] [--check]\n"
-      "  db demo|bench [--orders N] [--rows N,N]  SQL on CSV tables on the device, checked against SQLite\n",
-          weft_cmd_db, /*has_bench=*/true};
+  // Each verb parses its own options (argv[1] is the verb).
+  return {.name = "db",
+          .aliases = {},
+          .usage =
+              "  db query --table NAME=FILE.csv ... \"SQL\" [--format table|csv] [--header] [--explain] [--check]\n"
+              "  db demo|bench [--orders N] [--rows N,N]  SQL on CSV tables on the device, checked against SQLite\n",
+          .run = weft_cmd_db,
+          .bench = true};
 }
 
 }  // namespace weft::cli

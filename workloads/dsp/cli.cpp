@@ -153,27 +153,18 @@ int run_bench(const cli::Args& a) {
 
 }  // namespace
 
-// argv[0] is "dsp".
-static int weft_cmd_dsp(int argc, char** argv) {
-  const cli::Args args =
-      cli::parse(argc, argv, 1, {"channels", "frame", "frames", "amplitude", "seed", "device"}, {"validation", "complex"});
-  if (args.positional.empty() || args.positional[0] == "help") {
-    std::fputs(kDspUsage, args.positional.empty() ? stderr : stdout);
-    return args.positional.empty() ? 2 : 0;
-  }
-  if (args.positional[0] == "demo") return run_demo(args);
-  if (args.positional[0] == "bench") return run_bench(args);
-  fail(ErrorCode::BadInput, "unknown dsp command '" + args.positional[0] + "' (known: demo, bench)");
-}
-
-
 namespace weft::cli {
 
 Command dsp_command() {
-  return {"dsp", {},
-      "  dsp demo|bench [--channels C --frame N --frames F]\n"
-      "                                          streaming FFT filter chain vs FFTW\n",
-          weft_cmd_dsp, /*has_bench=*/true};
+  return {.name = "dsp",
+          .aliases = {},
+          .usage =
+              "  dsp demo|bench [--channels C --frame N --frames F]\n"
+              "                                          streaming FFT filter chain vs FFTW\n",
+          .help = kDspUsage,
+          .options = {"channels", "frame", "frames", "amplitude", "seed", "device"},
+          .flags = {"validation", "complex"},
+          .verbs = {{"demo", run_demo}, {"bench", run_bench}}};
 }
 
 }  // namespace weft::cli

@@ -258,30 +258,18 @@ int run_play(const cli::Args& a) {
 
 }  // namespace
 
-// argv[0] is "game".
-static int weft_cmd_game(int argc, char** argv) {
-  const cli::Args args = cli::parse(argc, argv, 1, {"board", "positions", "empty", "seed", "device", "roots", "depth", "runs"},
-                                    {"validation"});
-  if (args.positional.empty() || args.positional[0] == "help") {
-    std::fputs(kGameUsage, args.positional.empty() ? stderr : stdout);
-    return args.positional.empty() ? 2 : 0;
-  }
-  const std::string& cmd = args.positional[0];
-  if (cmd == "demo") return run_demo(args);
-  if (cmd == "bench") return run_bench(args);
-  if (cmd == "solve") return run_solve(args);
-  if (cmd == "play") return run_play(args);
-  fail(ErrorCode::BadInput, "unknown game command '" + cmd + "' (known: demo, bench, solve, play)");
-}
-
-
 namespace weft::cli {
 
 Command game_command() {
-  return {"game", {},
-      "  game demo|bench|solve|play [--board WxH --depth D --roots B]\n"
-      "                                          batched connect-four search vs an exhaustive solver\n",
-          weft_cmd_game, /*has_bench=*/true};
+  return {.name = "game",
+          .aliases = {},
+          .usage =
+              "  game demo|bench|solve|play [--board WxH --depth D --roots B]\n"
+              "                                          batched connect-four search vs an exhaustive solver\n",
+          .help = kGameUsage,
+          .options = {"board", "positions", "empty", "seed", "device", "roots", "depth", "runs"},
+          .flags = {"validation"},
+          .verbs = {{"demo", run_demo}, {"bench", run_bench}, {"solve", run_solve}, {"play", run_play}}};
 }
 
 }  // namespace weft::cli

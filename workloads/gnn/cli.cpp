@@ -196,29 +196,19 @@ int run_bench(const cli::Args& a) {
 
 }  // namespace
 
-// argv[0] is "gnn".
-static int weft_cmd_gnn(int argc, char** argv) {
-  const cli::Args args = cli::parse(
-      argc, argv, 1, {"nodes", "edges", "features", "layers", "seed", "edge-types", "aggregation", "threshold", "device", "runs",
-                        "sizes", "degree"},
-      {"validation"});
-  if (args.positional.empty() || args.positional[0] == "help") {
-    std::fputs(kGnnUsage, args.positional.empty() ? stderr : stdout);
-    return args.positional.empty() ? 2 : 0;
-  }
-  if (args.positional[0] == "demo") return run_demo(args);
-  if (args.positional[0] == "bench") return run_bench(args);
-  fail(ErrorCode::BadInput, "unknown gnn command '" + args.positional[0] + "' (known: demo, bench)");
-}
-
-
 namespace weft::cli {
 
 Command gnn_command() {
-  return {"gnn", {},
-      "  gnn demo|bench [--nodes N --edges E --features F --layers L --seed S]\n"
-      "                                          graph neural network vs its CPU reference\n",
-          weft_cmd_gnn, /*has_bench=*/true};
+  return {.name = "gnn",
+          .aliases = {},
+          .usage =
+              "  gnn demo|bench [--nodes N --edges E --features F --layers L --seed S]\n"
+              "                                          graph neural network vs its CPU reference\n",
+          .help = kGnnUsage,
+          .options = {"nodes", "edges", "features", "layers", "seed", "edge-types", "aggregation", "threshold", "device", "runs", "sizes",
+                      "degree"},
+          .flags = {"validation"},
+          .verbs = {{"demo", run_demo}, {"bench", run_bench}}};
 }
 
 }  // namespace weft::cli

@@ -76,25 +76,21 @@ int bench(const cli::Args& a) {
   return matches ? 0 : 1;
 }
 
-int run(int argc, char** argv) {
-  const cli::Args a = cli::parse(argc, argv, 1, {"values", "bins", "shift", "runs", "device"}, {"validation"});
-  const std::string verb = a.positional.empty() ? "" : a.positional[0];
-  if (verb == "demo") return demo(a);
-  if (verb == "bench") return bench(a);
-  std::fputs(kUsage, verb.empty() ? stderr : stdout);
-  return verb.empty() || verb == "help" ? (verb.empty() ? 2 : 0) : 2;
-}
-
 }  // namespace
 }  // namespace weft::histogram
 
 namespace weft::cli {
 
 Command histogram_command() {
-  return {"histogram", {},
-          "  histogram demo|bench [--values N --bins B --shift S]\n"
-          "                                          u32 values counted in bins vs the CPU reference (the template workload)\n",
-          histogram::run, /*has_bench=*/true};
+  return {.name = "histogram",
+          .aliases = {},
+          .usage =
+              "  histogram demo|bench [--values N --bins B --shift S]\n"
+              "                                          u32 values counted in bins vs the CPU reference (the template workload)\n",
+          .help = histogram::kUsage,
+          .options = {"values", "bins", "shift", "runs", "device"},
+          .flags = {"validation"},
+          .verbs = {{"demo", histogram::demo}, {"bench", histogram::bench}}};
 }
 
 }  // namespace weft::cli

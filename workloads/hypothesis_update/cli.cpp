@@ -273,30 +273,20 @@ int bench(const weft::cli::Args& args) {
 
 }  // namespace
 
-// argv[0] is "monty".
-static int weft_cmd_monty(int argc, char** argv) {
-  const weft::cli::Args args = weft::cli::parse(
-      argc, argv, 1, {"objects", "backend", "device", "threads", "nodes", "poses", "graphs", "lms", "steps", "k", "updater", "cases"},
-      {"no-kernel-trace", "large"});
-  if (args.positional.empty() || args.positional[0] == "help") {
-    std::fputs(kMontyUsage, args.positional.empty() ? stderr : stdout);
-    return args.positional.empty() ? 2 : 0;
-  }
-  if (args.positional[0] == "replay") return replay(args);
-  if (args.positional[0] == "bench") return bench(args);
-  weft::fail(weft::ErrorCode::BadInput, "unknown monty command '" + args.positional[0] + "' (known: replay, bench)");
-}
-
-
 namespace weft::cli {
 
 Command hypothesis_update_command() {
-  return {"hypothesis-update", {"monty"},
-      "  hypothesis-update replay RUN_DIR [--objects DIR] [--backend cpu|vulkan]\n"
-      "                                          replay a recorded Monty run, print errors per step\n"
-      "  hypothesis-update bench [--cases GxNxHxL,...] [--large] [--updater default|burst]\n"
-      "                                          updates per second, CPU backend vs Vulkan backend (alias: monty)\n",
-          weft_cmd_monty, /*has_bench=*/true};
+  return {.name = "hypothesis-update",
+          .aliases = {"monty"},
+          .usage =
+              "  hypothesis-update replay RUN_DIR [--objects DIR] [--backend cpu|vulkan]\n"
+              "                                          replay a recorded Monty run, print errors per step\n"
+              "  hypothesis-update bench [--cases GxNxHxL,...] [--large] [--updater default|burst]\n"
+              "                                          updates per second, CPU backend vs Vulkan backend (alias: monty)\n",
+          .help = kMontyUsage,
+          .options = {"objects", "backend", "device", "threads", "nodes", "poses", "graphs", "lms", "steps", "k", "updater", "cases"},
+          .flags = {"no-kernel-trace", "large"},
+          .verbs = {{"replay", replay}, {"bench", ::bench}}};
 }
 
 }  // namespace weft::cli

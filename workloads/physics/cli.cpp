@@ -197,29 +197,18 @@ int run_bench(const cli::Args& a) {
 
 }  // namespace
 
-// argv[0] is "physics".
-static int weft_cmd_physics(int argc, char** argv) {
-  const cli::Args args = cli::parse(argc, argv, 1,
-                                    {"model", "particles", "steps", "steps-per-submit", "dt", "drift-bound",
-                                     "seed", "device", "sizes", "runs"},
-                                    {"validation"});
-  if (args.positional.empty() || args.positional[0] == "help") {
-    std::fputs(kPhysicsUsage, args.positional.empty() ? stderr : stdout);
-    return args.positional.empty() ? 2 : 0;
-  }
-  if (args.positional[0] == "demo") return run_demo(args);
-  if (args.positional[0] == "bench") return run_bench(args);
-  fail(ErrorCode::BadInput, "unknown physics command '" + args.positional[0] + "' (known: demo, bench)");
-}
-
-
 namespace weft::cli {
 
 Command physics_command() {
-  return {"physics", {},
-      "  physics demo|bench [--model lj|sph|both --particles N --steps S --sizes N1,N2]\n"
-      "                                          particles (LJ gas, SPH dam break) vs their CPU reference\n",
-          weft_cmd_physics, /*has_bench=*/true};
+  return {.name = "physics",
+          .aliases = {},
+          .usage =
+              "  physics demo|bench [--model lj|sph|both --particles N --steps S --sizes N1,N2]\n"
+              "                                          particles (LJ gas, SPH dam break) vs their CPU reference\n",
+          .help = kPhysicsUsage,
+          .options = {"model", "particles", "steps", "steps-per-submit", "dt", "drift-bound", "seed", "device", "sizes", "runs"},
+          .flags = {"validation"},
+          .verbs = {{"demo", run_demo}, {"bench", run_bench}}};
 }
 
 }  // namespace weft::cli

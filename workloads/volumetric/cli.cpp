@@ -452,29 +452,18 @@ int run_bench(const cli::Args& a) {
 
 }  // namespace
 
-// argv[0] is "volumetric".
-static int weft_cmd_volumetric(int argc, char** argv) {
-  const cli::Args args = cli::parse(argc, argv, 1,
-                                    {"passes", "ticks", "train", "optimizer", "lr", "seed", "save", "device", "size", "seq", "runs"},
-                                    {"validation", "all-types", "table"});
-  if (args.positional.empty() || args.positional[0] == "help") {
-    std::fputs(kUsage, args.positional.empty() ? stderr : stdout);
-    return args.positional.empty() ? 2 : 0;
-  }
-  if (args.positional[0] == "run") return run_model(args);
-  if (args.positional[0] == "dna") return run_dna(args);
-  if (args.positional[0] == "bench") return run_bench(args);
-  fail(ErrorCode::BadInput, "unknown volumetric command '" + args.positional[0] + "' (known: run, dna, bench)");
-}
-
-
 namespace weft::cli {
 
 Command volumetric_command() {
-  return {"volumetric", {},
-      "  volumetric run MODEL.json|dna MODEL.json|bench [--passes N --ticks T --train STEPS --save FILE]\n"
-      "                                          grid-of-layers networks in 21 numeric types vs the CPU reference\n",
-          weft_cmd_volumetric, /*has_bench=*/true};
+  return {.name = "volumetric",
+          .aliases = {},
+          .usage =
+              "  volumetric run MODEL.json|dna MODEL.json|bench [--passes N --ticks T --train STEPS --save FILE]\n"
+              "                                          grid-of-layers networks in 21 numeric types vs the CPU reference\n",
+          .help = kUsage,
+          .options = {"passes", "ticks", "train", "optimizer", "lr", "seed", "save", "device", "size", "seq", "runs"},
+          .flags = {"validation", "all-types", "table"},
+          .verbs = {{"run", run_model}, {"dna", run_dna}, {"bench", run_bench}}};
 }
 
 }  // namespace weft::cli
