@@ -65,6 +65,13 @@ struct Command {
   int dispatch(int argc, char** argv) const;
 };
 
+// Defines the function the registry calls for a workload's command: WEFT_CLI_COMMAND(gnn) { return {...}; }
+#define WEFT_CLI_COMMAND(NAME)   \
+  namespace weft::cli {          \
+  Command NAME##_command();      \
+  }                              \
+  weft::cli::Command weft::cli::NAME##_command()
+
 // --name as a uint32 (at most `max`), or `fallback` when absent; BadInput naming the option.
 inline uint32_t u32(const Args& a, const char* name, uint32_t fallback, uint64_t max = 0xFFFFFFFFu) {
   const uint64_t v = a.get_uint(name, fallback);

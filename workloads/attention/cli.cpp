@@ -353,14 +353,14 @@ int run_write_model(const cli::Args& a) {
 
 }  // namespace
 
-namespace weft::cli {
+// `weft help` lines of this command.
+const char* const kHelpLines =
+    "  attention generate MODEL.gguf --prompt TEXT -n N [--temperature T --top-k K --seed S]\n"
+    "  attention demo|bench|write-model       llama decoder from GGUF vs its CPU reference\n";
 
-Command attention_command() {
+WEFT_CLI_COMMAND(attention) {
   return {.name = "attention",
-          .aliases = {},
-          .usage =
-              "  attention generate MODEL.gguf --prompt TEXT -n N [--temperature T --top-k K --seed S]\n"
-              "  attention demo|bench|write-model       llama decoder from GGUF vs its CPU reference\n",
+          .usage = kHelpLines,
           .help = kUsage,
           .options = {"prompt", "n", "temperature", "top-k", "seed", "tokens", "context", "batch", "norm-limit", "damp", "device", "dim",
                       "layers", "heads", "kv-heads", "ffn", "runs", "copy-mib"},
@@ -368,5 +368,3 @@ Command attention_command() {
           .verbs = {{"generate", run_generate}, {"demo", run_demo}, {"bench", run_bench}, {"write-model", run_write_model}},
           .short_options = {{"-n", "--n"}}};
 }
-
-}  // namespace weft::cli

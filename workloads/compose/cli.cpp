@@ -343,15 +343,15 @@ int run_bench(const cli::Args& a) {
 
 }  // namespace
 
-namespace weft::cli {
+// `weft help` lines of this command.
+const char* const kHelpLines =
+    "  compose NAME|bench [--only NAME --runs R]  workloads composed into one program, one submit\n"
+    "                                          (NAME: game-physics, dsp-llm, gnn-db, agent-retrieval,\n"
+    "                                          model-token-vm), vs the parts host-orchestrated\n";
 
-Command compose_command() {
+WEFT_CLI_COMMAND(compose) {
   return {.name = "compose",
-          .aliases = {},
-          .usage =
-              "  compose NAME|bench [--only NAME --runs R]  workloads composed into one program, one submit\n"
-              "                                          (NAME: game-physics, dsp-llm, gnn-db, agent-retrieval,\n"
-              "                                          model-token-vm), vs the parts host-orchestrated\n",
+          .usage = kHelpLines,
           .help = kComposeUsage,
           .options = {"root", "steps", "particles", "depth", "device", "only", "runs", "tokens", "frame", "streams", "prompts", "nodes",
                       "edges", "query", "prompt", "docs", "k", "where"},
@@ -363,5 +363,3 @@ Command compose_command() {
                     {"model-token-vm", demo_model_token_vm, {"model-tokenvm"}},
                     {"bench", run_bench}}};
 }
-
-}  // namespace weft::cli

@@ -274,17 +274,12 @@ static int weft_cmd_db(int argc, char** argv) {
 }
 
 
-namespace weft::cli {
+// `weft help` lines of this command.
+const char* const kHelpLines =
+    "  db query --table NAME=FILE.csv ... \"SQL\" [--format table|csv] [--header] [--explain] [--check]\n"
+    "  db demo|bench [--orders N] [--rows N,N]  SQL on CSV tables on the device, checked against SQLite\n";
 
-Command db_command() {
+WEFT_CLI_COMMAND(db) {
   // Each verb parses its own options (argv[1] is the verb).
-  return {.name = "db",
-          .aliases = {},
-          .usage =
-              "  db query --table NAME=FILE.csv ... \"SQL\" [--format table|csv] [--header] [--explain] [--check]\n"
-              "  db demo|bench [--orders N] [--rows N,N]  SQL on CSV tables on the device, checked against SQLite\n",
-          .run = weft_cmd_db,
-          .bench = true};
+  return {.name = "db", .usage = kHelpLines, .run = weft_cmd_db, .bench = true};
 }
-
-}  // namespace weft::cli

@@ -153,18 +153,16 @@ int run_bench(const cli::Args& a) {
 
 }  // namespace
 
-namespace weft::cli {
+// `weft help` lines of this command.
+const char* const kHelpLines =
+    "  dsp demo|bench [--channels C --frame N --frames F]\n"
+    "                                          streaming FFT filter chain vs FFTW\n";
 
-Command dsp_command() {
+WEFT_CLI_COMMAND(dsp) {
   return {.name = "dsp",
-          .aliases = {},
-          .usage =
-              "  dsp demo|bench [--channels C --frame N --frames F]\n"
-              "                                          streaming FFT filter chain vs FFTW\n",
+          .usage = kHelpLines,
           .help = kDspUsage,
           .options = {"channels", "frame", "frames", "amplitude", "seed", "device"},
           .flags = {"validation", "complex"},
           .verbs = {{"demo", run_demo}, {"bench", run_bench}}};
 }
-
-}  // namespace weft::cli

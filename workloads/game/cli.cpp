@@ -258,18 +258,16 @@ int run_play(const cli::Args& a) {
 
 }  // namespace
 
-namespace weft::cli {
+// `weft help` lines of this command.
+const char* const kHelpLines =
+    "  game demo|bench|solve|play [--board WxH --depth D --roots B]\n"
+    "                                          batched connect-four search vs an exhaustive solver\n";
 
-Command game_command() {
+WEFT_CLI_COMMAND(game) {
   return {.name = "game",
-          .aliases = {},
-          .usage =
-              "  game demo|bench|solve|play [--board WxH --depth D --roots B]\n"
-              "                                          batched connect-four search vs an exhaustive solver\n",
+          .usage = kHelpLines,
           .help = kGameUsage,
           .options = {"board", "positions", "empty", "seed", "device", "roots", "depth", "runs"},
           .flags = {"validation"},
           .verbs = {{"demo", run_demo}, {"bench", run_bench}, {"solve", run_solve}, {"play", run_play}}};
 }
-
-}  // namespace weft::cli

@@ -196,19 +196,17 @@ int run_bench(const cli::Args& a) {
 
 }  // namespace
 
-namespace weft::cli {
+// `weft help` lines of this command.
+const char* const kHelpLines =
+    "  gnn demo|bench [--nodes N --edges E --features F --layers L --seed S]\n"
+    "                                          graph neural network vs its CPU reference\n";
 
-Command gnn_command() {
+WEFT_CLI_COMMAND(gnn) {
   return {.name = "gnn",
-          .aliases = {},
-          .usage =
-              "  gnn demo|bench [--nodes N --edges E --features F --layers L --seed S]\n"
-              "                                          graph neural network vs its CPU reference\n",
+          .usage = kHelpLines,
           .help = kGnnUsage,
           .options = {"nodes", "edges", "features", "layers", "seed", "edge-types", "aggregation", "threshold", "device", "runs", "sizes",
                       "degree"},
           .flags = {"validation"},
           .verbs = {{"demo", run_demo}, {"bench", run_bench}}};
 }
-
-}  // namespace weft::cli

@@ -79,18 +79,16 @@ int bench(const cli::Args& a) {
 }  // namespace
 }  // namespace weft::histogram
 
-namespace weft::cli {
+// `weft help` lines of this command.
+const char* const kHelpLines =
+    "  histogram demo|bench [--values N --bins B --shift S]\n"
+    "                                          u32 values counted in bins vs the CPU reference (the template workload)\n";
 
-Command histogram_command() {
+WEFT_CLI_COMMAND(histogram) {
   return {.name = "histogram",
-          .aliases = {},
-          .usage =
-              "  histogram demo|bench [--values N --bins B --shift S]\n"
-              "                                          u32 values counted in bins vs the CPU reference (the template workload)\n",
+          .usage = kHelpLines,
           .help = histogram::kUsage,
           .options = {"values", "bins", "shift", "runs", "device"},
           .flags = {"validation"},
           .verbs = {{"demo", histogram::demo}, {"bench", histogram::bench}}};
 }
-
-}  // namespace weft::cli

@@ -273,20 +273,19 @@ int bench(const weft::cli::Args& args) {
 
 }  // namespace
 
-namespace weft::cli {
+// `weft help` lines of this command.
+const char* const kHelpLines =
+    "  hypothesis-update replay RUN_DIR [--objects DIR] [--backend cpu|vulkan]\n"
+    "                                          replay a recorded Monty run, print errors per step\n"
+    "  hypothesis-update bench [--cases GxNxHxL,...] [--large] [--updater default|burst]\n"
+    "                                          updates per second, CPU backend vs Vulkan backend (alias: monty)\n";
 
-Command hypothesis_update_command() {
+WEFT_CLI_COMMAND(hypothesis_update) {
   return {.name = "hypothesis-update",
           .aliases = {"monty"},
-          .usage =
-              "  hypothesis-update replay RUN_DIR [--objects DIR] [--backend cpu|vulkan]\n"
-              "                                          replay a recorded Monty run, print errors per step\n"
-              "  hypothesis-update bench [--cases GxNxHxL,...] [--large] [--updater default|burst]\n"
-              "                                          updates per second, CPU backend vs Vulkan backend (alias: monty)\n",
+          .usage = kHelpLines,
           .help = kMontyUsage,
           .options = {"objects", "backend", "device", "threads", "nodes", "poses", "graphs", "lms", "steps", "k", "updater", "cases"},
           .flags = {"no-kernel-trace", "large"},
           .verbs = {{"replay", replay}, {"bench", ::bench}}};
 }
-
-}  // namespace weft::cli

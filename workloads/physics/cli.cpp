@@ -197,18 +197,16 @@ int run_bench(const cli::Args& a) {
 
 }  // namespace
 
-namespace weft::cli {
+// `weft help` lines of this command.
+const char* const kHelpLines =
+    "  physics demo|bench [--model lj|sph|both --particles N --steps S --sizes N1,N2]\n"
+    "                                          particles (LJ gas, SPH dam break) vs their CPU reference\n";
 
-Command physics_command() {
+WEFT_CLI_COMMAND(physics) {
   return {.name = "physics",
-          .aliases = {},
-          .usage =
-              "  physics demo|bench [--model lj|sph|both --particles N --steps S --sizes N1,N2]\n"
-              "                                          particles (LJ gas, SPH dam break) vs their CPU reference\n",
+          .usage = kHelpLines,
           .help = kPhysicsUsage,
           .options = {"model", "particles", "steps", "steps-per-submit", "dt", "drift-bound", "seed", "device", "sizes", "runs"},
           .flags = {"validation"},
           .verbs = {{"demo", run_demo}, {"bench", run_bench}}};
 }
-
-}  // namespace weft::cli

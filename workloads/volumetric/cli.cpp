@@ -452,18 +452,16 @@ int run_bench(const cli::Args& a) {
 
 }  // namespace
 
-namespace weft::cli {
+// `weft help` lines of this command.
+const char* const kHelpLines =
+    "  volumetric run MODEL.json|dna MODEL.json|bench [--passes N --ticks T --train STEPS --save FILE]\n"
+    "                                          grid-of-layers networks in 21 numeric types vs the CPU reference\n";
 
-Command volumetric_command() {
+WEFT_CLI_COMMAND(volumetric) {
   return {.name = "volumetric",
-          .aliases = {},
-          .usage =
-              "  volumetric run MODEL.json|dna MODEL.json|bench [--passes N --ticks T --train STEPS --save FILE]\n"
-              "                                          grid-of-layers networks in 21 numeric types vs the CPU reference\n",
+          .usage = kHelpLines,
           .help = kUsage,
           .options = {"passes", "ticks", "train", "optimizer", "lr", "seed", "save", "device", "size", "seq", "runs"},
           .flags = {"validation", "all-types", "table"},
           .verbs = {{"run", run_model}, {"dna", run_dna}, {"bench", run_bench}}};
 }
-
-}  // namespace weft::cli

@@ -60,22 +60,17 @@ static int weft_cmd_token_vm(int argc, char** argv) {
 }
 
 
-namespace weft::cli {
+// `weft help` lines of this command.
+const char* const kHelpLines =
+    "  token-vm compile PROMPTS.toml|DIR [--program FLOW.toml] [--resource NAME=VALUE] [--tokenizer tokenizer.json]\n"
+    "              [--match token|byte] [--dump] [--dot FILE] [--out WORKFLOW.json]\n"
+    "                                          UDPL prompts + flow -> token VM zone table (lint, dump, DOT, save)\n"
+    "  token-vm run PROMPTS.toml|DIR|WORKFLOW.json [--program FLOW.toml] [--batch B] [--steps N]\n"
+    "              [--tokens scripted FILE|random|sampler] [--seed S] [--steps-per-submit N] [--backend device|cpu]\n"
+    "                                          run a workflow over a batch, print extractions and decisions\n"
+    "  token-vm fuzz-diff [--runs N] [--seed S] device vs CPU reference on random workflows and tokens (alias: tokenvm)\n";
 
-Command token_vm_command() {
+WEFT_CLI_COMMAND(token_vm) {
   // Each verb parses its own options (argv[1] is the verb).
-  return {.name = "token-vm",
-          .aliases = {"tokenvm"},
-          .usage =
-              "  token-vm compile PROMPTS.toml|DIR [--program FLOW.toml] [--resource NAME=VALUE] [--tokenizer tokenizer.json]\n"
-              "              [--match token|byte] [--dump] [--dot FILE] [--out WORKFLOW.json]\n"
-              "                                          UDPL prompts + flow -> token VM zone table (lint, dump, DOT, save)\n"
-              "  token-vm run PROMPTS.toml|DIR|WORKFLOW.json [--program FLOW.toml] [--batch B] [--steps N]\n"
-              "              [--tokens scripted FILE|random|sampler] [--seed S] [--steps-per-submit N] [--backend device|cpu]\n"
-              "                                          run a workflow over a batch, print extractions and decisions\n"
-              "  token-vm fuzz-diff [--runs N] [--seed S] device vs CPU reference on random workflows and tokens (alias: tokenvm)\n",
-          .run = weft_cmd_token_vm,
-          .bench = true};
+  return {.name = "token-vm", .aliases = {"tokenvm"}, .usage = kHelpLines, .run = weft_cmd_token_vm, .bench = true};
 }
-
-}  // namespace weft::cli
