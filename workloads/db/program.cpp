@@ -8,12 +8,40 @@
 #include "db.h"
 #include "db_ops.h"
 #include "program_internal.h"
+#include "shaders/db_args.h"
 #include "weft_db_kernels.h"
 
 namespace weft::db {
 
 namespace {
 
+using GlobalsIn = In<Binding::Globals>;
+using GlobalsOut = Out<Binding::Globals>;
+
+// A segment argument of an optional segment (absent: the kernel receives DB_NONE).
+template <class Arg>
+Arg or_absent(const std::optional<Range>& r) {
+  return r ? Arg(*r) : Arg(absent);
+}
+bool same_range(const Range& a, const Range& b) {
+  return a.binding == b.binding && a.offset == b.offset && a.size == b.size;
+}
+// `ranges` less those equal to one of `bound` (ranges a stage's arguments declare already).
+std::vector<Range> except(std::vector<Range> ranges, const std::vector<Range>& bound) {
+  std::erase_if(ranges, [&](const Range& r) {
+    return std::any_of(bound.begin(), bound.end(), [&](const Range& b) { return same_range(r, b); });
+  });
+  return ranges;
+}
+template <class T>
+void append(std::vector<T>& to, const std::vector<T>& more) {
+  to.insert(to.end(), more.begin(), more.end());
+}
+template <class T>
+std::vector<T> concat(std::vector<T> a, const std::vector<T>& b) {
+  append(a, b);
+  return a;
+}
 
 uint32_t grid(uint64_t n) { return uint32_t(std::clamp<uint64_t>((n + 63) / 64, 1, 65535)); }
 uint64_t pow2_at_least(uint64_t n) {
@@ -99,13 +127,16 @@ class Builder {
         const uint32_t vw = word(seg(v, uint64_t(t.rows) * 8));
         q_.uploads.push_back({v, s, c, false});
         table_ranges_.push_back(range(v));
+        BaseColumn base{range(v), std::nullopt};
         uint32_t nw = DB_NONE;
         if (std::find(col.nulls.begin(), col.nulls.end(), 1) != col.nulls.end()) {
           const std::string n = "t" + std::to_string(s) + ".n" + std::to_string(c);
           nw = word(seg(n, (uint64_t(t.rows) + 31) / 32 * 4));
           q_.uploads.push_back({n, s, c, true});
           table_ranges_.push_back(range(n));
+          base.nulls = range(n);
         }
+        base_columns_.push_back(base);
         set_desc(next_desc_++, {vw, nw, uint32_t(s), 0});
       }
     }
@@ -194,56 +225,79 @@ class Builder {
     r.push_back(desc_range_);
     return r;
   }
+  // The bytecode argument of an expression compiled at `word` (code()).
+  GlobalsIn code_at(uint32_t word) const { return {code_range_, word}; }
 
   RowSet scan(size_t s) {
     const uint64_t n = rows_[s];
     const std::string ids = "scan" + std::to_string(s) + ".ids", mask = "scan" + std::to_string(s) + ".mask";
+    const Counter cnt = s == 0 ? kScan0 : kScan1;
     RowSet out;
     out.cap = n;
-    out.count_word = counters_ + (s == 0 ? kScan0 : kScan1);
+    out.count_word = counters_ + cnt;
     out.ids0 = word(seg(ids, n * 4));
-    out.ranges = {range(ids), counter(s == 0 ? kScan0 : kScan1)};
-    const uint32_t mask_word = word(seg(mask, n * 4));
+    out.count = counter(cnt);
+    out.ids0_list = range(ids);
+    seg(mask, n * 4);
     StageSpec st;
     st.name = "scan_filter." + std::to_string(s);
     st.instance = q_.scans[s];
     st.groups = {grid(n), 1, 1};
-    st.reads = static_reads();
     std::vector<uint32_t> terms;
     if (plan_.scan_filters[s] && !opt_.interpret_filters && add_terms(*plan_.scan_filters[s], uint32_t(s), terms)) {
       // The common shape runs without the interpreter (filter_terms.comp).
       const std::string name = "scan" + std::to_string(s) + ".terms";
-      const uint32_t tw = word(seg(name, terms.size() * 4));
+      seg(name, terms.size() * 4);
       st.kernel = weft_db_kernels.get("filter_terms");
-      st.push = {tw, uint32_t(terms.size() / DB_TERM_WORDS), 0, 0, 0, 0, out.count_word, out.ids0, 0, mask_word, 0, uint32_t(n)};
-      st.reads.push_back(range(name));
+      st.args = FilterTermsArgs{.terms = range(name), .nterms = uint32_t(terms.size() / DB_TERM_WORDS),
+                                .out_count = out.count, .out_ids = range(ids), .mask = range(mask), .rows = uint32_t(n)}
+                    .bind();
+      // The columns through the term table; the code, descriptors and error word as the
+      // interpreted filter declares them.
+      st.reads = static_reads();
+      st.writes = {counter(kError)};
       q_.host_tables.push_back({name, terms});
       ++q_.term_filters;
     } else {
-      auto [cw, ni] = plan_.scan_filters[s] ? code(*plan_.scan_filters[s]) : std::pair<uint32_t, uint32_t>{0, 0};
+      // No predicate: every row passes (no code; its segment stays declared).
+      const BExprPtr& pred = plan_.scan_filters[s];
+      auto [cw, ni] = pred ? code(*pred) : std::pair<uint32_t, uint32_t>{DB_NONE, 0};
       st.kernel = weft_db_kernels.get("filter");
-      st.push = {cw, ni, q_.desc_word, DB_NONE, DB_NONE, DB_NONE, out.count_word, out.ids0, DB_NONE, mask_word, counters_ + kError, uint32_t(n)};
+      st.args = FilterArgs{.code = pred ? code_at(cw) : GlobalsIn(absent), .ninstr = ni, .desc = desc_range_,
+                           .in_count = absent, .in_ids0 = absent, .in_ids1 = absent, .out_count = out.count,
+                           .out_ids0 = range(ids), .out_ids1 = absent, .mask = range(mask), .err = counter(kError),
+                           .rows = uint32_t(n)}
+                    .bind();
+      st.reads = table_ranges_;  // the columns, through the descriptors
+      if (!pred) st.reads.push_back(code_range_);
     }
-    st.writes = {range(ids), range(mask), counter(s == 0 ? kScan0 : kScan1), counter(kError)};
     p_.add_stage(st);
-    report(q_.scans[s], "scan_report." + std::to_string(s), DB_NONE, uint32_t(n), out.count_word, {}, DB_NONE);
+    report(q_.scans[s], "scan_report." + std::to_string(s), DB_NONE, uint32_t(n), out.count_word, DB_NONE);
     q_.rows_scanned += n;
     return out;
   }
 
+  // The Metrics record of `inst`: rows in (the Globals word `in_word`, DB_NONE: `in_static`),
+  // rows out (the word `out_word`) and, for the join, the strategy its nested-loop slot
+  // (Control word `slot_word`) tells. The counters are declared as all of Globals.
   void report(InstanceId inst, const std::string& name, uint32_t in_word, uint32_t in_static, uint32_t out_word,
-              std::vector<Range> reads, uint32_t slot_word) {
+              uint32_t slot_word) {
+    const Range globals = p_.whole(Binding::Globals);
     StageSpec st;
     st.name = name;
     st.kernel = weft_db_kernels.get("report");
     st.instance = inst;
-    st.push = {in_word, in_static, out_word, counters_ + kError, slot_word};
-    st.reads = std::move(reads);
-    st.reads.push_back(p_.whole(Binding::Globals));
-    st.reads.push_back(p_.metrics(inst));
+    st.args = ReportArgs{.rows_in = in_word != DB_NONE ? GlobalsIn(globals, in_word) : GlobalsIn(absent),
+                         .rows_in_static = in_static,
+                         .rows_out = {globals, out_word},
+                         .err = {globals, counters_ + kError},
+                         .nested_slot = slot_word != DB_NONE ? In<Binding::Control>(p_.control_words(slot_word, 1))
+                                                             : In<Binding::Control>(absent)}
+                  .bind();
+    st.reads = {p_.metrics(inst)};
     st.writes = {p_.metrics(inst)};
-    // The kernel reads the join's nested-loop slot; other reports declare the header instead.
-    st.reads.push_back(slot_word != DB_NONE ? p_.control_words(slot_word, 1) : p_.control_header());
+    // Reports that are not the join's declare the Control header instead of a slot.
+    if (slot_word == DB_NONE) st.reads.push_back(p_.control_header());
     p_.add_stage(st);
   }
 
@@ -252,13 +306,16 @@ class Builder {
     const uint64_t cap = opt_.join_capacity ? opt_.join_capacity : std::max<uint64_t>(probe.cap + build.cap, 1024);
     q_.join_capacity = cap;
     const uint64_t heads = pow2_at_least(std::max<uint64_t>(2 * build.cap, 64));
-    const uint32_t hw = word(seg("join.heads", heads * 4)), nw = word(seg("join.next", build.cap * 4));
+    const uint32_t hw = word(seg("join.heads", heads * 4));
+    seg("join.next", build.cap * 4);
     RowSet out;
     out.cap = cap;
     out.count_word = counters_ + kJoined;
     out.ids0 = word(seg("join.ids0", cap * 4));
     out.ids1 = word(seg("join.ids1", cap * 4));
-    out.ranges = {range("join.ids0"), range("join.ids1"), counter(kJoined)};
+    out.count = counter(kJoined);
+    out.ids0_list = range("join.ids0");
+    out.ids1_list = range("join.ids1");
     fill("join.heads", hw, heads, DB_NONE, range("join.heads"));
 
     // The cardinality rule: build side above the expected size -> hash join instead of the
@@ -275,34 +332,49 @@ class Builder {
                    rule(Condition::greater(q_.scans[1], WEFT_METRIC_COUNTER0 + DB_COUNTER_ROWS_OUT, opt_.join_threshold),
                         Action::set_slot(p_, hprobe, grid(probe.cap)))});
 
-    const uint32_t pd = desc_base_[0] + j.probe_column, bd = desc_base_[1] + j.build_column;
-    std::vector<uint32_t> push = {probe.count_word, probe.ids0, build.count_word, build.ids0,
-                                  descs_[pd * DB_DESC_WORDS], descs_[pd * DB_DESC_WORDS + 1],
-                                  descs_[bd * DB_DESC_WORDS], descs_[bd * DB_DESC_WORDS + 1],
-                                  out.count_word, out.ids0, out.ids1, uint32_t(cap), counters_ + kError,
-                                  hw, uint32_t(heads - 1), nw};
-    std::vector<Range> reads = static_reads();
-    for (const Range& r : probe.ranges) reads.push_back(r);
-    for (const Range& r : build.ranges) reads.push_back(r);
-    auto stage = [&](const char* name, const char* k, SlotId slot, std::vector<Range> rd, std::vector<Range> wr) {
+    const BaseColumn& pk = base_columns_[desc_base_[0] + j.probe_column];
+    const BaseColumn& bk = base_columns_[desc_base_[1] + j.build_column];
+    const std::vector<Range> other_columns = except(table_ranges_, concat(pk.ranges(), bk.ranges()));
+    auto stage = [&](const char* name, const char* k, SlotId slot, std::vector<StageArg> args, std::vector<Range> rd) {
       StageSpec st;
       st.name = name;
       st.kernel = weft_db_kernels.get(k);
       st.instance = *q_.join;
       st.indirect = slot;
-      st.push = push;
+      st.args = std::move(args);
+      // The code and descriptors (not read here) and the other columns, as every join stage declared them.
       st.reads = std::move(rd);
-      st.writes = std::move(wr);
+      append(st.reads, other_columns);
+      st.reads.push_back(code_range_);
+      st.reads.push_back(desc_range_);
       p_.add_stage(st);
     };
-    std::vector<Range> out_w = {range("join.ids0"), range("join.ids1"), counter(kJoined), counter(kError)};
-    stage("join.nested_loop", "join_nested", nested, reads, out_w);
-    std::vector<Range> build_reads = reads;
-    stage("join.hash_build", "join_build", hbuild, build_reads, {range("join.heads"), range("join.next")});
-    reads.push_back(range("join.heads"));
-    reads.push_back(range("join.next"));
-    stage("join.hash_probe", "join_probe", hprobe, reads, out_w);
-    report(*q_.join, "join.report", build.count_word, 0, out.count_word, {}, q_.nested_slot_word);
+    stage("join.nested_loop", "join_nested", nested,
+          JoinNestedArgs{.probe_count = probe.count, .probe_ids = *probe.ids0_list, .build_count = build.count,
+                         .build_ids = *build.ids0_list, .probe_values = pk.values,
+                         .probe_nulls = or_absent<GlobalsIn>(pk.nulls), .build_values = bk.values,
+                         .build_nulls = or_absent<GlobalsIn>(bk.nulls), .out_count = out.count,
+                         .out_ids0 = *out.ids0_list, .out_ids1 = *out.ids1_list, .capacity = uint32_t(cap),
+                         .err = counter(kError)}
+              .bind(),
+          {});
+    // The hash stages declare the other side's rows and key as the nested loop does.
+    stage("join.hash_build", "join_build", hbuild,
+          JoinBuildArgs{.build_count = build.count, .build_ids = *build.ids0_list, .build_values = bk.values,
+                        .build_nulls = or_absent<GlobalsIn>(bk.nulls), .heads = range("join.heads"),
+                        .hash_mask = uint32_t(heads - 1), .next = range("join.next")}
+              .bind(),
+          concat(probe.ranges(), pk.ranges()));
+    stage("join.hash_probe", "join_probe", hprobe,
+          JoinProbeArgs{.probe_count = probe.count, .probe_ids = *probe.ids0_list, .build_ids = *build.ids0_list,
+                        .probe_values = pk.values, .probe_nulls = or_absent<GlobalsIn>(pk.nulls),
+                        .build_values = bk.values, .build_nulls = or_absent<GlobalsIn>(bk.nulls),
+                        .heads = range("join.heads"), .hash_mask = uint32_t(heads - 1), .next = range("join.next"),
+                        .out_count = out.count, .out_ids0 = *out.ids0_list, .out_ids1 = *out.ids1_list,
+                        .capacity = uint32_t(cap), .err = counter(kError)}
+              .bind(),
+          {build.count});
+    report(*q_.join, "join.report", build.count_word, 0, out.count_word, q_.nested_slot_word);
     q_.join_count_word = out.count_word;
     return out;
   }
@@ -313,53 +385,58 @@ class Builder {
     out.count_word = counters_ + cnt;
     out.ids0 = word(seg(name + ".ids0", cap * 4));
     out.ids1 = in.ids1 == DB_NONE ? DB_NONE : word(seg(name + ".ids1", cap * 4));
-    const uint32_t mask = word(seg(name + ".mask", cap * 4));
-    out.ranges = {range(name + ".ids0"), counter(cnt)};
-    if (in.ids1 != DB_NONE) out.ranges.push_back(range(name + ".ids1"));
+    seg(name + ".mask", cap * 4);
+    out.count = counter(cnt);
+    out.ids0_list = range(name + ".ids0");
+    if (in.ids1 != DB_NONE) out.ids1_list = range(name + ".ids1");
     auto [cw, ni] = code(pred);
     StageSpec st;
     st.name = name;
     st.kernel = weft_db_kernels.get("filter");
     st.instance = inst;
     st.groups = {grid(cap), 1, 1};
-    st.push = {cw, ni, q_.desc_word, in.count_word, in.ids0, in.ids1, out.count_word, out.ids0, out.ids1, mask, counters_ + kError, 0};
-    st.reads = static_reads();
-    for (const Range& r : in.ranges) st.reads.push_back(r);
-    st.writes = out.ranges;
-    st.writes.push_back(range(name + ".mask"));
-    st.writes.push_back(counter(kError));
+    st.args = FilterArgs{.code = code_at(cw), .ninstr = ni, .desc = desc_range_, .in_count = in.count,
+                         .in_ids0 = or_absent<GlobalsIn>(in.ids0_list), .in_ids1 = or_absent<GlobalsIn>(in.ids1_list),
+                         .out_count = out.count, .out_ids0 = *out.ids0_list,
+                         .out_ids1 = or_absent<GlobalsOut>(out.ids1_list), .mask = range(name + ".mask"),
+                         .err = counter(kError), .rows = 0}
+                  .bind();
+    st.reads = table_ranges_;  // the columns, through the descriptors
+    append(st.reads, in.columns);
     p_.add_stage(st);
-    report(inst, name + ".report", in.count_word, 0, out.count_word, {}, DB_NONE);
+    report(inst, name + ".report", in.count_word, 0, out.count_word, DB_NONE);
     return out;
   }
 
   // A computed column (values + NULL bitmap) of `cap` rows.
   struct Computed {
     uint32_t values, nulls;
-    std::vector<Range> ranges;
+    Range values_segment, nulls_segment;
+    std::vector<Range> ranges() const { return {values_segment, nulls_segment}; }
   };
   Computed computed(const std::string& name, uint64_t cap) {
     Computed c;
     c.values = word(seg(name + ".v", cap * 8));
     c.nulls = word(seg(name + ".n", (cap + 31) / 32 * 4));
-    c.ranges = {range(name + ".v"), range(name + ".n")};
+    c.values_segment = range(name + ".v");
+    c.nulls_segment = range(name + ".n");
     return c;
   }
 
-  void project(const BExpr& e, const RowSet& in, const Computed& out, InstanceId inst, const std::string& name,
-               const std::vector<Range>& extra_reads) {
+  void project(const BExpr& e, const RowSet& in, const Computed& out, InstanceId inst, const std::string& name) {
     auto [cw, ni] = code(e);
     StageSpec st;
     st.name = name;
     st.kernel = weft_db_kernels.get("project");
     st.instance = inst;
     st.groups = {grid(in.cap), 1, 1};
-    st.push = {cw, ni, q_.desc_word, in.count_word, in.ids0, in.ids1, out.values, out.nulls, counters_ + kError, 0};
-    st.reads = static_reads();
-    for (const Range& r : in.ranges) st.reads.push_back(r);
-    for (const Range& r : extra_reads) st.reads.push_back(r);
-    st.writes = out.ranges;
-    st.writes.push_back(counter(kError));
+    st.args = ProjectArgs{.code = code_at(cw), .ninstr = ni, .desc = desc_range_, .in_count = in.count,
+                          .in_ids0 = or_absent<GlobalsIn>(in.ids0_list), .in_ids1 = or_absent<GlobalsIn>(in.ids1_list),
+                          .out_values = out.values_segment, .out_nulls = out.nulls_segment, .err = counter(kError),
+                          .rows = 0}
+                  .bind();
+    st.reads = table_ranges_;  // the columns (and computed ones the rows index), through the descriptors
+    append(st.reads, in.columns);
     p_.add_stage(st);
   }
 
@@ -375,8 +452,8 @@ class Builder {
       return {descs_[d * DB_DESC_WORDS], descs_[d * DB_DESC_WORDS + 1], e.side, table_ranges_};
     }
     const Computed c = computed(name, cap);
-    project(e, in, c, inst, "project." + name, {});
-    return {c.values, c.nulls, kSideDirect, c.ranges};
+    project(e, in, c, inst, "project." + name);
+    return {c.values, c.nulls, kSideDirect, c.ranges()};
   }
 
   RowSet aggregate(const RowSet& in) {
@@ -419,84 +496,107 @@ class Builder {
       agg_table.insert(agg_table.end(),
                        {fn, args[a].values, args[a].nulls, gaggs[a].values, gaggs[a].nulls, args[a].side, 0, 0});
     }
-    const uint32_t ktw = word(seg("group.key_table", key_table.size() * 4));
-    const uint32_t atw = word(seg("group.agg_table", agg_table.size() * 4));
-    const uint32_t kcw = word(seg("group.keycopy_table", keycopy_table.size() * 4));
+    seg("group.key_table", key_table.size() * 4);
+    seg("group.agg_table", agg_table.size() * 4);
+    seg("group.keycopy_table", keycopy_table.size() * 4);
     q_.host_tables.push_back({"group.key_table", key_table});
     q_.host_tables.push_back({"group.agg_table", agg_table});
     q_.host_tables.push_back({"group.keycopy_table", keycopy_table});
 
     const uint64_t heads = pow2_at_least(std::max<uint64_t>(2 * cap, 64));
     const uint32_t hw = word(seg("group.heads", heads * 4));
-    const uint32_t slot_of_row = word(seg("group.slot_of_row", cap * 4));
-    const uint32_t gid_of_slot = word(seg("group.gid_of_slot", heads * 4));
-    const uint32_t rep = word(seg("group.rep", gcap * 4));
-    const uint32_t group_of_row = word(seg("group.group_of_row", cap * 4));
+    seg("group.slot_of_row", cap * 4);
+    seg("group.gid_of_slot", heads * 4);
+    seg("group.rep", gcap * 4);
+    seg("group.group_of_row", cap * 4);
     const uint32_t sizes = word(seg("group.sizes", gcap * 4));
-    const uint32_t offsets = word(seg("group.offsets", gcap * 4));
-    const uint32_t cursor = word(seg("group.cursor", gcap * 4));
-    const uint32_t members = word(seg("group.members", cap * 4));
+    seg("group.offsets", gcap * 4);
+    seg("group.cursor", gcap * 4);
+    seg("group.members", cap * 4);
     const SlotId reduce_slot = p_.add_slot("group.reduce", {0, 1, 1});
-    const uint32_t reduce_slot_word = p_.slot_word(reduce_slot);
+    const Range g_heads = range("group.heads"), slot_of_row = range("group.slot_of_row"),
+                gid_of_slot = range("group.gid_of_slot"), rep = range("group.rep"),
+                group_of_row = range("group.group_of_row"), g_sizes = range("group.sizes"),
+                offsets = range("group.offsets"), cursor = range("group.cursor"), members = range("group.members");
 
-    const std::vector<uint32_t> gpush = {in.count_word, uint32_t(K), ktw, hw, uint32_t(heads - 1), slot_of_row, gid_of_slot,
-                                         counters_ + kGroups, rep, group_of_row, sizes, offsets, cursor, members,
-                                         reduce_slot_word, in.ids0, in.ids1, uint32_t(gcap), counters_ + kGroupsKept,
-                                         counters_ + kError};
-    std::vector<Range> key_reads = in.ranges;
-    for (const ColRef& c : keys) key_reads.insert(key_reads.end(), c.ranges.begin(), c.ranges.end());
+    // What the key passes declare besides their arguments: the input's row-id lists and
+    // columns, the key columns and the key table.
+    std::vector<Range> key_reads = in.id_lists();
+    append(key_reads, in.columns);
+    for (const ColRef& c : keys) append(key_reads, c.ranges);
     key_reads.push_back(range("group.key_table"));
-    auto gstage = [&](const std::string& name, const char* k, std::vector<Range> rd, std::vector<Range> wr, uint32_t groups) {
+    std::vector<Range> row_reads = in.id_lists();  // the input's rows, beside their count
+    append(row_reads, in.columns);
+    auto gstage = [&](const std::string& name, const char* k, std::vector<StageArg> args, std::vector<Range> rd,
+                      uint32_t groups) {
       StageSpec st;
       st.name = "group." + name;
       st.kernel = weft_db_kernels.get(k);
       st.instance = inst;
       st.groups = {groups, 1, 1};
-      st.push = gpush;
+      st.args = std::move(args);
       st.reads = std::move(rd);
-      st.writes = std::move(wr);
       p_.add_stage(st);
     };
-    fill("group.sizes", sizes, gcap, 0, range("group.sizes"));
+    fill("group.sizes", sizes, gcap, 0, g_sizes);
     if (K > 0) {
-      fill("group.heads", hw, heads, DB_NONE, range("group.heads"));
-      gstage("claim", "group_claim", key_reads, {range("group.heads"), range("group.slot_of_row")}, grid(cap));
-      std::vector<Range> r2 = key_reads;
-      r2.push_back(range("group.heads"));
-      r2.push_back(range("group.slot_of_row"));
-      gstage("number", "group_number", r2,
-             {range("group.gid_of_slot"), range("group.rep"), counter(kGroups), counter(kError)}, grid(cap));
-      r2.push_back(range("group.gid_of_slot"));
-      gstage("count", "group_count", r2, {range("group.group_of_row"), range("group.sizes")}, grid(cap));
-      gstage("scan", "group_scan", {counter(kGroups), range("group.sizes")},
-             {range("group.offsets"), range("group.cursor"), counter(kGroupsKept), p_.slot(reduce_slot)}, 1);
-      std::vector<Range> r3 = in.ranges;
-      r3.push_back(range("group.group_of_row"));
-      r3.push_back(range("group.cursor"));
-      gstage("fill", "group_fill", r3, {range("group.cursor"), range("group.members")}, grid(cap));
+      fill("group.heads", hw, heads, DB_NONE, g_heads);
+      gstage("claim", "group_claim",
+             GroupClaimArgs{.count = in.count, .nkeys = uint32_t(K), .key_table = range("group.key_table"),
+                            .heads = g_heads, .hash_mask = uint32_t(heads - 1), .slot_of_row = slot_of_row,
+                            .ids0 = or_absent<GlobalsIn>(in.ids0_list), .ids1 = or_absent<GlobalsIn>(in.ids1_list)}
+                 .bind(),
+             except(key_reads, concat(in.id_lists(), {range("group.key_table")})), grid(cap));
+      gstage("number", "group_number",
+             GroupNumberArgs{.count = in.count, .heads = g_heads, .slot_of_row = slot_of_row, .gid_of_slot = gid_of_slot,
+                             .groups = counter(kGroups), .rep = rep, .capacity = uint32_t(gcap), .err = counter(kError)}
+                 .bind(),
+             key_reads, grid(cap));
+      gstage("count", "group_count",
+             GroupCountArgs{.count = in.count, .slot_of_row = slot_of_row, .gid_of_slot = gid_of_slot,
+                            .group_of_row = group_of_row, .sizes = g_sizes, .capacity = uint32_t(gcap)}
+                 .bind(),
+             concat(key_reads, {g_heads}), grid(cap));
+      gstage("scan", "group_scan",
+             GroupScanArgs{.groups = counter(kGroups), .sizes = g_sizes, .offsets = offsets, .cursor = cursor,
+                           .groups_kept = counter(kGroupsKept), .reduce_slot = p_.slot(reduce_slot),
+                           .capacity = uint32_t(gcap)}
+                 .bind(),
+             {}, 1);
+      gstage("fill", "group_fill",
+             GroupFillArgs{.count = in.count, .group_of_row = group_of_row, .cursor = cursor, .members = members,
+                           .capacity = uint32_t(gcap)}
+                 .bind(),
+             row_reads, grid(cap));
     } else {
-      gstage("single", "group_single", in.ranges,
-             {counter(kGroups), counter(kGroupsKept), range("group.rep"), range("group.sizes"), range("group.offsets"),
-              p_.slot(reduce_slot)},
-             1);
+      gstage("single", "group_single",
+             GroupSingleArgs{.count = in.count, .groups = counter(kGroups), .groups_kept = counter(kGroupsKept),
+                             .rep = rep, .sizes = g_sizes, .offsets = offsets, .reduce_slot = p_.slot(reduce_slot)}
+                 .bind(),
+             row_reads, 1);
     }
     StageSpec red;
     red.name = "group.reduce";
     red.kernel = weft_db_kernels.get("group_reduce");
     red.instance = inst;
     red.indirect = reduce_slot;
-    red.push = {counters_ + kGroupsKept, offsets, sizes, K > 0 ? members : DB_NONE, uint32_t(A), atw, uint32_t(K), kcw, rep,
-                counters_ + kError, in.ids0, in.ids1};
-    red.reads = {counter(kGroupsKept), range("group.offsets"), range("group.sizes"), range("group.members"),
-                 range("group.rep"), range("group.agg_table"), range("group.keycopy_table")};
-    red.reads.insert(red.reads.end(), in.ranges.begin(), in.ranges.end());
-    for (const ColRef& c : keys) red.reads.insert(red.reads.end(), c.ranges.begin(), c.ranges.end());
-    for (const ColRef& c : args) red.reads.insert(red.reads.end(), c.ranges.begin(), c.ranges.end());
-    for (const Computed& c : gkeys) red.writes.insert(red.writes.end(), c.ranges.begin(), c.ranges.end());
-    for (const Computed& c : gaggs) red.writes.insert(red.writes.end(), c.ranges.begin(), c.ranges.end());
-    red.writes.push_back(counter(kError));
+    red.args = GroupReduceArgs{.groups_kept = counter(kGroupsKept), .offsets = offsets, .sizes = g_sizes,
+                               .members = K > 0 ? GlobalsIn(members) : GlobalsIn(absent), .naggs = uint32_t(A),
+                               .agg_table = range("group.agg_table"), .nkeys = uint32_t(K),
+                               .keycopy_table = range("group.keycopy_table"), .rep = rep, .err = counter(kError),
+                               .ids0 = or_absent<GlobalsIn>(in.ids0_list), .ids1 = or_absent<GlobalsIn>(in.ids1_list)}
+                   .bind();
+    // Besides the arguments: the input's count and columns, the key and argument columns (and
+    // the member list, declared even when the members are the identity).
+    if (K == 0) red.reads.push_back(members);
+    red.reads.push_back(in.count);
+    append(red.reads, in.columns);
+    for (const ColRef& c : keys) append(red.reads, c.ranges);
+    for (const ColRef& c : args) append(red.reads, c.ranges);
+    for (const Computed& c : gkeys) append(red.writes, c.ranges());
+    for (const Computed& c : gaggs) append(red.writes, c.ranges());
     p_.add_stage(red);
-    report(inst, "group.report", in.count_word, 0, counters_ + kGroups, {}, DB_NONE);
+    report(inst, "group.report", in.count_word, 0, counters_ + kGroups, DB_NONE);
     q_.groups_word = counters_ + kGroups;
 
     RowSet out;
@@ -504,9 +604,9 @@ class Builder {
     out.count_word = counters_ + kGroupsKept;
     out.ids0 = DB_NONE;
     out.ids1 = DB_NONE;
-    out.ranges = {counter(kGroupsKept)};
-    for (const Computed& c : gkeys) out.ranges.insert(out.ranges.end(), c.ranges.begin(), c.ranges.end());
-    for (const Computed& c : gaggs) out.ranges.insert(out.ranges.end(), c.ranges.begin(), c.ranges.end());
+    out.count = counter(kGroupsKept);
+    for (const Computed& c : gkeys) append(out.columns, c.ranges());
+    for (const Computed& c : gaggs) append(out.columns, c.ranges());
     return out;
   }
 
@@ -514,12 +614,11 @@ class Builder {
     for (size_t k = 0; k < plan_.outputs.size(); ++k) {
       const Computed c = computed("out" + std::to_string(k), std::max<uint64_t>(in.cap, 1));
       q_.outputs.push_back({c.values, c.nulls, "out" + std::to_string(k)});
-      project(*plan_.outputs[k], in, c, q_.output, "project.out" + std::to_string(k), {});
-      out_ranges_.insert(out_ranges_.end(), c.ranges.begin(), c.ranges.end());
+      project(*plan_.outputs[k], in, c, q_.output, "project.out" + std::to_string(k));
+      append(out_ranges_, c.ranges());
     }
     q_.output_count_word = in.count_word;
     q_.output_cap = std::max<uint64_t>(in.cap, 1);
-    out_in_ranges_ = in.ranges;
   }
 
   void sort(const RowSet& in) {
@@ -531,19 +630,19 @@ class Builder {
       const auto& o = q_.outputs[k.output];
       table.insert(table.end(), {o.values, o.nulls, key_type(plan_.outputs[k.output]->type), k.desc ? 1u : 0u, 0, 0, 0, 0});
     }
-    const uint32_t tw = word(seg("sort.keys", table.size() * 4));
+    seg("sort.keys", table.size() * 4);
     q_.host_tables.push_back({"sort.keys", table});
     StageSpec init;
     init.name = "sort.init";
     init.kernel = weft_db_kernels.get("sort_init");
     init.instance = q_.output;
     init.groups = {grid(P), 1, 1};
-    init.push = {q_.perm_word, uint32_t(P)};
-    init.writes = {range("sort.perm")};
+    init.args = SortInitArgs{.perm = range("sort.perm"), .padded = uint32_t(P)}.bind();
     p_.add_stage(init);
+    // Besides the arguments: the output columns the key table points to, the rows they index.
     std::vector<Range> reads = out_ranges_;
-    reads.insert(reads.end(), out_in_ranges_.begin(), out_in_ranges_.end());
-    reads.push_back(range("sort.keys"));
+    append(reads, in.id_lists());
+    append(reads, in.columns);
     for (uint64_t k = 2; k <= P; k <<= 1)
       for (uint64_t j = k / 2; j > 0; j >>= 1) {
         StageSpec st;
@@ -551,9 +650,10 @@ class Builder {
         st.kernel = weft_db_kernels.get("sort_step");
         st.instance = q_.output;
         st.groups = {grid(P / 2), 1, 1};
-        st.push = {in.count_word, q_.perm_word, uint32_t(plan_.order.size()), tw, uint32_t(k), uint32_t(j)};
+        st.args = SortStepArgs{.count = in.count, .perm = range("sort.perm"), .nkeys = uint32_t(plan_.order.size()),
+                               .key_table = range("sort.keys"), .k = uint32_t(k), .j = uint32_t(j)}
+                      .bind();
         st.reads = reads;
-        st.writes = {range("sort.perm")};
         p_.add_stage(st);
       }
   }
@@ -565,11 +665,12 @@ class Builder {
     st.instance = q_.output;
     const uint32_t limit = plan_.limit ? uint32_t(std::min<int64_t>(*plan_.limit, int64_t(DB_NONE))) : DB_NONE;
     const uint32_t offset = uint32_t(std::min<int64_t>(plan_.offset, int64_t(DB_NONE)));
-    st.push = {in.count_word, offset, limit, counters_ + kFirst, counters_ + kCount, q_.perm_word, counters_ + kError};
+    st.args = FinishArgs{.count = in.count, .row_offset = offset, .row_limit = limit, .first = counter(kFirst),
+                         .result_count = counter(kCount), .perm_word = q_.perm_word, .err = counter(kError)}
+                  .bind();
     st.message = true;
-    st.reads = in.ranges;
-    st.reads.push_back(counter(kError));
-    st.writes = {counter(kFirst), counter(kCount)};
+    st.reads = in.id_lists();  // the rows, beside their count
+    append(st.reads, in.columns);
     p_.add_stage(st);
     // COUNT = 0 rules: an empty result, or an aggregate over no rows, raise the anomaly status.
     std::vector<abi::WeftRule> rules = {rule(Condition::eq_zero(q_.output, WEFT_METRIC_COUNTER0 + DB_COUNTER_ROWS_OUT),
@@ -594,7 +695,14 @@ class Builder {
   uint32_t desc_base_[2] = {0, 0};
   std::vector<uint32_t> descs_, code_;
   std::vector<uint32_t> group_desc_;
-  std::vector<Range> table_ranges_, out_ranges_, out_in_ranges_;
+  // The segments of the base-table columns, by descriptor (side 0's, then side 1's).
+  struct BaseColumn {
+    Range values;
+    std::optional<Range> nulls;
+    std::vector<Range> ranges() const { return nulls ? std::vector<Range>{values, *nulls} : std::vector<Range>{values}; }
+  };
+  std::vector<BaseColumn> base_columns_;
+  std::vector<Range> table_ranges_, out_ranges_;
   Range code_range_, desc_range_;
   uint32_t next_desc_ = 0;
 };

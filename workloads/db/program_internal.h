@@ -13,12 +13,26 @@ namespace weft::db {
 enum Counter : uint32_t { kError, kScan0, kScan1, kJoined, kFiltered, kGroups, kFirst, kCount, kGroupsKept, kCounters };
 
 // Rows flowing between stages: a count word and one row-id list per side (DB_NONE: identity /
-// absent), with the Globals ranges a reader must declare.
+// absent), with their Globals ranges and the other ranges a reader must declare.
 struct RowSet {
   uint64_t cap = 0;
   uint32_t count_word = 0;
   uint32_t ids0 = 0xFFFFFFFFu, ids1 = 0xFFFFFFFFu;
-  std::vector<Range> ranges;
+  Range count;                            // the count word
+  std::optional<Range> ids0_list, ids1_list;  // the row-id lists (absent with DB_NONE)
+  std::vector<Range> columns;             // computed columns the rows index (an aggregate's output)
+  std::vector<Range> id_lists() const {   // the row-id lists that exist
+    std::vector<Range> r;
+    for (const std::optional<Range>& l : {ids0_list, ids1_list})
+      if (l) r.push_back(*l);
+    return r;
+  }
+  std::vector<Range> ranges() const {     // everything a reader of the rows declares
+    std::vector<Range> r = id_lists();
+    r.push_back(count);
+    r.insert(r.end(), columns.begin(), columns.end());
+    return r;
+  }
 };
 
 struct Upload {

@@ -3,29 +3,31 @@
 // Fused scan+filter: evaluates the predicate on every input row and writes both outputs of the
 // vm_where pattern: the mask (one word per input row) and the compacted row ids of the rows
 // that pass (one list per side, order not kept). No predicate (0 instructions): every row passes.
+#include "db_args.h"
+#define WEFT_ARGS DB_FILTER_ARGS
+#include "weft.glsl"
 #include "eval.glsl"
 
 layout(local_size_x = 64) in;
 
 void main() {
-  const uint code = pc.user[0], ninstr = pc.user[1], desc = pc.user[2];
-  const uint n = db_count(pc.user[3], pc.user[11]);
-  const uint in0 = pc.user[4], in1 = pc.user[5];
-  const uint out_count = pc.user[6], out0 = pc.user[7], out1 = pc.user[8], mask = pc.user[9], err = pc.user[10];
+  const uint n = db_count(pc.args.in_count, pc.args.rows);
+  const uint in0 = pc.args.in_ids0, in1 = pc.args.in_ids1;
+  const uint out0 = pc.args.out_ids0, out1 = pc.args.out_ids1, mask = pc.args.mask;
   const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   for (uint i = gl_GlobalInvocationID.x; i < n; i += stride) {
     // A scan of side 1 has one list: its rows are side-1 rows, so r1 follows r0 there.
     const uint r0 = db_row(in0, i), r1 = in1 == DB_NONE ? r0 : globals_u[in1 + i];
     bool pass = true;
-    if (ninstr > 0u) {
+    if (pc.args.ninstr > 0u) {
       uvec2 v;
       bool is_null;
-      db_eval(code, ninstr, desc, err, r0, r1, i, v, is_null);
+      db_eval(pc.args.code, pc.args.ninstr, pc.args.desc, pc.args.err, r0, r1, i, v, is_null);
       pass = !is_null && db_as_int(v) != 0l;
     }
     globals_u[mask + i] = pass ? 1u : 0u;
     if (pass) {
-      const uint k = atomicAdd(globals_u[out_count], 1u);
+      const uint k = atomicAdd(globals_u[pc.args.out_count], 1u);
       globals_u[out0 + k] = r0;
       if (out1 != DB_NONE) globals_u[out1 + k] = r1;
     }

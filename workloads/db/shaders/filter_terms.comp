@@ -5,15 +5,16 @@
 // operand stack in a dynamically indexed private array, which a CPU driver (lavapipe) turns
 // into per-lane memory traffic (about 0.1 us per instruction and row there). Same outputs as
 // filter.comp on a scan: the mask and the compacted row ids.
-//
-// push: 0 term table (DB_TERM_WORDS per term, db_ops.h), 1 number of terms, 6 output count
-// word, 7 output row ids, 9 mask, 11 rows.
+// Term table: DB_TERM_WORDS per term (db_ops.h).
+#include "db_args.h"
+#define WEFT_ARGS DB_FILTER_TERMS_ARGS
+#include "weft.glsl"
 #include "db.glsl"
 
 layout(local_size_x = 64) in;
 
 bool term_true(uint t, uint row) {
-  const uint base = pc.user[0] + t * DB_TERM_WORDS;
+  const uint base = pc.args.terms + t * DB_TERM_WORDS;
   const uint kind = globals_u[base + 2u];
   const bool is_null = db_bit(globals_u[base + 1u], row);
   if (kind == DB_TERM_IS_NULL) return is_null;
@@ -35,12 +36,12 @@ bool term_true(uint t, uint row) {
 }
 
 void main() {
-  const uint n = pc.user[11], nterms = pc.user[1];
+  const uint n = pc.args.rows, nterms = pc.args.nterms;
   const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   for (uint i = gl_GlobalInvocationID.x; i < n; i += stride) {
     bool pass = true;
     for (uint t = 0u; t < nterms && pass; ++t) pass = term_true(t, i);
-    globals_u[pc.user[9] + i] = pass ? 1u : 0u;
-    if (pass) globals_u[pc.user[7] + atomicAdd(globals_u[pc.user[6]], 1u)] = i;
+    globals_u[pc.args.mask + i] = pass ? 1u : 0u;
+    if (pass) globals_u[pc.args.out_ids + atomicAdd(globals_u[pc.args.out_count], 1u)] = i;
   }
 }

@@ -1,30 +1,26 @@
-// Shared by the group-by kernels. push: 0 row count word, 1 number of keys, 2 key table word
-// (per key DB_DESC_WORDS: values word, nulls word, type), 3 hash heads, 4 hash mask,
-// 5 slot of each row, 6 group id of each slot, 7 group count word, 8 representative row of each
-// group, 9 group of each row, 10 group sizes, 11 group offsets, 12 fill cursors, 13 members,
-// 14 Control word of the reduce stage's indirect slot, 15/16 the row-id lists of sides 0/1 of
-// the input rows, 17 group capacity, 18 clamped group count word (what later stages read),
-// 19 error word. Key and argument columns are either base-table columns (side 0/1, reached
+// Group-by keys, for the kernels that hash and compare them (group_claim): their arguments
+// include nkeys, key_table (per key DB_DESC_WORDS: values word, nulls word, type, side) and the
+// input's row-id lists ids0/ids1. Key columns are either base-table columns (side 0/1, reached
 // through the row-id lists) or computed columns (side 2, indexed by position).
 #ifndef DB_GROUP_GLSL
 #define DB_GROUP_GLSL
 #include "db.glsl"
 
-uint db_key_values(uint k) { return globals_u[pc.user[2] + k * DB_DESC_WORDS]; }
-uint db_key_nulls(uint k) { return globals_u[pc.user[2] + k * DB_DESC_WORDS + 1u]; }
-uint db_key_type(uint k) { return globals_u[pc.user[2] + k * DB_DESC_WORDS + 2u]; }
-uint db_key_side(uint k) { return globals_u[pc.user[2] + k * DB_DESC_WORDS + 3u]; }
+uint db_key_values(uint k) { return globals_u[pc.args.key_table + k * DB_DESC_WORDS]; }
+uint db_key_nulls(uint k) { return globals_u[pc.args.key_table + k * DB_DESC_WORDS + 1u]; }
+uint db_key_type(uint k) { return globals_u[pc.args.key_table + k * DB_DESC_WORDS + 2u]; }
+uint db_key_side(uint k) { return globals_u[pc.args.key_table + k * DB_DESC_WORDS + 3u]; }
 
 // The row of a column of `side` at input position `pos`.
 uint db_pos_row(uint side, uint pos) {
   if (side == 2u) return pos;
-  if (side == 1u && pc.user[16] != DB_NONE) return globals_u[pc.user[16] + pos];
-  return db_row(pc.user[15], pos);
+  if (side == 1u && pc.args.ids1 != DB_NONE) return globals_u[pc.args.ids1 + pos];
+  return db_row(pc.args.ids0, pos);
 }
 
 // GROUP BY puts NULLs in one group and 0.0 with -0.0.
 bool db_keys_equal(uint a, uint b) {
-  for (uint k = 0u; k < pc.user[1]; ++k) {
+  for (uint k = 0u; k < pc.args.nkeys; ++k) {
     const uint ra = db_pos_row(db_key_side(k), a), rb = db_pos_row(db_key_side(k), b);
     const bool an = db_bit(db_key_nulls(k), ra), bn = db_bit(db_key_nulls(k), rb);
     if (an != bn) return false;
@@ -37,7 +33,7 @@ bool db_keys_equal(uint a, uint b) {
 
 uint db_keys_hash(uint row) {
   uint h = 0x01000193u;
-  for (uint k = 0u; k < pc.user[1]; ++k) {
+  for (uint k = 0u; k < pc.args.nkeys; ++k) {
     uvec2 v = uvec2(0x5bd1e995u, 0x1b873593u);  // NULL
     const uint r = db_pos_row(db_key_side(k), row);
     if (!db_bit(db_key_nulls(k), r)) {

@@ -6,12 +6,13 @@
 // aggregate results. Integer SUM is exact int64 with overflow detection (an error, as in
 // SQLite); SUM/AVG of floats and AVG of ints accumulate in double.
 //
-// push: 0 group count word, 1 offsets, 2 sizes, 3 members (DB_NONE: identity), 4 number of
-// aggregates, 5 aggregate table (8 words each: fn, arg values, arg nulls, out values, out nulls,
-// arg side), 6 number of keys, 7 key table (8 words each: src values, src nulls, out values,
-// out nulls, src side), 8 representative rows, 9 error word, 10/11 row-id lists of sides 0/1.
-// Side 0/1 columns are base-table columns reached through the row-id lists; side 2 computed
-// columns are indexed by input position.
+// Aggregate table: 8 words each (fn, arg values, arg nulls, out values, out nulls, arg side);
+// key table: 8 words each (src values, src nulls, out values, out nulls, src side). Side 0/1
+// columns are base-table columns reached through the row-id lists; side 2 computed columns are
+// indexed by input position.
+#include "db_args.h"
+#define WEFT_ARGS DB_GROUP_REDUCE_ARGS
+#include "weft.glsl"
 #include "db.glsl"
 
 layout(local_size_x = 64) in;
@@ -31,8 +32,8 @@ bool add_overflows(int64_t x, int64_t y, out int64_t r) {
 
 uint pos_row(uint side, uint pos) {
   if (side == 2u) return pos;
-  if (side == 1u && pc.user[11] != DB_NONE) return globals_u[pc.user[11] + pos];
-  return db_row(pc.user[10], pos);
+  if (side == 1u && pc.args.ids1 != DB_NONE) return globals_u[pc.args.ids1 + pos];
+  return db_row(pc.args.ids0, pos);
 }
 
 bool better(uint fn, uvec2 cand, uvec2 cur) {
@@ -43,10 +44,11 @@ bool better(uint fn, uvec2 cand, uvec2 cur) {
 }
 
 void main() {
-  const uint G = globals_u[pc.user[0]], t = gl_LocalInvocationID.x;
-  const uint members = pc.user[3], naggs = pc.user[4], aggs = pc.user[5], nkeys = pc.user[6], keys = pc.user[7];
+  const uint G = globals_u[pc.args.groups_kept], t = gl_LocalInvocationID.x;
+  const uint members = pc.args.members, naggs = pc.args.naggs, aggs = pc.args.agg_table;
+  const uint nkeys = pc.args.nkeys, keys = pc.args.keycopy_table;
   for (uint g = gl_WorkGroupID.x; g < G; g += gl_NumWorkGroups.x) {
-    const uint begin = globals_u[pc.user[1] + g], size = globals_u[pc.user[2] + g];
+    const uint begin = globals_u[pc.args.offsets + g], size = globals_u[pc.args.sizes + g];
     for (uint a = 0u; a < naggs; ++a) {
       const uint fn = globals_u[aggs + 8u * a], vals = globals_u[aggs + 8u * a + 1u], nulls = globals_u[aggs + 8u * a + 2u];
       const uint side = globals_u[aggs + 8u * a + 5u];
@@ -105,7 +107,7 @@ void main() {
           out_null = false;
         } else if (fn == DB_AGG_SUM_I) {
           out_v = db_int_bits(sh_i[0]);
-          if (sh_o[0] != 0u) db_error(pc.user[9], DB_ERROR_OVERFLOW);
+          if (sh_o[0] != 0u) db_error(pc.args.err, DB_ERROR_OVERFLOW);
         } else if (fn == DB_AGG_SUM_F) {
           out_v = db_float_bits(sh_f[0]);
         } else if (fn == DB_AGG_AVG_I || fn == DB_AGG_AVG_F) {
@@ -119,7 +121,7 @@ void main() {
       barrier();
     }
     if (t == 0u) {
-      const uint rep = globals_u[pc.user[8] + g];
+      const uint rep = globals_u[pc.args.rep + g];
       for (uint k = 0u; k < nkeys; ++k) {
         const uint src = globals_u[keys + 8u * k], src_nulls = globals_u[keys + 8u * k + 1u];
         const uint row = pos_row(globals_u[keys + 8u * k + 4u], rep);

@@ -1,23 +1,27 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 // Hash join, probe: each probe row walks its bucket's chain and emits the rows whose key matches.
+#include "db_args.h"
+#define WEFT_ARGS DB_JOIN_PROBE_ARGS
+#define DB_JOIN_EMIT
+#include "weft.glsl"
 #include "join.glsl"
 
 layout(local_size_x = 64) in;
 
 void main() {
-  const uint np = globals_u[pc.user[0]];
+  const uint np = globals_u[pc.args.probe_count];
   const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   for (uint p = gl_GlobalInvocationID.x; p < np; p += stride) {
-    const uint pr = globals_u[pc.user[1] + p];
+    const uint pr = globals_u[pc.args.probe_ids + p];
     uvec2 kp;
-    if (!db_join_key(pc.user[4], pc.user[5], pr, kp)) continue;
-    uint b = globals_u[pc.user[13] + (db_hash(kp, 0u) & pc.user[14])];
+    if (!db_join_key(pc.args.probe_values, pc.args.probe_nulls, pr, kp)) continue;
+    uint b = globals_u[pc.args.heads + (db_hash(kp, 0u) & pc.args.hash_mask)];
     while (b != DB_NONE) {
-      const uint br = globals_u[pc.user[3] + b];
+      const uint br = globals_u[pc.args.build_ids + b];
       uvec2 kb;
-      if (db_join_key(pc.user[6], pc.user[7], br, kb) && kb == kp) db_join_emit(pr, br);
-      b = globals_u[pc.user[15] + b];
+      if (db_join_key(pc.args.build_values, pc.args.build_nulls, br, kb) && kb == kp) db_join_emit(pr, br);
+      b = globals_u[pc.args.next + b];
     }
   }
 }

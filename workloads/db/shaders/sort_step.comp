@@ -3,18 +3,19 @@
 // ORDER BY: one compare-exchange pass (k, j) of a bitonic sort of the permutation `perm` over the
 // output rows. Rows are compared key by key (NULLs first, DESC reverses); positions >= n are
 // padding that sorts last. Only the first m = nextpow2(n) positions take part, so passes with
-// k > m return at once and the work follows the row count found on the device.
-//
-// push: 0 row count word, 1 perm word, 2 number of keys, 3 key table (8 words each: values,
-// nulls, type, desc), 4 k, 5 j.
+// k > m return at once and the work follows the row count found on the device. Key table: 8
+// words per key (values, nulls, type, desc).
+#include "db_args.h"
+#define WEFT_ARGS DB_SORT_STEP_ARGS
+#include "weft.glsl"
 #include "db.glsl"
 
 layout(local_size_x = 64) in;
 
 int compare_rows(uint a, uint b, uint n) {
   if (a >= n || b >= n) return a >= n ? (b >= n ? 0 : 1) : -1;
-  for (uint k = 0u; k < pc.user[2]; ++k) {
-    const uint w = pc.user[3] + 8u * k;
+  for (uint k = 0u; k < pc.args.nkeys; ++k) {
+    const uint w = pc.args.key_table + 8u * k;
     const uint vals = globals_u[w], nulls = globals_u[w + 1u];
     int c = db_compare(db_load2(vals + 2u * a), db_bit(nulls, a), db_load2(vals + 2u * b), db_bit(nulls, b), globals_u[w + 2u]);
     if (globals_u[w + 3u] != 0u) c = -c;
@@ -24,7 +25,7 @@ int compare_rows(uint a, uint b, uint n) {
 }
 
 void main() {
-  const uint n = globals_u[pc.user[0]], perm = pc.user[1], k = pc.user[4], j = pc.user[5];
+  const uint n = globals_u[pc.args.count], perm = pc.args.perm, k = pc.args.k, j = pc.args.j;
   uint m = 1u;
   while (m < n) m <<= 1u;
   if (n < 2u || k > m) return;
