@@ -43,7 +43,8 @@ std::vector<T> concat(std::vector<T> a, const std::vector<T>& b) {
   return a;
 }
 
-uint32_t grid(uint64_t n) { return uint32_t(std::clamp<uint64_t>((n + 63) / 64, 1, 65535)); }
+// Invocations per workgroup of the db kernels that loop over rows (all grid-stride).
+constexpr uint32_t kGroupSize = 64;
 uint64_t pow2_at_least(uint64_t n) {
   uint64_t p = 1;
   while (p < n) p <<= 1;
@@ -213,7 +214,7 @@ class Builder {
     s.name = "fill." + name;
     s.kernel = engine_kernel("fill");
     s.instance = q_.scans[0];
-    s.groups = {uint32_t(std::clamp<uint64_t>((count + 255) / 256, 1, 65535)), 1, 1};
+    s.groups = {grid_stride_groups(count, 256), 1, 1};  // the engine's fill kernel grid-strides
     s.args = FillArgs{.dst = {r, first}, .count = uint32_t(count), .value = value}.bind();
     p_.add_stage(s);
   }
@@ -242,7 +243,7 @@ class Builder {
     StageSpec st;
     st.name = "scan_filter." + std::to_string(s);
     st.instance = q_.scans[s];
-    st.groups = {grid(n), 1, 1};
+    st.groups = {grid_stride_groups(n, kGroupSize), 1, 1};
     std::vector<uint32_t> terms;
     if (plan_.scan_filters[s] && !opt_.interpret_filters && add_terms(*plan_.scan_filters[s], uint32_t(s), terms)) {
       // The common shape runs without the interpreter (filter_terms.comp).
@@ -320,7 +321,7 @@ class Builder {
 
     // The cardinality rule: build side above the expected size -> hash join instead of the
     // nested loop, by rewriting the indirect slots before the join stages dispatch.
-    const SlotId nested = p_.add_slot("join.nested", {grid(probe.cap), 1, 1});
+    const SlotId nested = p_.add_slot("join.nested", {grid_stride_groups(probe.cap, kGroupSize), 1, 1});
     const SlotId hbuild = p_.add_slot("join.hash_build", {0, 1, 1});
     const SlotId hprobe = p_.add_slot("join.hash_probe", {0, 1, 1});
     q_.nested_slot_word = p_.slot_word(nested);
@@ -328,9 +329,9 @@ class Builder {
                   {rule(Condition::greater(q_.scans[1], WEFT_METRIC_COUNTER0 + DB_COUNTER_ROWS_OUT, opt_.join_threshold),
                         Action::set_slot(p_, nested, 0)),
                    rule(Condition::greater(q_.scans[1], WEFT_METRIC_COUNTER0 + DB_COUNTER_ROWS_OUT, opt_.join_threshold),
-                        Action::set_slot(p_, hbuild, grid(build.cap))),
+                        Action::set_slot(p_, hbuild, grid_stride_groups(build.cap, kGroupSize))),
                    rule(Condition::greater(q_.scans[1], WEFT_METRIC_COUNTER0 + DB_COUNTER_ROWS_OUT, opt_.join_threshold),
-                        Action::set_slot(p_, hprobe, grid(probe.cap)))});
+                        Action::set_slot(p_, hprobe, grid_stride_groups(probe.cap, kGroupSize)))});
 
     const BaseColumn& pk = base_columns_[desc_base_[0] + j.probe_column];
     const BaseColumn& bk = base_columns_[desc_base_[1] + j.build_column];
@@ -394,7 +395,7 @@ class Builder {
     st.name = name;
     st.kernel = weft_db_kernels.get("filter");
     st.instance = inst;
-    st.groups = {grid(cap), 1, 1};
+    st.groups = {grid_stride_groups(cap, kGroupSize), 1, 1};
     st.args = FilterArgs{.code = code_at(cw), .ninstr = ni, .desc = desc_range_, .in_count = in.count,
                          .in_ids0 = or_absent<GlobalsIn>(in.ids0_list), .in_ids1 = or_absent<GlobalsIn>(in.ids1_list),
                          .out_count = out.count, .out_ids0 = *out.ids0_list,
@@ -429,7 +430,7 @@ class Builder {
     st.name = name;
     st.kernel = weft_db_kernels.get("project");
     st.instance = inst;
-    st.groups = {grid(in.cap), 1, 1};
+    st.groups = {grid_stride_groups(in.cap, kGroupSize), 1, 1};
     st.args = ProjectArgs{.code = code_at(cw), .ninstr = ni, .desc = desc_range_, .in_count = in.count,
                           .in_ids0 = or_absent<GlobalsIn>(in.ids0_list), .in_ids1 = or_absent<GlobalsIn>(in.ids1_list),
                           .out_values = out.values_segment, .out_nulls = out.nulls_segment, .err = counter(kError),
@@ -527,6 +528,7 @@ class Builder {
     key_reads.push_back(range("group.key_table"));
     std::vector<Range> row_reads = in.id_lists();  // the input's rows, beside their count
     append(row_reads, in.columns);
+    const uint32_t row_groups = grid_stride_groups(cap, kGroupSize);
     auto gstage = [&](const std::string& name, const char* k, std::vector<StageArg> args, std::vector<Range> rd,
                       uint32_t groups) {
       StageSpec st;
@@ -546,17 +548,18 @@ class Builder {
                             .heads = g_heads, .hash_mask = uint32_t(heads - 1), .slot_of_row = slot_of_row,
                             .ids0 = or_absent<GlobalsIn>(in.ids0_list), .ids1 = or_absent<GlobalsIn>(in.ids1_list)}
                  .bind(),
-             except(key_reads, concat(in.id_lists(), {range("group.key_table")})), grid(cap));
+             except(key_reads, concat(in.id_lists(), {range("group.key_table")})), row_groups);
       gstage("number", "group_number",
-             GroupNumberArgs{.count = in.count, .heads = g_heads, .slot_of_row = slot_of_row, .gid_of_slot = gid_of_slot,
-                             .groups = counter(kGroups), .rep = rep, .capacity = uint32_t(gcap), .err = counter(kError)}
+             GroupNumberArgs{.count = in.count, .heads = g_heads, .slot_of_row = slot_of_row,
+                             .gid_of_slot = gid_of_slot, .groups = counter(kGroups), .rep = rep,
+                             .capacity = uint32_t(gcap), .err = counter(kError)}
                  .bind(),
-             key_reads, grid(cap));
+             key_reads, row_groups);
       gstage("count", "group_count",
              GroupCountArgs{.count = in.count, .slot_of_row = slot_of_row, .gid_of_slot = gid_of_slot,
                             .group_of_row = group_of_row, .sizes = g_sizes, .capacity = uint32_t(gcap)}
                  .bind(),
-             concat(key_reads, {g_heads}), grid(cap));
+             concat(key_reads, {g_heads}), row_groups);
       gstage("scan", "group_scan",
              GroupScanArgs{.groups = counter(kGroups), .sizes = g_sizes, .offsets = offsets, .cursor = cursor,
                            .groups_kept = counter(kGroupsKept), .reduce_slot = p_.slot(reduce_slot),
@@ -567,7 +570,7 @@ class Builder {
              GroupFillArgs{.count = in.count, .group_of_row = group_of_row, .cursor = cursor, .members = members,
                            .capacity = uint32_t(gcap)}
                  .bind(),
-             row_reads, grid(cap));
+             row_reads, row_groups);
     } else {
       gstage("single", "group_single",
              GroupSingleArgs{.count = in.count, .groups = counter(kGroups), .groups_kept = counter(kGroupsKept),
@@ -636,7 +639,7 @@ class Builder {
     init.name = "sort.init";
     init.kernel = weft_db_kernels.get("sort_init");
     init.instance = q_.output;
-    init.groups = {grid(P), 1, 1};
+    init.groups = {grid_stride_groups(P, kGroupSize), 1, 1};
     init.args = SortInitArgs{.perm = range("sort.perm"), .padded = uint32_t(P)}.bind();
     p_.add_stage(init);
     // Besides the arguments: the output columns the key table points to, the rows they index.
@@ -649,7 +652,7 @@ class Builder {
         st.name = "sort.step";
         st.kernel = weft_db_kernels.get("sort_step");
         st.instance = q_.output;
-        st.groups = {grid(P / 2), 1, 1};
+        st.groups = {grid_stride_groups(P / 2, kGroupSize), 1, 1};
         st.args = SortStepArgs{.count = in.count, .perm = range("sort.perm"), .nkeys = uint32_t(plan_.order.size()),
                                .key_table = range("sort.keys"), .k = uint32_t(k), .j = uint32_t(j)}
                       .bind();
@@ -699,7 +702,9 @@ class Builder {
   struct BaseColumn {
     Range values;
     std::optional<Range> nulls;
-    std::vector<Range> ranges() const { return nulls ? std::vector<Range>{values, *nulls} : std::vector<Range>{values}; }
+    std::vector<Range> ranges() const {
+      return nulls ? std::vector<Range>{values, *nulls} : std::vector<Range>{values};
+    }
   };
   std::vector<BaseColumn> base_columns_;
   std::vector<Range> table_ranges_, out_ranges_;

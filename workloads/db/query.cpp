@@ -73,11 +73,8 @@ void DeviceQuery::build() {
   exe_.reset();
   built_ = std::make_unique<BuiltQuery>();
   build_query(*built_, db_, plan_, options_);
-  const uint64_t window = device_.info().max_storage_buffer_range;
-  if (built_->program.globals().size() > window)
-    fail(ErrorCode::BadInput, "db: the query needs " + std::to_string(built_->program.globals().size()) +
-                                  " bytes of Globals, over the device's storage-buffer window of " + std::to_string(window) +
-                                  " bytes (use smaller tables)");
+  built_->program.require_bound_window(device_.info(),
+                                       "db: the query's tables and intermediate rows (use smaller tables)");
   exe_ = std::make_unique<Executable>(device_, built_->program);
   upload_query(*exe_, db_, plan_, *built_);
 }

@@ -91,10 +91,11 @@
  * `agg_table` over the group's members (`offsets`/`sizes` into `members`, absent: the identity)
  * and copies the `nkeys` keys of `keycopy_table` from the representative row (`rep`). Base-table
  * columns are reached through the input's row-id lists `ids0`/`ids1`. */
-#define DB_GROUP_REDUCE_ARGS(X)                                                                                     \
-  X(WEFT_IN(Globals), groups_kept) X(WEFT_IN(Globals), offsets) X(WEFT_IN(Globals), sizes) X(WEFT_IN(Globals), members) \
-  X(WEFT_U32, naggs) X(WEFT_IN(Globals), agg_table) X(WEFT_U32, nkeys) X(WEFT_IN(Globals), keycopy_table)               \
-  X(WEFT_IN(Globals), rep) X(WEFT_OUT(Globals), err) X(WEFT_IN(Globals), ids0) X(WEFT_IN(Globals), ids1)
+#define DB_GROUP_REDUCE_ARGS(X)                                                                            \
+  X(WEFT_IN(Globals), groups_kept) X(WEFT_IN(Globals), offsets) X(WEFT_IN(Globals), sizes)                    \
+  X(WEFT_IN(Globals), members) X(WEFT_U32, naggs) X(WEFT_IN(Globals), agg_table) X(WEFT_U32, nkeys)           \
+  X(WEFT_IN(Globals), keycopy_table) X(WEFT_IN(Globals), rep) X(WEFT_OUT(Globals), err) X(WEFT_IN(Globals), ids0) \
+  X(WEFT_IN(Globals), ids1)
 /* sort_init: the identity permutation `perm` over `padded` positions. */
 #define DB_SORT_INIT_ARGS(X) X(WEFT_OUT(Globals), perm) X(WEFT_U32, padded)
 /* sort_step: compare-exchange pass (`k`, `j`) of a bitonic sort of `perm` over `count` output
