@@ -457,160 +457,213 @@ class Builder {
     return {c.values, c.nulls, kSideDirect, c.ranges()};
   }
 
-  RowSet aggregate(const RowSet& in) {
-    const InstanceId inst = *q_.aggregate;
-    const uint64_t cap = std::max<uint64_t>(in.cap, 1);
-    // The group table is sized for min(rows, 65536) groups unless told; more groups set an
-    // error bit after counting them all, and the host rebuilds with the exact count.
-    const uint64_t gcap = std::max<uint64_t>(opt_.group_capacity ? opt_.group_capacity : std::min<uint64_t>(cap, 65536), 1);
-    q_.group_capacity = gcap;
-    const size_t K = plan_.keys.size(), A = plan_.aggs.size();
+  // What the group-by stages share: the input's key and argument columns, the group table's
+  // columns, the tables the kernels read and the working segments.
+  struct Grouping {
+    uint64_t cap = 0, gcap = 0, heads = 0;  // input rows, group capacity, hash slots
     std::vector<ColRef> keys, args;
     std::vector<Computed> gkeys, gaggs;
-    for (size_t k = 0; k < K; ++k) keys.push_back(column_ref(*plan_.keys[k], in, inst, "agg.key" + std::to_string(k), cap));
-    for (size_t a = 0; a < A; ++a)
-      args.push_back(plan_.aggs[a].arg ? column_ref(*plan_.aggs[a].arg, in, inst, "agg.arg" + std::to_string(a), cap) : ColRef{});
-    for (size_t k = 0; k < K; ++k) gkeys.push_back(computed("group.key" + std::to_string(k), gcap));
-    for (size_t a = 0; a < A; ++a) gaggs.push_back(computed("group.agg" + std::to_string(a), gcap));
-    // Descriptors of the group table (side 2), in the planner's column order: keys, aggregates.
-    for (size_t k = 0; k < K; ++k) set_desc(group_desc_[k], {gkeys[k].values, gkeys[k].nulls, kSideDirect, 0});
-    for (size_t a = 0; a < A; ++a) set_desc(group_desc_[K + a], {gaggs[a].values, gaggs[a].nulls, kSideDirect, 0});
+    Range key_table, agg_table, keycopy_table;
+    Range hash_heads, slot_of_row, gid_of_slot, rep, group_of_row, sizes, offsets, cursor, members;
+    SlotId reduce_slot;
+  };
 
-    // Tables the kernels read: keys (hashing), aggregates, key copies.
-    std::vector<uint32_t> key_table, agg_table, keycopy_table;
-    for (size_t k = 0; k < K; ++k) {
-      key_table.insert(key_table.end(), {keys[k].values, keys[k].nulls, key_type(plan_.keys[k]->type), keys[k].side});
-      keycopy_table.insert(keycopy_table.end(),
-                           {keys[k].values, keys[k].nulls, gkeys[k].values, gkeys[k].nulls, keys[k].side, 0, 0, 0});
-    }
-    for (size_t a = 0; a < A; ++a) {
-      const AggPlan& ag = plan_.aggs[a];
-      uint32_t fn = DB_AGG_COUNT_STAR;
-      const bool f = ag.arg && ag.arg->type == Type::Float;
-      switch (ag.fn) {
-        case AggFn::Count: fn = ag.star ? DB_AGG_COUNT_STAR : DB_AGG_COUNT; break;
-        case AggFn::Sum: fn = f ? DB_AGG_SUM_F : DB_AGG_SUM_I; break;
-        case AggFn::Min: fn = f ? DB_AGG_MIN_F : DB_AGG_MIN_I; break;
-        case AggFn::Max: fn = f ? DB_AGG_MAX_F : DB_AGG_MAX_I; break;
-        case AggFn::Avg: fn = f ? DB_AGG_AVG_F : DB_AGG_AVG_I; break;
-      }
-      agg_table.insert(agg_table.end(),
-                       {fn, args[a].values, args[a].nulls, gaggs[a].values, gaggs[a].nulls, args[a].side, 0, 0});
-    }
-    seg("group.key_table", key_table.size() * 4);
-    seg("group.agg_table", agg_table.size() * 4);
-    seg("group.keycopy_table", keycopy_table.size() * 4);
-    q_.host_tables.push_back({"group.key_table", key_table});
-    q_.host_tables.push_back({"group.agg_table", agg_table});
-    q_.host_tables.push_back({"group.keycopy_table", keycopy_table});
-
-    const uint64_t heads = pow2_at_least(std::max<uint64_t>(2 * cap, 64));
-    const uint32_t hw = word(seg("group.heads", heads * 4));
-    seg("group.slot_of_row", cap * 4);
-    seg("group.gid_of_slot", heads * 4);
-    seg("group.rep", gcap * 4);
-    seg("group.group_of_row", cap * 4);
-    const uint32_t sizes = word(seg("group.sizes", gcap * 4));
-    seg("group.offsets", gcap * 4);
-    seg("group.cursor", gcap * 4);
-    seg("group.members", cap * 4);
-    const SlotId reduce_slot = p_.add_slot("group.reduce", {0, 1, 1});
-    const Range g_heads = range("group.heads"), slot_of_row = range("group.slot_of_row"),
-                gid_of_slot = range("group.gid_of_slot"), rep = range("group.rep"),
-                group_of_row = range("group.group_of_row"), g_sizes = range("group.sizes"),
-                offsets = range("group.offsets"), cursor = range("group.cursor"), members = range("group.members");
-
-    // What the key passes declare besides their arguments: the input's row-id lists and
-    // columns, the key columns and the key table.
-    std::vector<Range> key_reads = in.id_lists();
-    append(key_reads, in.columns);
-    for (const ColRef& c : keys) append(key_reads, c.ranges);
-    key_reads.push_back(range("group.key_table"));
-    std::vector<Range> row_reads = in.id_lists();  // the input's rows, beside their count
-    append(row_reads, in.columns);
-    const uint32_t row_groups = grid_stride_groups(cap, kGroupSize);
-    auto gstage = [&](const std::string& name, const char* k, std::vector<StageArg> args, std::vector<Range> rd,
-                      uint32_t groups) {
-      StageSpec st;
-      st.name = "group." + name;
-      st.kernel = weft_db_kernels.get(k);
-      st.instance = inst;
-      st.groups = {groups, 1, 1};
-      st.args = std::move(args);
-      st.reads = std::move(rd);
-      p_.add_stage(st);
-    };
-    fill("group.sizes", sizes, gcap, 0, g_sizes);
-    if (K > 0) {
-      fill("group.heads", hw, heads, DB_NONE, g_heads);
-      gstage("claim", "group_claim",
-             GroupClaimArgs{.count = in.count, .nkeys = uint32_t(K), .key_table = range("group.key_table"),
-                            .heads = g_heads, .hash_mask = uint32_t(heads - 1), .slot_of_row = slot_of_row,
-                            .ids0 = or_absent<GlobalsIn>(in.ids0_list), .ids1 = or_absent<GlobalsIn>(in.ids1_list)}
-                 .bind(),
-             except(key_reads, concat(in.id_lists(), {range("group.key_table")})), row_groups);
-      gstage("number", "group_number",
-             GroupNumberArgs{.count = in.count, .heads = g_heads, .slot_of_row = slot_of_row,
-                             .gid_of_slot = gid_of_slot, .groups = counter(kGroups), .rep = rep,
-                             .capacity = uint32_t(gcap), .err = counter(kError)}
-                 .bind(),
-             key_reads, row_groups);
-      gstage("count", "group_count",
-             GroupCountArgs{.count = in.count, .slot_of_row = slot_of_row, .gid_of_slot = gid_of_slot,
-                            .group_of_row = group_of_row, .sizes = g_sizes, .capacity = uint32_t(gcap)}
-                 .bind(),
-             concat(key_reads, {g_heads}), row_groups);
-      gstage("scan", "group_scan",
-             GroupScanArgs{.groups = counter(kGroups), .sizes = g_sizes, .offsets = offsets, .cursor = cursor,
-                           .groups_kept = counter(kGroupsKept), .reduce_slot = p_.slot(reduce_slot),
-                           .capacity = uint32_t(gcap)}
-                 .bind(),
-             {}, 1);
-      gstage("fill", "group_fill",
-             GroupFillArgs{.count = in.count, .group_of_row = group_of_row, .cursor = cursor, .members = members,
-                           .capacity = uint32_t(gcap)}
-                 .bind(),
-             row_reads, row_groups);
+  RowSet aggregate(const RowSet& in) {
+    const InstanceId inst = *q_.aggregate;
+    Grouping g;
+    g.cap = std::max<uint64_t>(in.cap, 1);
+    // The group table is sized for min(rows, 65536) groups unless told; more groups set an
+    // error bit after counting them all, and the host rebuilds with the exact count.
+    g.gcap = std::max<uint64_t>(opt_.group_capacity ? opt_.group_capacity : std::min<uint64_t>(g.cap, 65536), 1);
+    q_.group_capacity = g.gcap;
+    add_group_columns(g, in, inst);
+    add_group_tables(g);
+    add_group_segments(g);
+    fill("group.sizes", word_of(g.sizes), g.gcap, 0, g.sizes);
+    if (!plan_.keys.empty()) {
+      fill("group.heads", word_of(g.hash_heads), g.heads, DB_NONE, g.hash_heads);
+      add_hash_grouping(g, in, inst);
     } else {
-      gstage("single", "group_single",
-             GroupSingleArgs{.count = in.count, .groups = counter(kGroups), .groups_kept = counter(kGroupsKept),
-                             .rep = rep, .sizes = g_sizes, .offsets = offsets, .reduce_slot = p_.slot(reduce_slot)}
-                 .bind(),
-             row_reads, 1);
+      add_single_group(g, in, inst);
     }
-    StageSpec red;
-    red.name = "group.reduce";
-    red.kernel = weft_db_kernels.get("group_reduce");
-    red.instance = inst;
-    red.indirect = reduce_slot;
-    red.args = GroupReduceArgs{.groups_kept = counter(kGroupsKept), .offsets = offsets, .sizes = g_sizes,
-                               .members = K > 0 ? GlobalsIn(members) : GlobalsIn(absent), .naggs = uint32_t(A),
-                               .agg_table = range("group.agg_table"), .nkeys = uint32_t(K),
-                               .keycopy_table = range("group.keycopy_table"), .rep = rep, .err = counter(kError),
-                               .ids0 = or_absent<GlobalsIn>(in.ids0_list), .ids1 = or_absent<GlobalsIn>(in.ids1_list)}
-                   .bind();
-    // Besides the arguments: the input's count and columns, the key and argument columns (and
-    // the member list, declared even when the members are the identity).
-    if (K == 0) red.reads.push_back(members);
-    red.reads.push_back(in.count);
-    append(red.reads, in.columns);
-    for (const ColRef& c : keys) append(red.reads, c.ranges);
-    for (const ColRef& c : args) append(red.reads, c.ranges);
-    for (const Computed& c : gkeys) append(red.writes, c.ranges());
-    for (const Computed& c : gaggs) append(red.writes, c.ranges());
-    p_.add_stage(red);
+    add_group_reduce(g, in, inst);
     report(inst, "group.report", in.count_word, 0, counters_ + kGroups, DB_NONE);
     q_.groups_word = counters_ + kGroups;
 
     RowSet out;
-    out.cap = gcap;
+    out.cap = g.gcap;
     out.count_word = counters_ + kGroupsKept;
     out.ids0 = DB_NONE;
     out.ids1 = DB_NONE;
     out.count = counter(kGroupsKept);
-    for (const Computed& c : gkeys) append(out.columns, c.ranges());
-    for (const Computed& c : gaggs) append(out.columns, c.ranges());
+    for (const Computed& c : g.gkeys) append(out.columns, c.ranges());
+    for (const Computed& c : g.gaggs) append(out.columns, c.ranges());
     return out;
+  }
+  static uint32_t word_of(const Range& r) { return uint32_t(r.offset / 4); }
+
+  // The key and aggregate-argument columns of the input (computed ones by project stages) and
+  // the group table's columns with their descriptors (side 2, in the planner's column order:
+  // keys, aggregates).
+  void add_group_columns(Grouping& g, const RowSet& in, InstanceId inst) {
+    const size_t K = plan_.keys.size(), A = plan_.aggs.size();
+    for (size_t k = 0; k < K; ++k)
+      g.keys.push_back(column_ref(*plan_.keys[k], in, inst, "agg.key" + std::to_string(k), g.cap));
+    for (size_t a = 0; a < A; ++a)
+      g.args.push_back(plan_.aggs[a].arg ? column_ref(*plan_.aggs[a].arg, in, inst, "agg.arg" + std::to_string(a), g.cap)
+                                         : ColRef{});
+    for (size_t k = 0; k < K; ++k) g.gkeys.push_back(computed("group.key" + std::to_string(k), g.gcap));
+    for (size_t a = 0; a < A; ++a) g.gaggs.push_back(computed("group.agg" + std::to_string(a), g.gcap));
+    for (size_t k = 0; k < K; ++k) set_desc(group_desc_[k], {g.gkeys[k].values, g.gkeys[k].nulls, kSideDirect, 0});
+    for (size_t a = 0; a < A; ++a) set_desc(group_desc_[K + a], {g.gaggs[a].values, g.gaggs[a].nulls, kSideDirect, 0});
+  }
+
+  static uint32_t agg_function(const AggPlan& ag) {
+    const bool f = ag.arg && ag.arg->type == Type::Float;
+    switch (ag.fn) {
+      case AggFn::Count: return ag.star ? DB_AGG_COUNT_STAR : DB_AGG_COUNT;
+      case AggFn::Sum: return f ? DB_AGG_SUM_F : DB_AGG_SUM_I;
+      case AggFn::Min: return f ? DB_AGG_MIN_F : DB_AGG_MIN_I;
+      case AggFn::Max: return f ? DB_AGG_MAX_F : DB_AGG_MAX_I;
+      case AggFn::Avg: return f ? DB_AGG_AVG_F : DB_AGG_AVG_I;
+    }
+    return DB_AGG_COUNT_STAR;
+  }
+
+  // The tables the kernels read, written by the host: keys (hashing), aggregates, key copies.
+  void add_group_tables(Grouping& g) {
+    std::vector<uint32_t> key_table, agg_table, keycopy_table;
+    for (size_t k = 0; k < g.keys.size(); ++k) {
+      const ColRef& c = g.keys[k];
+      key_table.insert(key_table.end(), {c.values, c.nulls, key_type(plan_.keys[k]->type), c.side});
+      keycopy_table.insert(keycopy_table.end(), {c.values, c.nulls, g.gkeys[k].values, g.gkeys[k].nulls, c.side, 0, 0, 0});
+    }
+    for (size_t a = 0; a < g.args.size(); ++a) {
+      const ColRef& c = g.args[a];
+      agg_table.insert(agg_table.end(), {agg_function(plan_.aggs[a]), c.values, c.nulls, g.gaggs[a].values,
+                                         g.gaggs[a].nulls, c.side, 0, 0});
+    }
+    auto host_table = [&](const char* name, std::vector<uint32_t> words) {
+      seg(name, words.size() * 4);
+      q_.host_tables.push_back({name, std::move(words)});
+      return range(name);
+    };
+    g.key_table = host_table("group.key_table", std::move(key_table));
+    g.agg_table = host_table("group.agg_table", std::move(agg_table));
+    g.keycopy_table = host_table("group.keycopy_table", std::move(keycopy_table));
+  }
+
+  // The hash table, the per-row and per-group working lists and the reduce stage's slot.
+  void add_group_segments(Grouping& g) {
+    g.heads = pow2_at_least(std::max<uint64_t>(2 * g.cap, 64));
+    auto add = [&](const char* name, uint64_t words) {
+      seg(name, words * 4);
+      return range(name);
+    };
+    g.hash_heads = add("group.heads", g.heads);
+    g.slot_of_row = add("group.slot_of_row", g.cap);
+    g.gid_of_slot = add("group.gid_of_slot", g.heads);
+    g.rep = add("group.rep", g.gcap);
+    g.group_of_row = add("group.group_of_row", g.cap);
+    g.sizes = add("group.sizes", g.gcap);
+    g.offsets = add("group.offsets", g.gcap);
+    g.cursor = add("group.cursor", g.gcap);
+    g.members = add("group.members", g.cap);
+    g.reduce_slot = p_.add_slot("group.reduce", {0, 1, 1});
+  }
+
+  void add_group_stage(InstanceId inst, const std::string& name, const char* kernel, std::vector<StageArg> args,
+                       std::vector<Range> reads, uint32_t groups) {
+    StageSpec st;
+    st.name = "group." + name;
+    st.kernel = weft_db_kernels.get(kernel);
+    st.instance = inst;
+    st.groups = {groups, 1, 1};
+    st.args = std::move(args);
+    st.reads = std::move(reads);
+    p_.add_stage(st);
+  }
+
+  // GROUP BY: claim hash slots, number the groups, count their sizes, scan them into offsets
+  // (sizing the reduce dispatch) and fill the member lists.
+  void add_hash_grouping(const Grouping& g, const RowSet& in, InstanceId inst) {
+    // What the key passes declare besides their arguments: the input's row-id lists and
+    // columns, the key columns and the key table.
+    std::vector<Range> key_reads = in.id_lists();
+    append(key_reads, in.columns);
+    for (const ColRef& c : g.keys) append(key_reads, c.ranges);
+    key_reads.push_back(g.key_table);
+    std::vector<Range> row_reads = in.id_lists();  // the input's rows, beside their count
+    append(row_reads, in.columns);
+    const uint32_t rows = grid_stride_groups(g.cap, kGroupSize), gcap = uint32_t(g.gcap);
+    add_group_stage(inst, "claim", "group_claim",
+                    GroupClaimArgs{.count = in.count, .nkeys = uint32_t(g.keys.size()), .key_table = g.key_table,
+                                   .heads = g.hash_heads, .hash_mask = uint32_t(g.heads - 1),
+                                   .slot_of_row = g.slot_of_row, .ids0 = or_absent<GlobalsIn>(in.ids0_list),
+                                   .ids1 = or_absent<GlobalsIn>(in.ids1_list)}
+                        .bind(),
+                    except(key_reads, concat(in.id_lists(), {g.key_table})), rows);
+    add_group_stage(inst, "number", "group_number",
+                    GroupNumberArgs{.count = in.count, .heads = g.hash_heads, .slot_of_row = g.slot_of_row,
+                                    .gid_of_slot = g.gid_of_slot, .groups = counter(kGroups), .rep = g.rep,
+                                    .capacity = gcap, .err = counter(kError)}
+                        .bind(),
+                    key_reads, rows);
+    add_group_stage(inst, "count", "group_count",
+                    GroupCountArgs{.count = in.count, .slot_of_row = g.slot_of_row, .gid_of_slot = g.gid_of_slot,
+                                   .group_of_row = g.group_of_row, .sizes = g.sizes, .capacity = gcap}
+                        .bind(),
+                    concat(key_reads, {g.hash_heads}), rows);
+    add_group_stage(inst, "scan", "group_scan",
+                    GroupScanArgs{.groups = counter(kGroups), .sizes = g.sizes, .offsets = g.offsets,
+                                  .cursor = g.cursor, .groups_kept = counter(kGroupsKept),
+                                  .reduce_slot = p_.slot(g.reduce_slot), .capacity = gcap}
+                        .bind(),
+                    {}, 1);
+    add_group_stage(inst, "fill", "group_fill",
+                    GroupFillArgs{.count = in.count, .group_of_row = g.group_of_row, .cursor = g.cursor,
+                                  .members = g.members, .capacity = gcap}
+                        .bind(),
+                    row_reads, rows);
+  }
+
+  // Aggregates without GROUP BY: one group of every row.
+  void add_single_group(const Grouping& g, const RowSet& in, InstanceId inst) {
+    std::vector<Range> row_reads = in.id_lists();  // the input's rows, beside their count
+    append(row_reads, in.columns);
+    add_group_stage(inst, "single", "group_single",
+                    GroupSingleArgs{.count = in.count, .groups = counter(kGroups), .groups_kept = counter(kGroupsKept),
+                                    .rep = g.rep, .sizes = g.sizes, .offsets = g.offsets,
+                                    .reduce_slot = p_.slot(g.reduce_slot)}
+                        .bind(),
+                    row_reads, 1);
+  }
+
+  // One workgroup per group: the aggregates over its members and its key values.
+  void add_group_reduce(const Grouping& g, const RowSet& in, InstanceId inst) {
+    const bool keyed = !g.keys.empty();
+    StageSpec red;
+    red.name = "group.reduce";
+    red.kernel = weft_db_kernels.get("group_reduce");
+    red.instance = inst;
+    red.indirect = g.reduce_slot;
+    red.args = GroupReduceArgs{.groups_kept = counter(kGroupsKept), .offsets = g.offsets, .sizes = g.sizes,
+                               .members = keyed ? GlobalsIn(g.members) : GlobalsIn(absent),
+                               .naggs = uint32_t(g.args.size()), .agg_table = g.agg_table,
+                               .nkeys = uint32_t(g.keys.size()), .keycopy_table = g.keycopy_table, .rep = g.rep,
+                               .err = counter(kError), .ids0 = or_absent<GlobalsIn>(in.ids0_list),
+                               .ids1 = or_absent<GlobalsIn>(in.ids1_list)}
+                   .bind();
+    // Besides the arguments: the input's count and columns, the key and argument columns (and
+    // the member list, declared even when the members are the identity).
+    if (!keyed) red.reads.push_back(g.members);
+    red.reads.push_back(in.count);
+    append(red.reads, in.columns);
+    for (const ColRef& c : g.keys) append(red.reads, c.ranges);
+    for (const ColRef& c : g.args) append(red.reads, c.ranges);
+    for (const Computed& c : g.gkeys) append(red.writes, c.ranges());
+    for (const Computed& c : g.gaggs) append(red.writes, c.ranges());
+    p_.add_stage(red);
   }
 
   void project_outputs(const RowSet& in) {
