@@ -4,6 +4,7 @@
 #include <array>
 #include <functional>
 
+#include "shaders/volumetric_args.h"
 #include "weft_volumetric_kernels.h"
 
 namespace weft::volumetric {
@@ -54,22 +55,20 @@ bool is_container(const Layer& l) {
 }
 
 // dense.glsl / dense_backward.comp geometry of a Dense or Conv layer: rows, cols, positions,
-// then the words from [10] on for dense.glsl (fwd) and from [12] on for dense_backward (bwd).
+// the gather mode and its geometry (dense_backward packs mode 3's flags into its mode).
 struct Geometry {
   uint32_t rows, cols, P;
-  std::vector<uint32_t> fwd, bwd;
+  uint32_t mode = 0, height = 0, width = 0, ksize = 0, out_width = 0, depth = 0, out_height = 0, transposed = 0, dims = 0;
+  uint32_t backward_mode() const { return mode == 3 ? 3u | transposed << 4 | dims << 8 : mode; }
 };
 Geometry geometry(const Layer& l) {
   const uint32_t cols = uint32_t(l.mats[0].cols());
-  if (l.type == LayerType::Dense) return {l.out, cols, 1, {0, 1, 0, 0, 0, 0}, {0, 1, 0, 0, 0, 0}};
+  if (l.type == LayerType::Dense) return {l.out, cols, 1};
   const ConvShape cs = conv_shape(l);
   const uint32_t P = cs.positions();
-  if (l.type == LayerType::Conv1D) return {cs.F, cols, P, {1, P, l.seq, 0, l.kernel, 0}, {1, P, l.seq, 0, l.kernel, 0}};
-  if (l.type == LayerType::Conv2D)
-    return {cs.F, cols, P, {2, P, l.height, l.width, l.kernel, cs.Wo}, {2, P, l.height, l.width, l.kernel, cs.Wo}};
-  const uint32_t t = cs.transposed ? 1u : 0u;
-  return {cs.F, cols, P, {3, P, cs.Hi, cs.Wi, cs.K, cs.Wo, cs.Di, cs.Ho, t, cs.dims},
-          {3u | t << 4 | cs.dims << 8, P, cs.Hi, cs.Wi, cs.K, cs.Wo, cs.Di, cs.Ho}};
+  if (l.type == LayerType::Conv1D) return {cs.F, cols, P, 1, l.seq, 0, l.kernel, 0};
+  if (l.type == LayerType::Conv2D) return {cs.F, cols, P, 2, l.height, l.width, l.kernel, cs.Wo};
+  return {cs.F, cols, P, 3, cs.Hi, cs.Wi, cs.K, cs.Wo, cs.Di, cs.Ho, cs.transposed ? 1u : 0u, cs.dims};
 }
 
 }  // namespace
@@ -168,26 +167,51 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
     uint32_t off = 0, words = 0;
   };
   auto whole = [&](const std::string& s) { return Buf{s, 0, uint32_t(G.at(s).size / 4)}; };
-  auto w = [&](const Buf& b) { return G.at(b.seg).word_offset() + b.off; };
-  auto ws = [&](const std::string& s) { return G.at(s).word_offset(); };
   auto r = [&](const Buf& b) { return Range{Binding::Globals, G.at(b.seg).offset + uint64_t(b.off) * 4, uint64_t(b.words) * 4}; };
+  auto w = [&](const Buf& b) { return uint32_t(r(b).offset / 4); };
   const InstanceId inst = p.add_instance("train", 1);
-  auto stage = [&](std::string name, const char* k, uint32_t groups, std::vector<uint32_t> push, std::vector<Buf> reads,
-                   std::vector<Buf> writes) {
+  // A stage of kernel k with its arguments; reads / writes: what it touches beyond them.
+  auto stage = [&](std::string name, const char* k, uint32_t groups, std::vector<StageArg> args, std::vector<Buf> reads = {},
+                   std::vector<Buf> writes = {}) {
     StageSpec s;
     s.name = std::move(name);
     s.kernel = weft_volumetric_kernels.get(k);
     s.instance = inst;
     s.groups = {groups, 1, 1};
-    s.push = std::move(push);
+    s.args = std::move(args);
     for (auto& b : reads) s.reads.push_back(r(b));
     for (auto& b : writes) s.writes.push_back(r(b));
     p.add_stage(s);
   };
   auto copy = [&](const std::string& name, const Buf& from, const Buf& to, bool acc) {
-    std::vector<Buf> reads = {from};
+    std::vector<Buf> reads;
     if (acc) reads.push_back(to);
-    stage(name, "copy", groups_for(to.words), {w(from), w(to), to.words, acc ? 1u : 0u}, reads, {to});
+    stage(name, "copy", groups_for(to.words), CopyArgs{.src = r(from), .dst = r(to), .count = to.words, .accumulate = acc ? 1u : 0u}.bind(),
+          reads);
+  };
+  // A dense_train stage without bias, activation or pre-activations (a linear projection of
+  // P positions, mode 0): y = W x.
+  auto projection = [&](std::string name, const Buf& W, const Buf& x, const Buf& y, uint32_t rows, uint32_t cols, uint32_t P) {
+    stage(std::move(name), "dense_train", groups_for(uint64_t(rows) * P),
+          DenseTrainArgs{.weights = r(W), .scales = r(W), .bias = absent, .x = r(x), .y = r(y), .rows = rows, .cols = cols,
+                         .row_words = cols, .act = 0u, .z = absent, .mode = 0u, .positions = P}
+              .bind());
+  };
+  // A dense_backward stage (phase 0 dz and grad_b, 1 dx, 2 grad_w; see volumetric_args.h): the
+  // buffers the phase does not touch are absent; dz (a word index) is declared by the phase.
+  auto dense_backward = [&](std::string name, uint32_t phase, uint32_t groups, const Geometry& g, uint32_t act, const Buf& W, const Buf& z,
+                            const Buf& dy, const Buf& dz, const Buf& x, const Buf* dx, const Buf& gW, const Buf& gb) {
+    using GIn = In<Binding::Globals>;
+    using GOut = Out<Binding::Globals>;
+    auto in_if = [&](bool used, const Buf& b) { return used ? GIn(r(b)) : GIn(absent); };
+    auto out_if = [&](bool used, const Buf* b) { return used ? GOut(r(*b)) : GOut(absent); };
+    const DenseBackwardArgs a{.phase = phase, .weights = in_if(phase == 1, W), .z = in_if(phase == 0, z), .dy = in_if(phase == 0, dy),
+                              .dz = w(dz), .x = in_if(phase == 2, x), .dx = out_if(phase == 1, dx), .grad_w = out_if(phase == 2, &gW),
+                              .grad_b = out_if(phase == 0, &gb), .rows = g.rows, .cols = g.cols, .act = act, .mode = g.backward_mode(),
+                              .positions = g.P, .height = g.height, .width = g.width, .ksize = g.ksize, .out_width = g.out_width,
+                              .depth = g.depth, .out_height = g.out_height};
+    if (phase == 0) stage(std::move(name), "dense_backward", groups, a.bind(), {}, {dz});
+    else stage(std::move(name), "dense_backward", groups, a.bind(), {dz});
   };
   // The output buffer of child c of container l (tag), given the container's output `out`.
   auto child_out = [&](const Layer& l, const std::string& tag, size_t c, const Buf& out) {
@@ -224,12 +248,16 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
     if (l.type == LayerType::Embedding) {
       const Buf E = whole(pname("p", tag, 0));
       stage("forward.embedding" + tag, "embedding_train", groups_for(uint64_t(l.seq) * l.out),
-            {w(E), w(E), w(in), w(out), l.seq, l.out, l.out, l.vocab}, {in, E}, {out});
+            EmbeddingTrainArgs{.table = r(E), .scales = r(E), .x = r(in), .y = r(out), .seq = l.seq, .dim = l.out, .row_words = l.out,
+                               .vocab = l.vocab}
+                .bind());
     } else if (l.type == LayerType::KMeans) {
       const Buf C = whole(pname("p", tag, 0)), km = whole("km" + tag);
-      stage("forward.kmeans" + tag, "kmeans_train", groups_for(uint64_t(l.seq) * l.out), {w(C), w(C), w(in), w(km), l.seq, l.in, l.out, l.in},
-            {in, C}, {km});
-      stage("forward.kmeans_softmax" + tag, "softmax", groups_for(l.seq), {w(km), w(out), l.seq, l.out}, {km}, {out});
+      stage("forward.kmeans" + tag, "kmeans_train", groups_for(uint64_t(l.seq) * l.out),
+            KMeansTrainArgs{.centroids = r(C), .scales = r(C), .x = r(in), .scores = r(km), .seq = l.seq, .width = l.in, .k = l.out,
+                            .row_words = l.in}
+                .bind());
+      stage("forward.kmeans_softmax" + tag, "softmax", groups_for(l.seq), SoftmaxArgs{.x = r(km), .y = r(out), .rows = l.seq, .n = l.out}.bind());
     } else if (is_recurrent(l)) {
       // gx = Wx x for all tokens; per step gh = Wh h_{t-1} and the cell (keeping its states);
       // then hp = h shifted by one step (h_{t-1} rows) for Wh's gradient.
@@ -237,58 +265,51 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
       const Buf Wx = whole(pname("p", tag, 0)), Wh = whole(pname("p", tag, 1)), b = whole(pname("p", tag, 2));
       const Buf bh = kind == 1 ? whole(pname("p", tag, 3)) : b;
       const Buf gx = whole("gx" + tag), gh = whole("gh" + tag), c = whole("c" + tag), st = whole("st" + tag);
-      stage("forward.rnn_wx" + tag, "dense_train", groups_for(uint64_t(GH) * T),
-            {w(Wx), w(Wx), ~0u, w(in), w(gx), GH, l.in, l.in, 0u, ~0u, 0u, T, 0u, 0u, 0u, 0u}, {in, Wx}, {gx});
+      projection("forward.rnn_wx" + tag, Wx, in, gx, GH, l.in, T);
       for (uint32_t t = 0; t < T; ++t) {
-        if (t) {
-          const Buf hprev{out.seg, out.off + (t - 1) * H, H};
-          stage("forward.rnn_wh" + tag + "." + u(t), "dense_train", groups_for(GH), {w(Wh), w(Wh), ~0u, w(hprev), w(gh), GH, H, H, 0u, ~0u, 0u,
-                1u, 0u, 0u, 0u, 0u}, {hprev, Wh}, {gh});
-        }
+        if (t) projection("forward.rnn_wh" + tag + "." + u(t), Wh, Buf{out.seg, out.off + (t - 1) * H, H}, gh, GH, H, 1);
+        // y is out's first word; the cell reads and writes rows of out (declared whole).
         stage("forward.rnn_cell" + tag + "." + u(t), "recurrent_cell_train", groups_for(H),
-              {w(gx), w(gh), w(out), w(c), w(b), w(bh), t, H, kind, w(st)}, {gx, gh, out, c, b, bh}, {out, c, st});
+              RecurrentCellTrainArgs{.gx = r(gx), .gh = r(gh), .y = w(out), .c = r(c), .bias = r(b), .bias_h = r(bh), .t = t, .hidden = H,
+                                     .kind = kind, .store = r(st)}
+                  .bind(),
+              {out}, {out});
       }
       if (T > 1) copy("forward.rnn_hprev" + tag, Buf{out.seg, out.off, (T - 1) * H}, Buf{"hp" + tag, H, (T - 1) * H}, false);
     } else if (l.type == LayerType::MHA) {
       // q, k, v = W x per token, the attention core, y = Wo o (no bias, linear projections).
       const char* names[3] = {"q", "k", "v"};
-      for (uint32_t m = 0; m < 3; ++m) {
-        const Buf Wm = whole(pname("p", tag, m)), o = whole(names[m] + tag);
-        stage("forward.mha_" + std::string(names[m]) + tag, "dense_train", groups_for(uint64_t(l.in) * l.seq),
-              {w(Wm), w(Wm), ~0u, w(in), w(o), l.in, l.in, l.in, 0u, ~0u, 0u, l.seq, 0u, 0u, 0u, 0u}, {in, Wm}, {o});
-      }
+      for (uint32_t m = 0; m < 3; ++m)
+        projection("forward.mha_" + std::string(names[m]) + tag, whole(pname("p", tag, m)), in, whole(names[m] + tag), l.in, l.in, l.seq);
       const Buf q = whole("q" + tag), k = whole("k" + tag), v = whole("v" + tag), o = whole("o" + tag), Wo = whole(pname("p", tag, 3));
-      stage("forward.mha_attention" + tag, "attention", groups_for(uint64_t(l.seq) * l.heads), {w(q), w(k), w(v), w(o), l.seq, l.in, l.heads},
-            {q, k, v}, {o});
-      stage("forward.mha_out" + tag, "dense_train", groups_for(uint64_t(l.in) * l.seq),
-            {w(Wo), w(Wo), ~0u, w(o), w(out), l.in, l.in, l.in, 0u, ~0u, 0u, l.seq, 0u, 0u, 0u, 0u}, {o, Wo}, {out});
+      stage("forward.mha_attention" + tag, "attention", groups_for(uint64_t(l.seq) * l.heads),
+            AttentionArgs{.q = r(q), .k = r(k), .v = r(v), .o = r(o), .seq = l.seq, .d = l.in, .heads = l.heads}.bind());
+      projection("forward.mha_out" + tag, Wo, o, out, l.in, l.in, l.seq);
     } else if (l.type == LayerType::SwiGLU) {
       // a = W1 x, b = W3 x, h = silu(a) b, y = W2 h (no bias, linear projections).
       const Buf W1 = whole(pname("p", tag, 0)), W3 = whole(pname("p", tag, 1)), W2 = whole(pname("p", tag, 2));
       const Buf a = whole("a" + tag), b = whole("b" + tag), h = whole("h" + tag);
-      for (int m = 0; m < 2; ++m) {
-        const Buf& Wm = m ? W3 : W1;
-        const Buf& o = m ? b : a;
-        stage("forward.swiglu_proj" + tag + "." + u(m), "dense_train", groups_for(uint64_t(l.out) * l.seq),
-              {w(Wm), w(Wm), ~0u, w(in), w(o), l.out, l.in, l.in, 0u, ~0u, 0u, l.seq, 0u, 0u, 0u, 0u}, {in, Wm}, {o});
-      }
-      stage("forward.swiglu_gate" + tag, "swiglu_gate", groups_for(uint64_t(l.seq) * l.out), {w(a), w(b), w(h), l.seq * l.out}, {a, b}, {h});
-      stage("forward.swiglu_down" + tag, "dense_train", groups_for(uint64_t(l.in) * l.seq),
-            {w(W2), w(W2), ~0u, w(h), w(out), l.in, l.out, l.out, 0u, ~0u, 0u, l.seq, 0u, 0u, 0u, 0u}, {h, W2}, {out});
+      for (int m = 0; m < 2; ++m) projection("forward.swiglu_proj" + tag + "." + u(m), m ? W3 : W1, in, m ? b : a, l.out, l.in, l.seq);
+      stage("forward.swiglu_gate" + tag, "swiglu_gate", groups_for(uint64_t(l.seq) * l.out),
+            SwigluGateArgs{.a = r(a), .b = r(b), .h = r(h), .count = l.seq * l.out}.bind());
+      projection("forward.swiglu_down" + tag, W2, h, out, l.in, l.out, l.seq);
     } else if (is_matvec(l)) {
       const Geometry g = geometry(l);
       const Buf W = whole(pname("p", tag, 0)), b = whole(pname("p", tag, 1)), z = whole("z" + tag);
-      std::vector<uint32_t> push = {w(W), w(W), w(b), w(in), w(out), g.rows, g.cols, g.cols, uint32_t(l.act), w(z)};
-      push.insert(push.end(), g.fwd.begin(), g.fwd.end());
-      stage("forward." + std::string(layer_type_name(l.type)) + tag, "dense_train", groups_for(uint64_t(g.rows) * g.P), push, {in, W, b},
-            {out, z});
+      stage("forward." + std::string(layer_type_name(l.type)) + tag, "dense_train", groups_for(uint64_t(g.rows) * g.P),
+            DenseTrainArgs{.weights = r(W), .scales = r(W), .bias = r(b), .x = r(in), .y = r(out), .rows = g.rows, .cols = g.cols,
+                           .row_words = g.cols, .act = uint32_t(l.act), .z = r(z), .mode = g.mode, .positions = g.P, .height = g.height,
+                           .width = g.width, .ksize = g.ksize, .out_width = g.out_width, .depth = g.depth, .out_height = g.out_height,
+                           .transposed = g.transposed, .dims = g.dims}
+                .bind());
     } else if (l.type == LayerType::Softmax) {
-      stage("forward.softmax" + tag, "softmax", groups_for(l.seq), {w(in), w(out), l.seq, l.in}, {in}, {out});
+      stage("forward.softmax" + tag, "softmax", groups_for(l.seq), SoftmaxArgs{.x = r(in), .y = r(out), .rows = l.seq, .n = l.in}.bind());
     } else {
       const bool ln = l.type == LayerType::LayerNorm;
       const Buf g = whole(pname("p", tag, 0)), beta = ln ? whole(pname("p", tag, 1)) : g;
-      stage("forward.norm" + tag, "norm_train", groups_for(l.seq), {w(in), w(out), w(g), w(beta), l.seq, l.in, f32_bits(l.eps), ln},
-            {in, g, beta}, {out});
+      stage("forward.norm" + tag, "norm_train", groups_for(l.seq),
+            NormTrainArgs{.x = r(in), .y = r(out), .gain = r(g), .beta = r(beta), .rows = l.seq, .n = l.in, .eps = l.eps, .layer = ln ? 1u : 0u}
+                .bind());
     }
   };
 
@@ -321,21 +342,26 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
         const Buf dxb = dx ? *dx : Buf{"x", 0, 0};
         if (l.type == LayerType::Embedding) {
           const Buf gE = whole(pname("g", tag, 0));
-          std::vector<Buf> writes = {gE};
-          if (has_dx) writes.push_back(dxb);
           stage("backward.embedding" + tag, "embedding_backward", groups_for(uint64_t(l.vocab) * l.out + l.seq),
-                {w(in), w(dy), w(gE), l.seq, l.out, l.vocab, has_dx ? w(dxb) : ~0u}, {in, dy}, writes);
+                EmbeddingBackwardArgs{.x = r(in), .dy = r(dy), .grad = r(gE), .seq = l.seq, .dim = l.out, .vocab = l.vocab,
+                                      .dx = has_dx ? Out<Binding::Globals>(r(dxb)) : Out<Binding::Globals>(absent)}
+                    .bind());
           return;
         }
         if (l.type == LayerType::KMeans) {
           const Buf C = whole(pname("p", tag, 0)), gC = whole(pname("g", tag, 0)), dkm = whole("dkm" + tag);
-          stage("backward.kmeans_softmax" + tag, "softmax_backward", groups_for(l.seq), {w(out), w(dy), w(dkm), l.seq, l.out}, {out, dy},
-                {dkm});
-          auto push = [&](uint32_t phase) {
-            return std::vector<uint32_t>{phase, w(in), w(C), w(dkm), w(gC), has_dx ? w(dxb) : 0u, l.seq, l.in, l.out};
+          stage("backward.kmeans_softmax" + tag, "softmax_backward", groups_for(l.seq),
+                SoftmaxBackwardArgs{.y = r(out), .dy = r(dy), .dx = r(dkm), .rows = l.seq, .n = l.out}.bind());
+          // Phase 0 writes grad_c, phase 1 dx; the other output is absent.
+          auto args = [&](uint32_t phase) {
+            return KMeansBackwardArgs{.phase = phase, .x = r(in), .centroids = r(C), .ds = r(dkm),
+                                      .grad_c = phase == 0 ? Out<Binding::Globals>(r(gC)) : Out<Binding::Globals>(absent),
+                                      .dx = phase == 1 ? Out<Binding::Globals>(r(dxb)) : Out<Binding::Globals>(absent), .seq = l.seq,
+                                      .width = l.in, .k = l.out}
+                .bind();
           };
-          stage("backward.kmeans_dc" + tag, "kmeans_backward", groups_for(uint64_t(l.out) * l.in), push(0), {in, C, dkm}, {gC});
-          if (has_dx) stage("backward.kmeans_dx" + tag, "kmeans_backward", groups_for(uint64_t(l.seq) * l.in), push(1), {in, C, dkm}, {dxb});
+          stage("backward.kmeans_dc" + tag, "kmeans_backward", groups_for(uint64_t(l.out) * l.in), args(0));
+          if (has_dx) stage("backward.kmeans_dx" + tag, "kmeans_backward", groups_for(uint64_t(l.seq) * l.in), args(1));
           return;
         }
         if (is_recurrent(l)) {
@@ -344,54 +370,54 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
           const Buf gWx = whole(pname("g", tag, 0)), gWh = whole(pname("g", tag, 1)), gb = whole(pname("g", tag, 2));
           const Buf st = whole("st" + tag), ax = whole("ax" + tag), ah = whole("ah" + tag), hp = whole("hp" + tag);
           const Buf dhn = whole("dhn" + tag), dcn = whole("dcn" + tag), dhd = whole("dhd" + tag);
-          // dense_backward words for W (rows GH x cols), dz, x, dx, grad over P positions (mode 0).
-          auto db = [&](uint32_t phase, const Buf& W, uint32_t cols, const Buf& dz, const Buf& x, const Buf* dxo, const Buf& g, uint32_t P) {
-            return std::vector<uint32_t>{phase, w(W), w(dz), w(dz), w(dz), w(x), dxo ? w(*dxo) : 0u, w(g), w(g), GH, cols, 0u, 0u, P,
-                                         0u, 0u, 0u, 0u};
+          // dense_backward for W (rows GH x cols) over P positions (mode 0, linear): the gradient a
+          // (ax / ah) is dy, z and dz at once (phase 0 turns it into the bias gradient in place).
+          auto db = [&](std::string name, uint32_t phase, uint32_t groups, const Buf& W, uint32_t cols, const Buf& a, const Buf& x,
+                        const Buf* dxo, const Buf& g, uint32_t P) {
+            dense_backward(std::move(name), phase, groups, Geometry{GH, cols, P}, 0u, W, a, a, a, x, dxo, g, g);
           };
           for (uint32_t t = T; t-- > 0;) {
             stage("backward.rnn_step" + tag + "." + u(t), "rnn_step_backward", groups_for(H),
-                  {kind, t, T, H, w(dy), w(st), w(out), w(dhn), w(dcn), w(ax), w(ah), w(dhd)}, {dy, st, out, dhn, dcn}, {ax, ah, dcn, dhd});
+                  RnnStepBackwardArgs{.kind = kind, .t = t, .steps = T, .hidden = H, .dy = r(dy), .store = r(st), .y = r(out), .dh_next = r(dhn),
+                                      .dc_next = r(dcn), .ax = r(ax), .ah = r(ah), .dhd = r(dhd)}
+                      .bind());
             if (t) {
-              const Buf aht{ah.seg, t * GH, GH};
-              stage("backward.rnn_dh" + tag + "." + u(t), "dense_backward", groups_for(H), db(1, Wh, H, aht, hp, &dhn, gWh, 1), {Wh, aht},
-                    {dhn});
+              db("backward.rnn_dh" + tag + "." + u(t), 1, groups_for(H), Wh, H, Buf{ah.seg, t * GH, GH}, hp, &dhn, gWh, 1);
               if (kind == 1) copy("backward.rnn_direct" + tag + "." + u(t), dhd, dhn, true);
             }
           }
-          if (has_dx) stage("backward.rnn_dx" + tag, "dense_backward", groups_for(uint64_t(T) * l.in), db(1, Wx, l.in, ax, in, &dxb, gWx, T),
-                            {Wx, ax}, {dxb});
-          stage("backward.rnn_dwx" + tag, "dense_backward", groups_for(uint64_t(GH) * l.in), db(2, Wx, l.in, ax, in, nullptr, gWx, T), {ax, in},
-                {gWx});
-          stage("backward.rnn_dwh" + tag, "dense_backward", groups_for(uint64_t(GH) * H), db(2, Wh, H, ah, hp, nullptr, gWh, T), {ah, hp},
-                {gWh});
-          stage("backward.rnn_db" + tag, "dense_backward", groups_for(GH), db(0, Wx, l.in, ax, in, nullptr, gb, T), {ax}, {ax, gb});
-          if (kind == 1) {
-            const Buf gbh = whole(pname("g", tag, 3));
-            stage("backward.rnn_dbh" + tag, "dense_backward", groups_for(GH), db(0, Wh, H, ah, hp, nullptr, gbh, T), {ah}, {ah, gbh});
-          }
+          if (has_dx) db("backward.rnn_dx" + tag, 1, groups_for(uint64_t(T) * l.in), Wx, l.in, ax, in, &dxb, gWx, T);
+          db("backward.rnn_dwx" + tag, 2, groups_for(uint64_t(GH) * l.in), Wx, l.in, ax, in, nullptr, gWx, T);
+          db("backward.rnn_dwh" + tag, 2, groups_for(uint64_t(GH) * H), Wh, H, ah, hp, nullptr, gWh, T);
+          db("backward.rnn_db" + tag, 0, groups_for(GH), Wx, l.in, ax, in, nullptr, gb, T);
+          if (kind == 1) db("backward.rnn_dbh" + tag, 0, groups_for(GH), Wh, H, ah, hp, nullptr, whole(pname("g", tag, 3)), T);
           return;
         }
         if (l.type == LayerType::MHA) {
+          // A linear projection without bias: dz is the incoming gradient d itself (phase 0 skipped).
           auto proj = [&](const std::string& name, const Buf& Wm, const Buf& x, const Buf& d, const Buf* dxo, const Buf& gm) {
-            auto push = [&](uint32_t phase) {
-              return std::vector<uint32_t>{phase, w(Wm), w(d), w(d), w(d), w(x), dxo ? w(*dxo) : 0u, w(gm), w(gm), l.in, l.in, 0u,
-                                           0u, l.seq, 0u, 0u, 0u, 0u};
-            };
-            if (dxo) stage(name + "_dx" + tag, "dense_backward", groups_for(uint64_t(l.seq) * l.in), push(1), {Wm, d}, {*dxo});
-            stage(name + "_dw" + tag, "dense_backward", groups_for(uint64_t(l.in) * l.in), push(2), {d, x}, {gm});
+            const Geometry g{l.in, l.in, l.seq};
+            if (dxo) dense_backward(name + "_dx" + tag, 1, groups_for(uint64_t(l.seq) * l.in), g, 0u, Wm, d, d, d, x, dxo, gm, gm);
+            dense_backward(name + "_dw" + tag, 2, groups_for(uint64_t(l.in) * l.in), g, 0u, Wm, d, d, d, x, dxo, gm, gm);
           };
           const Buf q = whole("q" + tag), k = whole("k" + tag), v = whole("v" + tag), o = whole("o" + tag);
           const Buf dq = whole("dq" + tag), dk = whole("dk" + tag), dv = whole("dv" + tag), dO = whole("do" + tag);
           const Buf pa = whole("pa" + tag), da = whole("da" + tag), dxs = whole("dxs" + tag);
           proj("backward.mha_out", whole(pname("p", tag, 3)), o, dy, &dO, whole(pname("g", tag, 3)));
+          // Phase 0 reads q, k, v, do and writes dq, pa, da; phase 1 reads q, do, pa, da and writes
+          // dk, dv (the arguments a phase does not touch are absent; pa, da are word indices).
           auto att = [&](uint32_t phase) {
-            return std::vector<uint32_t>{phase, w(q), w(k), w(v), w(dO), w(dq), w(dk), w(dv), w(pa), w(da), l.seq, l.in, l.heads};
+            using GIn = In<Binding::Globals>;
+            using GOut = Out<Binding::Globals>;
+            const bool p0 = phase == 0;
+            return AttentionBackwardArgs{.phase = phase, .q = r(q), .k = p0 ? GIn(r(k)) : GIn(absent), .v = p0 ? GIn(r(v)) : GIn(absent),
+                                         .dout = r(dO), .dq = p0 ? GOut(r(dq)) : GOut(absent), .dk = p0 ? GOut(absent) : GOut(r(dk)),
+                                         .dv = p0 ? GOut(absent) : GOut(r(dv)), .probs = w(pa), .dscores = w(da), .seq = l.seq, .d = l.in,
+                                         .heads = l.heads}
+                .bind();
           };
-          stage("backward.mha_attention_q" + tag, "attention_backward", groups_for(uint64_t(l.seq) * l.heads), att(0), {q, k, v, dO},
-                {dq, pa, da});
-          stage("backward.mha_attention_kv" + tag, "attention_backward", groups_for(uint64_t(l.seq) * l.heads), att(1), {q, dO, pa, da},
-                {dk, dv});
+          stage("backward.mha_attention_q" + tag, "attention_backward", groups_for(uint64_t(l.seq) * l.heads), att(0), {}, {pa, da});
+          stage("backward.mha_attention_kv" + tag, "attention_backward", groups_for(uint64_t(l.seq) * l.heads), att(1), {pa, da});
           const Buf* grads[3] = {&dq, &dk, &dv};
           const char* names[3] = {"q", "k", "v"};
           for (uint32_t m = 0; m < 3; ++m) {
@@ -409,16 +435,13 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
           // A linear projection without bias: dz is the incoming gradient itself (phase 0 skipped).
           auto proj = [&](const std::string& name, const Buf& Wm, const Buf& x, const Buf& d, const Buf* dxo, const Buf& gm, uint32_t rows,
                           uint32_t cols) {
-            auto push = [&](uint32_t phase) {
-              return std::vector<uint32_t>{phase, w(Wm), w(d), w(d), w(d), w(x), dxo ? w(*dxo) : 0u, w(gm), w(gm), rows, cols, 0u,
-                                           0u, l.seq, 0u, 0u, 0u, 0u};
-            };
-            if (dxo) stage(name + "_dx" + tag, "dense_backward", groups_for(uint64_t(l.seq) * cols), push(1), {Wm, d}, {*dxo});
-            stage(name + "_dw" + tag, "dense_backward", groups_for(uint64_t(rows) * cols), push(2), {d, x}, {gm});
+            const Geometry g{rows, cols, l.seq};
+            if (dxo) dense_backward(name + "_dx" + tag, 1, groups_for(uint64_t(l.seq) * cols), g, 0u, Wm, d, d, d, x, dxo, gm, gm);
+            dense_backward(name + "_dw" + tag, 2, groups_for(uint64_t(rows) * cols), g, 0u, Wm, d, d, d, x, dxo, gm, gm);
           };
           proj("backward.swiglu_down", W2, h, dy, &dh, g2, l.in, l.out);
           stage("backward.swiglu_gate" + tag, "swiglu_gate_backward", groups_for(uint64_t(l.seq) * l.out),
-                {w(a), w(b), w(dh), w(da), w(db), l.seq * l.out}, {a, b, dh}, {da, db});
+                SwigluGateBackwardArgs{.a = r(a), .b = r(b), .dh = r(dh), .da = r(da), .db = r(db), .count = l.seq * l.out}.bind());
           proj("backward.swiglu_w1", W1, in, da, has_dx ? &dxb : nullptr, g1, l.out, l.in);
           proj("backward.swiglu_w3", W3, in, db, has_dx ? &dxs : nullptr, g3, l.out, l.in);
           if (has_dx) copy("backward.swiglu_dx" + tag, dxs, dxb, true);
@@ -428,35 +451,41 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
           const Buf W = whole(pname("p", tag, 0)), z = whole("z" + tag), dz = whole("dz" + tag), gW = whole(pname("g", tag, 0)),
                     gb = whole(pname("g", tag, 1));
           const Geometry g = geometry(l);
-          auto push = [&](uint32_t phase) {
-            std::vector<uint32_t> v = {phase, w(W), w(z), w(dy), w(dz), w(in), has_dx ? w(dxb) : 0u, w(gW), w(gb), g.rows, g.cols,
-                                       uint32_t(l.act)};
-            v.insert(v.end(), g.bwd.begin(), g.bwd.end());
-            return v;
-          };
           const std::string kind = layer_type_name(l.type);
-          stage("backward." + kind + "_dz" + tag, "dense_backward", groups_for(g.rows), push(0), {dy, z}, {dz, gb});
-          if (has_dx) stage("backward." + kind + "_dx" + tag, "dense_backward", groups_for(layer_input_size(l)), push(1), {W, dz}, {dxb});
-          stage("backward." + kind + "_dw" + tag, "dense_backward", groups_for(uint64_t(g.rows) * g.cols), push(2), {dz, in}, {gW});
+          const uint32_t act = uint32_t(l.act);
+          const Buf* dxo = has_dx ? &dxb : nullptr;
+          dense_backward("backward." + kind + "_dz" + tag, 0, groups_for(g.rows), g, act, W, z, dy, dz, in, dxo, gW, gb);
+          if (has_dx) dense_backward("backward." + kind + "_dx" + tag, 1, groups_for(layer_input_size(l)), g, act, W, z, dy, dz, in, dxo, gW, gb);
+          dense_backward("backward." + kind + "_dw" + tag, 2, groups_for(uint64_t(g.rows) * g.cols), g, act, W, z, dy, dz, in, dxo, gW, gb);
         } else if (l.type == LayerType::Softmax) {
-          if (has_dx) stage("backward.softmax" + tag, "softmax_backward", groups_for(l.seq), {w(out), w(dy), w(dxb), l.seq, l.in}, {out, dy}, {dxb});
+          if (has_dx)
+            stage("backward.softmax" + tag, "softmax_backward", groups_for(l.seq),
+                  SoftmaxBackwardArgs{.y = r(out), .dy = r(dy), .dx = r(dxb), .rows = l.seq, .n = l.in}.bind());
         } else {
           const bool ln = l.type == LayerType::LayerNorm;
           const Buf g = whole(pname("p", tag, 0)), gg = whole(pname("g", tag, 0)), gbeta = ln ? whole(pname("g", tag, 1)) : gg;
-          auto push = [&](uint32_t phase) {
-            return std::vector<uint32_t>{phase, w(in), w(dy), has_dx ? w(dxb) : 0u, w(g), w(gg), w(gbeta), l.seq, l.in, f32_bits(l.eps), ln};
+          // Phase 0 (dx) reads the gain; phase 1 writes grad_gain and grad_beta (grad_gain again for
+          // RMSNorm, which has no beta); what a phase does not touch is absent.
+          auto args = [&](uint32_t phase) {
+            using GIn = In<Binding::Globals>;
+            using GOut = Out<Binding::Globals>;
+            const bool p0 = phase == 0;
+            return NormBackwardArgs{.phase = phase, .x = r(in), .dy = r(dy), .dx = p0 ? GOut(r(dxb)) : GOut(absent),
+                                    .gain = p0 ? GIn(r(g)) : GIn(absent), .grad_gain = p0 ? GOut(absent) : GOut(r(gg)),
+                                    .grad_beta = p0 ? GOut(absent) : GOut(r(gbeta)), .rows = l.seq, .n = l.in, .eps = l.eps,
+                                    .layer = ln ? 1u : 0u}
+                .bind();
           };
-          if (has_dx) stage("backward.norm_dx" + tag, "norm_backward", groups_for(l.seq), push(0), {in, dy, g}, {dxb});
-          std::vector<Buf> gw = {gg};
-          if (ln) gw.push_back(gbeta);
-          stage("backward.norm_dg" + tag, "norm_backward", groups_for(l.in), push(1), {in, dy}, gw);
+          if (has_dx) stage("backward.norm_dx" + tag, "norm_backward", groups_for(l.seq), args(0));
+          stage("backward.norm_dg" + tag, "norm_backward", groups_for(l.in), args(1));
         }
       };
 
   for (uint32_t i = 0; i < n; ++i) forward(net.at(i), u(i), whole(input[i]), whole(std::string("y").append(u(i))));
   const std::string last = u(n - 1);
-  stage("loss", "loss_grad", 1, {ws("y" + last), ws("t"), ws("dy" + last), ws("loss"), output_}, {whole("y" + last), whole("t")},
-        {whole("dy" + last), whole("loss")});
+  stage("loss", "loss_grad", 1,
+        LossGradArgs{.y = r(whole("y" + last)), .target = r(whole("t")), .dy = r(whole("dy" + last)), .loss = r(whole("loss")), .n = output_}
+            .bind());
   // Backward, last cell first: a cell's output gradient is the sum of its consumers' input
   // gradients (the last cell's comes from the loss), then its own backward.
   for (uint32_t i = n; i-- > 0;) {
@@ -470,10 +499,10 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
   for (const Leaf& lf : leaves_)
     for (uint32_t j = 0; j < lf.sizes.size(); ++j)
       stage("optimizer" + lf.tag + "." + u(j), "optimizer", groups_for(lf.sizes[j]),
-            {ws(pname("p", lf.tag, j)), ws(pname("g", lf.tag, j)), ws(pname("m", lf.tag, j)), ws(pname("v", lf.tag, j)), lf.sizes[j],
-             o_.optimizer == Optimizer::Adam ? 1u : 0u, ws("hyper"), f32_bits(o_.beta1), f32_bits(o_.beta2)},
-            {whole(pname("g", lf.tag, j)), whole("hyper")},
-            {whole(pname("p", lf.tag, j)), whole(pname("m", lf.tag, j)), whole(pname("v", lf.tag, j))});
+            OptimizerArgs{.p = r(whole(pname("p", lf.tag, j))), .g = r(whole(pname("g", lf.tag, j))), .m = r(whole(pname("m", lf.tag, j))),
+                          .v = r(whole(pname("v", lf.tag, j))), .count = lf.sizes[j], .adam = o_.optimizer == Optimizer::Adam ? 1u : 0u,
+                          .hyper = r(whole("hyper")), .beta1 = o_.beta1, .beta2 = o_.beta2}
+                .bind());
 
   exe_ = std::make_unique<Executable>(device, std::move(p));
   auto zero = [&](const std::string& seg) {

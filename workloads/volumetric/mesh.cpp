@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 
+#include "shaders/volumetric_args.h"
 #include "weft_volumetric_kernels.h"
 
 namespace weft::volumetric {
@@ -109,34 +110,39 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
 
   std::vector<InstanceId> inst;
   for (uint32_t i = 0; i < cells_; ++i) inst.push_back(p.add_instance("cell" + u(i), 1));
-  auto gword = [&](const std::string& s) { return p.globals().at(s).word_offset(); };
-  auto hword = [&](const std::string& s) { return p.heap().at(s).word_offset(); };
+  auto gseg = [&](const std::string& s) { return p.segment(Binding::Globals, s); };
+  auto hseg = [&](const std::string& s) { return p.segment(Binding::Heap, s); };
   // A window of a Globals segment (Parallel concat writes its branches side by side).
   struct Buf {
     std::string seg;
     uint32_t off = 0, words = 0;
   };
   auto whole = [&](const std::string& seg, uint32_t words) { return Buf{seg, 0, words}; };
-  auto bword = [&](const Buf& b) { return gword(b.seg) + b.off; };
   auto brange = [&](const Buf& b) {
     return Range{Binding::Globals, p.globals().at(b.seg).offset + uint64_t(b.off) * 4, uint64_t(b.words) * 4};
   };
 
   // A packed matrix-vector stage (dense.glsl): matrix m of layer `tag`, `rows` outputs per
-  // position; bias ~0u for none; mode/positions/geometry as dense.glsl documents.
-  auto add_matvec = [&](StageSpec& s, Layer& l, const std::string& tag, uint32_t m, uint32_t rows, uint32_t bias, uint32_t x,
-                        uint32_t y, uint32_t act, uint32_t mode, uint32_t P, uint32_t L, uint32_t Win, uint32_t K, uint32_t Wo) {
+  // position reading x, writing y; bias absent for none; mode/positions/geometry as dense.glsl
+  // documents.
+  auto add_matvec = [&](StageSpec& s, Layer& l, const std::string& tag, uint32_t m, uint32_t rows, In<Binding::Heap> bias,
+                        const Range& x, const Range& y, uint32_t act, uint32_t mode, uint32_t P, uint32_t L, uint32_t Win, uint32_t K,
+                        uint32_t Wo) {
     const Packed& pk = l.mats[m].morph(l.dtype);
     const std::string mt = tag + "." + u(m);
     s.kernel = weft_volumetric_kernels.get(std::string("dense_") + dtype_name(l.dtype));
     s.groups = {groups_for(uint64_t(rows) * P), 1, 1};
-    s.push = {hword("w" + mt), hword("s" + mt), bias, x, y, rows, pk.cols, pk.row_words, act, ~0u, mode, P, L, Win, K, Wo};
+    DenseArgs a{.weights = hseg("w" + mt), .scales = hseg("s" + mt), .bias = bias, .x = x, .y = y, .rows = rows, .cols = pk.cols,
+                .row_words = pk.row_words, .act = act, .z = absent, .mode = mode, .positions = P, .height = L, .width = Win,
+                .ksize = K, .out_width = Wo};
     if (mode == 3) {  // the rest of the generic conv geometry
       const ConvShape cs = conv_shape(l);
-      s.push.insert(s.push.end(), {cs.Di, cs.Ho, cs.transposed ? 1u : 0u, cs.dims});
+      a.depth = cs.Di;
+      a.out_height = cs.Ho;
+      a.transposed = cs.transposed ? 1u : 0u;
+      a.dims = cs.dims;
     }
-    s.reads.push_back(p.segment(Binding::Heap, "w" + mt));
-    s.reads.push_back(p.segment(Binding::Heap, "s" + mt));
+    s.args = a.bind();
   };
   // out += from (or out = from), a `copy` stage.
   auto add_copy = [&](const std::string& name, InstanceId id, const Buf& from, const Buf& to, bool accumulate) {
@@ -145,10 +151,8 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
     s.kernel = weft_volumetric_kernels.get("copy");
     s.instance = id;
     s.groups = {groups_for(to.words), 1, 1};
-    s.push = {bword(from), bword(to), to.words, accumulate ? 1u : 0u};
-    s.reads = {brange(from)};
-    if (accumulate) s.reads.push_back(brange(to));
-    s.writes = {brange(to)};
+    s.args = CopyArgs{.src = brange(from), .dst = brange(to), .count = to.words, .accumulate = accumulate ? 1u : 0u}.bind();
+    if (accumulate) s.reads = {brange(to)};
     p.add_stage(s);
   };
 
@@ -187,8 +191,6 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
         }
         StageSpec s;
         s.instance = id;
-        s.reads = {brange(in)};
-        s.writes = {brange(out)};
         switch (l.type) {
           case LayerType::Dense:
           case LayerType::Conv1D:
@@ -197,9 +199,8 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
             const uint32_t rows = conv1 || conv2 ? l.filters : l.out;
             const uint32_t P = conv1 ? l.seq - l.kernel + 1 : conv2 ? (l.height - l.kernel + 1) * (l.width - l.kernel + 1) : 1;
             s.name = std::string(layer_type_name(l.type)) + "[" + u(t) + "]." + tag;
-            add_matvec(s, l, tag, 0, rows, hword("v" + tag + ".0"), bword(in), bword(out), uint32_t(l.act), conv1 ? 1u : conv2 ? 2u : 0u,
+            add_matvec(s, l, tag, 0, rows, hseg("v" + tag + ".0"), brange(in), brange(out), uint32_t(l.act), conv1 ? 1u : conv2 ? 2u : 0u,
                        P, conv1 ? l.seq : l.height, l.width, l.kernel, conv2 ? l.width - l.kernel + 1 : 0u);
-            s.reads.push_back(p.segment(Binding::Heap, "v" + tag + ".0"));
             break;
           }
           case LayerType::Conv3D:
@@ -208,9 +209,8 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
           case LayerType::ConvT3D: {
             const ConvShape cs = conv_shape(l);
             s.name = std::string(layer_type_name(l.type)) + "[" + u(t) + "]." + tag;
-            add_matvec(s, l, tag, 0, cs.F, hword("v" + tag + ".0"), bword(in), bword(out), uint32_t(l.act), 3u, cs.positions(), cs.Hi,
+            add_matvec(s, l, tag, 0, cs.F, hseg("v" + tag + ".0"), brange(in), brange(out), uint32_t(l.act), 3u, cs.positions(), cs.Hi,
                        cs.Wi, cs.K, cs.Wo);
-            s.reads.push_back(p.segment(Binding::Heap, "v" + tag + ".0"));
             break;
           }
           case LayerType::KMeans: {
@@ -220,16 +220,14 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
             sc.name = "kmeans[" + u(t) + "]." + tag + ".scores";
             sc.kernel = weft_volumetric_kernels.get(std::string("kmeans_") + dtype_name(l.dtype));
             sc.groups = {groups_for(uint64_t(l.seq) * l.out), 1, 1};
-            sc.push = {hword("w" + tag + ".0"), hword("s" + tag + ".0"), bword(in), gword("km" + tag), l.seq, l.in, l.out, pk.row_words};
-            sc.reads.push_back(p.segment(Binding::Heap, "w" + tag + ".0"));
-            sc.reads.push_back(p.segment(Binding::Heap, "s" + tag + ".0"));
-            sc.writes = {p.segment(Binding::Globals, "km" + tag)};
+            sc.args = KMeansArgs{.centroids = hseg("w" + tag + ".0"), .scales = hseg("s" + tag + ".0"), .x = brange(in),
+                                 .scores = gseg("km" + tag), .seq = l.seq, .width = l.in, .k = l.out, .row_words = pk.row_words}
+                          .bind();
             p.add_stage(sc);
             s.name = "kmeans[" + u(t) + "]." + tag + ".softmax";
             s.kernel = weft_volumetric_kernels.get("softmax");
             s.groups = {groups_for(l.seq), 1, 1};
-            s.push = {gword("km" + tag), bword(out), l.seq, l.out};
-            s.reads = {p.segment(Binding::Globals, "km" + tag)};
+            s.args = SoftmaxArgs{.x = gseg("km" + tag), .y = brange(out), .rows = l.seq, .n = l.out}.bind();
             break;
           }
           case LayerType::Embedding: {
@@ -237,9 +235,9 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
             s.name = "embedding[" + u(t) + "]." + tag;
             s.kernel = weft_volumetric_kernels.get(std::string("embedding_") + dtype_name(l.dtype));
             s.groups = {groups_for(uint64_t(l.seq) * l.out), 1, 1};
-            s.push = {hword("w" + tag + ".0"), hword("s" + tag + ".0"), bword(in), bword(out), l.seq, l.out, pk.row_words, l.vocab};
-            s.reads.push_back(p.segment(Binding::Heap, "w" + tag + ".0"));
-            s.reads.push_back(p.segment(Binding::Heap, "s" + tag + ".0"));
+            s.args = EmbeddingArgs{.table = hseg("w" + tag + ".0"), .scales = hseg("s" + tag + ".0"), .x = brange(in), .y = brange(out),
+                                   .seq = l.seq, .dim = l.out, .row_words = pk.row_words, .vocab = l.vocab}
+                         .bind();
             break;
           }
           case LayerType::SwiGLU: {
@@ -248,21 +246,17 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
             for (uint32_t m = 0; m < 2; ++m) {
               StageSpec proj = s;
               proj.name = "swiglu[" + u(t) + "]." + tag + (m ? ".up" : ".gate");
-              proj.writes = {p.segment(Binding::Globals, m ? b : a)};
-              add_matvec(proj, l, tag, m, l.out, ~0u, bword(in), gword(m ? b : a), 0u, 0u, l.seq, 0u, 0u, 0u, 0u);
+              add_matvec(proj, l, tag, m, l.out, absent, brange(in), gseg(m ? b : a), 0u, 0u, l.seq, 0u, 0u, 0u, 0u);
               p.add_stage(proj);
             }
             StageSpec gate = s;
             gate.name = "swiglu[" + u(t) + "]." + tag + ".silu";
             gate.kernel = weft_volumetric_kernels.get("swiglu_gate");
             gate.groups = {groups_for(uint64_t(l.seq) * l.out), 1, 1};
-            gate.push = {gword(a), gword(b), gword(h), l.seq * l.out};
-            gate.reads = {p.segment(Binding::Globals, a), p.segment(Binding::Globals, b)};
-            gate.writes = {p.segment(Binding::Globals, h)};
+            gate.args = SwigluGateArgs{.a = gseg(a), .b = gseg(b), .h = gseg(h), .count = l.seq * l.out}.bind();
             p.add_stage(gate);
             s.name = "swiglu[" + u(t) + "]." + tag + ".down";
-            s.reads = {p.segment(Binding::Globals, h)};
-            add_matvec(s, l, tag, 2, l.in, ~0u, gword(h), bword(out), 0u, 0u, l.seq, 0u, 0u, 0u, 0u);
+            add_matvec(s, l, tag, 2, l.in, absent, gseg(h), brange(out), 0u, 0u, l.seq, 0u, 0u, 0u, 0u);
             break;
           }
           case LayerType::MHA: {
@@ -271,22 +265,19 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
             for (uint32_t m = 0; m < 3; ++m) {
               StageSpec proj = s;
               proj.name = "mha[" + u(t) + "]." + tag + "." + names[m];
-              proj.writes = {p.segment(Binding::Globals, names[m] + tag)};
-              add_matvec(proj, l, tag, m, l.in, ~0u, bword(in), gword(names[m] + tag), 0u, 0u, l.seq, 0u, 0u, 0u, 0u);
+              add_matvec(proj, l, tag, m, l.in, absent, brange(in), gseg(names[m] + tag), 0u, 0u, l.seq, 0u, 0u, 0u, 0u);
               p.add_stage(proj);
             }
             StageSpec att = s;
             att.name = "mha[" + u(t) + "]." + tag + ".attention";
             att.kernel = weft_volumetric_kernels.get("attention");
             att.groups = {groups_for(uint64_t(l.seq) * l.heads), 1, 1};
-            att.push = {gword("q" + tag), gword("k" + tag), gword("v" + tag), gword("o" + tag), l.seq, l.in, l.heads};
-            att.reads = {p.segment(Binding::Globals, "q" + tag), p.segment(Binding::Globals, "k" + tag),
-                         p.segment(Binding::Globals, "v" + tag)};
-            att.writes = {p.segment(Binding::Globals, "o" + tag)};
+            att.args = AttentionArgs{.q = gseg("q" + tag), .k = gseg("k" + tag), .v = gseg("v" + tag), .o = gseg("o" + tag),
+                                     .seq = l.seq, .d = l.in, .heads = l.heads}
+                           .bind();
             p.add_stage(att);
             s.name = "mha[" + u(t) + "]." + tag + ".out";
-            s.reads = {p.segment(Binding::Globals, "o" + tag)};
-            add_matvec(s, l, tag, 3, l.in, ~0u, gword("o" + tag), bword(out), 0u, 0u, l.seq, 0u, 0u, 0u, 0u);
+            add_matvec(s, l, tag, 3, l.in, absent, gseg("o" + tag), brange(out), 0u, 0u, l.seq, 0u, 0u, 0u, 0u);
             break;
           }
           case LayerType::RNN:
@@ -297,8 +288,7 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
             const uint32_t H = l.out;
             StageSpec px = s;
             px.name = std::string(layer_type_name(l.type)) + "[" + u(t) + "]." + tag + ".wx";
-            px.writes = {p.segment(Binding::Globals, "gx" + tag)};
-            add_matvec(px, l, tag, 0, G * H, ~0u, bword(in), gword("gx" + tag), 0u, 0u, l.seq, 0u, 0u, 0u, 0u);
+            add_matvec(px, l, tag, 0, G * H, absent, brange(in), gseg("gx" + tag), 0u, 0u, l.seq, 0u, 0u, 0u, 0u);
             p.add_stage(px);
             const std::string b = "v" + tag + ".0", bh = kind == 1 ? "v" + tag + ".1" : b;
             for (uint32_t step = 0; step < l.seq; ++step) {
@@ -307,9 +297,7 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
                 StageSpec ph;
                 ph.instance = id;
                 ph.name = std::string(layer_type_name(l.type)) + "[" + u(t) + "]." + tag + ".wh";
-                ph.reads = {hprev};
-                ph.writes = {p.segment(Binding::Globals, "gh" + tag)};
-                add_matvec(ph, l, tag, 1, G * H, ~0u, bword(out) + (step - 1) * H, gword("gh" + tag), 0u, 0u, 1, 0u, 0u, 0u, 0u);
+                add_matvec(ph, l, tag, 1, G * H, absent, hprev, gseg("gh" + tag), 0u, 0u, 1, 0u, 0u, 0u, 0u);
                 p.add_stage(ph);
               }
               StageSpec cell;
@@ -317,11 +305,13 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
               cell.name = std::string(layer_type_name(l.type)) + "[" + u(t) + "]." + tag + ".cell";
               cell.kernel = weft_volumetric_kernels.get("recurrent_cell");
               cell.groups = {groups_for(H), 1, 1};
-              cell.push = {gword("gx" + tag), gword("gh" + tag), bword(out), gword("c" + tag), hword(b), hword(bh), step, H, kind, ~0u};
-              cell.reads = {p.segment(Binding::Globals, "gx" + tag), p.segment(Binding::Globals, "gh" + tag), hprev,
-                            p.segment(Binding::Globals, "c" + tag), p.segment(Binding::Heap, b), p.segment(Binding::Heap, bh)};
-              cell.writes = {Range{Binding::Globals, brange(out).offset + uint64_t(step) * H * 4, uint64_t(H) * 4},
-                             p.segment(Binding::Globals, "c" + tag)};
+              // y is out's first word: the cell reads row step - 1 and writes row step of it.
+              cell.args = RecurrentCellArgs{.gx = gseg("gx" + tag), .gh = gseg("gh" + tag), .y = uint32_t(brange(out).offset / 4),
+                                            .c = gseg("c" + tag), .bias = hseg(b), .bias_h = hseg(bh), .t = step, .hidden = H,
+                                            .kind = kind, .store = absent}
+                              .bind();
+              cell.reads = {hprev};
+              cell.writes = {Range{Binding::Globals, brange(out).offset + uint64_t(step) * H * 4, uint64_t(H) * 4}};
               if (step + 1 < l.seq) p.add_stage(cell);
               else s = cell;  // the last one is added below
             }
@@ -334,16 +324,16 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
             s.kernel = weft_volumetric_kernels.get("norm");
             s.groups = {groups_for(l.seq), 1, 1};
             const std::string g = "v" + tag + ".0", beta = ln ? "v" + tag + ".1" : g;
-            s.push = {bword(in), bword(out), hword(g), hword(beta), l.seq, l.in, f32_bits(l.eps), ln ? 1u : 0u};
-            s.reads.push_back(p.segment(Binding::Heap, g));
-            if (ln) s.reads.push_back(p.segment(Binding::Heap, beta));
+            s.args = NormArgs{.x = brange(in), .y = brange(out), .gain = hseg(g), .beta = hseg(beta), .rows = l.seq, .n = l.in,
+                              .eps = l.eps, .layer = ln ? 1u : 0u}
+                         .bind();
             break;
           }
           case LayerType::Softmax:
             s.name = "softmax[" + u(t) + "]." + tag;
             s.kernel = weft_volumetric_kernels.get("softmax");
             s.groups = {groups_for(l.seq), 1, 1};
-            s.push = {bword(in), bword(out), l.seq, l.in};
+            s.args = SoftmaxArgs{.x = brange(in), .y = brange(out), .rows = l.seq, .n = l.in}.bind();
             break;
           default: fail(ErrorCode::BadInput, "volumetric: no device kernel for " + std::string(layer_type_name(l.type)));
         }
@@ -366,9 +356,7 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
       s.kernel = weft_volumetric_kernels.get("copy");
       s.instance = inst[i];
       s.groups = {groups_for(out_sizes_[i]), 1, 1};
-      s.push = {gword(out_name(i, 1)), gword(out_name(i, 0)), out_sizes_[i], 0u};
-      s.reads = {p.segment(Binding::Globals, out_name(i, 1))};
-      s.writes = {p.segment(Binding::Globals, out_name(i, 0))};
+      s.args = CopyArgs{.src = gseg(out_name(i, 1)), .dst = gseg(out_name(i, 0)), .count = out_sizes_[i], .accumulate = 0u}.bind();
       p.add_stage(s);
     }
 

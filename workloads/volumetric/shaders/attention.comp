@@ -3,14 +3,16 @@
 // Multi-head attention core (no mask) between the packed projections, one invocation per
 // (token t, head h): o[t, h] = sum_s softmax_s(q[t, h] . k[s, h] / sqrt(dh)) v[s, h].
 // q, k, v, o are seq x d row-major, head h owns columns [h * dh, (h + 1) * dh).
-// user: [0] q, [1] k, [2] v, [3] o (Globals words), [4] seq, [5] d, [6] heads.
+// Arguments: VOLUMETRIC_ATTENTION_ARGS (volumetric_args.h).
+#include "volumetric_args.h"
+#define WEFT_ARGS VOLUMETRIC_ATTENTION_ARGS
 #include "weft.glsl"
 
 layout(local_size_x = 64) in;
 
 void main() {
-  const uint q = pc.user[0], k = pc.user[1], v = pc.user[2], o = pc.user[3], seq = pc.user[4], d = pc.user[5];
-  const uint heads = pc.user[6], dh = d / heads;
+  const uint q = pc.args.q, k = pc.args.k, v = pc.args.v, o = pc.args.o, seq = pc.args.seq, d = pc.args.d;
+  const uint heads = pc.args.heads, dh = d / heads;
   const float inv = inversesqrt(float(dh));
   for (uint id = gl_GlobalInvocationID.x; id < seq * heads; id += gl_NumWorkGroups.x * 64u) {
     const uint t = id / heads, h = id - t * heads, qo = q + t * d + h * dh;

@@ -5,16 +5,18 @@
 //     dp_s = do_t . v_s and da_s = p_s (dp_s - sum_s' p_s' dp_s') / sqrt(dh):
 //     dq_t = sum_s da_s k_s; keep p and da (heads x seq x seq) for phase 1
 //   phase 1, per (token s, head h): dk_s = sum_t da_ts q_t;  dv_s = sum_t p_ts do_t
-// user: [0] phase, [1] q, [2] k, [3] v, [4] do, [5] dq, [6] dk, [7] dv, [8] p, [9] da (Globals
-//       words), [10] seq, [11] d, [12] heads.
+// p and da (heads x seq x seq) are the probs and dscores arguments.
+// Arguments: VOLUMETRIC_ATTENTION_BACKWARD_ARGS (volumetric_args.h).
+#include "volumetric_args.h"
+#define WEFT_ARGS VOLUMETRIC_ATTENTION_BACKWARD_ARGS
 #include "weft.glsl"
 
 layout(local_size_x = 64) in;
 
 void main() {
-  const uint phase = pc.user[0], q = pc.user[1], k = pc.user[2], v = pc.user[3], dO = pc.user[4], dq = pc.user[5];
-  const uint dk = pc.user[6], dv = pc.user[7], P = pc.user[8], DA = pc.user[9], T = pc.user[10], d = pc.user[11];
-  const uint heads = pc.user[12], dh = d / heads;
+  const uint phase = pc.args.phase, q = pc.args.q, k = pc.args.k, v = pc.args.v, dO = pc.args.dout, dq = pc.args.dq;
+  const uint dk = pc.args.dk, dv = pc.args.dv, P = pc.args.probs, DA = pc.args.dscores, T = pc.args.seq, d = pc.args.d;
+  const uint heads = pc.args.heads, dh = d / heads;
   const float sc = inversesqrt(float(dh));
   for (uint id = gl_GlobalInvocationID.x; id < T * heads; id += gl_NumWorkGroups.x * 64u) {
     const uint t = id / heads, h = id - t * heads, base = (h * T + t) * T;

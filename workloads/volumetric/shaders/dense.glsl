@@ -8,7 +8,8 @@
 //                     x(i) = x[(c * H + pi + ki) * Win + pj + kj],  y[o * P + p]
 //   mode 3 (any conv, incl. 3-D and transposed, see ConvShape in model.h): x(i) as
 //                     ConvShape::input_index, terms off the input (transposed) dropped
-//                     [12] Hi, [13] Wi, [14] K, [15] Wo, [16] Di, [17] Ho, [18] transposed, [19] dims
+// Geometry arguments: height is L (conv1d), H (conv2d) or Hi (mode 3); width Win or Wi; ksize K;
+// out_width Wo (conv2d, mode 3); depth Di, out_height Ho, transposed, dims (mode 3 only).
 // The row is read block by block (kBlock = 32 columns); inside a
 // block the packed codes are turned into their integer / minifloat value q and summed against x,
 // and the block's scale is applied once: sum_c (s * q_c) x_c = s * sum_c q_c x_c (plus
@@ -17,11 +18,13 @@
 // WDTYPE (the DType enum value) selects the decoding; the build makes one variant per type.
 // PARAMS_IN_GLOBALS (the training variant) reads W and b from Globals, where the optimiser
 // updates them, instead of Heap.
-// user: [0] W words, [1] scales, [2] bias (Heap or Globals word offsets; ~0u: none), [3] x,
-//       [4] y (Globals words), [5] out (rows), [6] in (cols), [7] words per row, [8] activation
-//       (Activation enum), [9] z: Globals word for the pre-activations (kept for backward) or ~0u,
-//       [10] mode, [11] positions P, [12] L (conv1d) or H (conv2d), [13] Win, [14] K,
-//       [15] output width (conv2d).
+// Arguments: VOLUMETRIC_DENSE_ARGS / VOLUMETRIC_DENSE_TRAIN_ARGS (volumetric_args.h).
+#include "volumetric_args.h"
+#ifdef PARAMS_IN_GLOBALS
+#define WEFT_ARGS VOLUMETRIC_DENSE_TRAIN_ARGS
+#else
+#define WEFT_ARGS VOLUMETRIC_DENSE_ARGS
+#endif
 #include "weft.glsl"
 #include "activation.glsl"
 #include "params.glsl"
@@ -31,7 +34,7 @@
 layout(local_size_x = 64) in;
 
 uint x_index(uint mode, uint i, uint p) {
-  const uint cols = pc.user[6], L = pc.user[12], Win = pc.user[13], K = pc.user[14], Wo = pc.user[15];
+  const uint cols = pc.args.cols, L = pc.args.height, Win = pc.args.width, K = pc.args.ksize, Wo = pc.args.out_width;
   // conv2d reuses L as the input height H.
   if (mode == 0u) return p * cols + i;
   if (mode == 1u) return (i / K) * L + p + i % K;
@@ -41,14 +44,14 @@ uint x_index(uint mode, uint i, uint p) {
 
 // Mode 3's gather: ~0u where a transposed conv runs off the input.
 uint conv_index(uint i, uint p) {
-  return conv_gather(i, p, pc.user[16], pc.user[12], pc.user[13], pc.user[17], pc.user[15], pc.user[14], pc.user[18] != 0u,
-                     pc.user[19]);
+  return conv_gather(i, p, pc.args.depth, pc.args.height, pc.args.width, pc.args.out_height, pc.args.out_width, pc.args.ksize,
+                     pc.args.transposed != 0u, pc.args.dims);
 }
 
 void main() {
-  const uint W = pc.user[0], S = pc.user[1], B = pc.user[2], x = pc.user[3], y = pc.user[4];
-  const uint rows = pc.user[5], cols = pc.user[6], row_words = pc.user[7], act = pc.user[8], zw = pc.user[9];
-  const uint mode = pc.user[10], P = pc.user[11];
+  const uint W = pc.args.weights, S = pc.args.scales, B = pc.args.bias, x = pc.args.x, y = pc.args.y;
+  const uint rows = pc.args.rows, cols = pc.args.cols, row_words = pc.args.row_words, act = pc.args.act, zw = pc.args.z;
+  const uint mode = pc.args.mode, P = pc.args.positions;
   const uint blocks = (cols + kBlock - 1u) / kBlock;
   for (uint k = gl_GlobalInvocationID.x; k < rows * P; k += gl_NumWorkGroups.x * 64u) {
     const uint o = k / P, p = k - o * P;

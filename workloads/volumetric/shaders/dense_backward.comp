@@ -7,11 +7,12 @@
 //   phase 1, per input e:    dx[e] = sum over the (o, p, i) with x(i, p) = e of W[o][i] dz[o, p]
 //   phase 2, per (o, i):     grad_W[o][i] = sum_p dz[o, p] * x(i, p)
 // Position-major outputs (mode 0: [p * rows + o]) and row-major (convs: [o * P + p]) as dense.glsl.
-// user: [0] phase, [1] W, [2] z, [3] dy, [4] dz, [5] x, [6] dx, [7] grad_W, [8] grad_b
-//       (Globals words), [9] rows, [10] cols, [11] activation, [12] mode, [13] P,
-//       [14] L (conv1d) or H (conv2d), [15] Win, [16] K, [17] output width (conv2d).
-//       Mode 3 packs its flags into [12] = 3 | transposed << 4 | dims << 8 and reads
-//       [14] Hi, [15] Wi, [16] K, [17] Wo, [18] Di, [19] Ho.
+// Geometry: height is L (conv1d), H (conv2d) or Hi; width Win or Wi; ksize K; out_width Wo;
+// depth Di and out_height Ho (mode 3, which packs its flags into mode = 3 | transposed << 4 |
+// dims << 8).
+// Arguments: VOLUMETRIC_DENSE_BACKWARD_ARGS (volumetric_args.h).
+#include "volumetric_args.h"
+#define WEFT_ARGS VOLUMETRIC_DENSE_BACKWARD_ARGS
 #include "weft.glsl"
 #include "activation.glsl"
 #include "conv_gather.glsl"
@@ -32,20 +33,20 @@ uint x_index(uint i, uint p) {
 }
 
 void main() {
-  const uint phase = pc.user[0], W = pc.user[1], z = pc.user[2], dy = pc.user[3], dz = pc.user[4];
-  const uint x = pc.user[5], dx = pc.user[6], gW = pc.user[7], gb = pc.user[8], act = pc.user[11];
-  ROWS = pc.user[9];
-  COLS = pc.user[10];
-  MODE = pc.user[12] & 15u;
-  TRANSPOSED = ((pc.user[12] >> 4) & 1u) != 0u;
-  DIMS = pc.user[12] >> 8;
-  DI = pc.user[18];
-  HO = pc.user[19];
-  P = pc.user[13];
-  L = pc.user[14];
-  WIN = pc.user[15];
-  K = pc.user[16];
-  WO = pc.user[17];
+  const uint phase = pc.args.phase, W = pc.args.weights, z = pc.args.z, dy = pc.args.dy, dz = pc.args.dz;
+  const uint x = pc.args.x, dx = pc.args.dx, gW = pc.args.grad_w, gb = pc.args.grad_b, act = pc.args.act;
+  ROWS = pc.args.rows;
+  COLS = pc.args.cols;
+  MODE = pc.args.mode & 15u;
+  TRANSPOSED = ((pc.args.mode >> 4) & 1u) != 0u;
+  DIMS = pc.args.mode >> 8;
+  DI = pc.args.depth;
+  HO = pc.args.out_height;
+  P = pc.args.positions;
+  L = pc.args.height;
+  WIN = pc.args.width;
+  K = pc.args.ksize;
+  WO = pc.args.out_width;
   const uint kv = MODE == 1u ? K : MODE == 2u ? K * K : DIMS == 1u ? K : DIMS == 2u ? K * K : K * K * K;
   const uint channels = COLS / kv;
   const uint inputs = MODE == 0u ? P * COLS : MODE == 1u ? channels * L : MODE == 2u ? channels * L * WIN : channels * DI * L * WIN;

@@ -4,14 +4,16 @@
 // gradients of the tokens that looked its row up, grad[r][j] = sum_t [id_t == r] dy[t][j]
 // (one writer per word, no atomics). Token ids get no gradient: when the layer reads another
 // cell, its input gradient is zeros.
-// user: [0] x (ids), [1] dy, [2] grad (Globals words), [3] seq, [4] dim, [5] vocab, [6] dx or ~0u.
+// Arguments: VOLUMETRIC_EMBEDDING_BACKWARD_ARGS (volumetric_args.h).
+#include "volumetric_args.h"
+#define WEFT_ARGS VOLUMETRIC_EMBEDDING_BACKWARD_ARGS
 #include "weft.glsl"
 
 layout(local_size_x = 64) in;
 
 void main() {
-  const uint x = pc.user[0], dy = pc.user[1], grad = pc.user[2], seq = pc.user[3], dim = pc.user[4], vocab = pc.user[5];
-  const uint dx = pc.user[6];
+  const uint x = pc.args.x, dy = pc.args.dy, grad = pc.args.grad, seq = pc.args.seq, dim = pc.args.dim, vocab = pc.args.vocab;
+  const uint dx = pc.args.dx;
   const uint table = vocab * dim, count = table + (dx != ~0u ? seq : 0u);
   for (uint k = gl_GlobalInvocationID.x; k < count; k += gl_NumWorkGroups.x * 64u) {
     if (k >= table) {

@@ -4,14 +4,16 @@
 // (the softmax backward of the assignment):
 //   phase 0, per (j, i):  grad_c[j][i] = sum_t 2 ds[t][j] (x[t][i] - c[j][i])
 //   phase 1, per (t, i):  dx[t][i]     = sum_j -2 ds[t][j] (x[t][i] - c[j][i])
-// user: [0] phase, [1] x, [2] c, [3] ds, [4] grad_c, [5] dx (Globals words), [6] seq, [7] in, [8] k.
+// Arguments: VOLUMETRIC_KMEANS_BACKWARD_ARGS (volumetric_args.h).
+#include "volumetric_args.h"
+#define WEFT_ARGS VOLUMETRIC_KMEANS_BACKWARD_ARGS
 #include "weft.glsl"
 
 layout(local_size_x = 64) in;
 
 void main() {
-  const uint phase = pc.user[0], x = pc.user[1], c = pc.user[2], ds = pc.user[3], gc = pc.user[4], dx = pc.user[5];
-  const uint seq = pc.user[6], n = pc.user[7], k = pc.user[8];
+  const uint phase = pc.args.phase, x = pc.args.x, c = pc.args.centroids, ds = pc.args.ds, gc = pc.args.grad_c, dx = pc.args.dx;
+  const uint seq = pc.args.seq, n = pc.args.width, k = pc.args.k;
   const uint count = phase == 0u ? k * n : seq * n;
   for (uint id = gl_GlobalInvocationID.x; id < count; id += gl_NumWorkGroups.x * 64u) {
     const uint a = id / n, i = id - a * n;

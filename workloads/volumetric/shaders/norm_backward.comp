@@ -4,8 +4,10 @@
 //   phase 0, per row:    dx = inv * (dxhat - mean(dxhat) [LayerNorm] - xhat * mean(dxhat * xhat)),
 //                        dxhat = dy * g
 //   phase 1, per column: grad_g[i] = sum_rows dy * xhat;  grad_beta[i] = sum_rows dy [LayerNorm]
-// user: [0] phase, [1] x, [2] dy, [3] dx, [4] g, [5] grad_g, [6] grad_beta (Globals words),
-//       [7] rows, [8] n, [9] eps (f32 bits), [10] 1 for LayerNorm.
+// layer: 1 for LayerNorm, 0 for RMSNorm.
+// Arguments: VOLUMETRIC_NORM_BACKWARD_ARGS (volumetric_args.h).
+#include "volumetric_args.h"
+#define WEFT_ARGS VOLUMETRIC_NORM_BACKWARD_ARGS
 #include "weft.glsl"
 
 layout(local_size_x = 64) in;
@@ -30,12 +32,12 @@ void row_stats(uint r, out float mean, out float inv) {
 }
 
 void main() {
-  const uint phase = pc.user[0], dy = pc.user[2], dx = pc.user[3], g = pc.user[4], gg = pc.user[5], gbeta = pc.user[6];
-  const uint rows = pc.user[7];
-  X = pc.user[1];
-  N = pc.user[8];
-  EPS = weft_user_f(9);
-  LAYER = pc.user[10] != 0u;
+  const uint phase = pc.args.phase, dy = pc.args.dy, dx = pc.args.dx, g = pc.args.gain, gg = pc.args.grad_gain;
+  const uint gbeta = pc.args.grad_beta, rows = pc.args.rows;
+  X = pc.args.x;
+  N = pc.args.n;
+  EPS = pc.args.eps;
+  LAYER = pc.args.layer != 0u;
   const uint count = phase == 0u ? rows : N;
   for (uint k = gl_GlobalInvocationID.x; k < count; k += gl_NumWorkGroups.x * 64u) {
     if (phase == 0u) {

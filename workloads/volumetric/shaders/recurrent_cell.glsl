@@ -8,9 +8,15 @@
 // Training (PARAMS_IN_GLOBALS: b, bh in Globals) also keeps what backward through time needs
 // at store + t * S * H: RNN [h] (S = 1), GRU [z, r, n, Wh_n h + bh_n] (S = 4), LSTM
 // [i, f, g, o, c] (S = 5).
-// user: [0] gx, [1] gh, [2] y (h_t at y + t * H; h_{t-1} read from y + (t-1) * H), [3] c (LSTM
-//       cell state, Globals), [4] b, [5] bh (Heap or Globals), [6] t, [7] H, [8] kind (0 RNN,
-//       1 GRU, 2 LSTM), [9] store (Globals word) or ~0u.
+// y: h_t at y + t * H; h_{t-1} read from y + (t-1) * H. c: the LSTM cell state. kind: 0 RNN,
+// 1 GRU, 2 LSTM. store: where the training variant keeps the states, or absent.
+// Arguments: VOLUMETRIC_RECURRENT_CELL_ARGS / VOLUMETRIC_RECURRENT_CELL_TRAIN_ARGS (volumetric_args.h).
+#include "volumetric_args.h"
+#ifdef PARAMS_IN_GLOBALS
+#define WEFT_ARGS VOLUMETRIC_RECURRENT_CELL_TRAIN_ARGS
+#else
+#define WEFT_ARGS VOLUMETRIC_RECURRENT_CELL_ARGS
+#endif
 #include "weft.glsl"
 #include "params.glsl"
 
@@ -19,11 +25,11 @@ layout(local_size_x = 64) in;
 float sig(float z) { return 1.0 / (1.0 + exp(-z)); }
 
 void main() {
-  const uint gx = pc.user[0], gh = pc.user[1], y = pc.user[2], c = pc.user[3], b = pc.user[4], bh = pc.user[5];
-  const uint t = pc.user[6], H = pc.user[7], kind = pc.user[8];
+  const uint gx = pc.args.gx, gh = pc.args.gh, y = pc.args.y, c = pc.args.c, b = pc.args.bias, bh = pc.args.bias_h;
+  const uint t = pc.args.t, H = pc.args.hidden, kind = pc.args.kind;
   const uint G = kind == 0u ? 1u : kind == 1u ? 3u : 4u;
   const bool first = t == 0u;
-  const uint store = pc.user[9], S = kind == 0u ? 1u : kind == 1u ? 4u : 5u;
+  const uint store = pc.args.store, S = kind == 0u ? 1u : kind == 1u ? 4u : 5u;
   for (uint j = gl_GlobalInvocationID.x; j < H; j += gl_NumWorkGroups.x * 64u) {
     const uint gxo = gx + t * G * H;
     const float hp = first ? 0.0 : globals_f[y + (t - 1u) * H + j];

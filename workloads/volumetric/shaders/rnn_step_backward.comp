@@ -10,15 +10,17 @@
 // AX / AH (T x G*H) are the pre-activation gradients of the x and h parts; the caller turns AH
 // into the next dh_next with Wh^T (plus dhd for GRU) and, after the loop, reduces AX / AH into
 // the weight and bias gradients and dx.
-// user: [0] kind, [1] t, [2] T, [3] H, [4] dy, [5] store, [6] y, [7] dh_next, [8] dc_next,
-//       [9] AX, [10] AH, [11] dhd (Globals words).
+// T is the steps argument, H hidden.
+// Arguments: VOLUMETRIC_RNN_STEP_BACKWARD_ARGS (volumetric_args.h).
+#include "volumetric_args.h"
+#define WEFT_ARGS VOLUMETRIC_RNN_STEP_BACKWARD_ARGS
 #include "weft.glsl"
 
 layout(local_size_x = 64) in;
 
 void main() {
-  const uint kind = pc.user[0], t = pc.user[1], T = pc.user[2], H = pc.user[3], dy = pc.user[4], store = pc.user[5];
-  const uint y = pc.user[6], dhn = pc.user[7], dcn = pc.user[8], AX = pc.user[9], AH = pc.user[10], dhd = pc.user[11];
+  const uint kind = pc.args.kind, t = pc.args.t, T = pc.args.steps, H = pc.args.hidden, dy = pc.args.dy, store = pc.args.store;
+  const uint y = pc.args.y, dhn = pc.args.dh_next, dcn = pc.args.dc_next, AX = pc.args.ax, AH = pc.args.ah, dhd = pc.args.dhd;
   const uint G = kind == 0u ? 1u : kind == 1u ? 3u : 4u, S = kind == 0u ? 1u : kind == 1u ? 4u : 5u;
   const bool last = t + 1u == T;
   for (uint j = gl_GlobalInvocationID.x; j < H; j += gl_NumWorkGroups.x * 64u) {

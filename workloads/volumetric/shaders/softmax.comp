@@ -1,13 +1,15 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 // Softmax per row of width n (max subtracted first), one invocation per row.
-// user: [0] x, [1] y (Globals words), [2] rows, [3] n.
+// Arguments: VOLUMETRIC_SOFTMAX_ARGS (volumetric_args.h).
+#include "volumetric_args.h"
+#define WEFT_ARGS VOLUMETRIC_SOFTMAX_ARGS
 #include "weft.glsl"
 
 layout(local_size_x = 64) in;
 
 void main() {
-  const uint x = pc.user[0], y = pc.user[1], rows = pc.user[2], n = pc.user[3];
+  const uint x = pc.args.x, y = pc.args.y, rows = pc.args.rows, n = pc.args.n;
   for (uint r = gl_GlobalInvocationID.x; r < rows; r += gl_NumWorkGroups.x * 64u) {
     const uint row = x + r * n;
     float mx = globals_f[row];
