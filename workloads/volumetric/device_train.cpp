@@ -12,7 +12,8 @@ namespace weft::volumetric {
 namespace {
 
 std::string u(uint64_t v) { return std::to_string(v); }
-uint32_t groups_for(uint64_t n) { return uint32_t(std::clamp<uint64_t>((n + 63) / 64, 1, 65535)); }
+// Workgroup size of every volumetric kernel (each loops over its items with a grid stride).
+constexpr uint32_t kGroupSize = 64;
 std::string pname(const char* kind, const std::string& tag, uint32_t j) { return kind + tag + "." + u(j); }
 
 bool trainable_on_device(const Layer& l) {
@@ -186,13 +187,13 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
   auto copy = [&](const std::string& name, const Buf& from, const Buf& to, bool acc) {
     std::vector<Buf> reads;
     if (acc) reads.push_back(to);
-    stage(name, "copy", groups_for(to.words), CopyArgs{.src = r(from), .dst = r(to), .count = to.words, .accumulate = acc ? 1u : 0u}.bind(),
+    stage(name, "copy", grid_stride_groups(to.words, kGroupSize), CopyArgs{.src = r(from), .dst = r(to), .count = to.words, .accumulate = acc ? 1u : 0u}.bind(),
           reads);
   };
   // A dense_train stage without bias, activation or pre-activations (a linear projection of
   // P positions, mode 0): y = W x.
   auto projection = [&](std::string name, const Buf& W, const Buf& x, const Buf& y, uint32_t rows, uint32_t cols, uint32_t P) {
-    stage(std::move(name), "dense_train", groups_for(uint64_t(rows) * P),
+    stage(std::move(name), "dense_train", grid_stride_groups(uint64_t(rows) * P, kGroupSize),
           DenseTrainArgs{.weights = r(W), .scales = r(W), .bias = absent, .x = r(x), .y = r(y), .rows = rows, .cols = cols,
                          .row_words = cols, .act = 0u, .z = absent, .mode = 0u, .positions = P}
               .bind());
@@ -247,17 +248,17 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
     }
     if (l.type == LayerType::Embedding) {
       const Buf E = whole(pname("p", tag, 0));
-      stage("forward.embedding" + tag, "embedding_train", groups_for(uint64_t(l.seq) * l.out),
+      stage("forward.embedding" + tag, "embedding_train", grid_stride_groups(uint64_t(l.seq) * l.out, kGroupSize),
             EmbeddingTrainArgs{.table = r(E), .scales = r(E), .x = r(in), .y = r(out), .seq = l.seq, .dim = l.out, .row_words = l.out,
                                .vocab = l.vocab}
                 .bind());
     } else if (l.type == LayerType::KMeans) {
       const Buf C = whole(pname("p", tag, 0)), km = whole("km" + tag);
-      stage("forward.kmeans" + tag, "kmeans_train", groups_for(uint64_t(l.seq) * l.out),
+      stage("forward.kmeans" + tag, "kmeans_train", grid_stride_groups(uint64_t(l.seq) * l.out, kGroupSize),
             KMeansTrainArgs{.centroids = r(C), .scales = r(C), .x = r(in), .scores = r(km), .seq = l.seq, .width = l.in, .k = l.out,
                             .row_words = l.in}
                 .bind());
-      stage("forward.kmeans_softmax" + tag, "softmax", groups_for(l.seq), SoftmaxArgs{.x = r(km), .y = r(out), .rows = l.seq, .n = l.out}.bind());
+      stage("forward.kmeans_softmax" + tag, "softmax", grid_stride_groups(l.seq, kGroupSize), SoftmaxArgs{.x = r(km), .y = r(out), .rows = l.seq, .n = l.out}.bind());
     } else if (is_recurrent(l)) {
       // gx = Wx x for all tokens; per step gh = Wh h_{t-1} and the cell (keeping its states);
       // then hp = h shifted by one step (h_{t-1} rows) for Wh's gradient.
@@ -269,7 +270,7 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
       for (uint32_t t = 0; t < T; ++t) {
         if (t) projection("forward.rnn_wh" + tag + "." + u(t), Wh, Buf{out.seg, out.off + (t - 1) * H, H}, gh, GH, H, 1);
         // y is out's first word; the cell reads and writes rows of out (declared whole).
-        stage("forward.rnn_cell" + tag + "." + u(t), "recurrent_cell_train", groups_for(H),
+        stage("forward.rnn_cell" + tag + "." + u(t), "recurrent_cell_train", grid_stride_groups(H, kGroupSize),
               RecurrentCellTrainArgs{.gx = r(gx), .gh = r(gh), .y = w(out), .c = r(c), .bias = r(b), .bias_h = r(bh), .t = t, .hidden = H,
                                      .kind = kind, .store = r(st)}
                   .bind(),
@@ -282,7 +283,7 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
       for (uint32_t m = 0; m < 3; ++m)
         projection("forward.mha_" + std::string(names[m]) + tag, whole(pname("p", tag, m)), in, whole(names[m] + tag), l.in, l.in, l.seq);
       const Buf q = whole("q" + tag), k = whole("k" + tag), v = whole("v" + tag), o = whole("o" + tag), Wo = whole(pname("p", tag, 3));
-      stage("forward.mha_attention" + tag, "attention", groups_for(uint64_t(l.seq) * l.heads),
+      stage("forward.mha_attention" + tag, "attention", grid_stride_groups(uint64_t(l.seq) * l.heads, kGroupSize),
             AttentionArgs{.q = r(q), .k = r(k), .v = r(v), .o = r(o), .seq = l.seq, .d = l.in, .heads = l.heads}.bind());
       projection("forward.mha_out" + tag, Wo, o, out, l.in, l.in, l.seq);
     } else if (l.type == LayerType::SwiGLU) {
@@ -290,24 +291,24 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
       const Buf W1 = whole(pname("p", tag, 0)), W3 = whole(pname("p", tag, 1)), W2 = whole(pname("p", tag, 2));
       const Buf a = whole("a" + tag), b = whole("b" + tag), h = whole("h" + tag);
       for (int m = 0; m < 2; ++m) projection("forward.swiglu_proj" + tag + "." + u(m), m ? W3 : W1, in, m ? b : a, l.out, l.in, l.seq);
-      stage("forward.swiglu_gate" + tag, "swiglu_gate", groups_for(uint64_t(l.seq) * l.out),
+      stage("forward.swiglu_gate" + tag, "swiglu_gate", grid_stride_groups(uint64_t(l.seq) * l.out, kGroupSize),
             SwigluGateArgs{.a = r(a), .b = r(b), .h = r(h), .count = l.seq * l.out}.bind());
       projection("forward.swiglu_down" + tag, W2, h, out, l.in, l.out, l.seq);
     } else if (is_matvec(l)) {
       const Geometry g = geometry(l);
       const Buf W = whole(pname("p", tag, 0)), b = whole(pname("p", tag, 1)), z = whole("z" + tag);
-      stage("forward." + std::string(layer_type_name(l.type)) + tag, "dense_train", groups_for(uint64_t(g.rows) * g.P),
+      stage("forward." + std::string(layer_type_name(l.type)) + tag, "dense_train", grid_stride_groups(uint64_t(g.rows) * g.P, kGroupSize),
             DenseTrainArgs{.weights = r(W), .scales = r(W), .bias = r(b), .x = r(in), .y = r(out), .rows = g.rows, .cols = g.cols,
                            .row_words = g.cols, .act = uint32_t(l.act), .z = r(z), .mode = g.mode, .positions = g.P, .height = g.height,
                            .width = g.width, .ksize = g.ksize, .out_width = g.out_width, .depth = g.depth, .out_height = g.out_height,
                            .transposed = g.transposed, .dims = g.dims}
                 .bind());
     } else if (l.type == LayerType::Softmax) {
-      stage("forward.softmax" + tag, "softmax", groups_for(l.seq), SoftmaxArgs{.x = r(in), .y = r(out), .rows = l.seq, .n = l.in}.bind());
+      stage("forward.softmax" + tag, "softmax", grid_stride_groups(l.seq, kGroupSize), SoftmaxArgs{.x = r(in), .y = r(out), .rows = l.seq, .n = l.in}.bind());
     } else {
       const bool ln = l.type == LayerType::LayerNorm;
       const Buf g = whole(pname("p", tag, 0)), beta = ln ? whole(pname("p", tag, 1)) : g;
-      stage("forward.norm" + tag, "norm_train", groups_for(l.seq),
+      stage("forward.norm" + tag, "norm_train", grid_stride_groups(l.seq, kGroupSize),
             NormTrainArgs{.x = r(in), .y = r(out), .gain = r(g), .beta = r(beta), .rows = l.seq, .n = l.in, .eps = l.eps, .layer = ln ? 1u : 0u}
                 .bind());
     }
@@ -342,7 +343,7 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
         const Buf dxb = dx ? *dx : Buf{"x", 0, 0};
         if (l.type == LayerType::Embedding) {
           const Buf gE = whole(pname("g", tag, 0));
-          stage("backward.embedding" + tag, "embedding_backward", groups_for(uint64_t(l.vocab) * l.out + l.seq),
+          stage("backward.embedding" + tag, "embedding_backward", grid_stride_groups(uint64_t(l.vocab) * l.out + l.seq, kGroupSize),
                 EmbeddingBackwardArgs{.x = r(in), .dy = r(dy), .grad = r(gE), .seq = l.seq, .dim = l.out, .vocab = l.vocab,
                                       .dx = has_dx ? Out<Binding::Globals>(r(dxb)) : Out<Binding::Globals>(absent)}
                     .bind());
@@ -350,7 +351,7 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
         }
         if (l.type == LayerType::KMeans) {
           const Buf C = whole(pname("p", tag, 0)), gC = whole(pname("g", tag, 0)), dkm = whole("dkm" + tag);
-          stage("backward.kmeans_softmax" + tag, "softmax_backward", groups_for(l.seq),
+          stage("backward.kmeans_softmax" + tag, "softmax_backward", grid_stride_groups(l.seq, kGroupSize),
                 SoftmaxBackwardArgs{.y = r(out), .dy = r(dy), .dx = r(dkm), .rows = l.seq, .n = l.out}.bind());
           // Phase 0 writes grad_c, phase 1 dx; the other output is absent.
           auto args = [&](uint32_t phase) {
@@ -360,8 +361,8 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
                                       .width = l.in, .k = l.out}
                 .bind();
           };
-          stage("backward.kmeans_dc" + tag, "kmeans_backward", groups_for(uint64_t(l.out) * l.in), args(0));
-          if (has_dx) stage("backward.kmeans_dx" + tag, "kmeans_backward", groups_for(uint64_t(l.seq) * l.in), args(1));
+          stage("backward.kmeans_dc" + tag, "kmeans_backward", grid_stride_groups(uint64_t(l.out) * l.in, kGroupSize), args(0));
+          if (has_dx) stage("backward.kmeans_dx" + tag, "kmeans_backward", grid_stride_groups(uint64_t(l.seq) * l.in, kGroupSize), args(1));
           return;
         }
         if (is_recurrent(l)) {
@@ -377,28 +378,28 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
             dense_backward(std::move(name), phase, groups, Geometry{GH, cols, P}, 0u, W, a, a, a, x, dxo, g, g);
           };
           for (uint32_t t = T; t-- > 0;) {
-            stage("backward.rnn_step" + tag + "." + u(t), "rnn_step_backward", groups_for(H),
+            stage("backward.rnn_step" + tag + "." + u(t), "rnn_step_backward", grid_stride_groups(H, kGroupSize),
                   RnnStepBackwardArgs{.kind = kind, .t = t, .steps = T, .hidden = H, .dy = r(dy), .store = r(st), .y = r(out), .dh_next = r(dhn),
                                       .dc_next = r(dcn), .ax = r(ax), .ah = r(ah), .dhd = r(dhd)}
                       .bind());
             if (t) {
-              db("backward.rnn_dh" + tag + "." + u(t), 1, groups_for(H), Wh, H, Buf{ah.seg, t * GH, GH}, hp, &dhn, gWh, 1);
+              db("backward.rnn_dh" + tag + "." + u(t), 1, grid_stride_groups(H, kGroupSize), Wh, H, Buf{ah.seg, t * GH, GH}, hp, &dhn, gWh, 1);
               if (kind == 1) copy("backward.rnn_direct" + tag + "." + u(t), dhd, dhn, true);
             }
           }
-          if (has_dx) db("backward.rnn_dx" + tag, 1, groups_for(uint64_t(T) * l.in), Wx, l.in, ax, in, &dxb, gWx, T);
-          db("backward.rnn_dwx" + tag, 2, groups_for(uint64_t(GH) * l.in), Wx, l.in, ax, in, nullptr, gWx, T);
-          db("backward.rnn_dwh" + tag, 2, groups_for(uint64_t(GH) * H), Wh, H, ah, hp, nullptr, gWh, T);
-          db("backward.rnn_db" + tag, 0, groups_for(GH), Wx, l.in, ax, in, nullptr, gb, T);
-          if (kind == 1) db("backward.rnn_dbh" + tag, 0, groups_for(GH), Wh, H, ah, hp, nullptr, whole(pname("g", tag, 3)), T);
+          if (has_dx) db("backward.rnn_dx" + tag, 1, grid_stride_groups(uint64_t(T) * l.in, kGroupSize), Wx, l.in, ax, in, &dxb, gWx, T);
+          db("backward.rnn_dwx" + tag, 2, grid_stride_groups(uint64_t(GH) * l.in, kGroupSize), Wx, l.in, ax, in, nullptr, gWx, T);
+          db("backward.rnn_dwh" + tag, 2, grid_stride_groups(uint64_t(GH) * H, kGroupSize), Wh, H, ah, hp, nullptr, gWh, T);
+          db("backward.rnn_db" + tag, 0, grid_stride_groups(GH, kGroupSize), Wx, l.in, ax, in, nullptr, gb, T);
+          if (kind == 1) db("backward.rnn_dbh" + tag, 0, grid_stride_groups(GH, kGroupSize), Wh, H, ah, hp, nullptr, whole(pname("g", tag, 3)), T);
           return;
         }
         if (l.type == LayerType::MHA) {
           // A linear projection without bias: dz is the incoming gradient d itself (phase 0 skipped).
           auto proj = [&](const std::string& name, const Buf& Wm, const Buf& x, const Buf& d, const Buf* dxo, const Buf& gm) {
             const Geometry g{l.in, l.in, l.seq};
-            if (dxo) dense_backward(name + "_dx" + tag, 1, groups_for(uint64_t(l.seq) * l.in), g, 0u, Wm, d, d, d, x, dxo, gm, gm);
-            dense_backward(name + "_dw" + tag, 2, groups_for(uint64_t(l.in) * l.in), g, 0u, Wm, d, d, d, x, dxo, gm, gm);
+            if (dxo) dense_backward(name + "_dx" + tag, 1, grid_stride_groups(uint64_t(l.seq) * l.in, kGroupSize), g, 0u, Wm, d, d, d, x, dxo, gm, gm);
+            dense_backward(name + "_dw" + tag, 2, grid_stride_groups(uint64_t(l.in) * l.in, kGroupSize), g, 0u, Wm, d, d, d, x, dxo, gm, gm);
           };
           const Buf q = whole("q" + tag), k = whole("k" + tag), v = whole("v" + tag), o = whole("o" + tag);
           const Buf dq = whole("dq" + tag), dk = whole("dk" + tag), dv = whole("dv" + tag), dO = whole("do" + tag);
@@ -416,8 +417,8 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
                                          .heads = l.heads}
                 .bind();
           };
-          stage("backward.mha_attention_q" + tag, "attention_backward", groups_for(uint64_t(l.seq) * l.heads), att(0), {}, {pa, da});
-          stage("backward.mha_attention_kv" + tag, "attention_backward", groups_for(uint64_t(l.seq) * l.heads), att(1), {pa, da});
+          stage("backward.mha_attention_q" + tag, "attention_backward", grid_stride_groups(uint64_t(l.seq) * l.heads, kGroupSize), att(0), {}, {pa, da});
+          stage("backward.mha_attention_kv" + tag, "attention_backward", grid_stride_groups(uint64_t(l.seq) * l.heads, kGroupSize), att(1), {pa, da});
           const Buf* grads[3] = {&dq, &dk, &dv};
           const char* names[3] = {"q", "k", "v"};
           for (uint32_t m = 0; m < 3; ++m) {
@@ -436,11 +437,11 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
           auto proj = [&](const std::string& name, const Buf& Wm, const Buf& x, const Buf& d, const Buf* dxo, const Buf& gm, uint32_t rows,
                           uint32_t cols) {
             const Geometry g{rows, cols, l.seq};
-            if (dxo) dense_backward(name + "_dx" + tag, 1, groups_for(uint64_t(l.seq) * cols), g, 0u, Wm, d, d, d, x, dxo, gm, gm);
-            dense_backward(name + "_dw" + tag, 2, groups_for(uint64_t(rows) * cols), g, 0u, Wm, d, d, d, x, dxo, gm, gm);
+            if (dxo) dense_backward(name + "_dx" + tag, 1, grid_stride_groups(uint64_t(l.seq) * cols, kGroupSize), g, 0u, Wm, d, d, d, x, dxo, gm, gm);
+            dense_backward(name + "_dw" + tag, 2, grid_stride_groups(uint64_t(rows) * cols, kGroupSize), g, 0u, Wm, d, d, d, x, dxo, gm, gm);
           };
           proj("backward.swiglu_down", W2, h, dy, &dh, g2, l.in, l.out);
-          stage("backward.swiglu_gate" + tag, "swiglu_gate_backward", groups_for(uint64_t(l.seq) * l.out),
+          stage("backward.swiglu_gate" + tag, "swiglu_gate_backward", grid_stride_groups(uint64_t(l.seq) * l.out, kGroupSize),
                 SwigluGateBackwardArgs{.a = r(a), .b = r(b), .dh = r(dh), .da = r(da), .db = r(db), .count = l.seq * l.out}.bind());
           proj("backward.swiglu_w1", W1, in, da, has_dx ? &dxb : nullptr, g1, l.out, l.in);
           proj("backward.swiglu_w3", W3, in, db, has_dx ? &dxs : nullptr, g3, l.out, l.in);
@@ -454,12 +455,12 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
           const std::string kind = layer_type_name(l.type);
           const uint32_t act = uint32_t(l.act);
           const Buf* dxo = has_dx ? &dxb : nullptr;
-          dense_backward("backward." + kind + "_dz" + tag, 0, groups_for(g.rows), g, act, W, z, dy, dz, in, dxo, gW, gb);
-          if (has_dx) dense_backward("backward." + kind + "_dx" + tag, 1, groups_for(layer_input_size(l)), g, act, W, z, dy, dz, in, dxo, gW, gb);
-          dense_backward("backward." + kind + "_dw" + tag, 2, groups_for(uint64_t(g.rows) * g.cols), g, act, W, z, dy, dz, in, dxo, gW, gb);
+          dense_backward("backward." + kind + "_dz" + tag, 0, grid_stride_groups(g.rows, kGroupSize), g, act, W, z, dy, dz, in, dxo, gW, gb);
+          if (has_dx) dense_backward("backward." + kind + "_dx" + tag, 1, grid_stride_groups(layer_input_size(l), kGroupSize), g, act, W, z, dy, dz, in, dxo, gW, gb);
+          dense_backward("backward." + kind + "_dw" + tag, 2, grid_stride_groups(uint64_t(g.rows) * g.cols, kGroupSize), g, act, W, z, dy, dz, in, dxo, gW, gb);
         } else if (l.type == LayerType::Softmax) {
           if (has_dx)
-            stage("backward.softmax" + tag, "softmax_backward", groups_for(l.seq),
+            stage("backward.softmax" + tag, "softmax_backward", grid_stride_groups(l.seq, kGroupSize),
                   SoftmaxBackwardArgs{.y = r(out), .dy = r(dy), .dx = r(dxb), .rows = l.seq, .n = l.in}.bind());
         } else {
           const bool ln = l.type == LayerType::LayerNorm;
@@ -476,8 +477,8 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
                                     .layer = ln ? 1u : 0u}
                 .bind();
           };
-          if (has_dx) stage("backward.norm_dx" + tag, "norm_backward", groups_for(l.seq), args(0));
-          stage("backward.norm_dg" + tag, "norm_backward", groups_for(l.in), args(1));
+          if (has_dx) stage("backward.norm_dx" + tag, "norm_backward", grid_stride_groups(l.seq, kGroupSize), args(0));
+          stage("backward.norm_dg" + tag, "norm_backward", grid_stride_groups(l.in, kGroupSize), args(1));
         }
       };
 
@@ -498,7 +499,7 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
   // Optimiser, after every backward read of the parameters.
   for (const Leaf& lf : leaves_)
     for (uint32_t j = 0; j < lf.sizes.size(); ++j)
-      stage("optimizer" + lf.tag + "." + u(j), "optimizer", groups_for(lf.sizes[j]),
+      stage("optimizer" + lf.tag + "." + u(j), "optimizer", grid_stride_groups(lf.sizes[j], kGroupSize),
             OptimizerArgs{.p = r(whole(pname("p", lf.tag, j))), .g = r(whole(pname("g", lf.tag, j))), .m = r(whole(pname("m", lf.tag, j))),
                           .v = r(whole(pname("v", lf.tag, j))), .count = lf.sizes[j], .adam = o_.optimizer == Optimizer::Adam ? 1u : 0u,
                           .hyper = r(whole("hyper")), .beta1 = o_.beta1, .beta2 = o_.beta2}

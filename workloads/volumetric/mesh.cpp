@@ -12,6 +12,8 @@ namespace weft::volumetric {
 namespace {
 
 std::string u(uint64_t v) { return std::to_string(v); }
+// Workgroup size of every volumetric kernel (each loops over its items with a grid stride).
+constexpr uint32_t kGroupSize = 64;
 std::string out_name(uint32_t cell, uint32_t parity) {
   std::string s = "o";  // appended, not "o" + ...: GCC 12 warns falsely (-Wrestrict) on that form
   s += u(cell);
@@ -19,7 +21,6 @@ std::string out_name(uint32_t cell, uint32_t parity) {
   s += u(parity);
   return s;
 }
-uint32_t groups_for(uint64_t n) { return uint32_t(std::clamp<uint64_t>((n + 63) / 64, 1, 65535)); }
 
 struct Uploads {
   std::vector<std::pair<std::string, std::vector<uint32_t>>> words;
@@ -131,7 +132,7 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
     const Packed& pk = l.mats[m].morph(l.dtype);
     const std::string mt = tag + "." + u(m);
     s.kernel = weft_volumetric_kernels.get(std::string("dense_") + dtype_name(l.dtype));
-    s.groups = {groups_for(uint64_t(rows) * P), 1, 1};
+    s.groups = {grid_stride_groups(uint64_t(rows) * P, kGroupSize), 1, 1};
     DenseArgs a{.weights = hseg("w" + mt), .scales = hseg("s" + mt), .bias = bias, .x = x, .y = y, .rows = rows, .cols = pk.cols,
                 .row_words = pk.row_words, .act = act, .z = absent, .mode = mode, .positions = P, .height = L, .width = Win,
                 .ksize = K, .out_width = Wo};
@@ -150,7 +151,7 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
     s.name = name;
     s.kernel = weft_volumetric_kernels.get("copy");
     s.instance = id;
-    s.groups = {groups_for(to.words), 1, 1};
+    s.groups = {grid_stride_groups(to.words, kGroupSize), 1, 1};
     s.args = CopyArgs{.src = brange(from), .dst = brange(to), .count = to.words, .accumulate = accumulate ? 1u : 0u}.bind();
     if (accumulate) s.reads = {brange(to)};
     p.add_stage(s);
@@ -219,14 +220,14 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
             StageSpec sc = s;
             sc.name = "kmeans[" + u(t) + "]." + tag + ".scores";
             sc.kernel = weft_volumetric_kernels.get(std::string("kmeans_") + dtype_name(l.dtype));
-            sc.groups = {groups_for(uint64_t(l.seq) * l.out), 1, 1};
+            sc.groups = {grid_stride_groups(uint64_t(l.seq) * l.out, kGroupSize), 1, 1};
             sc.args = KMeansArgs{.centroids = hseg("w" + tag + ".0"), .scales = hseg("s" + tag + ".0"), .x = brange(in),
                                  .scores = gseg("km" + tag), .seq = l.seq, .width = l.in, .k = l.out, .row_words = pk.row_words}
                           .bind();
             p.add_stage(sc);
             s.name = "kmeans[" + u(t) + "]." + tag + ".softmax";
             s.kernel = weft_volumetric_kernels.get("softmax");
-            s.groups = {groups_for(l.seq), 1, 1};
+            s.groups = {grid_stride_groups(l.seq, kGroupSize), 1, 1};
             s.args = SoftmaxArgs{.x = gseg("km" + tag), .y = brange(out), .rows = l.seq, .n = l.out}.bind();
             break;
           }
@@ -234,7 +235,7 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
             const Packed& pk = l.mats[0].morph(l.dtype);
             s.name = "embedding[" + u(t) + "]." + tag;
             s.kernel = weft_volumetric_kernels.get(std::string("embedding_") + dtype_name(l.dtype));
-            s.groups = {groups_for(uint64_t(l.seq) * l.out), 1, 1};
+            s.groups = {grid_stride_groups(uint64_t(l.seq) * l.out, kGroupSize), 1, 1};
             s.args = EmbeddingArgs{.table = hseg("w" + tag + ".0"), .scales = hseg("s" + tag + ".0"), .x = brange(in), .y = brange(out),
                                    .seq = l.seq, .dim = l.out, .row_words = pk.row_words, .vocab = l.vocab}
                          .bind();
@@ -252,7 +253,7 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
             StageSpec gate = s;
             gate.name = "swiglu[" + u(t) + "]." + tag + ".silu";
             gate.kernel = weft_volumetric_kernels.get("swiglu_gate");
-            gate.groups = {groups_for(uint64_t(l.seq) * l.out), 1, 1};
+            gate.groups = {grid_stride_groups(uint64_t(l.seq) * l.out, kGroupSize), 1, 1};
             gate.args = SwigluGateArgs{.a = gseg(a), .b = gseg(b), .h = gseg(h), .count = l.seq * l.out}.bind();
             p.add_stage(gate);
             s.name = "swiglu[" + u(t) + "]." + tag + ".down";
@@ -271,7 +272,7 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
             StageSpec att = s;
             att.name = "mha[" + u(t) + "]." + tag + ".attention";
             att.kernel = weft_volumetric_kernels.get("attention");
-            att.groups = {groups_for(uint64_t(l.seq) * l.heads), 1, 1};
+            att.groups = {grid_stride_groups(uint64_t(l.seq) * l.heads, kGroupSize), 1, 1};
             att.args = AttentionArgs{.q = gseg("q" + tag), .k = gseg("k" + tag), .v = gseg("v" + tag), .o = gseg("o" + tag),
                                      .seq = l.seq, .d = l.in, .heads = l.heads}
                            .bind();
@@ -304,7 +305,7 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
               cell.instance = id;
               cell.name = std::string(layer_type_name(l.type)) + "[" + u(t) + "]." + tag + ".cell";
               cell.kernel = weft_volumetric_kernels.get("recurrent_cell");
-              cell.groups = {groups_for(H), 1, 1};
+              cell.groups = {grid_stride_groups(H, kGroupSize), 1, 1};
               // y is out's first word: the cell reads row step - 1 and writes row step of it.
               cell.args = RecurrentCellArgs{.gx = gseg("gx" + tag), .gh = gseg("gh" + tag), .y = uint32_t(brange(out).offset / 4),
                                             .c = gseg("c" + tag), .bias = hseg(b), .bias_h = hseg(bh), .t = step, .hidden = H,
@@ -322,7 +323,7 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
             const bool ln = l.type == LayerType::LayerNorm;
             s.name = std::string(ln ? "layernorm[" : "rmsnorm[") + u(t) + "]." + tag;
             s.kernel = weft_volumetric_kernels.get("norm");
-            s.groups = {groups_for(l.seq), 1, 1};
+            s.groups = {grid_stride_groups(l.seq, kGroupSize), 1, 1};
             const std::string g = "v" + tag + ".0", beta = ln ? "v" + tag + ".1" : g;
             s.args = NormArgs{.x = brange(in), .y = brange(out), .gain = hseg(g), .beta = hseg(beta), .rows = l.seq, .n = l.in,
                               .eps = l.eps, .layer = ln ? 1u : 0u}
@@ -332,7 +333,7 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
           case LayerType::Softmax:
             s.name = "softmax[" + u(t) + "]." + tag;
             s.kernel = weft_volumetric_kernels.get("softmax");
-            s.groups = {groups_for(l.seq), 1, 1};
+            s.groups = {grid_stride_groups(l.seq, kGroupSize), 1, 1};
             s.args = SoftmaxArgs{.x = brange(in), .y = brange(out), .rows = l.seq, .n = l.in}.bind();
             break;
           default: fail(ErrorCode::BadInput, "volumetric: no device kernel for " + std::string(layer_type_name(l.type)));
@@ -355,16 +356,12 @@ DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cell
       s.name = "copy." + u(i);
       s.kernel = weft_volumetric_kernels.get("copy");
       s.instance = inst[i];
-      s.groups = {groups_for(out_sizes_[i]), 1, 1};
+      s.groups = {grid_stride_groups(out_sizes_[i], kGroupSize), 1, 1};
       s.args = CopyArgs{.src = gseg(out_name(i, 1)), .dst = gseg(out_name(i, 0)), .count = out_sizes_[i], .accumulate = 0u}.bind();
       p.add_stage(s);
     }
 
-  const uint64_t window = device.info().max_storage_buffer_range;
-  for (const SegmentLayout* s : {&p.heap(), &p.globals()})
-    if (s->size() > window)
-      fail(ErrorCode::BadInput, "volumetric: " + s->buffer_name() + " needs " + u(s->size()) +
-                                    " bytes, over the device's storage-buffer window of " + u(window));
+  p.require_bound_window(device.info(), "volumetric: " + u(cells_) + " cells (packed weights in Heap, activations in Globals)");
   exe_ = std::make_unique<Executable>(device, std::move(p));
   for (auto& [name, w] : up.words)
     if (!w.empty()) exe_->write_segment(Binding::Heap, name, w.data(), w.size() * 4);
