@@ -208,167 +208,184 @@ bool layer_trainable(const Layer& l) {
   }
 }
 
+namespace {
+
+// Dense: z = W x + b recomputed, dz = dy act'(z) into b, W and x.
+void dense_backward(Layer& l, const Vec& x, const Vec& dy, Grads& g, Vec& dx) {
+  const Vec W = eff(l, 0);
+  std::vector<double> z(l.out);
+  matvec(W, l.out, l.in, x.data(), z.data());
+  for (uint32_t o = 0; o < l.out; ++o) {
+    const float dz = dy[o] * activate_grad(l.act, float(z[o] + l.vecs[0][o]));
+    g.vecs[0][o] += dz;
+    float* gw = g.mats[0].data() + uint64_t(o) * l.in;
+    const float* w = W.data() + uint64_t(o) * l.in;
+    for (uint32_t i = 0; i < l.in; ++i) {
+      gw[i] += dz * x[i];
+      dx[i] += dz * w[i];
+    }
+  }
+}
+
+// RMSNorm / LayerNorm per row (gain, and beta for LayerNorm).
+void norm_backward(Layer& l, const Vec& x, const Vec& dy, Grads& g, Vec& dx) {
+  const bool ln = l.type == LayerType::LayerNorm;
+  const uint32_t n = l.in;
+  for (uint32_t t = 0; t < l.seq; ++t) {
+    const float* r = x.data() + uint64_t(t) * n;
+    const float* d = dy.data() + uint64_t(t) * n;
+    double mean = 0, sq = 0;
+    if (ln)
+      for (uint32_t i = 0; i < n; ++i) mean += r[i];
+    mean /= n;
+    for (uint32_t i = 0; i < n; ++i) sq += (r[i] - mean) * (r[i] - mean);
+    const double inv = 1.0 / std::sqrt(sq / n + l.eps);
+    double s1 = 0, s2 = 0;  // sum dxhat, sum dxhat * xhat
+    for (uint32_t i = 0; i < n; ++i) {
+      const double xh = (r[i] - mean) * inv, dxh = double(d[i]) * l.vecs[0][i];
+      g.vecs[0][i] += float(d[i] * xh);
+      if (ln) g.vecs[1][i] += d[i];
+      s1 += dxh;
+      s2 += dxh * xh;
+    }
+    for (uint32_t i = 0; i < n; ++i) {
+      const double xh = (r[i] - mean) * inv, dxh = double(d[i]) * l.vecs[0][i];
+      dx[uint64_t(t) * n + i] = float(inv * (dxh - (ln ? s1 / n : 0.0) - xh * s2 / n));
+    }
+  }
+}
+
+void kmeans_backward(Layer& l, const Vec& x, const Vec& dy, Grads& g, Vec& dx) {
+  // y = softmax(s), s_j = -|x - c_j|^2: ds from the softmax, then ds_j * -2 (x - c_j) to x
+  // and its negative to c_j.
+  const Vec C = eff(l, 0);
+  const Vec y = layer_forward(l, x);
+  for (uint32_t t = 0; t < l.seq; ++t) {
+    const float* yt = y.data() + uint64_t(t) * l.out;
+    const float* dyt = dy.data() + uint64_t(t) * l.out;
+    double sum = 0;
+    for (uint32_t j = 0; j < l.out; ++j) sum += double(dyt[j]) * yt[j];
+    for (uint32_t j = 0; j < l.out; ++j) {
+      const double ds = yt[j] * (dyt[j] - sum);
+      for (uint32_t i = 0; i < l.in; ++i) {
+        const double e = double(x[uint64_t(t) * l.in + i]) - C[uint64_t(j) * l.in + i];
+        dx[uint64_t(t) * l.in + i] += float(-2 * ds * e);
+        g.mats[0][uint64_t(j) * l.in + i] += float(2 * ds * e);
+      }
+    }
+  }
+}
+
+void swiglu_backward(Layer& l, const Vec& x, const Vec& dy, Grads& g, Vec& dx) {
+  // Per token: a = W1 x, b = W3 x, h = silu(a) b, y = W2 h.
+  const Vec W1 = eff(l, 0), W3 = eff(l, 1), W2 = eff(l, 2);
+  const uint32_t D = l.in, Hd = l.out;
+  std::vector<double> a(Hd), b(Hd);
+  for (uint32_t t = 0; t < l.seq; ++t) {
+    const float* xt = x.data() + uint64_t(t) * D;
+    const float* dyt = dy.data() + uint64_t(t) * D;
+    matvec(W1, Hd, D, xt, a.data());
+    matvec(W3, Hd, D, xt, b.data());
+    for (uint32_t j = 0; j < Hd; ++j) {
+      const double sg = sigmoid(a[j]), silu = a[j] * sg, h = silu * b[j];
+      double dh = 0;
+      for (uint32_t i = 0; i < D; ++i) {
+        dh += double(W2[uint64_t(i) * Hd + j]) * dyt[i];
+        g.mats[2][uint64_t(i) * Hd + j] += float(dyt[i] * h);
+      }
+      const double da = dh * b[j] * sg * (1 + a[j] * (1 - sg)), db = dh * silu;
+      for (uint32_t i = 0; i < D; ++i) {
+        g.mats[0][uint64_t(j) * D + i] += float(da * xt[i]);
+        g.mats[1][uint64_t(j) * D + i] += float(db * xt[i]);
+        dx[uint64_t(t) * D + i] += float(da * W1[uint64_t(j) * D + i] + db * W3[uint64_t(j) * D + i]);
+      }
+    }
+  }
+}
+
+// Conv3D and the transposed convolutions through ConvShape's gather.
+void conv_shape_backward(Layer& l, const Vec& x, const Vec& dy, Grads& g, Vec& dx) {
+  const Vec W = eff(l, 0);
+  const ConvShape cs = conv_shape(l);
+  const uint32_t taps = cs.taps(), P = cs.positions();
+  for (uint32_t f = 0; f < cs.F; ++f)
+    for (uint32_t p = 0; p < P; ++p) {
+      const double z = conv_preactivation(cs, W, l.vecs[0][f], x.data(), f, p);
+      const float dz = dy[uint64_t(f) * P + p] * activate_grad(l.act, float(z));
+      g.vecs[0][f] += dz;
+      for (uint32_t q = 0; q < taps; ++q)
+        if (const int64_t i = cs.input_index(q, p); i >= 0) {
+          g.mats[0][uint64_t(f) * taps + q] += dz * x[i];
+          dx[i] += dz * W[uint64_t(f) * taps + q];
+        }
+    }
+}
+
+void conv_backward(Layer& l, const Vec& x, const Vec& dy, Grads& g, Vec& dx) {
+  // One pass over (filter, position, tap): recompute z, then spread dz to b, W and x.
+  const bool two = l.type == LayerType::Conv2D;
+  const Vec W = eff(l, 0);
+  const uint32_t K = l.kernel, C = l.channels;
+  const uint32_t Ho = two ? l.height - K + 1 : 1, Wo = two ? l.width - K + 1 : l.seq - K + 1, taps = two ? C * K * K : C * K;
+  std::vector<uint64_t> idx(taps);
+  for (uint32_t f = 0; f < l.filters; ++f)
+    for (uint32_t i = 0; i < Ho; ++i)
+      for (uint32_t j = 0; j < Wo; ++j) {
+        for (uint32_t q = 0; q < taps; ++q) {
+          const uint32_t c = two ? q / (K * K) : q / K, r = two ? q % (K * K) : q % K;
+          idx[q] = two ? (uint64_t(c) * l.height + i + r / K) * l.width + j + r % K : uint64_t(c) * l.seq + j + r;
+        }
+        double z = l.vecs[0][f];
+        for (uint32_t q = 0; q < taps; ++q) z += double(W[uint64_t(f) * taps + q]) * x[idx[q]];
+        const float dz = dy[(uint64_t(f) * Ho + i) * Wo + j] * activate_grad(l.act, float(z));
+        g.vecs[0][f] += dz;
+        for (uint32_t q = 0; q < taps; ++q) {
+          g.mats[0][uint64_t(f) * taps + q] += dz * x[idx[q]];
+          dx[idx[q]] += dz * W[uint64_t(f) * taps + q];
+        }
+      }
+}
+
+// Row softmax, from its recomputed output.
+void softmax_backward(const Layer& l, const Vec& x, const Vec& dy, Vec& dx) {
+  Vec y = x;
+  for (uint32_t t = 0; t < l.seq; ++t) softmax_row(y.data() + uint64_t(t) * l.in, l.in);
+  for (uint32_t t = 0; t < l.seq; ++t) {
+    double s = 0;
+    for (uint32_t i = 0; i < l.in; ++i) s += double(dy[t * l.in + i]) * y[t * l.in + i];
+    for (uint32_t i = 0; i < l.in; ++i) dx[t * l.in + i] = float(y[t * l.in + i] * (dy[t * l.in + i] - s));
+  }
+}
+
+void embedding_backward(Layer& l, const Vec& x, const Vec& dy, Grads& g) {
+  // Token ids are not differentiable (dx = 0); each looked-up row gets its output gradient.
+  for (uint32_t t = 0; t < l.seq; ++t)
+    for (uint32_t j = 0; j < l.out; ++j) g.mats[0][uint64_t(x[t]) * l.out + j] += dy[uint64_t(t) * l.out + j];
+}
+
+}  // namespace
+
 Vec layer_backward(Layer& l, const Tape& tape, const Vec& dy, Grads& g) {
   const Vec& x = tape.x;
   Vec dx(x.size(), 0.0f);
   switch (l.type) {
-    case LayerType::Dense: {
-      const Vec W = eff(l, 0);
-      std::vector<double> z(l.out);
-      matvec(W, l.out, l.in, x.data(), z.data());
-      for (uint32_t o = 0; o < l.out; ++o) {
-        const float dz = dy[o] * activate_grad(l.act, float(z[o] + l.vecs[0][o]));
-        g.vecs[0][o] += dz;
-        float* gw = g.mats[0].data() + uint64_t(o) * l.in;
-        const float* w = W.data() + uint64_t(o) * l.in;
-        for (uint32_t i = 0; i < l.in; ++i) {
-          gw[i] += dz * x[i];
-          dx[i] += dz * w[i];
-        }
-      }
-      break;
-    }
+    case LayerType::Dense: dense_backward(l, x, dy, g, dx); break;
     case LayerType::RMSNorm:
-    case LayerType::LayerNorm: {
-      const bool ln = l.type == LayerType::LayerNorm;
-      const uint32_t n = l.in;
-      for (uint32_t t = 0; t < l.seq; ++t) {
-        const float* r = x.data() + uint64_t(t) * n;
-        const float* d = dy.data() + uint64_t(t) * n;
-        double mean = 0, sq = 0;
-        if (ln)
-          for (uint32_t i = 0; i < n; ++i) mean += r[i];
-        mean /= n;
-        for (uint32_t i = 0; i < n; ++i) sq += (r[i] - mean) * (r[i] - mean);
-        const double inv = 1.0 / std::sqrt(sq / n + l.eps);
-        double s1 = 0, s2 = 0;  // sum dxhat, sum dxhat * xhat
-        for (uint32_t i = 0; i < n; ++i) {
-          const double xh = (r[i] - mean) * inv, dxh = double(d[i]) * l.vecs[0][i];
-          g.vecs[0][i] += float(d[i] * xh);
-          if (ln) g.vecs[1][i] += d[i];
-          s1 += dxh;
-          s2 += dxh * xh;
-        }
-        for (uint32_t i = 0; i < n; ++i) {
-          const double xh = (r[i] - mean) * inv, dxh = double(d[i]) * l.vecs[0][i];
-          dx[uint64_t(t) * n + i] = float(inv * (dxh - (ln ? s1 / n : 0.0) - xh * s2 / n));
-        }
-      }
-      break;
-    }
+    case LayerType::LayerNorm: norm_backward(l, x, dy, g, dx); break;
     case LayerType::MHA: dx = mha_backward(l, x, dy, g); break;
-    case LayerType::KMeans: {
-      // y = softmax(s), s_j = -|x - c_j|^2: ds from the softmax, then ds_j * -2 (x - c_j) to x
-      // and its negative to c_j.
-      const Vec C = eff(l, 0);
-      const Vec y = layer_forward(l, x);
-      for (uint32_t t = 0; t < l.seq; ++t) {
-        const float* yt = y.data() + uint64_t(t) * l.out;
-        const float* dyt = dy.data() + uint64_t(t) * l.out;
-        double sum = 0;
-        for (uint32_t j = 0; j < l.out; ++j) sum += double(dyt[j]) * yt[j];
-        for (uint32_t j = 0; j < l.out; ++j) {
-          const double ds = yt[j] * (dyt[j] - sum);
-          for (uint32_t i = 0; i < l.in; ++i) {
-            const double e = double(x[uint64_t(t) * l.in + i]) - C[uint64_t(j) * l.in + i];
-            dx[uint64_t(t) * l.in + i] += float(-2 * ds * e);
-            g.mats[0][uint64_t(j) * l.in + i] += float(2 * ds * e);
-          }
-        }
-      }
-      break;
-    }
+    case LayerType::KMeans: kmeans_backward(l, x, dy, g, dx); break;
     case LayerType::RNN:
     case LayerType::GRU:
     case LayerType::LSTM: dx = recurrent_backward(l, x, dy, g); break;
-    case LayerType::Embedding:
-      // Token ids are not differentiable (dx = 0); each looked-up row gets its output gradient.
-      for (uint32_t t = 0; t < l.seq; ++t)
-        for (uint32_t j = 0; j < l.out; ++j) g.mats[0][uint64_t(x[t]) * l.out + j] += dy[uint64_t(t) * l.out + j];
-      break;
-    case LayerType::SwiGLU: {
-      // Per token: a = W1 x, b = W3 x, h = silu(a) b, y = W2 h.
-      const Vec W1 = eff(l, 0), W3 = eff(l, 1), W2 = eff(l, 2);
-      const uint32_t D = l.in, Hd = l.out;
-      std::vector<double> a(Hd), b(Hd);
-      for (uint32_t t = 0; t < l.seq; ++t) {
-        const float* xt = x.data() + uint64_t(t) * D;
-        const float* dyt = dy.data() + uint64_t(t) * D;
-        matvec(W1, Hd, D, xt, a.data());
-        matvec(W3, Hd, D, xt, b.data());
-        for (uint32_t j = 0; j < Hd; ++j) {
-          const double sg = sigmoid(a[j]), silu = a[j] * sg, h = silu * b[j];
-          double dh = 0;
-          for (uint32_t i = 0; i < D; ++i) {
-            dh += double(W2[uint64_t(i) * Hd + j]) * dyt[i];
-            g.mats[2][uint64_t(i) * Hd + j] += float(dyt[i] * h);
-          }
-          const double da = dh * b[j] * sg * (1 + a[j] * (1 - sg)), db = dh * silu;
-          for (uint32_t i = 0; i < D; ++i) {
-            g.mats[0][uint64_t(j) * D + i] += float(da * xt[i]);
-            g.mats[1][uint64_t(j) * D + i] += float(db * xt[i]);
-            dx[uint64_t(t) * D + i] += float(da * W1[uint64_t(j) * D + i] + db * W3[uint64_t(j) * D + i]);
-          }
-        }
-      }
-      break;
-    }
+    case LayerType::Embedding: embedding_backward(l, x, dy, g); break;
+    case LayerType::SwiGLU: swiglu_backward(l, x, dy, g, dx); break;
     case LayerType::Conv3D:
     case LayerType::ConvT1D:
     case LayerType::ConvT2D:
-    case LayerType::ConvT3D: {
-      const Vec W = eff(l, 0);
-      const ConvShape cs = conv_shape(l);
-      const uint32_t taps = cs.taps(), P = cs.positions();
-      for (uint32_t f = 0; f < cs.F; ++f)
-        for (uint32_t p = 0; p < P; ++p) {
-          const double z = conv_preactivation(cs, W, l.vecs[0][f], x.data(), f, p);
-          const float dz = dy[uint64_t(f) * P + p] * activate_grad(l.act, float(z));
-          g.vecs[0][f] += dz;
-          for (uint32_t q = 0; q < taps; ++q)
-            if (const int64_t i = cs.input_index(q, p); i >= 0) {
-              g.mats[0][uint64_t(f) * taps + q] += dz * x[i];
-              dx[i] += dz * W[uint64_t(f) * taps + q];
-            }
-        }
-      break;
-    }
+    case LayerType::ConvT3D: conv_shape_backward(l, x, dy, g, dx); break;
     case LayerType::Conv1D:
-    case LayerType::Conv2D: {
-      // One pass over (filter, position, tap): recompute z, then spread dz to b, W and x.
-      const bool two = l.type == LayerType::Conv2D;
-      const Vec W = eff(l, 0);
-      const uint32_t K = l.kernel, C = l.channels;
-      const uint32_t Ho = two ? l.height - K + 1 : 1, Wo = two ? l.width - K + 1 : l.seq - K + 1, taps = two ? C * K * K : C * K;
-      std::vector<uint64_t> idx(taps);
-      for (uint32_t f = 0; f < l.filters; ++f)
-        for (uint32_t i = 0; i < Ho; ++i)
-          for (uint32_t j = 0; j < Wo; ++j) {
-            for (uint32_t q = 0; q < taps; ++q) {
-              const uint32_t c = two ? q / (K * K) : q / K, r = two ? q % (K * K) : q % K;
-              idx[q] = two ? (uint64_t(c) * l.height + i + r / K) * l.width + j + r % K : uint64_t(c) * l.seq + j + r;
-            }
-            double z = l.vecs[0][f];
-            for (uint32_t q = 0; q < taps; ++q) z += double(W[uint64_t(f) * taps + q]) * x[idx[q]];
-            const float dz = dy[(uint64_t(f) * Ho + i) * Wo + j] * activate_grad(l.act, float(z));
-            g.vecs[0][f] += dz;
-            for (uint32_t q = 0; q < taps; ++q) {
-              g.mats[0][uint64_t(f) * taps + q] += dz * x[idx[q]];
-              dx[idx[q]] += dz * W[uint64_t(f) * taps + q];
-            }
-          }
-      break;
-    }
-    case LayerType::Softmax: {
-      Vec y = x;
-      for (uint32_t t = 0; t < l.seq; ++t) softmax_row(y.data() + uint64_t(t) * l.in, l.in);
-      for (uint32_t t = 0; t < l.seq; ++t) {
-        double s = 0;
-        for (uint32_t i = 0; i < l.in; ++i) s += double(dy[t * l.in + i]) * y[t * l.in + i];
-        for (uint32_t i = 0; i < l.in; ++i) dx[t * l.in + i] = float(y[t * l.in + i] * (dy[t * l.in + i] - s));
-      }
-      break;
-    }
+    case LayerType::Conv2D: conv_backward(l, x, dy, g, dx); break;
+    case LayerType::Softmax: softmax_backward(l, x, dy, dx); break;
     case LayerType::Sequential:
     case LayerType::Residual: {
       Vec d = dy;
