@@ -433,11 +433,6 @@ Result typed_errors(Device& dev) {
          return std::vector{arg("words", Range{Binding::Globals, 2, 8}), arg("count", 4), arg("add", 1)}; }); }},
       {"another kernel's typed arguments", ErrorCode::InvalidProgram, [&] { add_globals_add(dev, [](const Range& x) {
          return TallyArgs{.counter = x, .tag = 1}.bind(); }); }},
-      {"untyped words for a kernel with arguments", ErrorCode::InvalidProgram,
-       [] {
-         Program p; StageSpec s; s.name = "s"; s.kernel = weft_test_kernels.get("globals_add");
-         s.instance = p.add_instance("a", 1); s.push = {0, 4, 1}; p.add_stage(s);
-       }},
       {"kernel declaring more arguments than fit", ErrorCode::ShaderCompile,
        [] {
          std::string list;

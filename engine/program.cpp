@@ -102,22 +102,14 @@ StageId Program::add_stage(StageSpec spec) {
   const std::string who = "stage '" + spec.name + "'";
   if (!spec.kernel) fail(ErrorCode::InvalidProgram, who + " has no kernel");
   check_instance(spec.instance, who.c_str());
-  if (spec.push.size() > WEFT_PUSH_ARG_WORDS)
-    fail(ErrorCode::InvalidProgram, who + " pushes " + std::to_string(spec.push.size()) + " words; at most " +
-                                        std::to_string(WEFT_PUSH_ARG_WORDS) + " fit in the push-constant block");
   if (spec.indirect && spec.indirect->index >= slots_.size())
     fail(ErrorCode::InvalidProgram, who + " dispatches from indirect slot " + std::to_string(spec.indirect->index) +
                                         ", which does not exist");
   Stage s;
-  if (!spec.kernel->signature().empty() || !spec.args.empty()) {
-    if (!spec.push.empty()) fail(ErrorCode::InvalidProgram, who + " binds typed arguments and untyped push words");
-    BoundArgs bound = bind_args(spec.kernel->signature(), spec.args, who + " (kernel '" + spec.kernel->name() + "')");
-    s.push_words = std::move(bound.words);
-    spec.reads.insert(spec.reads.end(), bound.reads.begin(), bound.reads.end());
-    spec.writes.insert(spec.writes.end(), bound.writes.begin(), bound.writes.end());
-  } else {
-    s.push_words = spec.push;
-  }
+  BoundArgs bound = bind_args(spec.kernel->signature(), spec.args, who + " (kernel '" + spec.kernel->name() + "')");
+  s.push_words = std::move(bound.words);
+  spec.reads.insert(spec.reads.end(), bound.reads.begin(), bound.reads.end());
+  spec.writes.insert(spec.writes.end(), bound.writes.begin(), bound.writes.end());
   static_cast<StageSpec&>(s) = std::move(spec);
   s.index = uint32_t(stages_.size());
   stages_.push_back(std::move(s));

@@ -57,7 +57,6 @@ struct StageSpec {
   // arguments declare their ranges as read or written, so `reads`/`writes` list only what the
   // kernel touches beyond its arguments.
   std::vector<StageArg> args;
-  std::vector<uint32_t> push;  // untyped words for kernels without WEFT_ARGS (being retired)
   std::vector<Range> reads;
   std::vector<Range> writes;
   // Declares the message traffic: reads the inbox payload and its sender's Metrics record,

@@ -52,15 +52,9 @@ struct WeftArgs { WEFT_ARGS(WEFT_GLSL_ARG_FIELD) };
 layout(push_constant, std430) uniform WeftPushBlock {
   WeftPushHeader header;
 #ifdef WEFT_ARGS
-  WeftArgs args;
-#else
-  uint user[WEFT_PUSH_ARG_WORDS];  // untyped words: only until every kernel declares WEFT_ARGS
+  WeftArgs args;  // a kernel without arguments declares no WEFT_ARGS
 #endif
 } pc;
-
-#ifndef WEFT_ARGS
-float weft_user_f(uint i) { return uintBitsToFloat(pc.user[i]); }
-#endif
 
 // ---- control -----------------------------------------------------------------------------
 uint weft_control_word(uint w) { return control.words[w - WEFT_CONTROL_HEADER_WORDS]; }
