@@ -30,6 +30,7 @@ class DeviceTrainer {
   double gpu_ns();
 
  private:
+  class Builder;
   TrainOptions o_;
   uint64_t t_ = 0;
   uint32_t input_ = 0, output_ = 0;
