@@ -33,7 +33,7 @@ Result odd_sizes(Device& dev) {
     s.name = "affine";
     s.kernel = k;
     s.instance = in;
-    s.groups = {(n + 63) / 64, 1, 1};
+    s.groups = {groups_for(n, 64), 1, 1};
     s.args = {arg("x", p.segment(Binding::Globals, "x")), arg("y", p.segment(Binding::Globals, "y")), arg("n", n)};
     p.add_stage(s);
     Executable exe(dev, std::move(p));
@@ -171,7 +171,7 @@ Result non_coherent_path(Device& dev) {
   s.name = "xor";
   s.kernel = k;
   s.instance = in;
-  s.groups = {(n + 63) / 64, 1, 1};
+  s.groups = {groups_for(n, 64), 1, 1};
   s.args = {arg("x", p.segment(Binding::Globals, "x")), arg("n", n)};
   p.add_stage(s);
   Executable exe(dev, std::move(p));

@@ -42,7 +42,7 @@ struct Rig {
     s.name = name;
     s.kernel = weft_test_kernels.get("consume");
     s.instance = inst;
-    s.groups = {(n + 63) / 64, 1, 1};
+    s.groups = {groups_for(n, 64), 1, 1};
     s.args = ConsumeArgs{.word = p.control_words(w, 1), .src = segment(in), .dst = segment(out), .n = n, .mode = mode}.bind();
     s.honour_halt = honour_halt;
     p.add_stage(s);
