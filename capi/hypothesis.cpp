@@ -5,7 +5,7 @@
 #include "hypothesis_update.h"
 
 using namespace weft;
-using namespace weft::hyp;
+using namespace weft::hypothesis_update;
 using weft::capi::guard;
 using weft::capi::require;
 

@@ -43,24 +43,24 @@ int replay(const weft::cli::Args& args) {
   if (backend != "cpu" && backend != "vulkan")
     weft::fail(weft::ErrorCode::BadInput, "unknown backend '" + backend + "' (known: cpu, vulkan)");
   const bool vulkan = backend == "vulkan";
-  const double tolerance = vulkan ? weft::hyp::kVulkanEvidenceTolerance : 1e-6;
+  const double tolerance = vulkan ? weft::hypothesis_update::kVulkanEvidenceTolerance : 1e-6;
   auto tolerance_of = [&](const std::string& array) {
-    return vulkan ? weft::hyp::vulkan_replay_tolerance(array) : tolerance;
+    return vulkan ? weft::hypothesis_update::vulkan_replay_tolerance(array) : tolerance;
   };
 
   std::unique_ptr<weft::Device> device;
-  weft::hyp::ReplayOptions options;
+  weft::hypothesis_update::ReplayOptions options;
   if (vulkan) {
     weft::DeviceOptions o;
     o.select = args.get("device");
     device = weft::Device::open(o);
     options.device = device.get();
-    options.tie_tolerance = weft::hyp::kVulkanEvidenceTolerance;
+    options.tie_tolerance = weft::hypothesis_update::kVulkanEvidenceTolerance;
   }
   options.objects_dir = args.get("objects");
   options.threads = unsigned(args.get_uint("threads", 0));
   options.trace_kernel = !args.flag("no-kernel-trace");
-  const weft::hyp::ReplayReport report = weft::hyp::replay_fixture_run(args.positional[1], options);
+  const weft::hypothesis_update::ReplayReport report = weft::hypothesis_update::replay_fixture_run(args.positional[1], options);
 
   const std::string where =
       vulkan ? "vulkan (" + device->info().name + ")" : "cpu, " + std::to_string(report.threads) + " threads";
@@ -175,13 +175,13 @@ void print_table(const std::vector<BenchRow>& rows, const std::string& device) {
 }
 
 int bench(const weft::cli::Args& args) {
-  weft::hyp::BenchOptions o;
+  weft::hypothesis_update::BenchOptions o;
   o.steps = int(args.get_uint("steps", 5));
   o.k = int(args.get_uint("k", uint64_t(o.k)));
   o.threads = unsigned(args.get_uint("threads", 0));
   const std::string updater = args.get("updater", "default");
   if (updater == "burst")
-    o.kind = weft::hyp::UpdaterKind::BurstSampling;
+    o.kind = weft::hypothesis_update::UpdaterKind::BurstSampling;
   else if (updater != "default")
     weft::fail(weft::ErrorCode::BadInput, "--updater must be default or burst");
   const std::string which = args.get("backend", "both");
@@ -204,7 +204,7 @@ int bench(const weft::cli::Args& args) {
 
   std::vector<BenchRow> rows;
   for (BenchCase& c : cases) {
-    c.comparable_to_monty = o.kind == weft::hyp::UpdaterKind::Default;
+    c.comparable_to_monty = o.kind == weft::hypothesis_update::UpdaterKind::Default;
     BenchRow row{c};
     o.nodes = c.nodes;
     o.umbilical = int(c.hypotheses / c.nodes);
@@ -225,7 +225,7 @@ int bench(const weft::cli::Args& args) {
         .num("loadavg_1min", row.load);
     double cpu_ms = NAN, gpu_ms = NAN;
     if (which != "vulkan") {
-      const weft::hyp::BenchResult r = weft::hyp::run_synthetic_bench(o);
+      const weft::hypothesis_update::BenchResult r = weft::hypothesis_update::run_synthetic_bench(o);
       cpu_ms = r.seconds_per_step * 1e3;
       line.num("cpu_threads", r.threads)
           .num("cpu_tested_per_step", r.tested_per_step)
@@ -237,8 +237,8 @@ int bench(const weft::cli::Args& args) {
       row.cpu_core_ms = r.process_cpu_seconds_per_step * 1e3;
     }
     if (which != "cpu") try {
-      weft::hyp::VulkanBackend vk(*device);
-      const weft::hyp::BenchResult r = weft::hyp::run_synthetic_bench(vk, o, [&] {
+      weft::hypothesis_update::VulkanBackend vk(*device);
+      const weft::hypothesis_update::BenchResult r = weft::hypothesis_update::run_synthetic_bench(vk, o, [&] {
         const weft::Timings t = vk.last_step_timings();
         return t.valid ? t.total_ns * 1e-9 : NAN;
       });

@@ -22,7 +22,7 @@ namespace weft::conformance {
 
 namespace {
 
-using namespace weft::hyp;
+using namespace weft::hypothesis_update;
 
 const char* kTolerance = "vulkan_tolerance.h: evidence 1e-4 abs, geometry 1e-6 abs, decisions exact";
 

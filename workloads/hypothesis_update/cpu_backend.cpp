@@ -10,7 +10,7 @@
 #include <limits>
 #include <set>
 
-namespace weft::hyp {
+namespace weft::hypothesis_update {
 
 namespace {
 
@@ -296,4 +296,4 @@ void CpuBackend::set_kernel_trace(bool on) {
 
 std::unique_ptr<HypothesisBackend> make_cpu_backend(unsigned threads) { return std::make_unique<CpuBackend>(threads); }
 
-}  // namespace weft::hyp
+}  // namespace weft::hypothesis_update

@@ -13,7 +13,7 @@
 #include "hypothesis_backend.h"
 #include "thread_pool.h"
 
-namespace weft::hyp {
+namespace weft::hypothesis_update {
 
 // Location evidence one channel gave the tested hypotheses in the last step (for replay checks
 // of Monty's kernel intermediates).
@@ -86,4 +86,4 @@ class CpuBackend final : public HypothesisBackend {
   bool trace_kernel_ = false;
 };
 
-}  // namespace weft::hyp
+}  // namespace weft::hypothesis_update

@@ -7,7 +7,7 @@
 
 #include "numpy_argsort.h"
 
-namespace weft::hyp {
+namespace weft::hypothesis_update {
 
 namespace {
 
@@ -220,4 +220,4 @@ void finish_graph_step(const LmStepContext& ctx, GraphSpace& s) {
   }
 }
 
-}  // namespace weft::hyp
+}  // namespace weft::hypothesis_update

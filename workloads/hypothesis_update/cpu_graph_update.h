@@ -10,7 +10,7 @@
 #include "hypothesis_types.h"
 #include "slope_tracker.h"
 
-namespace weft::hyp {
+namespace weft::hypothesis_update {
 
 struct GraphSpace {
   int graph = -1;  // global graph id
@@ -58,4 +58,4 @@ void compute_evidence_block(GraphSpace& space, size_t first, size_t last);
 // new block and the tracker update.
 void finish_graph_step(const LmStepContext& ctx, GraphSpace& space);
 
-}  // namespace weft::hyp
+}  // namespace weft::hypothesis_update

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace weft::hyp {
+namespace weft::hypothesis_update {
 
 DeviceGrid build_device_grid(const ObjectGraph& g, double mmd) {
   DeviceGrid grid;
@@ -48,4 +48,4 @@ DeviceGrid build_device_grid(const ObjectGraph& g, double mmd) {
   return grid;
 }
 
-}  // namespace weft::hyp
+}  // namespace weft::hypothesis_update

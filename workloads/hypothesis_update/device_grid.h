@@ -14,7 +14,7 @@
 
 #include "hypothesis_types.h"
 
-namespace weft::hyp {
+namespace weft::hypothesis_update {
 
 inline constexpr uint32_t kGridHeaderWords = 16;  // see G_* in hyp_common.glsl
 
@@ -29,4 +29,4 @@ struct DeviceGrid {
 
 DeviceGrid build_device_grid(const ObjectGraph& graph, double max_match_distance);
 
-}  // namespace weft::hyp
+}  // namespace weft::hypothesis_update

@@ -8,7 +8,7 @@
 
 #include "knn.h"
 
-namespace weft::hyp {
+namespace weft::hypothesis_update {
 
 namespace {
 
@@ -207,4 +207,4 @@ double location_evidence(const ChannelKernel& kc, const double* loc, const doubl
   return best;
 }
 
-}  // namespace weft::hyp
+}  // namespace weft::hypothesis_update

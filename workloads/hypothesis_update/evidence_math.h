@@ -14,7 +14,7 @@
 #include "hypothesis_types.h"
 #include "node_grid.h"
 
-namespace weft::hyp {
+namespace weft::hypothesis_update {
 
 using Mat3 = std::array<double, 9>;  // row-major
 
@@ -74,4 +74,4 @@ struct KernelTrace {
 double location_evidence(const ChannelKernel& kernel, const double* location, const double* rotation,
                          KernelTrace* trace = nullptr);
 
-}  // namespace weft::hyp
+}  // namespace weft::hypothesis_update

@@ -10,7 +10,7 @@
 
 #include "fixture_json.h"
 
-namespace weft::hyp {
+namespace weft::hypothesis_update {
 
 namespace {
 
@@ -221,4 +221,4 @@ StepInput load_step_input(const FixtureRun& run, size_t step) try {
   fixture_json::fail_json(run.dir + "/run.json", e);
 }
 
-}  // namespace weft::hyp
+}  // namespace weft::hypothesis_update

@@ -8,7 +8,7 @@
 
 #include "hypothesis_types.h"
 
-namespace weft::hyp {
+namespace weft::hypothesis_update {
 
 struct RunJson;  // fixture_json.h
 
@@ -31,4 +31,4 @@ std::vector<double> load_doubles(const std::string& path, std::vector<uint64_t>*
 
 std::string step_dir(const FixtureRun& run, size_t step);
 
-}  // namespace weft::hyp
+}  // namespace weft::hypothesis_update

@@ -9,7 +9,7 @@
 #include <unordered_set>
 #include <vector>
 
-namespace weft::hyp::fixture_json {
+namespace weft::hypothesis_update::fixture_json {
 
 namespace {
 
@@ -146,4 +146,4 @@ void fail_json(const std::string& name, const nlohmann::json::exception& e) {
   fail(ErrorCode::BadInput, name + ": " + message(e));
 }
 
-}  // namespace weft::hyp::fixture_json
+}  // namespace weft::hypothesis_update::fixture_json

@@ -10,7 +10,7 @@
 
 #include <string>
 
-namespace weft::hyp {
+namespace weft::hypothesis_update {
 
 namespace fixture_json {
 
@@ -41,4 +41,4 @@ struct RunJson {
   fixture_json::Json doc;
 };
 
-}  // namespace weft::hyp
+}  // namespace weft::hypothesis_update

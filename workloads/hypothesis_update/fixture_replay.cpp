@@ -16,7 +16,7 @@
 #include "fixture_json.h"
 #include "vulkan_backend.h"
 
-namespace weft::hyp {
+namespace weft::hypothesis_update {
 
 namespace {
 
@@ -444,4 +444,4 @@ ReplayReport replay_fixture_run(const std::string& run_dir, const ReplayOptions&
   fixture_json::fail_json(run_dir + "/run.json", e);
 }
 
-}  // namespace weft::hyp
+}  // namespace weft::hypothesis_update

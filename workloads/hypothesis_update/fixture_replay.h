@@ -17,7 +17,7 @@ namespace weft {
 class Device;
 }
 
-namespace weft::hyp {
+namespace weft::hypothesis_update {
 
 struct ArrayError {
   std::string graph;  // empty for per-LM values
@@ -58,4 +58,4 @@ struct ReplayOptions {
 // BadInput naming the file for a missing or malformed fixture file.
 ReplayReport replay_fixture_run(const std::string& run_dir, const ReplayOptions& options = {});
 
-}  // namespace weft::hyp
+}  // namespace weft::hypothesis_update

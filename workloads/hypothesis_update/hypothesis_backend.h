@@ -1,6 +1,6 @@
 // The backend API of spec §1: one object shared by all learning modules (LMs).
 //
-//   auto backend = weft::hyp::make_cpu_backend();
+//   auto backend = weft::hypothesis_update::make_cpu_backend();
 //   int cyl = backend->add_graph(graph);                  // object models upload once
 //   int lm = backend->add_learning_module(config, {cyl}); // hypotheses live in the backend
 //   backend->set_groups({{lm0, lm1}, {lm2}});             // a batching hint, list of lists
@@ -18,7 +18,7 @@
 
 #include "hypothesis_types.h"
 
-namespace weft::hyp {
+namespace weft::hypothesis_update {
 
 class HypothesisBackend {
  public:
@@ -52,4 +52,4 @@ class HypothesisBackend {
 // `threads` = 0: one per hardware thread. Results do not depend on the thread count.
 std::unique_ptr<HypothesisBackend> make_cpu_backend(unsigned threads = 0);
 
-}  // namespace weft::hyp
+}  // namespace weft::hypothesis_update

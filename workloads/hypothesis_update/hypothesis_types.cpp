@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 
-namespace weft::hyp {
+namespace weft::hypothesis_update {
 
 namespace {
 
@@ -99,4 +99,4 @@ void UpdaterConfig::validate() const {
   }
 }
 
-}  // namespace weft::hyp
+}  // namespace weft::hypothesis_update

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace weft::hyp {
+namespace weft::hypothesis_update {
 
 // One non-pose feature, e.g. hsv (3 wide, hue circular) or principal_curvatures_log (2 wide).
 // Its columns sit in the graph's node feature array in the order the features are listed.
@@ -133,4 +133,4 @@ struct GraphStepInfo {
   bool updated = false;                                                // false when the LM had no input this step
 };
 
-}  // namespace weft::hyp
+}  // namespace weft::hypothesis_update

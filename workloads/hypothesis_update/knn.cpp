@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace weft::hyp {
+namespace weft::hypothesis_update {
 
 int k_nearest(const double* pos, size_t n, const double* q, int k, int* ids, double* d2) {
   const int count = int(std::min<size_t>(size_t(std::max(k, 0)), n));
@@ -25,4 +25,4 @@ int k_nearest(const double* pos, size_t n, const double* q, int k, int* ids, dou
   return count;
 }
 
-}  // namespace weft::hyp
+}  // namespace weft::hypothesis_update

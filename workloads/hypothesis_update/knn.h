@@ -9,7 +9,7 @@
 
 #include <cstddef>
 
-namespace weft::hyp {
+namespace weft::hypothesis_update {
 
 inline constexpr int kMaxNeighbors = 16;
 
@@ -17,4 +17,4 @@ inline constexpr int kMaxNeighbors = 16;
 // distances to `d2`; returns how many it wrote.
 int k_nearest(const double* pos, size_t n, const double* query, int k, int* ids, double* d2);
 
-}  // namespace weft::hyp
+}  // namespace weft::hypothesis_update

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace weft::hyp {
+namespace weft::hypothesis_update {
 
 NodeGrid::NodeGrid(const std::vector<double>& pos) {
   const size_t n = pos.size() / 3;
@@ -79,4 +79,4 @@ int NodeGrid::nearest_within(const double* q, double radius, int k, int* ids, do
   return m;
 }
 
-}  // namespace weft::hyp
+}  // namespace weft::hypothesis_update

@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace weft::hyp {
+namespace weft::hypothesis_update {
 
 class NodeGrid {
  public:
@@ -34,4 +34,4 @@ class NodeGrid {
   int cell_index(double v, int axis) const;
 };
 
-}  // namespace weft::hyp
+}  // namespace weft::hypothesis_update

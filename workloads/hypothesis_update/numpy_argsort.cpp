@@ -4,7 +4,7 @@
 #include <numeric>
 #include <utility>
 
-namespace weft::hyp {
+namespace weft::hypothesis_update {
 
 namespace {
 
@@ -109,4 +109,4 @@ std::vector<int64_t> numpy_argsort(const std::vector<double>& values) {
   return order;
 }
 
-}  // namespace weft::hyp
+}  // namespace weft::hypothesis_update

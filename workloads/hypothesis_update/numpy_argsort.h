@@ -11,8 +11,8 @@
 #include <cstdint>
 #include <vector>
 
-namespace weft::hyp {
+namespace weft::hypothesis_update {
 
 std::vector<int64_t> numpy_argsort(const std::vector<double>& values);
 
-}  // namespace weft::hyp
+}  // namespace weft::hypothesis_update

@@ -5,7 +5,7 @@
 
 #include "evidence_math.h"
 
-namespace weft::hyp {
+namespace weft::hypothesis_update {
 
 void SlopeTracker::add(size_t count) {
   history_.resize(history_.size() + count * size_t(window_), std::numeric_limits<double>::quiet_NaN());
@@ -64,4 +64,4 @@ void SlopeTracker::keep(const std::vector<uint8_t>& mask) {
   ages_.resize(out);
 }
 
-}  // namespace weft::hyp
+}  // namespace weft::hypothesis_update

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace weft::hyp {
+namespace weft::hypothesis_update {
 
 class SlopeTracker {
  public:
@@ -31,4 +31,4 @@ class SlopeTracker {
   std::vector<int64_t> ages_;
 };
 
-}  // namespace weft::hyp
+}  // namespace weft::hypothesis_update

@@ -6,7 +6,7 @@
 
 #include <weft/error.h>
 
-namespace weft::hyp {
+namespace weft::hypothesis_update {
 
 namespace {
 
@@ -48,4 +48,4 @@ void validate_step_inputs(const std::vector<StepInput>& inputs, const std::vecto
   }
 }
 
-}  // namespace weft::hyp
+}  // namespace weft::hypothesis_update

@@ -6,7 +6,7 @@
 
 #include "hypothesis_types.h"
 
-namespace weft::hyp {
+namespace weft::hypothesis_update {
 
 // What validation needs to know of one learning module.
 struct LmInputState {
@@ -19,4 +19,4 @@ struct LmInputState {
 // values.
 void validate_step_inputs(const std::vector<StepInput>& inputs, const std::vector<LmInputState>& lms);
 
-}  // namespace weft::hyp
+}  // namespace weft::hypothesis_update

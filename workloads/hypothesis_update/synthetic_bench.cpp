@@ -12,7 +12,7 @@
 
 #include "cpu_backend.h"
 
-namespace weft::hyp {
+namespace weft::hypothesis_update {
 
 namespace {
 
@@ -145,4 +145,4 @@ BenchResult run_synthetic_bench(HypothesisBackend& backend, const BenchOptions& 
   return result;
 }
 
-}  // namespace weft::hyp
+}  // namespace weft::hypothesis_update

@@ -10,7 +10,7 @@
 
 #include "hypothesis_backend.h"
 
-namespace weft::hyp {
+namespace weft::hypothesis_update {
 
 struct BenchOptions {
   size_t nodes = 2000;
@@ -46,4 +46,4 @@ BenchResult run_synthetic_bench(HypothesisBackend& backend, const BenchOptions& 
 // The synthetic graph itself, for tests that want a realistic surface graph.
 ObjectGraph sphere_surface_graph(const std::string& name, size_t nodes, uint64_t seed);
 
-}  // namespace weft::hyp
+}  // namespace weft::hypothesis_update

@@ -1,6 +1,6 @@
 #include "thread_pool.h"
 
-namespace weft::hyp {
+namespace weft::hypothesis_update {
 
 ThreadPool::ThreadPool(unsigned threads) {
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
@@ -73,4 +73,4 @@ void ThreadPool::parallel_for(size_t count, const std::function<void(size_t)>& f
   if (error) std::rethrow_exception(error);
 }
 
-}  // namespace weft::hyp
+}  // namespace weft::hypothesis_update

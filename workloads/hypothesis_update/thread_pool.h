@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-namespace weft::hyp {
+namespace weft::hypothesis_update {
 
 class ThreadPool {
  public:
@@ -38,4 +38,4 @@ class ThreadPool {
   std::exception_ptr error_;
 };
 
-}  // namespace weft::hyp
+}  // namespace weft::hypothesis_update

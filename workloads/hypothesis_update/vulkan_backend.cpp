@@ -7,7 +7,7 @@
 #include "evidence_math.h"
 #include "step_validation.h"
 
-namespace weft::hyp {
+namespace weft::hypothesis_update {
 
 namespace {
 
@@ -309,4 +309,4 @@ std::unique_ptr<HypothesisBackend> make_vulkan_backend(Device& device) {
   return std::make_unique<VulkanBackend>(device);
 }
 
-}  // namespace weft::hyp
+}  // namespace weft::hypothesis_update

@@ -22,7 +22,7 @@
 #include "hypothesis_backend.h"
 #include "vulkan_program.h"
 
-namespace weft::hyp {
+namespace weft::hypothesis_update {
 
 class VulkanBackend final : public HypothesisBackend {
  public:
@@ -102,4 +102,4 @@ class VulkanBackend final : public HypothesisBackend {
 
 std::unique_ptr<HypothesisBackend> make_vulkan_backend(Device& device);
 
-}  // namespace weft::hyp
+}  // namespace weft::hypothesis_update

@@ -9,7 +9,7 @@
 #include "shaders/hypothesis_update_args.h"
 #include "weft_hypothesis_update_kernels.h"
 
-namespace weft::hyp {
+namespace weft::hypothesis_update {
 
 namespace {
 
@@ -393,4 +393,4 @@ void reset_program_state(BackendProgram& bp) {
   x.write_segment(Binding::Globals, "input", input.data(), input.size() * 4);
 }
 
-}  // namespace weft::hyp
+}  // namespace weft::hypothesis_update

@@ -19,7 +19,7 @@
 
 #include "hypothesis_types.h"
 
-namespace weft::hyp {
+namespace weft::hypothesis_update {
 
 inline constexpr uint32_t kHypWorkgroup = 64;
 inline constexpr uint32_t kHypStatsWords = 32;     // per space, see S_* in hyp_common.glsl
@@ -76,4 +76,4 @@ BackendProgram build_backend_program(Device& device, const std::vector<DeviceLm>
 // Zeroes every space's counts and every LM's state (a new episode).
 void reset_program_state(BackendProgram& program);
 
-}  // namespace weft::hyp
+}  // namespace weft::hypothesis_update

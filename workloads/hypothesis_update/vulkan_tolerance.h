@@ -52,7 +52,7 @@
 
 #include <string>
 
-namespace weft::hyp {
+namespace weft::hypothesis_update {
 
 inline constexpr double kVulkanEvidenceTolerance = 1e-4;
 inline constexpr double kVulkanGeometryTolerance = 1e-6;
@@ -71,4 +71,4 @@ inline double vulkan_replay_tolerance(const std::string& array) {
   return kVulkanEvidenceTolerance;
 }
 
-}  // namespace weft::hyp
+}  // namespace weft::hypothesis_update

@@ -37,7 +37,7 @@
 #include "vulkan_backend.h"
 
 namespace py = pybind11;
-using namespace weft::hyp;
+using namespace weft::hypothesis_update;
 
 namespace {
 

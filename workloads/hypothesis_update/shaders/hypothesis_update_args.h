@@ -25,8 +25,8 @@
 #define HYPOTHESIS_UPDATE_STEP_ARGS(X) X(WEFT_IN(Heap), layout_block)
 
 #ifdef __cplusplus
-namespace weft::hyp {
+namespace weft::hypothesis_update {
 WEFT_KERNEL_ARGS(StepArgs, HYPOTHESIS_UPDATE_STEP_ARGS)
-}  // namespace weft::hyp
+}  // namespace weft::hypothesis_update
 #endif
 #endif /* HYPOTHESIS_UPDATE_ARGS_H */

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string>
 
-namespace weft::hyp::test {
+namespace weft::hypothesis_update::test {
 
 inline std::string monty_fixtures() {
   const char* full = std::getenv("WEFT_MONTY_FIXTURES");
@@ -20,4 +20,4 @@ inline size_t recorded_steps(const std::string& run_dir) {
   return n;
 }
 
-}  // namespace weft::hyp::test
+}  // namespace weft::hypothesis_update::test

@@ -8,7 +8,7 @@
 
 #include "hypothesis_types.h"
 
-namespace weft::hyp::test {
+namespace weft::hypothesis_update::test {
 
 // A random orthonormal frame (rows), right-handed.
 inline std::array<double, 9> random_frame(std::mt19937_64& rng) {
@@ -75,4 +75,4 @@ inline StepInput random_input(int lm, uint64_t seed, bool first, size_t channels
   return in;
 }
 
-}  // namespace weft::hyp::test
+}  // namespace weft::hypothesis_update::test

@@ -8,8 +8,8 @@
 #include "cpu_backend.h"
 #include "synthetic.h"
 
-using namespace weft::hyp;
-using namespace weft::hyp::test;
+using namespace weft::hypothesis_update;
+using namespace weft::hypothesis_update::test;
 
 namespace {
 

@@ -15,8 +15,8 @@
 #include "fixtures.h"
 #include "synthetic.h"
 
-using namespace weft::hyp;
-using namespace weft::hyp::test;
+using namespace weft::hypothesis_update;
+using namespace weft::hypothesis_update::test;
 
 namespace {
 
@@ -111,7 +111,7 @@ TEST_CASE("rejected dispatches name the LM and field and change nothing") {
 }
 
 TEST_CASE("missing or malformed fixture files name the file") {
-  const std::string monty = weft::hyp::test::monty_fixtures();
+  const std::string monty = weft::hypothesis_update::test::monty_fixtures();
   CHECK(contains(bad_input([&] { replay_fixture_run("/nonexistent/run"); }),
                  "fixture file missing: /nonexistent/run/run.json"));
   CHECK(contains(bad_input([&] {
@@ -137,7 +137,7 @@ TEST_CASE("missing or malformed fixture files name the file") {
 }
 
 TEST_CASE("malformed or missing run.json fields name the file and the key") {
-  const std::string monty = weft::hyp::test::monty_fixtures();
+  const std::string monty = weft::hypothesis_update::test::monty_fixtures();
   const std::string source = monty + "/default_cylinder";
   std::string original;
   {

@@ -7,7 +7,7 @@
 
 #include "knn.h"
 
-using namespace weft::hyp;
+using namespace weft::hypothesis_update;
 
 namespace {
 
@@ -165,7 +165,7 @@ TEST_CASE("location evidence through the grid equals the exact K-nearest evidenc
     const size_t node = size_t(u(rng) * double(g.num_nodes)) % g.num_nodes;
     double loc[3];
     for (int c = 0; c < 3; ++c) loc[c] = g.pos[node * 3 + size_t(c)] + (u(rng) - 0.5) * (h % 3 ? 0.01 : 0.06);
-    const auto rot = weft::hyp::test::random_frame(rng);
+    const auto rot = weft::hypothesis_update::test::random_frame(rng);
     for (int k : {1, 10, 16}) {
       exact.k = fast.k = k;
       const double want = location_evidence(exact, loc, rot.data());

@@ -10,7 +10,7 @@
 #include "evidence_math.h"
 #include "numpy_argsort.h"
 
-using namespace weft::hyp;
+using namespace weft::hypothesis_update;
 
 TEST_CASE("threshold modes") {
   const std::vector<double> e = {1, 4, 2, 3};

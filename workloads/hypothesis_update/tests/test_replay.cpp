@@ -15,13 +15,13 @@
 
 namespace {
 
-const std::string kMonty = weft::hyp::test::monty_fixtures();
+const std::string kMonty = weft::hypothesis_update::test::monty_fixtures();
 
 // With the kernel trace every recorded array is compared, Monty's kernel intermediates too, and
 // the kernel runs the exact brute-force K nearest; without it the kernel takes the grid path.
 void expect_run_matches(const std::string& run, bool trace_kernel) {
-  const weft::hyp::ReplayReport report = weft::hyp::replay_fixture_run(kMonty + "/" + run, {{}, 0, trace_kernel});
-  const size_t steps = weft::hyp::test::recorded_steps(kMonty + "/" + run);
+  const weft::hypothesis_update::ReplayReport report = weft::hypothesis_update::replay_fixture_run(kMonty + "/" + run, {{}, 0, trace_kernel});
+  const size_t steps = weft::hypothesis_update::test::recorded_steps(kMonty + "/" + run);
   REQUIRE(steps >= 2);
   REQUIRE(report.steps.size() == steps);
   size_t compared = 0;
@@ -49,8 +49,8 @@ TEST_CASE("replay burst_cylinder matches Monty at 1e-6") { expect_run_matches("b
 TEST_CASE("replay burst_sphere matches Monty at 1e-6") { expect_run_matches("burst_sphere"); }
 
 TEST_CASE("replay results do not depend on the thread count") {
-  const auto one = weft::hyp::replay_fixture_run(kMonty + "/burst_sphere", {{}, 1, false});
-  const auto three = weft::hyp::replay_fixture_run(kMonty + "/burst_sphere", {{}, 3, false});
+  const auto one = weft::hypothesis_update::replay_fixture_run(kMonty + "/burst_sphere", {{}, 1, false});
+  const auto three = weft::hypothesis_update::replay_fixture_run(kMonty + "/burst_sphere", {{}, 3, false});
   REQUIRE(one.steps.size() == three.steps.size());
   for (size_t s = 0; s < one.steps.size(); ++s) {
     REQUIRE(one.steps[s].arrays.size() == three.steps[s].arrays.size());
@@ -103,9 +103,9 @@ TEST_CASE("a replay reports a perturbed recorded output as an error of that size
     out.write(bytes.data(), long(bytes.size()));
   }
 
-  const weft::hyp::ReplayReport report =
-      weft::hyp::replay_fixture_run(tmp.string(), {(source.parent_path() / "objects").string(), 1, true});
-  REQUIRE(report.steps.size() == weft::hyp::test::recorded_steps(source.string()));
+  const weft::hypothesis_update::ReplayReport report =
+      weft::hypothesis_update::replay_fixture_run(tmp.string(), {(source.parent_path() / "objects").string(), 1, true});
+  REQUIRE(report.steps.size() == weft::hypothesis_update::test::recorded_steps(source.string()));
   bool seen = false;
   for (const auto& step : report.steps)
     for (const auto& a : step.arrays) {

@@ -22,9 +22,9 @@
 
 namespace {
 
-using namespace weft::hyp;
+using namespace weft::hypothesis_update;
 
-const std::string kMonty = weft::hyp::test::monty_fixtures();
+const std::string kMonty = weft::hypothesis_update::test::monty_fixtures();
 
 using weft::test::device;  // the device every suite tests on (device_under_test.h)
 
@@ -42,7 +42,7 @@ void expect_replay_within_tolerance(const std::string& run) {
   o.tie_tolerance = kVulkanEvidenceTolerance;
   o.trace_kernel = true;
   const ReplayReport report = replay_fixture_run(kMonty + "/" + run, o);
-  const size_t steps = weft::hyp::test::recorded_steps(kMonty + "/" + run);
+  const size_t steps = weft::hypothesis_update::test::recorded_steps(kMonty + "/" + run);
   REQUIRE(steps >= 2);
   REQUIRE(report.steps.size() == steps);
   std::map<std::string, double> worst;  // per array over steps and graphs: the measured maxima
