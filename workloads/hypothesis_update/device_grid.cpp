@@ -34,7 +34,7 @@ DeviceGrid build_device_grid(const ObjectGraph& g, double mmd) {
   for (size_t n = 0; n < g.num_nodes; ++n) {
     uint32_t idx[3];
     for (int c = 0; c < 3; ++c) {
-      // The same float32 arithmetic as the device's query (hyp_location_evidence.comp).
+      // The same float32 arithmetic as the device's query (location_evidence.comp).
       const float t = (float(g.pos[n * 3 + size_t(c)]) - grid.origin[c]) / grid.cell;
       idx[c] = std::min(uint32_t(std::max(std::floor(t), 0.0f)), grid.dims[c] - 1);
     }

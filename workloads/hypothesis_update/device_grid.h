@@ -16,7 +16,7 @@
 
 namespace weft::hypothesis_update {
 
-inline constexpr uint32_t kGridHeaderWords = 16;  // see G_* in hyp_common.glsl
+inline constexpr uint32_t kGridHeaderWords = 16;  // see G_* in hypothesis_update.glsl
 
 struct DeviceGrid {
   float origin[3] = {0, 0, 0};

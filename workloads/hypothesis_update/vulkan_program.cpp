@@ -40,7 +40,7 @@ uint32_t sampled_nodes(const UpdaterConfig& c, size_t nodes, int j) {
   return uint32_t(std::min<int64_t>(count / j, int64_t(nodes)));
 }
 
-// Layout block words (L_* in hyp_common.glsl).
+// Layout block words (L_* in hypothesis_update.glsl).
 enum : uint32_t {
   kE, kL, kR, kNew, kFe, kInput, kStats, kLmState, kTrace, kHist, kAge, kSlope, kKeep, kRemoved, kOrder,
   kPos, kPose, kPdf, kFeat, kSpaces, kLms, kWgSpace, kRows, kMaxChannels, kHistStride, kGrid, kRowWgs, kLayoutWords
@@ -221,7 +221,7 @@ void add_segments(Program& p, const HostTables& t, const BackendProgram& bp) {
 uint32_t heap_word(const Program& p, const char* segment) { return p.heap().at(segment).word_offset(); }
 uint32_t globals_word(const Program& p, const char* segment) { return p.globals().at(segment).word_offset(); }
 
-// The layout block (L_* in hyp_common.glsl): the word offset of every segment (WEFT_NONE for the
+// The layout block (L_* in hypothesis_update.glsl): the word offset of every segment (WEFT_NONE for the
 // ones this program has not) and a few sizes.
 std::vector<uint32_t> layout_block(const Program& p, const HostTables& t, const BackendProgram& bp) {
   auto hw = [&](const char* s) { return heap_word(p, s); };
@@ -301,18 +301,18 @@ void add_stages(Program& p, const std::vector<DeviceLm>& lms, const BackendProgr
   const uint32_t S = t.space_count, M = t.lm_count;
   const uint32_t row_wgs = uint32_t(t.wg_space.size()), width = std::clamp(row_dispatch_width, 1u, kGuaranteedGroupCount);
   const std::array<uint32_t, 3> row_groups = {std::min(row_wgs, width), groups_for(row_wgs, width), 1};
-  if (bp.burst) stage("hyp_slopes", row_groups);
-  if (median) stage("hyp_median", {S, 1, 1});
-  stage("hyp_threshold", {M, 1, 1});
-  stage("hyp_feature_evidence", {groups_for(t.max_nodes, kHypWorkgroup), S, 1});
-  if (bp.burst) stage("hyp_compact", {S, 1, 1});
-  stage("hyp_select", {S, 1, 1});
-  stage("hyp_location_evidence", row_groups);
-  stage("hyp_floor", {S, 1, 1});
-  stage("hyp_apply", row_groups);
-  stage("hyp_new_block", row_groups);
-  if (bp.burst) stage("hyp_tracker", row_groups);
-  stage("hyp_argmax", {M, 1, 1});
+  if (bp.burst) stage("slopes", row_groups);
+  if (median) stage("median", {S, 1, 1});
+  stage("threshold", {M, 1, 1});
+  stage("feature_evidence", {groups_for(t.max_nodes, kHypWorkgroup), S, 1});
+  if (bp.burst) stage("compact", {S, 1, 1});
+  stage("select", {S, 1, 1});
+  stage("location_evidence", row_groups);
+  stage("floor", {S, 1, 1});
+  stage("apply", row_groups);
+  stage("new_block", row_groups);
+  if (bp.burst) stage("tracker", row_groups);
+  stage("argmax", {M, 1, 1});
 }
 
 // The layout block and the tables cross the bus here, once.

@@ -1,7 +1,7 @@
 // The device program of the Vulkan backend: ONE program for every learning module (LM) of the
 // backend, so each stage is a single dispatch over all LMs and all their graphs (and so over
 // every LM group), and dispatch() is one submission. Word layouts mirror
-// shaders/hyp_common.glsl.
+// shaders/hypothesis_update.glsl.
 //
 // Spaces: one per (LM, graph) pair, in LM order and, within an LM, in the LM's graph order.
 // Space s owns rows [row_offset[s], row_offset[s] + capacity[s]) of the hypothesis arrays E (H),
@@ -22,7 +22,7 @@
 namespace weft::hypothesis_update {
 
 inline constexpr uint32_t kHypWorkgroup = 64;
-inline constexpr uint32_t kHypStatsWords = 32;     // per space, see S_* in hyp_common.glsl
+inline constexpr uint32_t kHypStatsWords = 32;     // per space, see S_* in hypothesis_update.glsl
 inline constexpr uint32_t kHypLmStateWords = 8;    // per LM, see M_*
 inline constexpr uint32_t kHypChannelWords = 40;   // per channel input: sn, cd1, pfd, curvature scale, features
 inline constexpr uint32_t kHypInputHeader = 8;     // displacement, channels, active, first, J
@@ -32,7 +32,7 @@ inline constexpr uint32_t kHypMaxFeatureWidth = 32;
 inline constexpr uint32_t kHypMaxWindow = 16;
 inline constexpr uint32_t kHypParamWords = 128;
 
-// Stats words (S_* in hyp_common.glsl).
+// Stats words (S_* in hypothesis_update.glsl).
 inline constexpr uint32_t kHypStatThreshold = 4, kHypStatPredictionError = 5, kHypStatTested = 6, kHypStatCount = 7,
                           kHypStatRetained = 16, kHypStatAdded = 17, kHypStatRemoved = 18;
 // LM state words (M_*).

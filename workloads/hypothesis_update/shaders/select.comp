@@ -13,7 +13,7 @@
 #include "hypothesis_update_args.h"
 #define WEFT_ARGS HYPOTHESIS_UPDATE_STEP_ARGS
 #include "weft.glsl"
-#include "hyp_common.glsl"
+#include "hypothesis_update.glsl"
 layout(local_size_x = 64) in;
 
 uint g_order;  // Globals word of the space's order scratch
@@ -114,7 +114,7 @@ void main() {
   if (!lm_active(m)) return;
   const bool burst = param_u(m, P_KIND) == 1u;
   const bool build = burst ? globals_u[lm_state(m, M_BURST_IN_STEP)] > 0u : lm_first(m);
-  if (!build) return;  // hyp_threshold already set nothing to add
+  if (!build) return;  // threshold already set nothing to add
   const uint nodes = sp(s, SP_NODES);
   const uint j = globals_u[in_word(m, IN_J)];
   uint nsel = nodes;

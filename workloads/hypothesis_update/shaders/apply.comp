@@ -6,7 +6,7 @@
 #include "hypothesis_update_args.h"
 #define WEFT_ARGS HYPOTHESIS_UPDATE_STEP_ARGS
 #include "weft.glsl"
-#include "hyp_common.glsl"
+#include "hypothesis_update.glsl"
 layout(local_size_x = 64) in;
 
 void main() {

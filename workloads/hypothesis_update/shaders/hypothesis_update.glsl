@@ -1,4 +1,4 @@
-// hyp_common.glsl — the Vulkan hypothesis-update kernels' shared view of Heap and Globals.
+// hypothesis_update.glsl — the Vulkan hypothesis-update kernels' shared view of Heap and Globals.
 // Mirrors vulkan_program.h. One program holds every learning module (LM) of the backend:
 // "spaces" are (LM, graph) pairs, each owning a fixed block of hypothesis rows (its capacity,
 // padded to the 64-row workgroup) of which the first COUNT (a Globals word) are live. Segment
