@@ -14,7 +14,7 @@
 // sqrt(2 delta) = 6.9e-4 (curvature directions): kVulkanAlignedEvidenceBound = 1e-3 per step.
 // Noiseless synthetic data (a sensor on a node with the node's own frame) reaches it on the true
 // hypothesis (3.5e-4 at the first scored step on a synthetic sphere); so does, rarely, a smooth
-// synthetic field of node frames with turned sensed frames (monty.threshold_modes_vs_cpu: one
+// synthetic field of node frames with turned sensed frames (hypothesis_update.threshold_modes_vs_cpu: one
 // hypothesis, of 2080 in each of 7 LMs over 8 steps, 2.7e-4 from step 6 on; evidence carries the
 // error into later steps). The 1e-4 bound is the one every fixture step meets; conformance cases on
 // synthetic scenes allow 1e-4 + the aligned bound to a few hypotheses, counted. Measured fixture
