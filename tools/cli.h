@@ -50,11 +50,11 @@ struct Verb {
 struct Command {
   std::string name;                  // `weft NAME`, the workload's name with '_' as '-'
   std::vector<std::string> aliases;  // other names it answers to
-  std::string usage;                 // lines for `weft help`, each starting with two spaces
-  std::string help;                  // its own usage: `weft NAME help`, or no verb (then on stderr, exit 2)
   std::set<std::string> options;     // --name VALUE options its verbs take
   std::set<std::string> flags;       // --name options without a value
   std::vector<Verb> verbs;
+  std::string usage;                 // lines for `weft help`, each starting with two spaces
+  std::string help;                  // its own usage: `weft NAME help`, or no verb (then on stderr, exit 2)
   std::map<std::string, std::string> short_options = {};  // e.g. "-n" -> "--n"
   int (*run)(int argc, char** argv) = nullptr;  // instead of verbs; argv[0] is the name it was called by
   bool bench = false;                // with `run`: it has a bench verb

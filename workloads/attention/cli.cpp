@@ -34,6 +34,11 @@ using namespace weft::attention;
 uint32_t int_arg(const cli::Args& a, const char* name, uint32_t fallback) { return cli::u32(a, name, fallback, 0x7FFFFFFFu); }
 using cli::f32;
 
+// `weft help` lines of this command.
+const char* const kHelpLines =
+    "  attention generate MODEL.gguf --prompt TEXT -n N [--temperature T --top-k K --seed S]\n"
+    "  attention demo|bench|write-model       llama decoder from GGUF vs its CPU reference\n";
+
 const char* kUsage =
     "usage: weft attention generate MODEL.gguf --prompt TEXT -n N [--temperature T] [--top-k K] [--seed S]\n"
     "                      [--tokens ID,ID,...] [--context C] [--batch B] [--norm-limit X] [--damp F] [--check]\n"
@@ -353,18 +358,10 @@ int run_write_model(const cli::Args& a) {
 
 }  // namespace
 
-// `weft help` lines of this command.
-const char* const kHelpLines =
-    "  attention generate MODEL.gguf --prompt TEXT -n N [--temperature T --top-k K --seed S]\n"
-    "  attention demo|bench|write-model       llama decoder from GGUF vs its CPU reference\n";
-
 WEFT_CLI_COMMAND(attention) {
-  return {.name = "attention",
-          .usage = kHelpLines,
-          .help = kUsage,
-          .options = {"prompt", "n", "temperature", "top-k", "seed", "tokens", "context", "batch", "norm-limit", "damp", "device", "dim",
-                      "layers", "heads", "kv-heads", "ffn", "runs", "copy-mib"},
-          .flags = {"check", "validation", "tied"},
-          .verbs = {{"generate", run_generate}, {"demo", run_demo}, {"bench", run_bench}, {"write-model", run_write_model}},
-          .short_options = {{"-n", "--n"}}};
+  return {.name = "attention", .options = {"prompt", "n", "temperature", "top-k", "seed", "tokens", "context", "batch", "norm-limit",
+              "damp", "device", "dim", "layers", "heads", "kv-heads", "ffn", "runs", "copy-mib"},
+          .flags = {"check", "validation", "tied"}, .verbs = {{"generate", run_generate}, {"demo", run_demo}, {"bench", run_bench},
+              {"write-model", run_write_model}},
+          .usage = kHelpLines, .help = kUsage, .short_options = {{"-n", "--n"}}};
 }

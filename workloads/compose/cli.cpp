@@ -43,6 +43,12 @@ namespace {
 using namespace weft;
 using namespace weft::compose;
 
+// `weft help` lines of this command.
+const char* const kHelpLines =
+    "  compose NAME|bench [--only NAME --runs R]  workloads composed into one program, one submit\n"
+    "                                          (NAME: game-physics, dsp-llm, gnn-db, agent-retrieval,\n"
+    "                                          model-token-vm), vs the parts host-orchestrated\n";
+
 const char* kComposeUsage =
     "usage: weft compose NAME [--root MOVES] [--steps S] [--particles N] [--depth D] [--device SEL] [--validation]\n"
     "       weft compose bench [--only NAME] [--runs R] [--device SEL]\n"
@@ -343,23 +349,11 @@ int run_bench(const cli::Args& a) {
 
 }  // namespace
 
-// `weft help` lines of this command.
-const char* const kHelpLines =
-    "  compose NAME|bench [--only NAME --runs R]  workloads composed into one program, one submit\n"
-    "                                          (NAME: game-physics, dsp-llm, gnn-db, agent-retrieval,\n"
-    "                                          model-token-vm), vs the parts host-orchestrated\n";
-
 WEFT_CLI_COMMAND(compose) {
-  return {.name = "compose",
-          .usage = kHelpLines,
-          .help = kComposeUsage,
-          .options = {"root", "steps", "particles", "depth", "device", "only", "runs", "tokens", "frame", "streams", "prompts", "nodes",
-                      "edges", "query", "prompt", "docs", "k", "where"},
-          .flags = {"validation"},
-          .verbs = {{"game-physics", demo_game_physics},
-                    {"gnn-db", demo_gnn_db},
-                    {"dsp-llm", demo_dsp_llm},
-                    {"agent-retrieval", demo_agent_retrieval},
-                    {"model-token-vm", demo_model_token_vm, {"model-tokenvm"}},
-                    {"bench", run_bench}}};
+  return {.name = "compose", .options = {"root", "steps", "particles", "depth", "device", "only", "runs", "tokens", "frame", "streams",
+              "prompts", "nodes", "edges", "query", "prompt", "docs", "k", "where"},
+          .flags = {"validation"}, .verbs = {{"game-physics", demo_game_physics}, {"gnn-db", demo_gnn_db}, {"dsp-llm", demo_dsp_llm},
+              {"agent-retrieval", demo_agent_retrieval}, {"model-token-vm", demo_model_token_vm, {"model-tokenvm"}}, {"bench",
+              run_bench}},
+          .usage = kHelpLines, .help = kComposeUsage};
 }

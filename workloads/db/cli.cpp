@@ -273,7 +273,6 @@ static int weft_cmd_db(int argc, char** argv) {
   return 2;
 }
 
-
 // `weft help` lines of this command.
 const char* const kHelpLines =
     "  db query --table NAME=FILE.csv ... \"SQL\" [--format table|csv] [--header] [--explain] [--check]\n"
@@ -281,5 +280,6 @@ const char* const kHelpLines =
 
 WEFT_CLI_COMMAND(db) {
   // Each verb parses its own options (argv[1] is the verb).
-  return {.name = "db", .usage = kHelpLines, .run = weft_cmd_db, .bench = true};
+  return {.name = "db",
+          .usage = kHelpLines, .run = weft_cmd_db, .bench = true};
 }

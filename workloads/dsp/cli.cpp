@@ -29,6 +29,11 @@ using namespace weft::dsp;
 using cli::u32;
 using cli::f32;
 
+// `weft help` lines of this command.
+const char* const kHelpLines =
+    "  dsp demo|bench [--channels C --frame N --frames F]\n"
+    "                                          streaming FFT filter chain vs FFTW\n";
+
 const char* kDspUsage =
     "usage: weft dsp demo  [--channels C] [--frame N] [--frames F] [--amplitude A] [--seed S] [--complex] [--device SEL]\n"
     "                      [--validation]\n"
@@ -153,16 +158,8 @@ int run_bench(const cli::Args& a) {
 
 }  // namespace
 
-// `weft help` lines of this command.
-const char* const kHelpLines =
-    "  dsp demo|bench [--channels C --frame N --frames F]\n"
-    "                                          streaming FFT filter chain vs FFTW\n";
-
 WEFT_CLI_COMMAND(dsp) {
-  return {.name = "dsp",
-          .usage = kHelpLines,
-          .help = kDspUsage,
-          .options = {"channels", "frame", "frames", "amplitude", "seed", "device"},
-          .flags = {"validation", "complex"},
-          .verbs = {{"demo", run_demo}, {"bench", run_bench}}};
+  return {.name = "dsp", .options = {"channels", "frame", "frames", "amplitude", "seed", "device"},
+          .flags = {"validation", "complex"}, .verbs = {{"demo", run_demo}, {"bench", run_bench}},
+          .usage = kHelpLines, .help = kDspUsage};
 }

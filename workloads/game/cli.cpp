@@ -30,6 +30,11 @@ using namespace weft::game;
 
 using cli::u32;
 
+// `weft help` lines of this command.
+const char* const kHelpLines =
+    "  game demo|bench|solve|play [--board WxH --depth D --roots B]\n"
+    "                                          batched connect-four search vs an exhaustive solver\n";
+
 const char* kGameUsage =
     "usage: weft game demo  [--board WxH] [--positions N] [--empty E] [--seed S] [--device SEL] [--validation]\n"
     "       weft game bench [--board WxH] [--roots B] [--depth D] [--empty E] [--runs R] [--seed S]\n"
@@ -258,16 +263,8 @@ int run_play(const cli::Args& a) {
 
 }  // namespace
 
-// `weft help` lines of this command.
-const char* const kHelpLines =
-    "  game demo|bench|solve|play [--board WxH --depth D --roots B]\n"
-    "                                          batched connect-four search vs an exhaustive solver\n";
-
 WEFT_CLI_COMMAND(game) {
-  return {.name = "game",
-          .usage = kHelpLines,
-          .help = kGameUsage,
-          .options = {"board", "positions", "empty", "seed", "device", "roots", "depth", "runs"},
-          .flags = {"validation"},
-          .verbs = {{"demo", run_demo}, {"bench", run_bench}, {"solve", run_solve}, {"play", run_play}}};
+  return {.name = "game", .options = {"board", "positions", "empty", "seed", "device", "roots", "depth", "runs"},
+          .flags = {"validation"}, .verbs = {{"demo", run_demo}, {"bench", run_bench}, {"solve", run_solve}, {"play", run_play}},
+          .usage = kHelpLines, .help = kGameUsage};
 }

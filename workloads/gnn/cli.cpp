@@ -31,6 +31,11 @@ using namespace weft::gnn;
 
 using cli::u32;
 
+// `weft help` lines of this command.
+const char* const kHelpLines =
+    "  gnn demo|bench [--nodes N --edges E --features F --layers L --seed S]\n"
+    "                                          graph neural network vs its CPU reference\n";
+
 const char* kGnnUsage =
     "usage: weft gnn demo  [--nodes N] [--edges E] [--features F] [--layers L] [--seed S] [--edge-types T]\n"
     "                      [--aggregation sum|mean|max] [--threshold X] [--device SEL] [--validation]\n"
@@ -196,17 +201,9 @@ int run_bench(const cli::Args& a) {
 
 }  // namespace
 
-// `weft help` lines of this command.
-const char* const kHelpLines =
-    "  gnn demo|bench [--nodes N --edges E --features F --layers L --seed S]\n"
-    "                                          graph neural network vs its CPU reference\n";
-
 WEFT_CLI_COMMAND(gnn) {
-  return {.name = "gnn",
-          .usage = kHelpLines,
-          .help = kGnnUsage,
-          .options = {"nodes", "edges", "features", "layers", "seed", "edge-types", "aggregation", "threshold", "device", "runs", "sizes",
-                      "degree"},
-          .flags = {"validation"},
-          .verbs = {{"demo", run_demo}, {"bench", run_bench}}};
+  return {.name = "gnn", .options = {"nodes", "edges", "features", "layers", "seed", "edge-types", "aggregation", "threshold",
+              "device", "runs", "sizes", "degree"},
+          .flags = {"validation"}, .verbs = {{"demo", run_demo}, {"bench", run_bench}},
+          .usage = kHelpLines, .help = kGnnUsage};
 }

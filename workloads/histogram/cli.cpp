@@ -15,6 +15,11 @@ namespace weft::histogram {
 
 namespace {
 
+// `weft help` lines of this command.
+const char* const kHelpLines =
+    "  histogram demo|bench [--values N --bins B --shift S]\n"
+    "                                          u32 values counted in bins vs the CPU reference (the template workload)\n";
+
 const char* kUsage =
     "usage: weft histogram demo|bench [--values N] [--bins B] [--shift S] [--runs R] [--device SEL] [--validation]\n"
     "  demo:  counts N random values (default 1e6) in B bins (default 256) on the device and\n"
@@ -79,16 +84,8 @@ int bench(const cli::Args& a) {
 }  // namespace
 }  // namespace weft::histogram
 
-// `weft help` lines of this command.
-const char* const kHelpLines =
-    "  histogram demo|bench [--values N --bins B --shift S]\n"
-    "                                          u32 values counted in bins vs the CPU reference (the template workload)\n";
-
 WEFT_CLI_COMMAND(histogram) {
-  return {.name = "histogram",
-          .usage = kHelpLines,
-          .help = histogram::kUsage,
-          .options = {"values", "bins", "shift", "runs", "device"},
-          .flags = {"validation"},
-          .verbs = {{"demo", histogram::demo}, {"bench", histogram::bench}}};
+  return {.name = "histogram", .options = {"values", "bins", "shift", "runs", "device"},
+          .flags = {"validation"}, .verbs = {{"demo", histogram::demo}, {"bench", histogram::bench}},
+          .usage = histogram::kHelpLines, .help = histogram::kUsage};
 }

@@ -24,6 +24,13 @@
 
 namespace {
 
+// `weft help` lines of this command.
+const char* const kHelpLines =
+    "  hypothesis-update replay RUN_DIR [--objects DIR] [--backend cpu|vulkan]\n"
+    "                                          replay a recorded Monty run, print errors per step\n"
+    "  hypothesis-update bench [--cases GxNxHxL,...] [--large] [--updater default|burst]\n"
+    "                                          updates per second, CPU backend vs Vulkan backend (alias: monty)\n";
+
 const char* kMontyUsage =
     "usage: weft monty replay RUN_DIR [--objects DIR] [--backend cpu|vulkan] [--device D] [--threads N]\n"
     "                         [--no-kernel-trace]\n"
@@ -273,19 +280,9 @@ int bench(const weft::cli::Args& args) {
 
 }  // namespace
 
-// `weft help` lines of this command.
-const char* const kHelpLines =
-    "  hypothesis-update replay RUN_DIR [--objects DIR] [--backend cpu|vulkan]\n"
-    "                                          replay a recorded Monty run, print errors per step\n"
-    "  hypothesis-update bench [--cases GxNxHxL,...] [--large] [--updater default|burst]\n"
-    "                                          updates per second, CPU backend vs Vulkan backend (alias: monty)\n";
-
 WEFT_CLI_COMMAND(hypothesis_update) {
-  return {.name = "hypothesis-update",
-          .aliases = {"monty"},
-          .usage = kHelpLines,
-          .help = kMontyUsage,
-          .options = {"objects", "backend", "device", "threads", "nodes", "poses", "graphs", "lms", "steps", "k", "updater", "cases"},
-          .flags = {"no-kernel-trace", "large"},
-          .verbs = {{"replay", replay}, {"bench", ::bench}}};
+  return {.name = "hypothesis-update", .aliases = {"monty"}, .options = {"objects", "backend", "device", "threads", "nodes", "poses",
+              "graphs", "lms", "steps", "k", "updater", "cases"},
+          .flags = {"no-kernel-trace", "large"}, .verbs = {{"replay", replay}, {"bench", ::bench}},
+          .usage = kHelpLines, .help = kMontyUsage};
 }

@@ -33,6 +33,11 @@ using namespace weft::physics;
 using cli::u32;
 using cli::f32;
 
+// `weft help` lines of this command.
+const char* const kHelpLines =
+    "  physics demo|bench [--model lj|sph|both --particles N --steps S --sizes N1,N2]\n"
+    "                                          particles (LJ gas, SPH dam break) vs their CPU reference\n";
+
 const char* kPhysicsUsage =
     "usage: weft physics demo  [--model lj|sph|both] [--particles N] [--steps S] [--steps-per-submit K] [--dt X]\n"
     "                          [--drift-bound X] [--seed S] [--device SEL] [--validation]\n"
@@ -197,16 +202,9 @@ int run_bench(const cli::Args& a) {
 
 }  // namespace
 
-// `weft help` lines of this command.
-const char* const kHelpLines =
-    "  physics demo|bench [--model lj|sph|both --particles N --steps S --sizes N1,N2]\n"
-    "                                          particles (LJ gas, SPH dam break) vs their CPU reference\n";
-
 WEFT_CLI_COMMAND(physics) {
-  return {.name = "physics",
-          .usage = kHelpLines,
-          .help = kPhysicsUsage,
-          .options = {"model", "particles", "steps", "steps-per-submit", "dt", "drift-bound", "seed", "device", "sizes", "runs"},
-          .flags = {"validation"},
-          .verbs = {{"demo", run_demo}, {"bench", run_bench}}};
+  return {.name = "physics", .options = {"model", "particles", "steps", "steps-per-submit", "dt", "drift-bound", "seed", "device",
+              "sizes", "runs"},
+          .flags = {"validation"}, .verbs = {{"demo", run_demo}, {"bench", run_bench}},
+          .usage = kHelpLines, .help = kPhysicsUsage};
 }

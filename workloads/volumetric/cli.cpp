@@ -42,6 +42,11 @@ using weft::volumetric::DType;
 using cli::f32;
 using cli::u32;
 
+// `weft help` lines of this command.
+const char* const kHelpLines =
+    "  volumetric run MODEL.json|dna MODEL.json|bench [--passes N --ticks T --train STEPS --save FILE]\n"
+    "                                          grid-of-layers networks in 21 numeric types vs the CPU reference\n";
+
 const char* kUsage =
     "usage: weft volumetric run MODEL.json [--passes N] [--ticks T] [--train STEPS] [--optimizer sgd|adam]\n"
     "                                      [--lr X] [--seed S] [--save FILE] [--device SEL] [--validation]\n"
@@ -452,16 +457,9 @@ int run_bench(const cli::Args& a) {
 
 }  // namespace
 
-// `weft help` lines of this command.
-const char* const kHelpLines =
-    "  volumetric run MODEL.json|dna MODEL.json|bench [--passes N --ticks T --train STEPS --save FILE]\n"
-    "                                          grid-of-layers networks in 21 numeric types vs the CPU reference\n";
-
 WEFT_CLI_COMMAND(volumetric) {
-  return {.name = "volumetric",
-          .usage = kHelpLines,
-          .help = kUsage,
-          .options = {"passes", "ticks", "train", "optimizer", "lr", "seed", "save", "device", "size", "seq", "runs"},
-          .flags = {"validation", "all-types", "table"},
-          .verbs = {{"run", run_model}, {"dna", run_dna}, {"bench", run_bench}}};
+  return {.name = "volumetric", .options = {"passes", "ticks", "train", "optimizer", "lr", "seed", "save", "device", "size", "seq",
+              "runs"},
+          .flags = {"validation", "all-types", "table"}, .verbs = {{"run", run_model}, {"dna", run_dna}, {"bench", run_bench}},
+          .usage = kHelpLines, .help = kUsage};
 }

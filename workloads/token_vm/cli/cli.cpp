@@ -59,7 +59,6 @@ static int weft_cmd_token_vm(int argc, char** argv) {
   weft::fail(weft::ErrorCode::BadInput, "unknown token-vm command '" + verb + "' (known: compile, run, fuzz-diff, bench)\n" + kUsage);
 }
 
-
 // `weft help` lines of this command.
 const char* const kHelpLines =
     "  token-vm compile PROMPTS.toml|DIR [--program FLOW.toml] [--resource NAME=VALUE] [--tokenizer tokenizer.json]\n"
@@ -72,5 +71,6 @@ const char* const kHelpLines =
 
 WEFT_CLI_COMMAND(token_vm) {
   // Each verb parses its own options (argv[1] is the verb).
-  return {.name = "token-vm", .aliases = {"tokenvm"}, .usage = kHelpLines, .run = weft_cmd_token_vm, .bench = true};
+  return {.name = "token-vm", .aliases = {"tokenvm"},
+          .usage = kHelpLines, .run = weft_cmd_token_vm, .bench = true};
 }
