@@ -4,6 +4,7 @@
 #include <array>
 #include <functional>
 
+#include "reference.h"
 #include "shaders/volumetric_args.h"
 #include "weft_volumetric_kernels.h"
 
@@ -15,33 +16,6 @@ std::string u(uint64_t v) { return std::to_string(v); }
 // Workgroup size of every volumetric kernel (each loops over its items with a grid stride).
 constexpr uint32_t kGroupSize = 64;
 std::string pname(const char* kind, const std::string& tag, uint32_t j) { return kind + tag + "." + u(j); }
-
-bool trainable_on_device(const Layer& l) {
-  switch (l.type) {
-    case LayerType::Dense:
-    case LayerType::Conv1D:
-    case LayerType::Conv2D:
-    case LayerType::Conv3D:
-    case LayerType::ConvT1D:
-    case LayerType::ConvT2D:
-    case LayerType::ConvT3D:
-    case LayerType::Embedding:
-    case LayerType::SwiGLU:
-    case LayerType::MHA:
-    case LayerType::RNN:
-    case LayerType::GRU:
-    case LayerType::LSTM:
-    case LayerType::KMeans:
-    case LayerType::RMSNorm:
-    case LayerType::LayerNorm:
-    case LayerType::Softmax: return true;
-    case LayerType::Sequential:
-    case LayerType::Parallel:
-    case LayerType::Residual:
-      return std::all_of(l.children.begin(), l.children.end(), [](const Layer& c) { return trainable_on_device(c); });
-    default: return false;
-  }
-}
 
 // Layers whose forward is dense.glsl's matrix-vector product with a bias (and activation).
 bool is_matvec(const Layer& l) { return l.type == LayerType::Dense || is_conv(l.type); }
@@ -637,7 +611,7 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
   input_ = net.input_size();
   output_ = net.output_size();
   for (uint32_t i = 0; i < net.size(); ++i)
-    if (!trainable_on_device(net.at(i)))
+    if (!layer_trainable(net.at(i)))  // the CPU Trainer's set: every kind has a device backward too
       fail(ErrorCode::BadInput, "volumetric: device training: " + net.where(i) + " is " + layer_type_name(net.at(i).type) +
                                     " (device training takes dense, every convolution, embedding, swiglu, mha, rnn, gru, lstm, kmeans, rmsnorm, layernorm, softmax and containers of them)");
   Builder builder(net, *this);
