@@ -18,36 +18,17 @@ namespace {
 
 using namespace weft::token_vm;
 
-uint32_t add_pattern(Workflow& w, const std::string& text) {
-  Pattern p{uint32_t(w.pattern_tokens.size()), 0, uint32_t(w.pattern_bytes.size()), 0};
-  for (unsigned char c : text) {
-    w.pattern_tokens.push_back(c);
-    w.pattern_bytes.push_back(c);
-  }
-  p.token_end = uint32_t(w.pattern_tokens.size());
-  p.byte_end = uint32_t(w.pattern_bytes.size());
-  w.patterns.push_back(p);
-  return uint32_t(w.patterns.size() - 1);
-}
-
-void add_zone(Workflow& w, const std::string& prompt, Zone z) {
-  z.token_start = uint32_t(w.token_data.size());
-  for (unsigned char c : prompt) w.token_data.push_back(c);
-  z.token_end = uint32_t(w.token_data.size());
-  w.zones.push_back(z);
-}
-
 Result golden_loop(Device& dev) {
   // Decision zone 0 ("?" then the model: "." = body, "!" = exit), body 1, exit 2; min 2, max 3.
   Workflow w;
   w.pad_token = 256;
-  const uint32_t dot = add_pattern(w, "."), bang = add_pattern(w, "!"), b = add_pattern(w, "b"), e = add_pattern(w, "E");
+  const uint32_t dot = add_byte_pattern(w, "."), bang = add_byte_pattern(w, "!"), b = add_byte_pattern(w, "b"), e = add_byte_pattern(w, "E");
   w.control_pattern = bang;
   w.loops = {{2, 3}};
-  add_zone(w, "?", {.next_addr = 1, .jump_addr = 2, .flags = kAdvanceActive | kJumpActive | kLoopDecision, .timeout = 8,
+  add_byte_zone(w, "?", {.next_addr = 1, .jump_addr = 2, .flags = kAdvanceActive | kJumpActive | kLoopDecision, .timeout = 8,
                     .close_pattern = dot, .loop = 0});
-  add_zone(w, "b", {.next_addr = 0, .flags = kAdvanceActive, .timeout = 8, .close_pattern = b});
-  add_zone(w, "E", {.next_addr = 3, .flags = kAdvanceActive, .timeout = 8, .close_pattern = e});
+  add_byte_zone(w, "b", {.next_addr = 0, .flags = kAdvanceActive, .timeout = 8, .close_pattern = b});
+  add_byte_zone(w, "E", {.next_addr = 3, .flags = kAdvanceActive, .timeout = 8, .close_pattern = e});
   const TableTokenizer tok;
   VmConfig c;
   c.batch = 1;

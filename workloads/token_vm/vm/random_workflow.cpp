@@ -8,20 +8,6 @@ uint32_t pick(std::mt19937& rng, uint32_t lo, uint32_t hi) { return std::uniform
 bool chance(std::mt19937& rng, double p) { return std::bernoulli_distribution(p)(rng); }
 char symbol(std::mt19937& rng) { return kRandomAlphabet[pick(rng, 0, sizeof(kRandomAlphabet) - 2)]; }
 
-uint32_t add_pattern(Workflow& w, const std::string& text) {
-  Pattern p;
-  p.token_start = uint32_t(w.pattern_tokens.size());
-  p.byte_start = uint32_t(w.pattern_bytes.size());
-  for (unsigned char c : text) {
-    w.pattern_tokens.push_back(c);
-    w.pattern_bytes.push_back(c);
-  }
-  p.token_end = uint32_t(w.pattern_tokens.size());
-  p.byte_end = uint32_t(w.pattern_bytes.size());
-  w.patterns.push_back(p);
-  return uint32_t(w.patterns.size() - 1);
-}
-
 std::string random_text(std::mt19937& rng, uint32_t lo, uint32_t hi) {
   std::string s;
   for (uint32_t i = pick(rng, lo, hi); i > 0; --i) s += symbol(rng);
@@ -41,14 +27,14 @@ RandomWorkflow random_workflow(std::mt19937& rng, MatchMode mode, uint32_t max_z
   w.pad_token = 0xFFFFu;
   const uint32_t n = pick(rng, 1, max_zones);
   const uint32_t closes = pick(rng, 1, 4);
-  for (uint32_t i = 0; i < closes; ++i) add_pattern(w, random_text(rng, 1, 3));
-  if (chance(rng, 0.8)) w.control_pattern = add_pattern(w, random_text(rng, 1, 3));
+  for (uint32_t i = 0; i < closes; ++i) add_byte_pattern(w, random_text(rng, 1, 3));
+  if (chance(rng, 0.8)) w.control_pattern = add_byte_pattern(w, random_text(rng, 1, 3));
   if (chance(rng, 0.5)) {
-    w.escape_open = add_pattern(w, random_text(rng, 1, 2));
+    w.escape_open = add_byte_pattern(w, random_text(rng, 1, 2));
     std::string close;
     do close = random_text(rng, 1, 2);
     while (close == pattern_text(w, w.escape_open));
-    w.escape_close = add_pattern(w, close);
+    w.escape_close = add_byte_pattern(w, close);
   }
   for (uint32_t i = pick(rng, 0, 2); i > 0; --i) {
     const uint32_t min = pick(rng, 0, 2);

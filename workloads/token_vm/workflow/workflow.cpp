@@ -51,6 +51,26 @@ void check_zone(const Workflow& w, size_t i) {
 
 }  // namespace
 
+uint32_t add_byte_pattern(Workflow& w, const std::string& text) {
+  Pattern p{uint32_t(w.pattern_tokens.size()), 0, uint32_t(w.pattern_bytes.size()), 0};
+  for (unsigned char c : text) {
+    w.pattern_tokens.push_back(c);
+    w.pattern_bytes.push_back(c);
+  }
+  p.token_end = uint32_t(w.pattern_tokens.size());
+  p.byte_end = uint32_t(w.pattern_bytes.size());
+  w.patterns.push_back(p);
+  return uint32_t(w.patterns.size() - 1);
+}
+
+uint32_t add_byte_zone(Workflow& w, const std::string& prompt, Zone z) {
+  z.token_start = uint32_t(w.token_data.size());
+  for (unsigned char c : prompt) w.token_data.push_back(c);
+  z.token_end = uint32_t(w.token_data.size());
+  w.zones.push_back(z);
+  return uint32_t(w.zones.size() - 1);
+}
+
 void validate(const Workflow& w) {
   if (w.zones.empty()) bad("zones", "a workflow needs at least one zone");
   if (w.tags.size() > kMaxTags) bad("tags", std::to_string(w.tags.size()) + " tags; at most 32");

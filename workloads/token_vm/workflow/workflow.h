@@ -117,6 +117,12 @@ struct Workflow {
 // weft::Error(BadInput) naming the table, the record and the field.
 void validate(const Workflow& workflow);
 
+// Hand-building a workflow whose tokens are bytes (id = byte, so a pattern's token and byte
+// forms are the same symbols): append a pattern spelled by `text`, or a zone whose forced
+// prompt is `prompt` (z's prompt range is set); each returns the new record's index.
+uint32_t add_byte_pattern(Workflow& workflow, const std::string& text);
+uint32_t add_byte_zone(Workflow& workflow, const std::string& prompt, Zone zone);
+
 // Tokenizers are supplied by the host. Weft ships a byte-level one and a Hugging Face
 // tokenizer.json byte-level BPE loader (front end).
 class Tokenizer {

@@ -17,27 +17,9 @@ namespace weft::token_vm::test {
 using weft::test::error_code_of;
 using weft::test::error_message_of;
 
-// Appends a pattern spelled by `text` (token = byte, so both forms are the same symbols).
-inline uint32_t pattern(Workflow& w, const std::string& text) {
-  Pattern p{uint32_t(w.pattern_tokens.size()), 0, uint32_t(w.pattern_bytes.size()), 0};
-  for (unsigned char c : text) {
-    w.pattern_tokens.push_back(c);
-    w.pattern_bytes.push_back(c);
-  }
-  p.token_end = uint32_t(w.pattern_tokens.size());
-  p.byte_end = uint32_t(w.pattern_bytes.size());
-  w.patterns.push_back(p);
-  return uint32_t(w.patterns.size() - 1);
-}
-
-// Appends a zone whose forced prompt is `prompt` (token = byte).
-inline uint32_t zone(Workflow& w, const std::string& prompt, Zone z) {
-  z.token_start = uint32_t(w.token_data.size());
-  for (unsigned char c : prompt) w.token_data.push_back(c);
-  z.token_end = uint32_t(w.token_data.size());
-  w.zones.push_back(z);
-  return uint32_t(w.zones.size() - 1);
-}
+// Appends a pattern spelled by `text` / a zone whose forced prompt is `prompt` (token = byte).
+inline uint32_t pattern(Workflow& w, const std::string& text) { return add_byte_pattern(w, text); }
+inline uint32_t zone(Workflow& w, const std::string& prompt, Zone z) { return add_byte_zone(w, prompt, z); }
 
 inline std::vector<Token> bytes(const std::string& s) { return std::vector<Token>(s.begin(), s.end()); }
 
