@@ -106,10 +106,10 @@
 
 /* optimizer: one SGD (adam 0) or Adam (adam 1) step over count parameters p with gradients g and
  * moments m, v; hyper holds lr, lr_t, eps_t (written by the host per step). p, m and v are
- * updated in place (declared written, as before the typed arguments). */
-#define VOLUMETRIC_OPTIMIZER_ARGS(X)                                                                           \
-  X(WEFT_OUT(Globals), p) X(WEFT_IN(Globals), g) X(WEFT_OUT(Globals), m) X(WEFT_OUT(Globals), v) X(WEFT_U32, count) \
-  X(WEFT_U32, adam) X(WEFT_IN(Globals), hyper) X(WEFT_F32, beta1) X(WEFT_F32, beta2)
+ * updated in place. */
+#define VOLUMETRIC_OPTIMIZER_ARGS(X)                                                                      \
+  X(WEFT_INOUT(Globals), p) X(WEFT_IN(Globals), g) X(WEFT_INOUT(Globals), m) X(WEFT_INOUT(Globals), v) \
+  X(WEFT_U32, count) X(WEFT_U32, adam) X(WEFT_IN(Globals), hyper) X(WEFT_F32, beta1) X(WEFT_F32, beta2)
 
 /* swiglu_gate_backward: da = dh * b * silu'(a), db = dh * silu(a) over count values. */
 #define VOLUMETRIC_SWIGLU_GATE_BACKWARD_ARGS(X)                                                                \
