@@ -411,6 +411,14 @@ Result typed_errors(Device& dev) {
          s.groups = {dev.info().max_workgroup_count[0] + 1u, 1, 1}; p.add_stage(s);
          Executable exe(dev, std::move(p));
        }},
+      {"rule sets a slot beyond the device limit", ErrorCode::InvalidProgram,
+       [&] {
+         Program p; auto i = p.add_instance("a", 1); p.globals().add("x", 64);
+         const SlotId slot = p.add_slot("s", {1, 1, 1});
+         auto s = stage(p, i); s.reads = s.writes = {p.segment(Binding::Globals, "x")}; s.indirect = slot; p.add_stage(s);
+         add_regulator(p, "regulator", {rule(Condition::always(), Action::set_slot(p, slot, 0xFFFFFFFFu))});
+         Executable exe(dev, std::move(p));
+       }},
       {"unknown instance", ErrorCode::InvalidProgram, [] { Program p; p.metrics(InstanceId{3}); }},
       {"missing indirect slot", ErrorCode::InvalidProgram,
        [&] { Program p; auto i = p.add_instance("a", 1); auto s = stage(p, i); s.indirect = SlotId{0}; p.add_stage(s); }},

@@ -95,6 +95,7 @@ uint32_t Program::add_rules(const std::vector<abi::WeftRule>& rules) {
   const uint32_t first = alloc_control(uint32_t(rules.size()) * WEFT_RULE_WORDS, 1);
   std::memcpy(&control_[first], rules.data(), rules.size() * sizeof(abi::WeftRule));
   rule_count_ += uint32_t(rules.size());
+  for (uint32_t k = 0; k < rules.size(); ++k) rule_words_.push_back(first + k * WEFT_RULE_WORDS);
   return first;
 }
 
@@ -288,6 +289,17 @@ void Program::validate(const DeviceInfo& device) const {
         fail(ErrorCode::InvalidProgram, "program '" + name_ + "': indirect slot '" + slot.name + "' starts with " +
                                             std::to_string(slot.groups[d]) + " groups in dimension " + std::to_string(d) +
                                             "; the device allows " + std::to_string(device.max_workgroup_count[d]));
+  // A rule that sets a slot's group count sets a size the device must be able to dispatch:
+  // past maxComputeWorkGroupCount the dispatch is undefined (in practice: billions of groups, a
+  // run that never ends).
+  for (uint32_t word : rule_words_) {
+    abi::WeftRule r;
+    std::memcpy(&r, &control_[word], sizeof r);
+    if (r.action == WEFT_ACTION_SET_SLOT && r.value > device.max_workgroup_count[0])
+      fail(ErrorCode::InvalidProgram, "program '" + name_ + "': the rule at Control word " + std::to_string(word) + " sets " +
+                                          std::to_string(r.value) + " groups; the device allows " +
+                                          std::to_string(device.max_workgroup_count[0]));
+  }
   for (Binding b : {Binding::Heap, Binding::Globals, Binding::Registers, Binding::Metrics, Binding::Control}) {
     const uint64_t size = binding_size(b);
     if (size <= device.max_storage_buffer_range) continue;

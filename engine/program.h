@@ -152,6 +152,7 @@ class Program {
   std::vector<IndirectSlot> slots_;
   std::vector<uint32_t> control_ = std::vector<uint32_t>(WEFT_CONTROL_HEADER_WORDS, 0);
   uint32_t rule_count_ = 0;
+  std::vector<uint32_t> rule_words_;  // Control word of every rule, in the order added
   std::vector<Stage> stages_;
 };
 
