@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "error.h"
+#include "input_file.h"
 
 namespace weft {
 
@@ -235,12 +236,8 @@ NpyArray parse_npy(const void* bytes, size_t size, const std::string& name) {
 }
 
 NpyArray read_npy(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) fail(ErrorCode::BadInput, path + ": cannot open");
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  const std::string bytes = ss.str();
-  return parse_npy(bytes.data(), bytes.size(), path);
+  const std::vector<uint8_t> bytes = read_binary_file(path, "cannot open");
+  return parse_npy(reinterpret_cast<const char*>(bytes.data()), bytes.size(), path);
 }
 
 std::vector<uint8_t> encode_npy(const NpyArray& a) {

@@ -12,6 +12,8 @@
 #include <set>
 #include <sstream>
 
+#include <weft/input_file.h>
+
 #include "manifest_toml.h"
 
 namespace weft {
@@ -357,11 +359,7 @@ Manifest parse_manifest(const std::string& text, const std::string& path) {
 }
 
 Manifest load_manifest(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) fail(ErrorCode::BadInput, path + ": cannot read the manifest");
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return parse_manifest(ss.str(), path);
+  return parse_manifest(read_text_file(path, "cannot read the manifest"), path);
 }
 
 }  // namespace weft

@@ -7,6 +7,8 @@
 #include <iterator>
 #include <limits>
 
+#include <weft/input_file.h>
+
 #include "error.h"
 
 namespace weft::gguf {
@@ -278,10 +280,7 @@ File File::parse(std::span<const uint8_t> bytes, const std::string& source) {
 }
 
 File File::read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(ErrorCode::BadInput, path + ": cannot open the file");
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) fail(ErrorCode::BadInput, path + ": read error");
+  std::vector<uint8_t> bytes = read_binary_file(path, "cannot open the file");
   File f;
   f.source_ = path;
   f.bytes_ = std::move(bytes);

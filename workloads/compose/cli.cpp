@@ -162,11 +162,7 @@ ModelTokenVmConfig model_token_vm_config(const cli::Args& a) {
   c.steps = uint32_t(a.get_uint("steps", c.steps));
   const std::string path = a.get("prompts");
   if (!path.empty()) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) fail(ErrorCode::BadInput, "compose model-token-vm: cannot read the prompts file '" + path + "'");
-    std::ostringstream text;
-    text << in.rdbuf();
-    c.prompts_toml = text.str();
+    c.prompts_toml = read_text_file(path, "compose model-token-vm: cannot read the prompts file");
     c.prompts_path = path;
   }
   return c;

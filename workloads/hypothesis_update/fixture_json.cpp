@@ -1,6 +1,7 @@
 #include "fixture_json.h"
 
 #include <weft/error.h>
+#include <weft/input_file.h>
 
 #include <cmath>
 #include <fstream>
@@ -106,11 +107,7 @@ Json parse(const std::string& text, const std::string& name) {
 }
 
 Json parse_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) fail(ErrorCode::BadInput, path + ": cannot open");
-  std::ostringstream s;
-  s << f.rdbuf();
-  return parse(s.str(), path);
+  return parse(read_text_file(path, "cannot open"), path);
 }
 
 const Json* find(const Json& v, const std::string& key) {

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 #include <weft/error.h>
+#include <weft/input_file.h>
 
 namespace weft::volumetric {
 
@@ -142,11 +143,7 @@ void save_checkpoint(Network& net, const std::string& path) {
 }
 
 Network load_checkpoint(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) fail(ErrorCode::BadInput, path + ": cannot open the checkpoint");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  Reader r{path, ss.str()};
+  Reader r{path, read_text_file(path, "cannot open the checkpoint", kDataFileBytes)};
   char magic[8];
   r.raw(magic, 8, "magic");
   if (std::memcmp(magic, kMagic, 8) != 0) r.bad("not a volumetric checkpoint (magic)");

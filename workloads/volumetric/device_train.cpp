@@ -60,7 +60,8 @@ class DeviceTrainer::Builder {
     link_cells();
     allocate_all();
     inst_ = p_.add_instance("train", 1);
-    for (uint32_t i = 0; i < n; ++i) forward(net_.at(i), u(i), whole(input[i]), whole("y" + u(i)));
+    // std::string("y").append(..), not "y" + ..: GCC 12 reports a false -Wrestrict on the latter here.
+    for (uint32_t i = 0; i < n; ++i) forward(net_.at(i), u(i), whole(input[i]), whole(std::string("y").append(u(i))));
     loss();
     backward_all();
     optimizer();
@@ -380,7 +381,7 @@ class DeviceTrainer::Builder {
     if (l.type == LayerType::Residual && dx) copy("backward.residual" + tag, dy, *dx, true);
   }
 
-  void backward_embedding(Layer& l, const std::string& tag, const Buf& in, const Buf& out, const Buf& dy, const Buf* dx) {
+  void backward_embedding(Layer& l, const std::string& tag, const Buf& in, const Buf& /*out*/, const Buf& dy, const Buf* dx) {
     const bool has_dx = dx != nullptr;
     const Buf dxb = dx ? *dx : Buf{"x", 0, 0};
     const Buf gE = whole(pname("g", tag, 0));
@@ -439,7 +440,7 @@ class DeviceTrainer::Builder {
     if (kind == 1) db("backward.rnn_dbh" + tag, 0, grid_stride_groups(GH, kGroupSize), Wh, H, ah, hp, nullptr, whole(pname("g", tag, 3)), T);
   }
 
-  void backward_mha(Layer& l, const std::string& tag, const Buf& in, const Buf& out, const Buf& dy, const Buf* dx) {
+  void backward_mha(Layer& l, const std::string& tag, const Buf& in, const Buf& /*out*/, const Buf& dy, const Buf* dx) {
     const bool has_dx = dx != nullptr;
     const Buf dxb = dx ? *dx : Buf{"x", 0, 0};
     // A linear projection without bias: dz is the incoming gradient d itself (phase 0 skipped).
@@ -475,7 +476,7 @@ class DeviceTrainer::Builder {
     }
   }
 
-  void backward_swiglu(Layer& l, const std::string& tag, const Buf& in, const Buf& out, const Buf& dy, const Buf* dx) {
+  void backward_swiglu(Layer& l, const std::string& tag, const Buf& in, const Buf& /*out*/, const Buf& dy, const Buf* dx) {
     const bool has_dx = dx != nullptr;
     const Buf dxb = dx ? *dx : Buf{"x", 0, 0};
     const Buf W1 = whole(pname("p", tag, 0)), W3 = whole(pname("p", tag, 1)), W2 = whole(pname("p", tag, 2));
@@ -497,7 +498,7 @@ class DeviceTrainer::Builder {
     if (has_dx) copy("backward.swiglu_dx" + tag, dxs, dxb, true);
   }
 
-  void backward_matvec(Layer& l, const std::string& tag, const Buf& in, const Buf& out, const Buf& dy, const Buf* dx) {
+  void backward_matvec(Layer& l, const std::string& tag, const Buf& in, const Buf& /*out*/, const Buf& dy, const Buf* dx) {
     const bool has_dx = dx != nullptr;
     const Buf dxb = dx ? *dx : Buf{"x", 0, 0};
     const Buf W = whole(pname("p", tag, 0)), z = whole("z" + tag), dz = whole("dz" + tag), gW = whole(pname("g", tag, 0)),
@@ -511,7 +512,7 @@ class DeviceTrainer::Builder {
     dense_backward("backward." + kind + "_dw" + tag, 2, grid_stride_groups(uint64_t(g.rows) * g.cols, kGroupSize), g, act, W, z, dy, dz, in, dxo, gW, gb);
   }
 
-  void backward_softmax(Layer& l, const std::string& tag, const Buf& in, const Buf& out, const Buf& dy, const Buf* dx) {
+  void backward_softmax(Layer& l, const std::string& tag, const Buf& /*in*/, const Buf& out, const Buf& dy, const Buf* dx) {
     const bool has_dx = dx != nullptr;
     const Buf dxb = dx ? *dx : Buf{"x", 0, 0};
     if (has_dx)
@@ -519,7 +520,7 @@ class DeviceTrainer::Builder {
             SoftmaxBackwardArgs{.y = r(out), .dy = r(dy), .dx = r(dxb), .rows = l.seq, .n = l.in}.bind());
   }
 
-  void backward_norm(Layer& l, const std::string& tag, const Buf& in, const Buf& out, const Buf& dy, const Buf* dx) {
+  void backward_norm(Layer& l, const std::string& tag, const Buf& in, const Buf& /*out*/, const Buf& dy, const Buf* dx) {
     const bool has_dx = dx != nullptr;
     const Buf dxb = dx ? *dx : Buf{"x", 0, 0};
     const bool ln = l.type == LayerType::LayerNorm;

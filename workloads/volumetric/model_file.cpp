@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 #include <weft/error.h>
+#include <weft/input_file.h>
 
 #include "model.h"
 
@@ -170,6 +171,7 @@ Network parse_model(const json& j, const std::string& source_name) {
 Network parse_model(const std::string& text, const std::string& source_name) {
   json j;
   try {
+    check_json_nesting(text, source_name);
     j = json::parse(text);
   } catch (const json::parse_error& e) {
     // e.byte is one past the offending character.
@@ -179,11 +181,7 @@ Network parse_model(const std::string& text, const std::string& source_name) {
 }
 
 Network load_model(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) fail(ErrorCode::BadInput, path + ": cannot open the model file");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return parse_model(ss.str(), path);
+  return parse_model(read_text_file(path, "cannot open the model file"), path);
 }
 
 }  // namespace weft::volumetric

@@ -141,6 +141,9 @@ TEST_CASE("attention gguf: bad magic and unsupported versions are named") {
     CHECK(has(mv, "version " + std::to_string(v)));
   }
   CHECK(has(refusal([&] { gguf::File::read("/nonexistent/dir/m.gguf"); }), "/nonexistent/dir/m.gguf: cannot open"));
+  // Regressions: /dev/zero grew to 6-7 GiB before; a directory was an "unexpected error".
+  CHECK(has(refusal([&] { gguf::File::read("/dev/zero"); }), "/dev/zero: cannot open the file (not a regular file"));
+  CHECK(has(refusal([&] { gguf::File::read("/tmp"); }), "/tmp: cannot open the file (it is a directory)"));
 }
 
 TEST_CASE("attention gguf: every truncation of a model is refused with the place named") {

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include <weft/error.h>
+#include <weft/input_file.h>
 
 namespace weft::db {
 
@@ -258,11 +259,7 @@ Table load_csv(std::string_view text, const std::string& table_name, const std::
 
 Table load_csv_file(const std::string& path, const std::string& table_name,
                     const std::optional<std::vector<SchemaColumn>>& schema) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(ErrorCode::BadInput, path + ": cannot open");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return load_csv(ss.str(), table_name, path, schema);
+  return load_csv(read_text_file(path, "cannot open", kDataFileBytes), table_name, path, schema);
 }
 
 }  // namespace weft::db

@@ -43,8 +43,7 @@ std::string quoted(const std::string& s) {
 // One line of model text per stream; "\n" in a line stands for a newline.
 std::vector<std::string> read_script(const std::string& path) {
   if (path.empty()) fail(ErrorCode::BadInput, "--tokens scripted needs a FILE");
-  std::ifstream f(path);
-  if (!f) fail(ErrorCode::BadInput, path + ": cannot open");
+  std::istringstream f(read_text_file(path, "cannot open"));
   std::vector<std::string> lines;
   for (std::string l; std::getline(f, l);) {
     if (l.empty() || l[0] == '#') continue;

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <weft/error.h>
+#include <weft/input_file.h>
 
 namespace weft::token_vm {
 namespace {
@@ -141,16 +142,13 @@ std::string BpeTokenizer::byte_to_unicode(uint8_t byte) {
 }
 
 BpeTokenizer BpeTokenizer::load(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) fail(ErrorCode::BadInput, path + ": cannot open the tokenizer file");
-  std::ostringstream s;
-  s << f.rdbuf();
-  return parse(s.str(), path);
+  return parse(read_text_file(path, "cannot open the tokenizer file"), path);
 }
 
 BpeTokenizer BpeTokenizer::parse(std::string_view text, const std::string& path) {
   json doc;
   try {
+    check_json_nesting(text, path);
     doc = json::parse(text);
   } catch (const json::parse_error& e) {
     fail(ErrorCode::BadInput, path + ": JSON syntax error at byte " + std::to_string(e.byte) + ": " + e.what());

@@ -8,6 +8,7 @@
 #include <toml++/toml.h>
 
 #include <weft/error.h>
+#include <weft/input_file.h>
 
 namespace weft::token_vm {
 namespace {
@@ -168,11 +169,7 @@ Program parse_flow(std::string_view text, const std::string& path, std::shared_p
 }
 
 Program load_flow(const std::string& path, std::shared_ptr<const Prompts> prompts) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) fail(ErrorCode::BadInput, path + ": cannot open the flow file");
-  std::ostringstream s;
-  s << f.rdbuf();
-  return parse_flow(s.str(), path, std::move(prompts));
+  return parse_flow(read_text_file(path, "cannot open the flow file"), path, std::move(prompts));
 }
 
 }  // namespace weft::token_vm

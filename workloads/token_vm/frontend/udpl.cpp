@@ -9,6 +9,7 @@
 #include <toml++/toml.h>
 
 #include <weft/error.h>
+#include <weft/input_file.h>
 #include <workflow.h>
 
 namespace weft::token_vm {
@@ -304,13 +305,7 @@ Document parse_document(const std::string& path, std::string_view text) {
   }
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) fail(ErrorCode::BadInput, path + ": cannot open the file");
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+std::string read_file(const std::string& path) { return read_text_file(path); }
 
 Prompts build(const std::vector<Document>& docs) {
   const Document* config_doc = nullptr;

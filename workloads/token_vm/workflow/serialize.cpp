@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 #include <weft/error.h>
+#include <weft/input_file.h>
 
 namespace weft::token_vm {
 
@@ -115,26 +116,6 @@ std::string line_col(std::string_view text, size_t byte) {
 }
 
 // Deeply nested input is refused before parsing (the parsed tree is freed recursively).
-void check_depth(std::string_view text, const std::string& source) {
-  size_t depth = 0;
-  bool in_string = false, escaped = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > kMaxDepth)
-        fail(ErrorCode::BadInput, source + ":" + line_col(text, i) + ": nesting deeper than " + std::to_string(kMaxDepth));
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
-}
-
 }  // namespace
 
 std::string workflow_to_json(const Workflow& w) {
@@ -168,7 +149,7 @@ std::string workflow_to_json(const Workflow& w) {
 }
 
 Workflow workflow_from_json(std::string_view text, const std::string& source) {
-  check_depth(text, source);
+  check_json_nesting(text, source, kMaxDepth);
   json j;
   try {
     j = json::parse(text.begin(), text.end());
@@ -284,11 +265,7 @@ void save_workflow(const Workflow& w, const std::string& path) {
 }
 
 Workflow load_workflow(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) fail(ErrorCode::BadInput, path + ": cannot open");
-  std::ostringstream s;
-  s << f.rdbuf();
-  return workflow_from_json(s.str(), path);
+  return workflow_from_json(read_text_file(path, "cannot open"), path);
 }
 
 }  // namespace weft::token_vm

@@ -95,6 +95,15 @@ TEST_CASE("volumetric model: C++-built grid matches the same grid loaded from JS
   CHECK(a.at(0).vecs[0] == b.at(0).vecs[0]);
 }
 
+TEST_CASE("volumetric model: nesting past the limit is refused before any recursion (regressions: 100,000 levels crashed)") {
+  const std::string deep = "{\"grid\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
+  CHECK(error_of(deep).find("m.json:1:265: nesting deeper than 256 levels") != std::string::npos);
+  // 2,000 nested containers (took quadratic time and memory, then crashed at ~5,000).
+  std::string containers = "{\"type\": \"dense\", \"in\": 4, \"out\": 4}";
+  for (int k = 0; k < 2000; ++k) containers = "{\"type\": \"sequential\", \"children\": [" + containers + "]}";
+  CHECK(error_of(edit("{\"type\": \"rmsnorm\", \"in\": 4}", containers)).find("nesting deeper than 256 levels") != std::string::npos);
+}
+
 TEST_CASE("volumetric model: malformed files are refused naming the key") {
   CHECK(error_of("{\"grid\": {\"depth\": 1,,}}").find("m.json:1:") != std::string::npos);
   CHECK(error_of(edit("\"depth\": 2, ", "")).find("grid: missing key \"depth\"") != std::string::npos);

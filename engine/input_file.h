@@ -1,0 +1,48 @@
+// The files users hand to Weft (manifests, models, tables, prompts, workflows, fixtures) and the
+// limits that keep a hostile or mistaken input from growing memory or recursion without bound.
+// One place defines every input limit; each can be raised by the environment variable the
+// error names (an integer; 0 means no limit).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace weft {
+
+struct InputLimit {
+  const char* what;      // "text file size", for the error
+  const char* variable;  // the environment variable that overrides it
+  uint64_t fallback;     // the default
+};
+
+// Text inputs (TOML, JSON, UDPL, token scripts) are read whole and parsed in memory.
+inline constexpr InputLimit kTextFileBytes{"text file size", "WEFT_MAX_TEXT_FILE_BYTES", uint64_t(256) << 20};
+// Binary inputs (GGUF models, .npy arrays, checkpoints) and CSV tables.
+inline constexpr InputLimit kDataFileBytes{"data file size", "WEFT_MAX_DATA_FILE_BYTES", uint64_t(64) << 30};
+// Nesting of JSON / TOML documents and of the structures built from them (model containers).
+inline constexpr InputLimit kNestingDepth{"nesting depth", "WEFT_MAX_NESTING_DEPTH", 256};
+
+// The limit in force: the variable when set, else the default. BadInput for a malformed value.
+uint64_t input_limit(const InputLimit& limit);
+
+// BadInput naming `where`, the value, the limit and its variable when `value` exceeds the limit.
+void check_input_limit(const InputLimit& limit, uint64_t value, const std::string& where);
+
+// The whole file. BadInput "PATH: <cannot> (why)" when it is missing, cannot be opened or is not
+// a regular file (a directory, a device such as /dev/zero, a pipe), and naming the limit when it
+// is larger than the limit allows. `cannot` says what failed in the caller's words.
+std::string read_text_file(const std::string& path, const std::string& cannot = "cannot open the file",
+                           const InputLimit& limit = kTextFileBytes);
+std::vector<uint8_t> read_binary_file(const std::string& path, const std::string& cannot = "cannot open the file",
+                                      const InputLimit& limit = kDataFileBytes);
+// The size of a regular file, checked the same way (for readers that stream it).
+uint64_t checked_file_size(const std::string& path, const std::string& cannot, const InputLimit& limit);
+
+// The nesting of [ ] and { } in a JSON text (outside strings), checked before a recursive parser
+// or printer sees it: against `max_depth` when a format allows less, else kNestingDepth. The
+// error names the line and column where the limit is passed.
+void check_json_nesting(std::string_view json, const std::string& where, uint64_t max_depth = 0);
+
+}  // namespace weft

@@ -1,0 +1,83 @@
+// Input files and limits (engine/input_file.h): what a hostile or mistaken path or size gets.
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
+
+#include <doctest/doctest.h>
+
+#include <weft/error.h>
+#include <weft/input_file.h>
+
+#include "device_under_test.h"
+
+using namespace weft;
+
+namespace {
+
+// The message of the BadInput error `f` throws.
+template <class F>
+std::string bad_input(F&& f) {
+  CHECK(test::error_code_of(f) == ErrorCode::BadInput);
+  return test::error_message_of(f);
+}
+
+bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+struct TempFile {
+  std::string path = (std::filesystem::temp_directory_path() / ("weft-input-" + std::to_string(::getpid()))).string();
+  explicit TempFile(const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+  ~TempFile() { std::filesystem::remove(path); }
+};
+
+// Sets an environment variable for one scope.
+struct Env {
+  const char* name;
+  Env(const char* n, const char* value) : name(n) { ::setenv(n, value, 1); }
+  ~Env() { ::unsetenv(name); }
+};
+
+}  // namespace
+
+TEST_CASE("a device file such as /dev/zero is refused before anything is read") {
+  const std::string msg = bad_input([] { read_text_file("/dev/zero", "cannot read the manifest"); });
+  CHECK(has(msg, "/dev/zero: cannot read the manifest (not a regular file"));
+  CHECK(has(bad_input([] { read_binary_file("/dev/zero"); }), "not a regular file"));
+}
+
+TEST_CASE("a directory and a missing file are refused, naming the path and why") {
+  const std::string dir = std::filesystem::temp_directory_path().string();
+  CHECK(has(bad_input([&] { read_binary_file(dir, "cannot open the model"); }), dir + ": cannot open the model (it is a directory)"));
+  CHECK(has(bad_input([] { read_text_file("/nonexistent/x.toml"); }), "/nonexistent/x.toml: cannot open the file (no such file)"));
+}
+
+TEST_CASE("a file over the size limit is refused, naming the limit and the variable that raises it") {
+  const TempFile f(std::string(100, 'x'));
+  const Env e("WEFT_MAX_TEXT_FILE_BYTES", "64");
+  const std::string msg = bad_input([&] { read_text_file(f.path); });
+  CHECK(has(msg, "text file size 100 is over the limit of 64"));
+  CHECK(has(msg, "WEFT_MAX_TEXT_FILE_BYTES"));
+}
+
+TEST_CASE("a file within the limit is read whole") {
+  const TempFile f("hello\nworld");
+  const Env e("WEFT_MAX_TEXT_FILE_BYTES", "11");
+  CHECK(read_text_file(f.path) == "hello\nworld");
+  CHECK(read_binary_file(f.path).size() == 11);
+}
+
+TEST_CASE("a malformed limit variable is an error, not a silent default") {
+  const Env e("WEFT_MAX_TEXT_FILE_BYTES", "lots");
+  CHECK(has(bad_input([] { input_limit(kTextFileBytes); }), "WEFT_MAX_TEXT_FILE_BYTES='lots'"));
+}
+
+TEST_CASE("JSON nested past the limit is refused with its line and column; strings do not count") {
+  const std::string deep = "{\"a\":\n" + std::string(300, '[') + std::string(300, ']') + "}";
+  CHECK(has(bad_input([&] { check_json_nesting(deep, "m.json"); }), "m.json:2:256: nesting deeper than 256 levels"));
+  CHECK(has(bad_input([&] { check_json_nesting(deep, "m.json", 8); }), "nesting deeper than 8 levels"));
+  const std::string quoted = "{\"a\": \"" + std::string(1000, '[') + "\\\"[[[\"}";
+  CHECK_NOTHROW(check_json_nesting(quoted, "q.json"));
+  const Env e("WEFT_MAX_NESTING_DEPTH", "1000");
+  CHECK_NOTHROW(check_json_nesting(deep, "m.json"));
+}
