@@ -60,6 +60,14 @@ Binding binding_of(const std::string& name) {
   fail(ErrorCode::BadInput, "binding must be 'heap' or 'globals', got '" + name + "'");
 }
 
+// Segments hold numbers: bool, integer, float or complex arrays. An object array's bytes are
+// pointers, a string or void dtype's are not what a kernel reads; each is refused by name.
+void require_numeric(const py::dtype& dtype, const std::string& where) {
+  const char kind = dtype.kind();
+  if (kind != 'b' && kind != 'i' && kind != 'u' && kind != 'f' && kind != 'c')
+    fail(ErrorCode::BadInput, where + ": dtype " + std::string(py::str(py::handle(dtype))) + " is not a number type (bool, int, uint, float or complex)");
+}
+
 class PyProgram {
  public:
   PyProgram(const PyDevice& device, const Manifest& manifest)
@@ -87,18 +95,23 @@ class PyProgram {
   // Reads straight into a fresh numpy array (one copy: device -> the array's memory).
   py::array read(const std::string& segment, const std::string& binding, const py::object& dtype_like) {
     const py::dtype dtype = dtype_like.is_none() ? py::dtype::of<float>() : py::dtype::from_args(dtype_like);
+    require_numeric(dtype, "read('" + segment + "')");
     const uint64_t bytes = segment_bytes(segment, binding);
     const auto item = uint64_t(dtype.itemsize());
+    if (bytes % item)
+      fail(ErrorCode::BadInput, "read('" + segment + "'): its " + std::to_string(bytes) + " bytes are not a whole number of " +
+                                    std::string(py::str(py::handle(dtype))) + " (" + std::to_string(item) + " bytes each)");
     py::array out(dtype, std::vector<py::ssize_t>{py::ssize_t(bytes / item)});
-    runner_->executable().read_segment(binding_of(binding), segment, out.mutable_data(), (bytes / item) * item);
+    runner_->executable().read_segment(binding_of(binding), segment, out.mutable_data(), bytes);
     return out;
   }
 
-  // Writes a contiguous array's bytes as they are (no conversion); offset in bytes.
+  // Writes a contiguous numeric array's bytes as they are (no conversion); offset in bytes.
   void write(const std::string& segment, py::buffer data, const std::string& binding, uint64_t offset) {
     const py::buffer_info b = data.request();
     if (!py::array::ensure(data) || !(py::array(data).flags() & py::array::c_style))
       fail(ErrorCode::BadInput, "write('" + segment + "'): the array must be C-contiguous");
+    require_numeric(py::array(data).dtype(), "write('" + segment + "')");
     runner_->executable().write_segment(binding_of(binding), segment, b.ptr, uint64_t(b.size * b.itemsize), offset);
   }
 

@@ -85,6 +85,14 @@ def test_bad_input_names_what_and_where(device):
         weft.Program.from_text(device, 'name = "x"\n[[stages]]\nname = 3\n')
     with pytest.raises(weft.BadInput):
         weft.Program(device, "/nonexistent/manifest.toml")
+    # Regressions: an object array uploaded its PyObject pointers, 'U10' read back garbage and
+    # 'V3' dropped the segment's last byte.
+    with pytest.raises(weft.BadInput, match="dtype object is not a number type"):
+        prog.write("signal", np.array([1, "x"], dtype=object), binding="heap")
+    with pytest.raises(weft.BadInput, match="is not a number type"):
+        prog.read("signal", binding="heap", dtype="U10")
+    with pytest.raises(weft.BadInput, match="dtype \\|V3 is not a number type"):
+        prog.read("signal", binding="heap", dtype="V3")
     # The program still works after every refusal.
     prog.write("signal", np.full(256, 0.5, dtype=np.float32), binding="heap")
     prog.run()

@@ -73,6 +73,7 @@ class PyMachine {
  public:
   PyMachine(std::shared_ptr<PyWorkflow> workflow, uint32_t batch, const PyDevice* device, uint32_t steps_per_submit)
       : workflow_(std::move(workflow)) {
+    if (!workflow_) fail(ErrorCode::BadInput, "Machine: workflow is None (give one from compile() or load())");
     if (batch == 0) fail(ErrorCode::BadInput, "batch must be at least 1");
     VmConfig c;
     c.batch = batch;

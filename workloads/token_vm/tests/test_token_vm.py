@@ -124,3 +124,5 @@ def test_bad_input_names_the_problem(workflow, tmp_path):
         vm.step(np.array([100000, 0], dtype=np.uint32))
     with pytest.raises(weft.BadInput, match="match"):
         Workflow.compile(PROMPTS, match="words")
+    with pytest.raises(weft.BadInput, match="workflow is None"):  # crashed the interpreter before
+        Machine(None, batch=2)
