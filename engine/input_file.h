@@ -21,6 +21,8 @@ struct InputLimit {
 inline constexpr InputLimit kTextFileBytes{"text file size", "WEFT_MAX_TEXT_FILE_BYTES", uint64_t(256) << 20};
 // Binary inputs (GGUF models, .npy arrays, checkpoints) and CSV tables.
 inline constexpr InputLimit kDataFileBytes{"data file size", "WEFT_MAX_DATA_FILE_BYTES", uint64_t(64) << 30};
+// What one input may expand to (repeated blocks of a prompt file, for instance).
+inline constexpr InputLimit kExpandedTextBytes{"expanded text size", "WEFT_MAX_EXPANDED_TEXT_BYTES", uint64_t(256) << 20};
 // Nesting of JSON / TOML documents and of the structures built from them (model containers).
 inline constexpr InputLimit kNestingDepth{"nesting depth", "WEFT_MAX_NESTING_DEPTH", 256};
 

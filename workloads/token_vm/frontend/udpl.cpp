@@ -273,6 +273,10 @@ void parse_block(const std::string& file, const UdplConfig& c, const std::string
     if (a.size() > size_t(kMaxRepeats)) w.bad("tagset", tagset, "more than " + std::to_string(kMaxRepeats) + " copies");
     for (size_t i = 0; i < a.size(); ++i) copies.push_back(parse_tags(w, c, a[i], "tagset[" + std::to_string(i) + "]"));
   }
+  // Copies of a long text multiply: check what they expand to before making them.
+  uint64_t expanded = uint64_t(copies.size()) * b.text.size();
+  for (const Block& earlier : out.blocks) expanded += earlier.text.size();
+  check_input_limit(kExpandedTextBytes, expanded, w.at_field(repeats ? "repeats" : "tagset", repeats ? repeats : tagset ? tagset : &t));
   for (auto& masks : copies) {
     b.zone_tags = std::move(masks);
     out.blocks.push_back(b);

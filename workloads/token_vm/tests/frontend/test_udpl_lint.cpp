@@ -91,6 +91,17 @@ tagset = [[["Correct"], []], [[], ["Feedback"]]]
   CHECK(blocks[4].text == "[Prompt] b [Answer]");
 }
 
+TEST_CASE("token_vm frontend: block copies past the expansion limit are refused before they are made") {
+  // Regression: a 1 MiB file with repeats = 4096 grew to ~6 GiB and ended in bad_alloc.
+  const std::string text = "[Prompt] " + std::string(100000, 'x') + " [Answer]";
+  const std::string msg = bad_input([&] {
+    parse_udpl(kConfig + "[[setup]]\ntext = \"" + text + "\"\ntags = [[\"Training\"], []]\nrepeats = 4096\n" + kDecide, "p.toml");
+  });
+  CHECK_CONTAINS(msg, "p.toml:");
+  CHECK_CONTAINS(msg, "field 'repeats': expanded text size 409673728 is over the limit of 268435456");
+  CHECK_CONTAINS(msg, "WEFT_MAX_EXPANDED_TEXT_BYTES");
+}
+
 TEST_CASE("token_vm frontend: config lint errors name the file, [config], the field and the line") {
   struct Case {
     std::string key, line, expect;
