@@ -157,7 +157,9 @@ weft_status weft_token_vm_decode(const weft_token_vm_workflow* workflow, const u
     if (count) require(tokens, "weft_token_vm_decode", "tokens");
     require(length, "weft_token_vm_decode", "length");
     if (capacity) require(text, "weft_token_vm_decode", "text");
-    copy_out(workflow->tokenizer->decode(std::span<const Token>(tokens, size_t(count))), text, capacity, length);
+    const std::span<const Token> ids(tokens, size_t(count));
+    check_token_ids(*workflow->tokenizer, ids, "weft_token_vm_decode");
+    copy_out(workflow->tokenizer->decode(ids), text, capacity, length);
   });
 }
 

@@ -473,6 +473,9 @@ static void test_token_vm(weft_device* device, const char* examples, const char*
   CHECK(length == 3 && strcmp(text, "hi!") == 0);
   OK(weft_token_vm_decode(workflow, tokens, count, text, 2, &length));  /* truncated, full length reported */
   CHECK(length == 3 && strcmp(text, "h") == 0);
+  const uint32_t past_vocabulary[2] = {'h', 1000000000u};  /* decoded to "h" before: an id past the vocabulary */
+  FAILS(weft_token_vm_decode(workflow, past_vocabulary, 2, text, sizeof text, &length), WEFT_ERROR_BAD_INPUT,
+        "token 1 is id 1000000000, not in the tokenizer's vocabulary of 257 ids");
 
   /* The device and the CPU reference, same script and tool: identical streams and answers. */
   calc_state device_calc = {0}, reference_calc = {0};

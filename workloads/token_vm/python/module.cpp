@@ -25,6 +25,21 @@ namespace {
 using namespace weft::token_vm;
 using Tokens = py::array_t<uint32_t, py::array::c_style | py::array::forcecast>;
 
+// Token ids as uint32: an integer array whose values fit. A float array (1.7 became 1) or a
+// negative or too large id (-1 became 4294967295) is refused by name, not converted.
+Tokens token_array(const py::array& a, const std::string& where) {
+  const char kind = a.dtype().kind();
+  if (kind != 'i' && kind != 'u')
+    fail(ErrorCode::BadInput, where + ": token ids must be an integer array, got dtype " + std::string(py::str(py::handle(a.dtype()))));
+  if (a.size() > 0) {
+    const long long lo = py::int_(a.attr("min")()).cast<long long>();
+    if (lo < 0) fail(ErrorCode::BadInput, where + ": token id " + std::to_string(lo) + " is negative");
+    const unsigned long long hi = py::int_(a.attr("max")()).cast<unsigned long long>();
+    if (hi > 0xFFFFFFFFull) fail(ErrorCode::BadInput, where + ": token id " + std::to_string(hi) + " does not fit 32 bits");
+  }
+  return Tokens::ensure(a);
+}
+
 py::array_t<uint32_t> to_numpy(const std::vector<uint32_t>& v) {
   py::array_t<uint32_t> out(py::ssize_t(v.size()));
   std::copy(v.begin(), v.end(), out.mutable_data());
@@ -90,7 +105,8 @@ class PyMachine {
 
   uint32_t batch() const { return machine_->batch(); }
 
-  py::object step(const Tokens& sampled, bool with_tags) {
+  py::object step(const py::array& sampled_ids, bool with_tags) {
+    const Tokens sampled = token_array(sampled_ids, "step");
     if (sampled.ndim() != 1 || uint32_t(sampled.shape(0)) != batch())
       fail(ErrorCode::BadInput, "step: sampled must be a 1-D array of " + std::to_string(batch()) + " tokens, got shape " +
                                     shape_of(sampled));
@@ -105,7 +121,8 @@ class PyMachine {
     return to_numpy(out);
   }
 
-  void run(const Tokens& sampled) {
+  void run(const py::array& sampled_ids) {
+    const Tokens sampled = token_array(sampled_ids, "run");
     if (sampled.ndim() != 2 || uint32_t(sampled.shape(1)) != batch())
       fail(ErrorCode::BadInput, "run: sampled must be a [steps, " + std::to_string(batch()) + "] array, got shape " + shape_of(sampled));
     const uint32_t steps = uint32_t(sampled.shape(0));
@@ -190,8 +207,11 @@ void bind_token_vm(py::module_& m) {
       .def("encode", [](const PyWorkflow& w, const std::string& text) { return to_numpy(w.tokenizer->encode(text)); },
            py::arg("text"))
       .def("decode",
-           [](const PyWorkflow& w, const Tokens& tokens) {
-             return py::bytes(w.tokenizer->decode(std::span<const Token>(tokens.data(), size_t(tokens.size()))));
+           [](const PyWorkflow& w, const py::array& token_ids) {
+             const Tokens tokens = token_array(token_ids, "decode");
+             const std::span<const Token> ids(tokens.data(), size_t(tokens.size()));
+             check_token_ids(*w.tokenizer, ids, "decode");
+             return py::bytes(w.tokenizer->decode(ids));
            },
            py::arg("tokens"), "The bytes the tokens stand for (bytes: a token may end mid UTF-8 character).");
 

@@ -126,3 +126,12 @@ def test_bad_input_names_the_problem(workflow, tmp_path):
         Workflow.compile(PROMPTS, match="words")
     with pytest.raises(weft.BadInput, match="workflow is None"):  # crashed the interpreter before
         Machine(None, batch=2)
+    # Regressions: float ids were truncated (1.7 -> 1), negative ones wrapped, and an id past the
+    # vocabulary decoded to "".
+    with pytest.raises(weft.BadInput, match="integer array, got dtype float64"):
+        vm.step(np.array([1.7, 0.0]))
+    with pytest.raises(weft.BadInput, match="token id -1 is negative"):
+        vm.step(np.array([-1, 0]))
+    with pytest.raises(weft.BadInput, match="id 1000000000, not in the tokenizer's vocabulary"):
+        workflow.decode(np.array([10**9]))
+    assert workflow.decode(np.array([104, 105])) == b"hi"

@@ -51,6 +51,14 @@ void check_zone(const Workflow& w, size_t i) {
 
 }  // namespace
 
+void check_token_ids(const Tokenizer& tokenizer, std::span<const Token> tokens, const std::string& where) {
+  const uint32_t vocab = tokenizer.vocab_size();
+  for (size_t i = 0; i < tokens.size(); ++i)
+    if (tokens[i] >= vocab)
+      fail(ErrorCode::BadInput, where + ": token " + std::to_string(i) + " is id " + std::to_string(tokens[i]) +
+                                    ", not in the tokenizer's vocabulary of " + std::to_string(vocab) + " ids");
+}
+
 uint32_t add_byte_pattern(Workflow& w, const std::string& text) {
   Pattern p{uint32_t(w.pattern_tokens.size()), 0, uint32_t(w.pattern_bytes.size()), 0};
   for (unsigned char c : text) {

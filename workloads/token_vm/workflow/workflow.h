@@ -135,4 +135,8 @@ class Tokenizer {
   virtual uint32_t vocab_size() const = 0;
 };
 
+// BadInput naming `where`, the id and its index when a token id is not in the tokenizer's
+// vocabulary (what callers hand to decode: the tokenizer itself decodes an unknown id to nothing).
+void check_token_ids(const Tokenizer& tokenizer, std::span<const Token> tokens, const std::string& where);
+
 }  // namespace weft::token_vm
