@@ -395,6 +395,10 @@ void Writer::set(const std::string& key, Value value) {
   kv_.emplace_back(key, std::move(value));
 }
 
+void Writer::erase(const std::string& key) {
+  std::erase_if(kv_, [&](const auto& kv) { return kv.first == key; });
+}
+
 void Writer::add_tensor(const std::string& name, std::vector<uint64_t> dims, uint32_t ggml_type, std::vector<uint8_t> data) {
   const uint64_t want = tensor_bytes(ggml_type, dims, "gguf writer: tensor '" + name + "'");
   if (data.size() != want)

@@ -131,6 +131,7 @@ class Writer {
  public:
   explicit Writer(uint32_t alignment = kDefaultAlignment);
   void set(const std::string& key, Value value);  // general.alignment is written from the constructor's
+  void erase(const std::string& key);
   // `data` must hold exactly the tensor's bytes for its type and dims.
   void add_tensor(const std::string& name, std::vector<uint64_t> dims, uint32_t ggml_type, std::vector<uint8_t> data);
   std::vector<uint8_t> bytes() const;

@@ -66,7 +66,7 @@ Model Model::load(const std::string& path) { return from(gguf::File::read(path))
 Model Model::from(gguf::File file) {
   Model m;
   const gguf::File& f = file;
-  const std::string arch = f.get_string("general.architecture", "llama");
+  const std::string arch = f.get_string("general.architecture");  // required: a model that names none is not assumed llama
   if (arch != "llama") bad(f, "general.architecture is '" + arch + "'; only 'llama' is supported");
   Config& c = m.config;
   c.dim = u32_key(f, "llama.embedding_length");
@@ -166,6 +166,8 @@ uint64_t Model::weight_bytes() const {
 // ---- tokenizer ------------------------------------------------------------------------------
 
 std::vector<uint32_t> tokenize(const Vocabulary& v, const std::string& text, bool bos) {
+  if (v.tokens.empty() && !text.empty())
+    fail(ErrorCode::BadInput, "tokenize: the model has no vocabulary (no tokenizer.ggml.tokens); give token ids instead of text");
   std::vector<uint32_t> out;
   if (bos && v.bos) out.push_back(*v.bos);
   std::string s = text;

@@ -236,6 +236,16 @@ TEST_CASE("attention gguf: shapes and hyperparameters that do not fit are named"
   a.set("general.architecture", gguf::Value::str("gpt2"));
   CHECK(has(refusal([&] { Model::from(gguf::File::parse(a.bytes(), "a.gguf")); }), "only 'llama' is supported"));
 
+  gguf::Writer n = seeded_model({});  // regression: a model naming no architecture ran as llama
+  n.erase("general.architecture");
+  CHECK(has(refusal([&] { Model::from(gguf::File::parse(n.bytes(), "n.gguf")); }), "n.gguf: missing metadata key 'general.architecture'"));
+
+  gguf::Writer nv = seeded_model({});  // regression: a model without a vocabulary loaded and took text silently
+  nv.erase("tokenizer.ggml.tokens");
+  nv.erase("tokenizer.ggml.token_type");
+  const Model no_vocab = Model::from(gguf::File::parse(nv.bytes(), "nv.gguf"));
+  CHECK(has(refusal([&] { tokenize(no_vocab.vocab, "hi"); }), "the model has no vocabulary"));
+
   gguf::Writer s = seeded_model({});
   s.set("llama.block_count", gguf::Value::str("two"));
   CHECK(has(refusal([&] { Model::from(gguf::File::parse(s.bytes(), "s.gguf")); }), "'llama.block_count' should be an integer"));
