@@ -155,6 +155,11 @@ int run_generate(const cli::Args& a) {
                dev->info().name.c_str(), a.positional[1].c_str(), c.dim, c.layers, c.heads, c.kv_heads, c.ffn, c.vocab,
                m.tied ? ", tied output" : "", m.weight_bytes() / 1048576.0);
   Decoder dec(*dev, m, o);
+  // The last generated token is sampled at position P + n - 2 and needs no position of its own.
+  if (uint64_t(prompt.size()) + n > uint64_t(dec.context()) + 1)
+    fail(ErrorCode::BadInput, "-n " + std::to_string(n) + ": the prompt's " + std::to_string(prompt.size()) + " tokens and " +
+                                  std::to_string(n) + " generated ones need more than the context's " + std::to_string(dec.context()) +
+                                  " positions (give a smaller -n or a larger --context)");
   std::unique_ptr<Reference> ref;
   // The reference splits the prompt as the decoder does: the norm rule acts per run.
   if (a.flag("check")) ref = std::make_unique<Reference>(m, dec.context(), o.rules, dec.program().max_batch);
