@@ -1,5 +1,6 @@
 #include "regulator.h"
 
+#include <cmath>
 #include <cstddef>
 #include <cstring>
 
@@ -42,12 +43,14 @@ Condition make(InstanceId instance, uint32_t field, uint32_t type, uint32_t comp
 // ---- conditions -----------------------------------------------------------------------------
 
 Condition Condition::less(InstanceId i, uint32_t field, float t) {
+  if (std::isnan(t)) fail(ErrorCode::InvalidProgram, "Condition::less: a NaN threshold compares false with everything");
   return make(i, field, WEFT_SOURCE_F32, WEFT_CMP_LESS, f32_bits(t), 0, "less");
 }
 Condition Condition::less(InstanceId i, uint32_t field, uint32_t t) {
   return make(i, field, WEFT_SOURCE_U32, WEFT_CMP_LESS, t, 0, "less");
 }
 Condition Condition::greater(InstanceId i, uint32_t field, float t) {
+  if (std::isnan(t)) fail(ErrorCode::InvalidProgram, "Condition::greater: a NaN threshold compares false with everything");
   return make(i, field, WEFT_SOURCE_F32, WEFT_CMP_GREATER, f32_bits(t), 0, "greater");
 }
 Condition Condition::greater(InstanceId i, uint32_t field, uint32_t t) {

@@ -2,6 +2,7 @@
 // Building and running the parsed manifest lives in manifest_run.cpp.
 #include "manifest.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstring>
@@ -231,6 +232,14 @@ void parse_chain(Manifest& m, const Table& root) {
         for (const auto& [from, to] : m.connections)
           if (to == name) bad(m.path, where, "instance '" + name + "' already receives from '" + from + "'", &a[i]);
         if (prev == name) bad(m.path, where, "instance '" + name + "' cannot read its own outbox", &a[i]);
+        // Walking back from prev along who-receives-from-whom must not reach name: a cycle has no
+        // first instance, so no message order.
+        for (std::string at = prev;;) {
+          const auto in = std::find_if(m.connections.begin(), m.connections.end(), [&](const auto& c) { return c.second == at; });
+          if (in == m.connections.end()) break;
+          if (in->first == name) bad(m.path, where, "instance '" + name + "' closes a cycle (it already sends to '" + prev + "' through the chain)", &a[i]);
+          at = in->first;
+        }
         m.connections.emplace_back(prev, name);
       }
       prev = name;

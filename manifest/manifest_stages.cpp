@@ -116,6 +116,9 @@ ManifestRule parse_rule(const Manifest& m, const toml::table& tt, const std::str
     if (t.has("threshold")) t.bad_key("threshold", "threshold is only used with when = less/greater");
     if (t.has("bounds")) t.bad_key("bounds", "bounds is only used with when = \"outside\"");
   }
+  // A NaN threshold makes every comparison false: the rule could never fire.
+  if (std::isnan(r.lo) || std::isnan(r.hi))
+    t.bad_key(t.has("bounds") ? "bounds" : "threshold", "NaN compares false with everything; give a number");
   if (r.source_type == WEFT_SOURCE_U32 && (r.lo < 0 || r.hi < 0 || r.lo != std::floor(r.lo) || r.hi != std::floor(r.hi)))
     t.bad_key(t.has("bounds") ? "bounds" : "threshold", "an integer source compares against non-negative integers");
 

@@ -314,12 +314,18 @@ TEST_CASE("manifest errors: missing required keys") {
   const std::string no_threshold = std::string(kRegulatorStage).replace(std::string(kRegulatorStage).find("threshold = 1.0\n"), 16, "");
   expect_manifest_error(std::string(conformance::manifest_fixture_text()) + no_threshold, "stages[2].rules[0].threshold",
                         "missing required key");
+  // Regression: a NaN threshold was accepted (the rule could never fire).
+  const std::string nan_threshold = std::string(kRegulatorStage).replace(std::string(kRegulatorStage).find("threshold = 1.0\n"), 16, "threshold = nan\n");
+  expect_manifest_error(std::string(conformance::manifest_fixture_text()) + nan_threshold, "stages[2].rules[0].threshold",
+                        "NaN compares false with everything");
 }
 
 TEST_CASE("manifest errors: unknown references") {
   expect_manifest_error(fixture_with("kernel = \"affine\"\ninstance = \"a\"", "kernel = \"affin\"\ninstance = \"a\""), "stages[0].kernel",
                         "unknown kernel 'affin'");
   expect_manifest_error(fixture_with("chain = [\"a\", \"b\"]", "chain = [\"a\", \"c\"]"), "chain[1]", "unknown instance 'c'");
+  // Regression: a cycle was accepted.
+  expect_manifest_error(fixture_with("chain = [\"a\", \"b\"]", "chain = [\"a\", \"b\", \"a\"]"), "chain[2]", "instance 'a' closes a cycle");
   expect_manifest_error(fixture_with("indirect = \"s\"", "indirect = \"t\""), "stages[1].indirect", "unknown slot 't'");
   expect_manifest_build_error(fixture_with("acc = \"globals.acc\"", "acc = \"globals.acd\""), "stages[0].args.acc",
                               "no globals segment 'acd'");
