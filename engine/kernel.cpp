@@ -13,10 +13,11 @@ enum : uint32_t {
   OpName = 5, OpMemberName = 6, OpEntryPoint = 15, OpExecutionMode = 16, OpCapability = 17, OpVariable = 59, OpLoad = 61, OpStore = 62,
   OpCopyMemory = 63, OpAccessChain = 65, OpInBoundsAccessChain = 66, OpPtrAccessChain = 67,
   OpDecorate = 71, OpInBoundsPtrAccessChain = 70, OpCopyObject = 83, OpAtomicLoad = 227, OpAtomicStore = 228,
-  OpAtomicXor = 242, OpAtomicFAddEXT = 6035,
+  OpAtomicXor = 242, OpAtomicFAddEXT = 6035, OpTypeBool = 20, OpTypeInt = 21, OpTypeFloat = 22, OpTypeVector = 23,
+  OpTypeMatrix = 24, OpTypeArray = 28, OpTypeStruct = 30, OpTypePointer = 32, OpConstant = 43,
 };
 enum : uint32_t { DecorationBinding = 33, ExecutionModeLocalSize = 17 };
-enum : uint32_t { StorageClassUniform = 2, StorageClassStorageBuffer = 12 };
+enum : uint32_t { StorageClassUniform = 2, StorageClassWorkgroup = 4, StorageClassStorageBuffer = 12 };
 enum : uint32_t { CapabilityShaderClockKHR = 5055, CapabilityPhysicalStorageBufferAddresses = 5347 };
 
 // A SPIR-V literal string: UTF-8 bytes, NUL-terminated, packed little-endian into words.
@@ -41,6 +42,9 @@ KernelInterface reflect(const std::vector<uint32_t>& words, const std::string& n
   std::map<uint32_t, uint32_t> root;        // pointer id -> binding it points into
   uint32_t args_struct = 0;                  // the id named WeftArgs
   std::map<std::pair<uint32_t, uint32_t>, std::string> member_names;  // (struct id, member) -> name
+  // Byte sizes of the types shared variables are made of (types are declared before use).
+  std::map<uint32_t, uint64_t> type_bytes, constant, pointee;
+  auto size_of = [&](uint32_t id) { return type_bytes.count(id) ? type_bytes[id] : 0; };
   for (size_t i = 5; i < words.size();) {
     uint32_t count = words[i] >> 16, op = words[i] & 0xFFFFu;
     if (count == 0 || i + count > words.size())
@@ -66,6 +70,30 @@ KernelInterface reflect(const std::vector<uint32_t>& words, const std::string& n
       case OpVariable:
         if (count >= 4 && (w[3] == StorageClassStorageBuffer || w[3] == StorageClassUniform) && binding_of.count(w[2]))
           root[w[2]] = binding_of[w[2]];
+        if (count >= 4 && w[3] == StorageClassWorkgroup) out.shared_bytes += size_of(pointee[w[1]]);
+        break;
+      case OpTypeBool:
+        if (count >= 2) type_bytes[w[1]] = 4;
+        break;
+      case OpTypeInt:
+      case OpTypeFloat:
+        if (count >= 3) type_bytes[w[1]] = w[2] / 8;
+        break;
+      case OpTypeVector:
+      case OpTypeMatrix:
+        if (count >= 4) type_bytes[w[1]] = size_of(w[2]) * w[3];
+        break;
+      case OpTypeArray:
+        if (count >= 4) type_bytes[w[1]] = size_of(w[2]) * (constant.count(w[3]) ? constant[w[3]] : 0);
+        break;
+      case OpTypeStruct:
+        for (uint32_t m = 2; m < count; ++m) type_bytes[w[1]] += size_of(w[m]);
+        break;
+      case OpTypePointer:
+        if (count >= 4) pointee[w[1]] = w[3];
+        break;
+      case OpConstant:
+        if (count >= 4) constant[w[2]] = w[3];  // the low word: array lengths are 32-bit
         break;
       case OpAccessChain:
       case OpInBoundsAccessChain:

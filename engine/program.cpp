@@ -264,6 +264,9 @@ void Program::validate(const DeviceInfo& device) const {
       declared_write |= 1u << uint32_t(r.binding);
     }
     const KernelInterface& k = s.kernel->interface(device.shader_clock);
+    if (k.shared_bytes > device.max_compute_shared_memory)
+      fail(ErrorCode::InvalidProgram, who + ": kernel '" + s.kernel->name() + "' declares " + std::to_string(k.shared_bytes) +
+                                          " bytes of shared memory; the device allows " + std::to_string(device.max_compute_shared_memory));
     const uint32_t declared = declared_read | declared_write;
     for (uint32_t b = 0; b < WEFT_BINDING_COUNT; ++b) {
       const std::string bname = binding_name(Binding(b));

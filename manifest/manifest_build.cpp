@@ -248,6 +248,7 @@ Built build(const Manifest& m) {
   DeviceInfo roomy;
   roomy.max_storage_buffer_range = UINT64_MAX;
   roomy.buffer_device_address = true;
+  roomy.max_compute_shared_memory = UINT32_MAX;
   for (auto& c : roomy.max_workgroup_count) c = UINT32_MAX;
   at_key(m, "stages", [&] { p.validate(roomy); });
   for (const auto& o : m.outputs) out.outputs.push_back(plan_output(m, res, p, o));

@@ -133,3 +133,25 @@ TEST_CASE("an indirect slot that starts larger than the device's group limit is 
   CHECK(test::error_code_of([&] { p.validate(info); }) == ErrorCode::InvalidProgram);
   CHECK(test::error_message_of([&] { p.validate(info); }).find("'huge'") != std::string::npos);
 }
+
+TEST_CASE("a kernel declaring more shared memory than the device allows is refused, naming the sizes") {
+  const uint32_t limit = test::device().info().max_compute_shared_memory;
+  const uint32_t words = limit / 4 + 16;
+  const KernelRef k = compile_kernel_source("too_much_shared.comp",
+      "#version 450\n#extension GL_GOOGLE_include_directive : require\n#define WEFT_ARGS(X) X(WEFT_OUT(Globals), result)\n"
+      "#include \"weft.glsl\"\nlayout(local_size_x = 64) in;\nshared uint big[" + std::to_string(words) + "];\n"
+      "void main() {\n  big[gl_LocalInvocationID.x] = 1u;\n  barrier();\n  globals_u[pc.args.result] = big[63];\n}\n");
+  CHECK(k->interface(false).shared_bytes == uint64_t(words) * 4);
+  Program p("greedy");
+  p.globals().add("out", 4);
+  StageSpec s;
+  s.name = "hoard";
+  s.kernel = k;
+  s.instance = p.add_instance("a", 1);
+  s.args = {arg("result", p.segment(Binding::Globals, "out"))};
+  p.add_stage(s);
+  const std::string msg = test::error_message_of([&] { Executable e(test::device(), std::move(p)); });
+  INFO(msg);
+  CHECK(msg.find("kernel 'too_much_shared' declares " + std::to_string(words * 4) + " bytes of shared memory") != std::string::npos);
+  CHECK(msg.find("allows " + std::to_string(limit)) != std::string::npos);
+}
