@@ -20,7 +20,9 @@
  * Types: WEFT_IN(B) / WEFT_OUT(B) / WEFT_INOUT(B) are segment arguments of binding B (Registers,
  * Metrics, Globals, Control, Heap): the stage gives a byte range of B, the kernel receives the
  * range's first word index, and the range is declared read, written or both, so the barrier
- * planner sees exactly what the kernel is told to touch. WEFT_U32 / WEFT_I32 / WEFT_F32 are
+ * planner sees exactly what the kernel is told to touch. WEFT_FAR_IN(B) / WEFT_FAR_OUT(B) /
+ * WEFT_FAR_INOUT(B) take a far segment of Heap or Globals (SegmentLayout::add_far): the kernel
+ * receives its index and reaches it through the far helpers of weft.glsl. WEFT_U32 / WEFT_I32 / WEFT_F32 are
  * 32-bit scalars. At most WEFT_PUSH_ARG_WORDS arguments, one word each.
  *
  * The engine learns a kernel's list by preprocessing the kernel with WEFT_DESCRIBE_ARGS defined
@@ -35,6 +37,9 @@
 #define WEFT_IN(binding) in binding
 #define WEFT_OUT(binding) out binding
 #define WEFT_INOUT(binding) inout binding
+#define WEFT_FAR_IN(binding) far_in binding
+#define WEFT_FAR_OUT(binding) far_out binding
+#define WEFT_FAR_INOUT(binding) far_inout binding
 #define WEFT_U32 u32
 #define WEFT_I32 i32
 #define WEFT_F32 f32
@@ -49,6 +54,9 @@
 #define WEFT_IN(binding) ::weft::In<::weft::Binding::binding>
 #define WEFT_OUT(binding) ::weft::Out<::weft::Binding::binding>
 #define WEFT_INOUT(binding) ::weft::InOut<::weft::Binding::binding>
+#define WEFT_FAR_IN(binding) ::weft::FarIn<::weft::Binding::binding>
+#define WEFT_FAR_OUT(binding) ::weft::FarOut<::weft::Binding::binding>
+#define WEFT_FAR_INOUT(binding) ::weft::FarInOut<::weft::Binding::binding>
 #define WEFT_U32 ::std::uint32_t
 #define WEFT_I32 ::std::int32_t
 #define WEFT_F32 float
@@ -68,6 +76,9 @@
 #define WEFT_IN(binding) uint
 #define WEFT_OUT(binding) uint
 #define WEFT_INOUT(binding) uint
+#define WEFT_FAR_IN(binding) uint
+#define WEFT_FAR_OUT(binding) uint
+#define WEFT_FAR_INOUT(binding) uint
 #define WEFT_U32 uint
 #define WEFT_I32 int
 #define WEFT_F32 float

@@ -8,16 +8,19 @@
  *
  * Integers stay integers: no index, count or id is ever stored in a float field.
  *
- * Buffers larger than maxStorageBufferRange
- * -----------------------------------------
- * A descriptor can cover at most maxStorageBufferRange bytes (128 MiB on lavapipe). Weft binds
- * the first min(size, maxStorageBufferRange) bytes of every buffer to its binding, and stores the
- * buffer device address of Heap and Globals in the Control header (heap_address_lo/hi,
- * globals_address_lo/hi). Kernels reach words past the bound window through the `*_far` helpers
- * of shaders/weft.glsl (GL_EXT_buffer_reference with uvec2 addresses, so no 64-bit integer
- * support is needed). Far access needs the bufferDeviceAddress feature (core in Vulkan 1.2,
- * universal on 1.3 devices); a program whose Heap or Globals exceed the limit on a device without
- * it fails with a MissingFeature error when it is built, never at run time.
+ * Far segments: data beyond one binding window and one allocation
+ * -----------------------------------------------------------------
+ * A descriptor covers at most maxStorageBufferRange bytes (128 MiB on lavapipe) of one
+ * allocation (at most maxMemoryAllocationSize). So each of the five buffers must fit its window,
+ * and a Heap or Globals segment that may be larger is declared far (SegmentLayout::add_far): it
+ * gets its own allocations, split in chunks of a power-of-two number of whole records, and
+ * kernels reach it through the far helpers of shaders/weft.glsl with buffer device addresses
+ * (uvec2, so no 64-bit integer support is needed). The engine writes one WeftFarSegment record
+ * per far segment into Control, after the program's own words; the header's heap_far_table /
+ * globals_far_table give the Control word of an array holding, per far segment of that binding,
+ * the word of its record. A far argument (WEFT_FAR_IN/OUT/INOUT) pushes the segment's index in
+ * its binding. Far access needs bufferDeviceAddress (core in Vulkan 1.2, required in 1.3); a
+ * program with far arguments on a device without it fails with MissingFeature when it is built.
  */
 #ifndef WEFT_LAYOUT_H
 #define WEFT_LAYOUT_H
@@ -64,6 +67,7 @@
 #define WEFT_INSTANCE_CONTROL_WORDS 8u
 #define WEFT_INDIRECT_SLOT_WORDS    4u
 #define WEFT_RULE_WORDS             16u
+#define WEFT_FAR_SEGMENT_WORDS      8u
 
 /* Per-instance control flags (WeftInstanceControl.flags). */
 #define WEFT_INSTANCE_ENABLED 1u
@@ -127,11 +131,9 @@ struct WeftControlHeader {
   uint slot_count;
   uint rule_count;
   uint control_words;     /* size of the whole Control buffer in words */
-  uint heap_address_lo;   /* buffer device addresses for far access (0 when unavailable) */
-  uint heap_address_hi;
-  uint globals_address_lo;
-  uint globals_address_hi;
-  uint reserved[5];
+  uint heap_far_table;    /* Control word of the Heap far-segment table (see the top) */
+  uint globals_far_table; /* Control word of the Globals far-segment table */
+  uint reserved[7];
 };
 
 struct WeftInstanceControl {
@@ -140,6 +142,17 @@ struct WeftInstanceControl {
   uint limit;             /* an integer bound kernels may honour (iterations, rows, depth) */
   uint reserved;
   float params[4];
+};
+
+/* A far segment's record in Control, followed by chunk_count (address_lo, address_hi) pairs:
+ * record r lies in chunk r >> chunk_records_log2, at record r & (2^chunk_records_log2 - 1). */
+struct WeftFarSegment {
+  uint record_words;        /* 32-bit words per record */
+  uint chunk_records_log2;  /* records per chunk (allocation) = 2^this */
+  uint chunk_count;
+  uint records_lo;          /* records in the segment */
+  uint records_hi;
+  uint reserved[3];
 };
 
 /* Laid out exactly like VkDispatchIndirectCommand, padded to 16 bytes. */
@@ -206,8 +219,9 @@ static_assert(offsetof(WeftMetrics, counters) == WEFT_METRIC_COUNTER0 * 4);
 static_assert(sizeof(WeftControlHeader) == WEFT_CONTROL_HEADER_WORDS * 4);
 static_assert(offsetof(WeftControlHeader, halt) == 0);
 static_assert(offsetof(WeftControlHeader, instance_count) == 12);
-static_assert(offsetof(WeftControlHeader, heap_address_lo) == 28);
-static_assert(offsetof(WeftControlHeader, globals_address_lo) == 36);
+static_assert(offsetof(WeftControlHeader, heap_far_table) == 28);
+static_assert(offsetof(WeftControlHeader, globals_far_table) == 32);
+static_assert(sizeof(WeftFarSegment) == WEFT_FAR_SEGMENT_WORDS * 4);
 static_assert(sizeof(WeftInstanceControl) == WEFT_INSTANCE_CONTROL_WORDS * 4);
 static_assert(offsetof(WeftInstanceControl, params) == 16);
 static_assert(sizeof(WeftIndirectSlot) == WEFT_INDIRECT_SLOT_WORDS * 4);

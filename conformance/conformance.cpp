@@ -49,6 +49,12 @@ std::string data_not_found(const std::string& relative) {
          "' (give `weft conformance --data DIR` or WEFT_DATA_DIR)";
 }
 
+std::string fmt_words(uint32_t got, uint32_t want) {
+  std::ostringstream s;
+  s << "got 0x" << std::hex << got << ", want 0x" << want;
+  return s.str();
+}
+
 std::string str(double v) {
   std::ostringstream s;
   s << v;
@@ -63,7 +69,7 @@ Result within(const std::string& what, const ErrorStats& e, double error, double
 
 std::vector<Case> engine_suite() {
   std::vector<Case> all = engine_cases();
-  for (auto* group : {&hostile_cases, &regulator_cases, &manifest_cases})
+  for (auto* group : {&far_segment_cases, &hostile_cases, &regulator_cases, &manifest_cases})
     for (Case& c : (*group)()) all.push_back(std::move(c));
   return all;
 }

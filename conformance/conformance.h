@@ -30,6 +30,8 @@ struct Result {
 
 // A number as case details print it (ostream's default: 6 significant digits).
 std::string str(double v);
+// "got 0x..., want 0x..." for a word that differs from its reference.
+std::string fmt_words(uint32_t got, uint32_t want);
 
 // Pass when `error` (one of e's measures, e.g. e.nmse()) is within `bound`, carrying it as the
 // case's worst error; otherwise a failure saying what, by how much and where.
@@ -41,10 +43,11 @@ struct Case {
   std::function<Result(Device&)> run;
 };
 
-// The engine's own cases (the groups engine, hostile, regulator and manifest). Workloads
+// The engine's own cases (engine, far segments, hostile, regulator and manifest). Workloads
 // register theirs (tools/registry.h); `weft conformance` and ctest run both.
 std::vector<Case> engine_suite();
 std::vector<Case> engine_cases();
+std::vector<Case> far_segment_cases();
 std::vector<Case> hostile_cases();
 std::vector<Case> regulator_cases();
 std::vector<Case> manifest_cases();

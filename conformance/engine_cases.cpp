@@ -1,4 +1,4 @@
-// Engine invariants: the layout, transfers, messages, barriers, replay, far access, errors.
+// Engine invariants: the layout, transfers, messages, barriers, replay, errors.
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -18,12 +18,6 @@ ErrorCode error_of(F&& f) {
     return e.code();
   }
   return ErrorCode(-1);
-}
-
-std::string fmt_words(uint32_t got, uint32_t want) {
-  std::ostringstream s;
-  s << "got 0x" << std::hex << got << ", want 0x" << want;
-  return s.str();
 }
 
 // ---- bindings ------------------------------------------------------------------------------
@@ -297,49 +291,6 @@ Result replay(Device& dev, int runs) {
   return Result::pass(std::to_string(runs) + " replays of one recording");
 }
 
-// ---- far access ------------------------------------------------------------------------------
-
-uint32_t heap_pattern(uint64_t word) { return uint32_t(word * 2654435761u) ^ uint32_t(word >> 7); }
-
-Result heap_beyond_range(Device& dev) {
-  const DeviceInfo& info = dev.info();
-  const uint64_t limit = info.max_storage_buffer_range;
-  if (limit > (512ull << 20))
-    return Result::skip("maxStorageBufferRange is " + std::to_string(limit >> 20) + " MiB; a heap above it exceeds this case's 512 MiB budget");
-  const uint64_t heap_bytes = limit + (32ull << 20);
-  Program p("far");
-  p.heap().add("big", heap_bytes, 16);
-  const uint64_t heap_words = heap_bytes / 4, limit_words = limit / 4;
-  std::vector<uint32_t> index = {0, 1, 12345, uint32_t(limit_words - 1), uint32_t(limit_words), uint32_t(limit_words + 1),
-                                 uint32_t(limit_words + 777777), uint32_t(heap_words - 1)};
-  const uint32_t n = uint32_t(index.size());
-  p.globals().add("index", n * 4);
-  p.globals().add("out", n * 4);
-  InstanceId inst = p.add_instance("far", 1);
-  StageSpec s;
-  s.name = "gather";
-  s.kernel = weft_test_kernels.get("heap_far_gather");
-  s.instance = inst;
-  s.args = HeapGatherArgs{.index = p.segment(Binding::Globals, "index"), .gathered = p.segment(Binding::Globals, "out"), .count = n}.bind();
-  s.reads = {p.whole(Binding::Heap), p.control_header()};
-  p.add_stage(s);
-  if (!info.buffer_device_address) {
-    if (error_of([&] { Executable exe(dev, std::move(p)); }) != ErrorCode::MissingFeature)
-      return Result::fail("a heap above the limit without bufferDeviceAddress was not refused with MissingFeature");
-    return Result::skip("no bufferDeviceAddress: the oversize heap is refused with MissingFeature, as specified");
-  }
-  Executable exe(dev, std::move(p));
-  std::vector<uint32_t> heap(heap_words);
-  for (uint64_t w = 0; w < heap_words; ++w) heap[w] = heap_pattern(w);
-  exe.write_segment(Binding::Heap, "big", heap.data(), heap_bytes);
-  exe.write_segment(Binding::Globals, "index", index.data(), n * 4);
-  exe.run();
-  auto out = exe.read_segment<uint32_t>(Binding::Globals, "out");
-  for (uint32_t k = 0; k < n; ++k)
-    if (out[k] != heap_pattern(index[k])) return Result::fail("heap word " + std::to_string(index[k]) + " " + fmt_words(out[k], heap_pattern(index[k])));
-  return Result::pass("heap of " + std::to_string(heap_bytes >> 20) + " MiB, limit " + std::to_string(limit >> 20) + " MiB");
-}
-
 // ---- errors ----------------------------------------------------------------------------------
 
 // A globals_add stage over an 8-word segment with the arguments `args(segment)`, built into an
@@ -562,7 +513,6 @@ std::vector<Case> engine_cases() {
       {"barriers.write_after_write", "exact", write_after_write},
       {"barriers.independent_stages_unbarriered", "exact", independent_stages},
       {"replay.changing_inputs", "exact", [](Device& d) { return replay(d, 200); }},
-      {"heap.beyond_storage_buffer_range", "exact", heap_beyond_range},
       {"errors.typed", "exact", typed_errors},
       {"compile.error_names_file_and_line", "exact", compile_error_location},
       {"compile.runtime_kernel_runs", "exact", runtime_kernel_runs},

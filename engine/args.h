@@ -4,7 +4,8 @@
 // A stage binds every declared argument by name, exactly once. A segment argument takes a byte
 // range of its binding: the kernel receives the range's first word index and the range is
 // declared read (in), written (out) or both (inout), so the push words and the hazards the
-// barrier planner sees come from the same declaration. Scalars push their 32-bit pattern.
+// barrier planner sees come from the same declaration. A far argument takes a far segment (its
+// whole range) and pushes the segment's index in its binding. Scalars push their 32-bit pattern.
 #pragma once
 
 #include <concepts>
@@ -17,9 +18,13 @@
 
 namespace weft {
 
-enum class ArgType : uint8_t { In, Out, InOut, U32, I32, F32 };
-const char* arg_type_name(ArgType t);  // "in", "out", "inout", "u32", "i32", "f32"
-inline bool is_segment(ArgType t) { return t == ArgType::In || t == ArgType::Out || t == ArgType::InOut; }
+enum class ArgType : uint8_t { In, Out, InOut, FarIn, FarOut, FarInOut, U32, I32, F32 };
+// "in", "out", "inout", "far_in", "far_out", "far_inout", "u32", "i32", "f32"
+const char* arg_type_name(ArgType t);
+inline bool is_far(ArgType t) { return t == ArgType::FarIn || t == ArgType::FarOut || t == ArgType::FarInOut; }
+inline bool is_segment(ArgType t) { return t == ArgType::In || t == ArgType::Out || t == ArgType::InOut || is_far(t); }
+inline bool reads_segment(ArgType t) { return t != ArgType::Out && t != ArgType::FarOut; }
+inline bool writes_segment(ArgType t) { return t != ArgType::In && t != ArgType::FarIn; }
 
 // One argument a kernel declares.
 struct ArgSpec {
@@ -64,6 +69,12 @@ template <Binding B>
 using Out = SegmentArg<ArgType::Out, B>;
 template <Binding B>
 using InOut = SegmentArg<ArgType::InOut, B>;
+template <Binding B>
+using FarIn = SegmentArg<ArgType::FarIn, B>;
+template <Binding B>
+using FarOut = SegmentArg<ArgType::FarOut, B>;
+template <Binding B>
+using FarInOut = SegmentArg<ArgType::FarInOut, B>;
 
 // A stage's value for one argument. Typed structs also say the declared type (and binding),
 // which must equal the kernel's; a value bound by name leaves both to the kernel.

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "device.h"
+#include "input_file.h"
 #include "pipeline_cache.h"
 
 namespace weft {
@@ -35,15 +36,40 @@ constexpr VkAccessFlags kComputeAccess =
 
 }  // namespace
 
+// OutOfMemory naming both sizes when the program needs more than the device's memory: the
+// device, not a window or an allocation, is then the limit.
+void Executable::check_fits_device(const DeviceInfo& info) const {
+  uint64_t need = padded(program_.registers_bytes()) + padded(program_.metrics_bytes()) + padded(program_.globals().size()) +
+                  2 * padded(program_.control_bytes()) + padded(program_.heap().size());
+  for (const SegmentLayout* layout : {&program_.heap(), &program_.globals()})
+    for (uint32_t far = 1; far <= layout->far_count(); ++far) need += layout->far_segment(far).size;
+  if (info.device_local_bytes && need > info.device_local_bytes)
+    fail(ErrorCode::OutOfMemory, "program '" + program_.name() + "' needs " + std::to_string(need) + " bytes of device memory; " +
+                                     info.name + " has " + std::to_string(info.device_local_bytes));
+}
+
 Executable::Executable(Device& device, Program program, RecordOptions options)
     : device_(device), program_(std::move(program)), options_(options) {
   const DeviceInfo& info = device.info();
   program_.validate(info);
   plan_ = plan_program(program_, options_.barriers);
 
+  // WEFT_MAX_ALLOCATION_BYTES caps far segments' chunks like the option (the smaller wins).
+  static constexpr InputLimit kAllocationCap{"allocation size", "WEFT_MAX_ALLOCATION_BYTES", UINT64_MAX};
+  uint64_t max_allocation = std::min(info.max_memory_allocation_size, input_limit(kAllocationCap));
+  if (options_.max_allocation_bytes) max_allocation = std::min(max_allocation, options_.max_allocation_bytes);
+  check_fits_device(info);
+  far_ = std::make_unique<FarMemory>(device, program_, max_allocation);
+  // The Control image: the program's sections, then the far-segment tables.
+  control_image_ = program_.control_image();
+  far_->append_tables(control_image_);
   const uint64_t sizes[WEFT_BINDING_COUNT] = {program_.registers_bytes(), program_.metrics_bytes(),
-                                              program_.globals().size(), program_.control_bytes(),
+                                              program_.globals().size(), control_image_.size() * 4,
                                               program_.heap().size()};
+  if (sizes[WEFT_BINDING_CONTROL] > info.max_storage_buffer_range)
+    fail(ErrorCode::InvalidProgram, "program '" + program_.name() + "': Control with its far-segment tables needs " +
+                                        std::to_string(sizes[WEFT_BINDING_CONTROL]) + " bytes, more than maxStorageBufferRange " +
+                                        std::to_string(info.max_storage_buffer_range));
   for (uint32_t b = 0; b < WEFT_BINDING_COUNT; ++b) {
     VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
     if (b == WEFT_BINDING_CONTROL) usage |= VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
@@ -51,17 +77,6 @@ Executable::Executable(Device& device, Program program, RecordOptions options)
     buffers_.push_back(std::make_unique<Buffer>(device, padded(sizes[b]), usage, use, binding_name(Binding(b))));
     buffers_.back()->fill(0, buffers_.back()->size(), 0);  // every program starts from zeroed state
   }
-  // The Control image: the program's sections plus the far-access addresses of Heap and Globals.
-  control_image_ = program_.control_image();
-  abi::WeftControlHeader header;
-  std::memcpy(&header, control_image_.data(), sizeof header);
-  const uint64_t heap_address = buffer(Binding::Heap).device_address();
-  const uint64_t globals_address = buffer(Binding::Globals).device_address();
-  header.heap_address_lo = uint32_t(heap_address);
-  header.heap_address_hi = uint32_t(heap_address >> 32);
-  header.globals_address_lo = uint32_t(globals_address);
-  header.globals_address_hi = uint32_t(globals_address >> 32);
-  std::memcpy(control_image_.data(), &header, sizeof header);
   control_init_ = std::make_unique<Buffer>(device, padded(control_image_.size() * 4), 0, MemoryUse::DeviceLocal,
                                            "Control.initial");
   control_init_->write(0, control_image_.data(), control_image_.size() * 4);
@@ -85,7 +100,7 @@ Executable::Executable(Device& device, Program program, RecordOptions options)
   VkDescriptorBufferInfo infos[WEFT_BINDING_COUNT];
   VkWriteDescriptorSet writes[WEFT_BINDING_COUNT];
   for (uint32_t b = 0; b < WEFT_BINDING_COUNT; ++b) {
-    // A descriptor covers at most maxStorageBufferRange bytes; the rest is far access.
+    // validate() keeps each binding's data inside the window; padding may pass it.
     infos[b] = {buffers_[b]->vk(), 0, std::min<uint64_t>(buffers_[b]->size(), info.max_storage_buffer_range / 4 * 4)};
     writes[b] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
     writes[b].dstSet = set_;
@@ -238,23 +253,41 @@ void Executable::read(Binding b, uint64_t offset, void* data, uint64_t bytes) {
 void Executable::write_segment(Binding b, const std::string& name, const void* data, uint64_t bytes, uint64_t offset) {
   const Range r = program_.segment(b, name);
   check_inside(r.size, offset, bytes, "write", std::string(binding_name(b)) + " segment '" + name + "'");
-  write(b, r.offset + offset, data, bytes);
+  write_range(r, data, bytes, offset);
 }
 
 void Executable::read_segment(Binding b, const std::string& name, void* data, uint64_t bytes, uint64_t offset) {
   const Range r = program_.segment(b, name);
   check_inside(r.size, offset, bytes, "read", std::string(binding_name(b)) + " segment '" + name + "'");
-  read(b, r.offset + offset, data, bytes);
+  read_range(r, data, bytes, offset);
 }
 
+void Executable::write_segment_from_file(Binding b, const std::string& name, const std::string& path, uint64_t file_offset,
+                                         uint64_t bytes, uint64_t offset) {
+  const MappedFile file(path);
+  check_inside(file.size(), file_offset, bytes, "read", "file " + path);
+  write_segment(b, name, file.data() + file_offset, bytes, offset);
+}
+
+namespace {
+std::string range_name(const Program& p, const Range& r) {
+  return std::string(binding_name(r.binding)) +
+         (r.far ? " far segment '" + p.far_segment(r.binding, r.far).name + "'" : " range at byte " + std::to_string(r.offset));
+}
+}  // namespace
+
 void Executable::write_range(const Range& r, const void* data, uint64_t bytes, uint64_t offset) {
-  check_inside(r.size, offset, bytes, "write", std::string(binding_name(r.binding)) + " range at byte " + std::to_string(r.offset));
-  write(r.binding, r.offset + offset, data, bytes);
+  check_inside(r.size, offset, bytes, "write", range_name(program_, r));
+  if (!r.far) return write(r.binding, r.offset + offset, data, bytes);
+  wait_idle();
+  far_->write(r, offset, data, bytes, progress_);
 }
 
 void Executable::read_range(const Range& r, void* data, uint64_t bytes, uint64_t offset) {
-  check_inside(r.size, offset, bytes, "read", std::string(binding_name(r.binding)) + " range at byte " + std::to_string(r.offset));
-  read(r.binding, r.offset + offset, data, bytes);
+  check_inside(r.size, offset, bytes, "read", range_name(program_, r));
+  if (!r.far) return read(r.binding, r.offset + offset, data, bytes);
+  wait_idle();
+  far_->read(r, offset, data, bytes, progress_);
 }
 
 void Executable::write_register(InstanceId id, uint32_t reg, const void* data, uint64_t bytes) {
@@ -284,11 +317,12 @@ abi::WeftMetrics Executable::metrics(InstanceId id) {
 
 void Executable::set_control_word(uint32_t word, uint32_t value) {
   // The host may set halt and step in the header; the rest of the header is the engine's.
+  // The far-segment tables after the program's words are the engine's too.
   const bool header_word = word < WEFT_CONTROL_HEADER_WORDS;
-  if (word >= control_image_.size() || (header_word && word != 0 && word != 2))
+  const uint64_t program_words = program_.control_bytes() / 4;
+  if (word >= program_words || (header_word && word != 0 && word != 2))
     fail(ErrorCode::SegmentOutOfRange, "control word " + std::to_string(word) + " is not host-settable (halt = 0, step = 2, or [" +
-                                           std::to_string(WEFT_CONTROL_HEADER_WORDS) + ", " +
-                                           std::to_string(control_image_.size()) + "))");
+                                           std::to_string(WEFT_CONTROL_HEADER_WORDS) + ", " + std::to_string(program_words) + "))");
   wait_idle();
   control_image_[word] = value;
   control_init_->write(uint64_t(word) * 4, &value, 4);

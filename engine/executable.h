@@ -10,6 +10,7 @@
 
 #include "buffer.h"
 #include "error.h"
+#include "far_memory.h"
 #include "program.h"
 #include "recorder.h"
 
@@ -22,6 +23,10 @@ struct RecordOptions {
   bool stage_timestamps = true;  // a GPU timestamp after every stage (else only around the run)
   bool reset_control = true;     // every run starts from the program's Control image
   bool reset_metrics = true;     // every run starts with zeroed Metrics records
+  // The largest allocation a far segment's chunk may take (0: the device's
+  // maxMemoryAllocationSize, or WEFT_MAX_ALLOCATION_BYTES when smaller). Lower values exercise
+  // the split path on small data.
+  uint64_t max_allocation_bytes = 0;
 };
 
 // A submitted run: the timeline-semaphore value that marks its completion.
@@ -54,6 +59,7 @@ class Executable {
   Device& device() const { return device_; }
   const Program& program() const { return program_; }
   const Plan& plan() const { return plan_; }
+  const FarMemory& far_memory() const { return *far_; }
   Buffer& buffer(Binding b) { return *buffers_[uint32_t(b)]; }
 
   // ---- host access. Writes and reads wait for runs in flight first, so they never race the
@@ -62,9 +68,15 @@ class Executable {
   void read(Binding b, uint64_t offset, void* data, uint64_t bytes);
   void write_segment(Binding b, const std::string& segment, const void* data, uint64_t bytes, uint64_t offset = 0);
   void read_segment(Binding b, const std::string& segment, void* data, uint64_t bytes, uint64_t offset = 0);
-  // A port's range (Ports::segment): `bytes` from `offset` inside it.
+  // A port's range (Ports::segment) or a far segment's: `bytes` from `offset` inside it.
   void write_range(const Range& range, const void* data, uint64_t bytes, uint64_t offset = 0);
   void read_range(const Range& range, void* data, uint64_t bytes, uint64_t offset = 0);
+  // `bytes` of the file at `path` from `file_offset`, into the segment at `offset`, through a
+  // read-only mapping of the file (no host copy of it is made).
+  void write_segment_from_file(Binding b, const std::string& segment, const std::string& path, uint64_t file_offset,
+                               uint64_t bytes, uint64_t offset = 0);
+  // Called after each piece of a transfer longer than one piece (64 MiB); empty: none.
+  void set_transfer_progress(TransferProgress progress) { progress_ = std::move(progress); }
   void write_register(InstanceId instance, uint32_t reg, const void* data, uint64_t bytes);
   void read_register(InstanceId instance, uint32_t reg, void* data, uint64_t bytes);
   template <class T>
@@ -75,8 +87,7 @@ class Executable {
   }
   template <class T>
   std::vector<T> read_segment(Binding b, const std::string& segment) {
-    const Segment& s = (b == Binding::Heap ? program_.heap() : program_.globals()).at(segment);
-    std::vector<T> out(s.size / sizeof(T));
+    std::vector<T> out(program_.segment(b, segment).size / sizeof(T));
     read_segment(b, segment, out.data(), out.size() * sizeof(T));
     return out;
   }
@@ -107,12 +118,15 @@ class Executable {
  private:
   void wait_idle();
   uint32_t query_count() const;
+  void check_fits_device(const DeviceInfo& info) const;
 
   Device& device_;
   Program program_;
   RecordOptions options_;
   Plan plan_;
   std::vector<std::unique_ptr<Buffer>> buffers_;
+  std::unique_ptr<FarMemory> far_;
+  TransferProgress progress_;
   std::unique_ptr<Buffer> control_init_;
   std::vector<uint32_t> control_image_;
   std::vector<VkPipeline> pipelines_;

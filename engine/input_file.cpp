@@ -5,6 +5,13 @@
 #include <filesystem>
 #include <fstream>
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include "error.h"
 
 namespace weft {
@@ -61,6 +68,25 @@ std::string read_text_file(const std::string& path, const std::string& cannot, c
 
 std::vector<uint8_t> read_binary_file(const std::string& path, const std::string& cannot, const InputLimit& limit) {
   return read_whole<std::vector<uint8_t>>(path, cannot, limit);
+}
+
+MappedFile::MappedFile(const std::string& path, const std::string& cannot, const InputLimit& limit) {
+  size_ = checked_file_size(path, cannot, limit);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail(ErrorCode::BadInput, path + ": " + cannot + " (" + std::strerror(errno) + ")");
+  if (size_ == 0) {
+    ::close(fd);
+    return;
+  }
+  void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+  const int err = errno;
+  ::close(fd);  // the mapping keeps the file
+  if (p == MAP_FAILED) fail(ErrorCode::BadInput, path + ": " + cannot + " (cannot map it: " + std::strerror(err) + ")");
+  data_ = static_cast<const uint8_t*>(p);
+}
+
+MappedFile::~MappedFile() {
+  if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
 }
 
 void check_json_nesting(std::string_view json, const std::string& where, uint64_t max_depth) {

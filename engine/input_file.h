@@ -42,6 +42,23 @@ std::vector<uint8_t> read_binary_file(const std::string& path, const std::string
 // The size of a regular file, checked the same way (for readers that stream it).
 uint64_t checked_file_size(const std::string& path, const std::string& cannot, const InputLimit& limit);
 
+// A regular file mapped read-only (large inputs go to the device without a host copy). The
+// same checks and errors as read_binary_file; an empty file maps to no bytes.
+class MappedFile {
+ public:
+  explicit MappedFile(const std::string& path, const std::string& cannot = "cannot open the file",
+                      const InputLimit& limit = kDataFileBytes);
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  const uint8_t* data() const { return data_; }
+  uint64_t size() const { return size_; }
+
+ private:
+  const uint8_t* data_ = nullptr;
+  uint64_t size_ = 0;
+};
+
 // The nesting of [ ] and { } in a JSON text (outside strings), checked before a recursive parser
 // or printer sees it: against `max_depth` when a format allows less, else kNestingDepth. The
 // error names the line and column where the limit is passed.

@@ -22,7 +22,7 @@ Range Range::part(uint64_t from, uint64_t bytes) const {
   if (from > size || bytes > size - from)
     fail(ErrorCode::InvalidProgram, std::string("bytes ") + std::to_string(from) + ".." + std::to_string(from + bytes) + " are not inside the " +
                                         binding_name(binding) + " range of " + std::to_string(size) + " bytes at byte " + std::to_string(offset));
-  return Range{binding, offset + from, bytes};
+  return Range{binding, offset + from, bytes, far};
 }
 
 Program::Program(std::string name) : name_(std::move(name)) {}
@@ -188,7 +188,12 @@ Range Program::segment(Binding b, const std::string& name) const {
   if (b != Binding::Heap && b != Binding::Globals)
     fail(ErrorCode::SegmentOutOfRange, std::string(binding_name(b)) + " has no named segments");
   const Segment& s = (b == Binding::Heap ? heap_ : globals_).at(name);
-  return {b, s.offset, s.size};
+  return {b, s.offset, s.size, s.far};
+}
+const Segment& Program::far_segment(Binding b, uint32_t far) const {
+  if (b != Binding::Heap && b != Binding::Globals)
+    fail(ErrorCode::SegmentOutOfRange, std::string(binding_name(b)) + " has no far segments");
+  return (b == Binding::Heap ? heap_ : globals_).far_segment(far);
 }
 Range Program::whole(Binding b) const { return {b, 0, binding_size(b)}; }
 uint32_t Program::window_word(InstanceId id, uint32_t reg) const {
@@ -206,7 +211,11 @@ std::vector<Range> Program::stage_reads(const Stage& s) const {
     if (in.inbox_from != WEFT_NONE) out.push_back(metrics({in.inbox_from}));
     out.push_back(metrics(s.instance));  // the sequence counter is read-modify-write
   }
-  if (s.honour_halt) out.push_back(control_header());
+  // Far arguments find their segments through the tables the Control header points at.
+  bool far = s.honour_halt;
+  for (const auto& ranges : {s.reads, s.writes})
+    for (const Range& r : ranges) far |= r.far != 0;
+  if (far) out.push_back(control_header());
   return out;
 }
 
@@ -233,11 +242,13 @@ void Program::validate(const DeviceInfo& device) const {
   for (const Stage& s : stages_) {
     const std::string who = "program '" + name_ + "', stage " + std::to_string(s.index) + " '" + s.name + "'";
     auto check_range = [&](const Range& r, const char* verb) {
-      const uint64_t size = binding_size(r.binding);
+      const Segment* far = r.far ? &far_segment(r.binding, r.far) : nullptr;
+      const uint64_t size = far ? far->size : binding_size(r.binding);
       if (r.offset > size || r.size > size - r.offset)
         fail(r.binding == Binding::Registers ? ErrorCode::RegisterWindowOverflow : ErrorCode::SegmentOutOfRange,
-             who + " " + verb + " " + binding_name(r.binding) + " bytes [" + std::to_string(r.offset) + ", " +
-                 std::to_string(r.offset + r.size) + ") but the buffer has " + std::to_string(size) + " bytes");
+             who + " " + verb + " " + binding_name(r.binding) + (far ? " far segment '" + far->name + "'" : std::string()) +
+                 " bytes [" + std::to_string(r.offset) + ", " + std::to_string(r.offset + r.size) + ") but " +
+                 (far ? "it" : "the buffer") + " has " + std::to_string(size) + " bytes");
       if (r.binding == Binding::Registers && r.size > 0) {
         // A register range must lie inside one instance's window.
         const uint64_t first = r.offset / 4, last = (r.offset + r.size - 1) / 4;
@@ -305,18 +316,22 @@ void Program::validate(const DeviceInfo& device) const {
   }
   for (Binding b : {Binding::Heap, Binding::Globals, Binding::Registers, Binding::Metrics, Binding::Control}) {
     const uint64_t size = binding_size(b);
-    if (size <= device.max_storage_buffer_range) continue;
-    if (b != Binding::Heap && b != Binding::Globals)
+    if (size > device.max_storage_buffer_range)
       fail(ErrorCode::InvalidProgram, std::string("program '") + name_ + "': " + binding_name(b) + " needs " +
-                                          std::to_string(size) + " bytes, more than maxStorageBufferRange " +
-                                          std::to_string(device.max_storage_buffer_range) +
-                                          "; only Heap and Globals may exceed it");
-    if (!device.buffer_device_address)
-      fail(ErrorCode::MissingFeature, std::string("program '") + name_ + "': " + binding_name(b) + " of " +
-                                          std::to_string(size) + " bytes exceeds maxStorageBufferRange " +
-                                          std::to_string(device.max_storage_buffer_range) +
-                                          " and the device has no bufferDeviceAddress for far access");
+                                          std::to_string(size) + " bytes, more than the device's storage-buffer window (maxStorageBufferRange " +
+                                          std::to_string(device.max_storage_buffer_range) + ")" +
+                                          (b == Binding::Heap || b == Binding::Globals
+                                               ? "; declare the large segments far (SegmentLayout::add_far)"
+                                               : ""));
   }
+  if ((heap_.far_count() || globals_.far_count()) && !device.buffer_device_address)
+    for (const Stage& s : stages_)
+      for (const auto& ranges : {s.reads, s.writes})
+        for (const Range& r : ranges)
+          if (r.far)
+            fail(ErrorCode::MissingFeature, "program '" + name_ + "', stage '" + s.name + "' reaches far segment '" +
+                                                far_segment(r.binding, r.far).name +
+                                                "', and the device has no bufferDeviceAddress for far access");
 }
 
 }  // namespace weft

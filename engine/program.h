@@ -106,7 +106,8 @@ class Program {
   Range control_header() const;
   Range control_words(uint32_t first_word, uint32_t count) const;
   Range slot(SlotId slot) const;
-  Range segment(Binding binding, const std::string& name) const;
+  Range segment(Binding binding, const std::string& name) const;  // far segments too (Range::far)
+  const Segment& far_segment(Binding binding, uint32_t far) const;  // by Range::far
   Range whole(Binding binding) const;
 
   // ---- word indices kernels and rules use ----

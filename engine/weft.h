@@ -9,6 +9,7 @@
 #include "engine_kernels.h"
 #include "error.h"
 #include "executable.h"
+#include "far_memory.h"
 #include "input_file.h"
 #include "kernel.h"
 #include "npy.h"

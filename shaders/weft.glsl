@@ -3,8 +3,8 @@
 // Usage: #version 450, `#extension GL_GOOGLE_include_directive : require`, then
 // `#define WEFT_ARGS <the kernel's argument list>` (bindings_layout/weft_args.h) and
 // `#include "weft.glsl"` before any declaration; the kernel reads its arguments as pc.args.NAME.
-// Define WEFT_FAR_ACCESS before the include to reach Heap/Globals words past the bound window
-// (see bindings_layout/weft_layout.h).
+// Define WEFT_FAR_ACCESS before the include to reach far segments (data beyond the bound window;
+// see bindings_layout/weft_layout.h).
 // The engine defines WEFT_SHADER_CLOCK when it builds the variant for devices with
 // VK_KHR_shader_clock; kernels never test for it themselves.
 #ifndef WEFT_GLSL
@@ -109,30 +109,38 @@ void weft_message_write(float norm, float max_abs, uint status, uvec2 ticks) {
   metrics[i].sequence = metrics[i].sequence + 1u;
 }
 
-// ---- far access: words past the bound window ------------------------------------------------
+// ---- far segments: data beyond the bound window (see bindings_layout/weft_layout.h) -------
+// `seg` is a far argument (pc.args.NAME of a WEFT_FAR_IN/OUT/INOUT): record `record`, word
+// `word` of it. Records up to 2^32, words within a record up to 2^32.
 #ifdef WEFT_FAR_ACCESS
 layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer WeftFarWordsRO { uint w[]; };
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer WeftFarWords { uint w[]; };
 
 // Address of word `word` (a 32-bit word index reaches 16 GiB) of the buffer at `base`.
 uvec2 weft_word_address(uint base_lo, uint base_hi, uint word) {
-  uint off_lo = word << 2;
-  uint lo = base_lo + off_lo;
+  uint lo = base_lo + (word << 2);
   return uvec2(lo, base_hi + (word >> 30) + (lo < base_lo ? 1u : 0u));
 }
-uint weft_heap_far_u(uint word) {
-  WeftFarWordsRO p = WeftFarWordsRO(weft_word_address(control.header.heap_address_lo, control.header.heap_address_hi, word));
-  return p.w[0];
+uvec2 weft_far_address(uint table, uint seg, uint record, uint word) {
+  uint at = weft_control_word(table + seg);
+  uint log2_records = weft_control_word(at + 1u);
+  uint chunk = record >> log2_records;  // the engine keeps log2_records <= 31
+  uint in_chunk = record & ((1u << log2_records) - 1u);
+  uint base = at + WEFT_FAR_SEGMENT_WORDS + 2u * chunk;
+  return weft_word_address(weft_control_word(base), weft_control_word(base + 1u), in_chunk * weft_control_word(at) + word);
 }
-float weft_heap_far_f(uint word) { return uintBitsToFloat(weft_heap_far_u(word)); }
-uint weft_globals_far_u(uint word) {
-  WeftFarWords p = WeftFarWords(weft_word_address(control.header.globals_address_lo, control.header.globals_address_hi, word));
-  return p.w[0];
+uint weft_heap_far_u(uint seg, uint record, uint word) {
+  return WeftFarWordsRO(weft_far_address(control.header.heap_far_table, seg, record, word)).w[0];
 }
-void weft_globals_far_set_u(uint word, uint v) {
-  WeftFarWords p = WeftFarWords(weft_word_address(control.header.globals_address_lo, control.header.globals_address_hi, word));
-  p.w[0] = v;
+float weft_heap_far_f(uint seg, uint record, uint word) { return uintBitsToFloat(weft_heap_far_u(seg, record, word)); }
+uint weft_globals_far_u(uint seg, uint record, uint word) {
+  return WeftFarWords(weft_far_address(control.header.globals_far_table, seg, record, word)).w[0];
 }
+float weft_globals_far_f(uint seg, uint record, uint word) { return uintBitsToFloat(weft_globals_far_u(seg, record, word)); }
+void weft_globals_far_set_u(uint seg, uint record, uint word, uint v) {
+  WeftFarWords(weft_far_address(control.header.globals_far_table, seg, record, word)).w[0] = v;
+}
+void weft_globals_far_set_f(uint seg, uint record, uint word, float v) { weft_globals_far_set_u(seg, record, word, floatBitsToUint(v)); }
 #endif
 
 #endif  // WEFT_GLSL

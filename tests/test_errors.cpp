@@ -91,16 +91,112 @@ TEST_CASE("an empty program runs") {
   CHECK(exe.plan().order.empty());
 }
 
-TEST_CASE("a heap above maxStorageBufferRange on a device without buffer device address is a missing feature") {
+TEST_CASE("a heap above the storage-buffer window is refused, pointing at far segments") {
   DeviceInfo limited = test::device().info();
-  limited.buffer_device_address = false;
   limited.max_storage_buffer_range = 1 << 20;
   Program p("big");
   p.heap().add("weights", (1 << 20) + 64);
+  CHECK(test::error_code_of([&] { p.validate(limited); }) == ErrorCode::InvalidProgram);
+  const std::string msg = test::error_message_of([&] { p.validate(limited); });
+  CHECK(msg.find("Heap needs 1048640 bytes") != std::string::npos);
+  CHECK(msg.find("add_far") != std::string::npos);
+}
+
+TEST_CASE("a far segment takes no room in the bound buffer and may pass the window") {
+  DeviceInfo limited = test::device().info();
+  limited.max_storage_buffer_range = 1 << 20;
+  Program p("big");
+  p.heap().add("small", 64);
+  p.heap().add_far("weights", 64 << 20, 16);
+  CHECK(p.heap().size() == 64);
+  CHECK_NOTHROW(p.validate(limited));
+  const Range r = p.segment(Binding::Heap, "weights");
+  CHECK(r.far == 1);
+  CHECK(r.size == (64u << 20));
+  CHECK_FALSE(r.overlaps(p.segment(Binding::Heap, "small")));  // both start at byte 0, in different spaces
+}
+
+namespace {
+// A program whose one stage gathers from a Heap far segment.
+Program far_gather_program() {
+  Program p("far");
+  p.heap().add_far("table", 4096);
+  p.globals().add("index", 16);
+  p.globals().add("out", 16);
+  StageSpec s;
+  s.name = "gather";
+  s.kernel = weft_test_kernels.get("far_gather");
+  s.instance = p.add_instance("a", 1);
+  s.args = {arg("table", p.segment(Binding::Heap, "table")), arg("index", p.segment(Binding::Globals, "index")),
+            arg("gathered", p.segment(Binding::Globals, "out")), arg("count", 4), arg("record_words", 1)};
+  p.add_stage(s);
+  return p;
+}
+}  // namespace
+
+TEST_CASE("a stage reaching a far segment on a device without buffer device address is a missing feature") {
+  DeviceInfo limited = test::device().info();
+  limited.buffer_device_address = false;
+  const Program p = far_gather_program();
   CHECK(test::error_code_of([&] { p.validate(limited); }) == ErrorCode::MissingFeature);
   const std::string msg = test::error_message_of([&] { p.validate(limited); });
-  CHECK(msg.find("Heap") != std::string::npos);
+  CHECK(msg.find("'gather' reaches far segment 'table'") != std::string::npos);
   CHECK(msg.find("bufferDeviceAddress") != std::string::npos);
+}
+
+TEST_CASE("a far argument takes a whole far segment, and a bound-buffer argument refuses one") {
+  Program p("far");
+  p.heap().add_far("table", 4096);
+  p.heap().add("near", 4096);
+  p.globals().add("index", 16);
+  StageSpec s;
+  s.name = "gather";
+  s.kernel = weft_test_kernels.get("far_gather");
+  s.instance = p.add_instance("a", 1);
+  auto with_table = [&](const Range& table) {
+    s.args = {arg("table", table), arg("index", p.segment(Binding::Globals, "index")),
+              arg("gathered", p.segment(Binding::Globals, "index")), arg("count", 4), arg("record_words", 1)};
+    return test::error_message_of([&] { p.add_stage(s); });
+  };
+  CHECK(with_table(p.segment(Binding::Heap, "near")).find("takes a far segment") != std::string::npos);
+  CHECK(with_table(p.segment(Binding::Heap, "table").part(64, 64)).find("takes a whole far segment") != std::string::npos);
+  StageSpec add;
+  add.name = "add";
+  add.kernel = weft_test_kernels.get("globals_add");
+  add.instance = s.instance;
+  p.globals().add_far("big", 4096);
+  add.args = {arg("words", p.segment(Binding::Globals, "big")), arg("count", 4), arg("add", 1)};
+  CHECK(test::error_message_of([&] { p.add_stage(add); }).find("got a far segment") != std::string::npos);
+}
+
+TEST_CASE("far segments are split into chunks of a power-of-two number of whole records") {
+  Segment s{"rows", 0, 1000 * 12, 1, 12};
+  const FarPlacement one = place_far_segment(s, "Heap", 1 << 20);
+  CHECK(one.chunk_count == 1);
+  CHECK(one.chunk_bytes == 12000);
+  const FarPlacement split = place_far_segment(s, "Heap", 1024);  // 85 records fit; 64 is the power of two
+  CHECK(split.chunk_records_log2 == 6);
+  CHECK(split.chunk_bytes == 64 * 12);
+  CHECK(split.chunk_count == 16);  // ceil(1000 / 64)
+  CHECK(test::error_code_of([&] { place_far_segment(s, "Heap", 8); }) == ErrorCode::OutOfMemory);
+}
+
+TEST_CASE("far segments refuse sizes that are not whole records") {
+  SegmentLayout heap("Heap");
+  CHECK(test::error_code_of([&] { heap.add_far("a", 10, 4); }) == ErrorCode::BadInput);
+  CHECK(test::error_code_of([&] { heap.add_far("b", 12, 6); }) == ErrorCode::BadInput);
+  CHECK(test::error_code_of([&] { heap.add_far("c", 0, 4); }) == ErrorCode::BadInput);
+  heap.add_far("d", 12, 12);
+  CHECK(test::error_code_of([&] { heap.add_far("d", 12, 12); }) == ErrorCode::BadInput);
+}
+
+TEST_CASE("a program needing more than the device's memory names both sizes") {
+  Device& dev = test::device();
+  Program p("huge");
+  p.heap().add_far("weights", (dev.info().device_local_bytes / 16 + 1) * 16 + 16, 16);
+  const std::string msg = test::error_message_of([&] { Executable e(dev, std::move(p)); });
+  CHECK(msg.find("bytes of device memory") != std::string::npos);
+  CHECK(msg.find(std::to_string(dev.info().device_local_bytes)) != std::string::npos);
 }
 
 TEST_CASE("Registers above maxStorageBufferRange are refused: only Heap and Globals have far access") {

@@ -16,8 +16,12 @@
 /* globals_copy: dst[i] = src[i] * mul + add for `count` words. */
 #define TEST_GLOBALS_COPY_ARGS(X) \
   X(WEFT_IN(Globals), src) X(WEFT_OUT(Globals), dst) X(WEFT_U32, count) X(WEFT_U32, mul) X(WEFT_U32, add)
-/* heap_gather / heap_far_gather: out[k] = heap[index[k]] for `count` indices. */
-#define TEST_HEAP_GATHER_ARGS(X) X(WEFT_IN(Globals), index) X(WEFT_OUT(Globals), gathered) X(WEFT_U32, count)
+/* far_gather: gathered[k] = word index[k] of the Heap far segment `table` (records of record_words). */
+#define TEST_FAR_GATHER_ARGS(X) \
+  X(WEFT_FAR_IN(Heap), table) X(WEFT_IN(Globals), index) X(WEFT_OUT(Globals), gathered) X(WEFT_U32, count) X(WEFT_U32, record_words)
+/* far_transform: dst = src * mul + add over `records` records of record_words, far to far. */
+#define TEST_FAR_TRANSFORM_ARGS(X) \
+  X(WEFT_FAR_IN(Heap), src) X(WEFT_FAR_OUT(Globals), dst) X(WEFT_U32, records) X(WEFT_U32, record_words) X(WEFT_U32, mul) X(WEFT_U32, add)
 /* jacobi: x_out = D^-1 (b - (A - D) x_in) for an n x n system, n <= 64. */
 #define TEST_JACOBI_ARGS(X) \
   X(WEFT_IN(Heap), a) X(WEFT_IN(Heap), b) X(WEFT_IN(Globals), x_in) X(WEFT_OUT(Globals), x_out) X(WEFT_U32, n)
@@ -44,7 +48,8 @@ WEFT_KERNEL_ARGS(ConsumeArgs, TEST_CONSUME_ARGS)
 WEFT_KERNEL_ARGS(CountAboveArgs, TEST_COUNT_ABOVE_ARGS)
 WEFT_KERNEL_ARGS(GlobalsAddArgs, TEST_GLOBALS_ADD_ARGS)
 WEFT_KERNEL_ARGS(GlobalsCopyArgs, TEST_GLOBALS_COPY_ARGS)
-WEFT_KERNEL_ARGS(HeapGatherArgs, TEST_HEAP_GATHER_ARGS)
+WEFT_KERNEL_ARGS(FarGatherArgs, TEST_FAR_GATHER_ARGS)
+WEFT_KERNEL_ARGS(FarTransformArgs, TEST_FAR_TRANSFORM_ARGS)
 WEFT_KERNEL_ARGS(JacobiArgs, TEST_JACOBI_ARGS)
 WEFT_KERNEL_ARGS(MetricSourceArgs, TEST_METRIC_SOURCE_ARGS)
 WEFT_KERNEL_ARGS(ProcessListArgs, TEST_PROCESS_LIST_ARGS)

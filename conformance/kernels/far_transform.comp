@@ -1,0 +1,18 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+// dst[r][w] = src[r][w] * mul + add over every word of every record, far segment to far
+// segment (grid-stride over records, one invocation per record word).
+#define WEFT_FAR_ACCESS
+#include "test_args.h"
+#define WEFT_ARGS TEST_FAR_TRANSFORM_ARGS
+#include "weft.glsl"
+
+layout(local_size_x = 64) in;
+
+void main() {
+  const uint words = pc.args.record_words;
+  const uint stride = gl_NumWorkGroups.x * 64u;
+  for (uint r = gl_GlobalInvocationID.x; r < pc.args.records; r += stride)
+    for (uint w = 0u; w < words; ++w)
+      weft_globals_far_set_u(pc.args.dst, r, w, weft_heap_far_u(pc.args.src, r, w) * pc.args.mul + pc.args.add);
+}

@@ -1,0 +1,130 @@
+#include "far_memory.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "device.h"
+#include "error.h"
+
+namespace weft {
+
+namespace {
+
+constexpr uint64_t kTransferPiece = 64ull << 20;  // progress is reported after each piece
+constexpr uint32_t kMaxChunkRecordsLog2 = 31;     // kernels shift a 32-bit record index
+constexpr uint64_t kMaxChunkBytes = 1ull << 34;   // kernels index a chunk's words with 32 bits
+
+}  // namespace
+
+FarPlacement place_far_segment(const Segment& s, const std::string& binding, uint64_t max_allocation_bytes) {
+  if (s.record_bytes > max_allocation_bytes)
+    fail(ErrorCode::OutOfMemory, binding + " far segment '" + s.name + "': a record of " + std::to_string(s.record_bytes) +
+                                     " bytes is larger than the largest allocation, " + std::to_string(max_allocation_bytes) +
+                                     " bytes");
+  FarPlacement p;
+  const uint64_t records = s.size / s.record_bytes, fit = std::min(max_allocation_bytes, kMaxChunkBytes) / s.record_bytes;
+  while (p.chunk_records_log2 < kMaxChunkRecordsLog2 && (2ull << p.chunk_records_log2) <= fit &&
+         (1ull << p.chunk_records_log2) < records)
+    ++p.chunk_records_log2;
+  const uint64_t chunk_records = 1ull << p.chunk_records_log2;
+  p.chunk_bytes = std::min(chunk_records, records) * s.record_bytes;
+  p.chunk_count = (records + chunk_records - 1) / chunk_records;
+  return p;
+}
+
+FarMemory::FarMemory(Device& device, const Program& program, uint64_t max_allocation_bytes) {
+  for (const SegmentLayout* layout : {&program.heap(), &program.globals()}) {
+    const Binding b = layout == &program.heap() ? Binding::Heap : Binding::Globals;
+    auto& list = b == Binding::Heap ? heap_ : globals_;
+    for (uint32_t far = 1; far <= layout->far_count(); ++far) {
+      const Segment& s = layout->far_segment(far);
+      Placed p{b, s, place_far_segment(s, layout->buffer_name(), max_allocation_bytes), {}};
+      for (uint64_t c = 0; c < p.placement.chunk_count; ++c) {
+        const uint64_t bytes = std::min(p.placement.chunk_bytes, s.size - c * p.placement.chunk_bytes);
+        p.chunks.push_back(std::make_unique<Buffer>(device, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryUse::DeviceLocal,
+                                                    layout->buffer_name() + "." + s.name + "[" + std::to_string(c) + "]"));
+        p.chunks.back()->fill(0, bytes, 0);  // far segments start zeroed like the bound buffers
+      }
+      list.push_back(std::move(p));
+    }
+  }
+}
+
+void FarMemory::append_tables(std::vector<uint32_t>& control) const {
+  abi::WeftControlHeader header;
+  std::memcpy(&header, control.data(), sizeof header);
+  for (const auto* list : {&heap_, &globals_}) {
+    const uint32_t table = uint32_t(control.size());
+    (list == &heap_ ? header.heap_far_table : header.globals_far_table) = table;
+    control.resize(control.size() + list->size());
+    for (size_t i = 0; i < list->size(); ++i) {
+      const Placed& p = (*list)[i];
+      control[table + i] = uint32_t(control.size());
+      const uint64_t records = p.segment.size / p.segment.record_bytes;
+      abi::WeftFarSegment record{uint32_t(p.segment.record_bytes / 4), p.placement.chunk_records_log2,
+                                 uint32_t(p.chunks.size()), uint32_t(records), uint32_t(records >> 32), {}};
+      const size_t at = control.size();
+      control.resize(at + WEFT_FAR_SEGMENT_WORDS + 2 * p.chunks.size());
+      std::memcpy(&control[at], &record, sizeof record);
+      for (size_t c = 0; c < p.chunks.size(); ++c) {
+        const uint64_t address = p.chunks[c]->device_address();
+        control[at + WEFT_FAR_SEGMENT_WORDS + 2 * c] = uint32_t(address);
+        control[at + WEFT_FAR_SEGMENT_WORDS + 2 * c + 1] = uint32_t(address >> 32);
+      }
+    }
+  }
+  header.control_words = uint32_t(control.size());
+  std::memcpy(control.data(), &header, sizeof header);
+}
+
+FarMemory::Placed& FarMemory::placed(const Range& r) {
+  auto& list = r.binding == Binding::Heap ? heap_ : globals_;
+  if (r.far == 0 || r.far > list.size() || (r.binding != Binding::Heap && r.binding != Binding::Globals))
+    fail(ErrorCode::SegmentOutOfRange, std::string(binding_name(r.binding)) + " has no far segment " + std::to_string(r.far));
+  return list[r.far - 1];
+}
+
+// Calls fn(buffer, offset in it, byte offset in the caller's data, bytes) for each piece of
+// [range.offset + offset, + bytes), no piece crossing a chunk or longer than kTransferPiece.
+template <class Fn>
+void FarMemory::for_each_piece(const Range& r, uint64_t offset, uint64_t bytes, const TransferProgress& progress, Fn&& fn) {
+  Placed& p = placed(r);
+  const uint64_t start = r.offset + offset;
+  for (uint64_t done = 0; done < bytes;) {
+    const uint64_t at = start + done, chunk = at / p.placement.chunk_bytes, in_chunk = at % p.placement.chunk_bytes;
+    const uint64_t n = std::min({bytes - done, p.placement.chunk_bytes - in_chunk, kTransferPiece});
+    fn(*p.chunks[chunk], in_chunk, done, n);
+    done += n;
+    if (progress && bytes > kTransferPiece) progress(done, bytes);
+  }
+}
+
+void FarMemory::write(const Range& r, uint64_t offset, const void* data, uint64_t bytes, const TransferProgress& progress) {
+  const auto* src = static_cast<const uint8_t*>(data);
+  for_each_piece(r, offset, bytes, progress,
+                 [&](Buffer& b, uint64_t at, uint64_t from, uint64_t n) { b.write(at, src + from, n); });
+}
+
+void FarMemory::read(const Range& r, uint64_t offset, void* data, uint64_t bytes, const TransferProgress& progress) {
+  auto* dst = static_cast<uint8_t*>(data);
+  for_each_piece(r, offset, bytes, progress, [&](Buffer& b, uint64_t at, uint64_t to, uint64_t n) { b.read(at, dst + to, n); });
+}
+
+uint64_t FarMemory::allocated_bytes() const {
+  uint64_t total = 0;
+  for (const auto* list : {&heap_, &globals_})
+    for (const Placed& p : *list) total += p.segment.size;
+  return total;
+}
+
+std::string FarMemory::describe() const {
+  std::string out;
+  for (const auto* list : {&heap_, &globals_})
+    for (const Placed& p : *list)
+      out += std::string(binding_name(p.binding)) + " far segment '" + p.segment.name + "': " + std::to_string(p.segment.size) +
+             " bytes, records of " + std::to_string(p.segment.record_bytes) + " bytes, " + std::to_string(p.chunks.size()) +
+             " allocation(s) of up to " + std::to_string(p.placement.chunk_bytes) + " bytes\n";
+  return out;
+}
+
+}  // namespace weft
