@@ -115,6 +115,8 @@ void weft_message_write(float norm, float max_abs, uint status, uvec2 ticks) {
 #ifdef WEFT_FAR_ACCESS
 layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer WeftFarWordsRO { uint w[]; };
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer WeftFarWords { uint w[]; };
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer WeftFarVec4RO { uvec4 v; };
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer WeftFarVec4 { uvec4 v; };
 
 // Address of word `word` (a 32-bit word index reaches 16 GiB) of the buffer at `base`.
 uvec2 weft_word_address(uint base_lo, uint base_hi, uint word) {
@@ -141,6 +143,16 @@ void weft_globals_far_set_u(uint seg, uint record, uint word, uint v) {
   WeftFarWords(weft_far_address(control.header.globals_far_table, seg, record, word)).w[0] = v;
 }
 void weft_globals_far_set_f(uint seg, uint record, uint word, float v) { weft_globals_far_set_u(seg, record, word, floatBitsToUint(v)); }
+// Four words at once (streaming): the record's size in words and `word` must be multiples of 4.
+uvec4 weft_heap_far_u4(uint seg, uint record, uint word) {
+  return WeftFarVec4RO(weft_far_address(control.header.heap_far_table, seg, record, word)).v;
+}
+uvec4 weft_globals_far_u4(uint seg, uint record, uint word) {
+  return WeftFarVec4(weft_far_address(control.header.globals_far_table, seg, record, word)).v;
+}
+void weft_globals_far_set_u4(uint seg, uint record, uint word, uvec4 v) {
+  WeftFarVec4(weft_far_address(control.header.globals_far_table, seg, record, word)).v = v;
+}
 #endif
 
 #endif  // WEFT_GLSL

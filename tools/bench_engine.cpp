@@ -329,6 +329,58 @@ void bench_copy(Device& dev, uint64_t bytes, int reps) {
       .print();
 }
 
+// The same streaming copy through far segments split over several allocations, against the
+// in-window copy of the same bytes in the same run (the far path's overhead: table lookups and
+// device addresses instead of a descriptor).
+void bench_far_copy(Device& dev, uint64_t bytes, int reps) {
+  bytes = bytes / 16 * 16;
+  const uint32_t count = uint32_t(bytes / 16);
+  const uint32_t groups = std::min<uint32_t>((count + 255) / 256, 4096);
+  std::vector<uint32_t> pattern(count * 4);
+  for (size_t k = 0; k < pattern.size(); ++k) pattern[k] = uint32_t(k * 2654435761u);
+  auto timed = [&](bool far) {
+    Program p(far ? "far_copy" : "copy");
+    InstanceId i = p.add_instance("copy", 1);
+    StageSpec s;
+    s.name = "copy";
+    s.instance = i;
+    s.groups = {groups, 1, 1};
+    if (far) {
+      p.globals().add_far("src", bytes, 16);
+      p.globals().add_far("dst", bytes, 16);
+      s.kernel = engine_kernel("far_copy");
+      s.args = FarCopyArgs{.src = p.segment(Binding::Globals, "src"), .dst = p.segment(Binding::Globals, "dst"), .count = count}.bind();
+    } else {
+      p.globals().add("src", bytes);
+      p.globals().add("dst", bytes);
+      s.kernel = engine_kernel("copy");
+      s.args = CopyArgs{.src = p.segment(Binding::Globals, "src"), .dst = p.segment(Binding::Globals, "dst"), .count = count}.bind();
+    }
+    p.add_stage(s);
+    RecordOptions o;
+    o.stage_timestamps = false;
+    o.max_allocation_bytes = bytes / 4;  // the far segments take four allocations each
+    Executable exe(dev, std::move(p), o);
+    exe.write_segment(Binding::Globals, "src", pattern.data(), bytes);
+    const RunTimes t = time_runs(exe, reps);
+    std::vector<uint32_t> back(pattern.size());
+    exe.read_segment(Binding::Globals, "dst", back.data(), bytes);
+    return std::make_pair(t.gpu_ns, back == pattern);
+  };
+  const auto [near_ns, near_ok] = timed(false);
+  const auto [far_ns, far_ok] = timed(true);
+  Line("engine.far_segment_streaming", dev)
+      .num("bytes", double(bytes))
+      .num("allocations_per_segment", 4)
+      .num("in_window_gpu_ns", near_ns)
+      .num("in_window_gb_per_s", 2.0 * bytes / near_ns)
+      .num("far_gpu_ns", far_ns)
+      .num("far_gb_per_s", 2.0 * bytes / far_ns)
+      .num("ratio_far_vs_in_window", near_ns / far_ns)
+      .boolean("correct", near_ok && far_ok)
+      .print();
+}
+
 // A regulator pass of `rules` rules (each fires and updates a word) against a tiny stage in the
 // same program: the pass's own GPU time, from per-stage timestamps.
 void bench_regulator(Device& dev, int reps) {
@@ -409,6 +461,8 @@ int bench_engine(Device& dev, const cli::Args& args) {
   bench_barriers(dev, stages, reps);
   bench_submit(dev, int(args.get_uint("submits", 200)));
   bench_copy(dev, copy_mib << 20, reps);
+  if (dev.info().buffer_device_address) bench_far_copy(dev, copy_mib << 20, reps);
+  else Line("engine.far_segment_streaming", dev).str("missing", "no bufferDeviceAddress: far segments are refused").print();
   bench_regulator(dev, reps);
   bench_loop(dev, reps);
   return 0;
