@@ -134,7 +134,7 @@ void parse_kernels(Manifest& m, const Table& root) {
 
 void parse_segments(Manifest& m, const Table& root, const char* section, Binding binding) {
   each_table(root, section, [&](const toml::table& tt, const std::string& path) {
-    Table t(m.path, tt, path, {"name", "file", "dtype", "shape", "count", "fill", "align"});
+    Table t(m.path, tt, path, {"name", "file", "dtype", "shape", "count", "fill", "align", "far", "record_bytes"});
     ManifestSegment s;
     s.key = path;
     s.binding = binding;
@@ -145,6 +145,11 @@ void parse_segments(Manifest& m, const Table& root, const char* section, Binding
     const int64_t align = t.integer("align", false, 256, 4, 1 << 16);
     if (align & (align - 1)) t.bad_key("align", "alignment " + std::to_string(align) + " is not a power of two");
     s.align = uint64_t(align);
+    s.far = t.boolean("far", false);
+    if (s.far && t.has("align")) t.bad_key("align", "a far segment has allocations of its own; align does not apply");
+    if (!s.far && t.has("record_bytes")) t.bad_key("record_bytes", "record_bytes is only used with far = true");
+    s.record_bytes = uint64_t(t.integer("record_bytes", false, 4, 4, int64_t(1) << 32));
+    if (s.record_bytes % 4) t.bad_key("record_bytes", "a record is a whole number of 32-bit words");
     const bool has_dtype = t.has("dtype");
     const DType dtype = has_dtype ? parse_dtype(t.str("dtype", false), m.path + ": " + t.key("dtype")) : DType::F32;
     std::vector<uint64_t> shape = read_shape(t, "shape");

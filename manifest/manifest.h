@@ -36,6 +36,8 @@ struct ManifestSegment {
   Binding binding = Binding::Globals;  // Heap or Globals
   NpyArray initial;                    // dtype, shape and the contents a run starts from
   uint64_t align = 256;
+  bool far = false;                    // its own allocations (SegmentLayout::add_far)
+  uint64_t record_bytes = 4;           // far segments: the unit allocations hold whole
   std::string key;                     // "heap[0]", for errors raised later
 };
 

@@ -197,7 +197,12 @@ Built build(const Manifest& m) {
   for (const auto& s : m.segments) {
     at_key(m, s.key, [&] {
       SegmentLayout& layout = s.binding == Binding::Heap ? p.heap() : p.globals();
-      layout.add(s.name, std::max<uint64_t>((s.initial.data.size() + 3) / 4 * 4, 4), s.align);
+      const uint64_t bytes = std::max<uint64_t>((s.initial.data.size() + 3) / 4 * 4, 4);
+      if (!s.far) return void(layout.add(s.name, bytes, s.align));
+      if (bytes % s.record_bytes)
+        fail(ErrorCode::BadInput, std::to_string(bytes) + " bytes are not a whole number of " + std::to_string(s.record_bytes) +
+                                      "-byte records");
+      layout.add_far(s.name, bytes, s.record_bytes);
     });
   }
   for (const auto& in : m.instances) res.instances[in.name] = at_key(m, in.key, [&] { return p.add_instance(in.name, in.width); });
@@ -266,8 +271,11 @@ std::string describe_dry_run(const Manifest& m) {
   out += "layout:\n";
   for (const auto* layout : {&p.heap(), &p.globals()})
     for (const Segment& s : layout->segments())
-      out += "  " + layout->buffer_name() + " '" + s.name + "': words [" + std::to_string(s.offset / 4) + ", " +
-             std::to_string((s.offset + s.size) / 4) + ")\n";
+      out += "  " + layout->buffer_name() + " '" + s.name + "': " +
+             (s.far ? "far, " + std::to_string(s.size) + " bytes in records of " + std::to_string(s.record_bytes) +
+                          " bytes, allocations of its own (split by the device's allocation limit)"
+                    : "words [" + std::to_string(s.offset / 4) + ", " + std::to_string((s.offset + s.size) / 4) + ")") +
+             "\n";
   for (const Instance& in : p.instances())
     out += "  instance '" + in.name + "': width " + std::to_string(in.width) + ", window word " + std::to_string(in.window) +
            (in.inbox_from == WEFT_NONE ? std::string() : ", inbox from '" + p.instances()[in.inbox_from].name + "'") + "\n";

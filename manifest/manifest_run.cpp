@@ -110,7 +110,7 @@ std::vector<std::string> ManifestRunner::write_outputs(const std::string& output
       a.dtype = o.dtype;
       a.shape = o.shape;
       a.data.resize(o.range.size);
-      exe_->read(o.range.binding, o.range.offset, a.data.data(), a.data.size());
+      exe_->read_range(o.range, a.data.data(), a.data.size());
     }
     const std::string path = (dir / o.file).string();
     std::error_code ec;

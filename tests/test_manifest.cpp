@@ -454,3 +454,74 @@ TEST_CASE("manifest: random corruptions of the text load or fail with a typed er
   }
   CHECK(refused > 50);
 }
+
+// ---- far segments ------------------------------------------------------------------------------
+
+namespace {
+// A manifest doubling a filled Heap far segment into a Globals far segment it writes out.
+std::string far_manifest(TempDir& dir) {
+  conformance::write_text(dir.path() + "/far_double.comp",
+                          "#version 450\n#extension GL_GOOGLE_include_directive : require\n#define WEFT_FAR_ACCESS\n"
+                          "#define WEFT_ARGS(X) X(WEFT_FAR_IN(Heap), src) X(WEFT_FAR_OUT(Globals), dst) X(WEFT_U32, records)\n"
+                          "#include \"weft.glsl\"\nlayout(local_size_x = 64) in;\n"
+                          "void main() {\n  uint r = gl_GlobalInvocationID.x;\n  if (r >= pc.args.records) return;\n"
+                          "  for (uint w = 0u; w < 2u; ++w) weft_globals_far_set_f(pc.args.dst, r, w, 2.0 * weft_heap_far_f(pc.args.src, r, w));\n}\n");
+  const std::string path = dir.path() + "/far.toml";
+  conformance::write_text(path, R"(name = "far"
+[[kernels]]
+name = "double"
+file = "far_double.comp"
+[[heap]]
+name = "src"
+count = 1000
+fill = 1.5
+far = true
+record_bytes = 8
+[[globals]]
+name = "dst"
+count = 1000
+far = true
+record_bytes = 8
+[[instances]]
+name = "a"
+width = 1
+[[stages]]
+kernel = "double"
+instance = "a"
+dispatch = 8
+args = { src = "heap.src", dst = "globals.dst", records = 500 }
+[[outputs]]
+source = "globals.dst"
+)");
+  return path;
+}
+}  // namespace
+
+TEST_CASE("manifest: far segments are declared with far = true, run, write outputs and show in a dry run") {
+  test::ValidationClean clean;
+  TempDir dir("manifest-far");
+  const Manifest m = load_manifest(far_manifest(dir));
+  const std::string plan = describe_dry_run(m);
+  CHECK(plan.find("Heap 'src': far, 4000 bytes in records of 8 bytes") != std::string::npos);
+  run_manifest(test::device(), m, dir.path() + "/out");
+  const NpyArray out = read_npy(dir.path() + "/out/globals_dst.npy");
+  REQUIRE(out.count() == 1000);
+  std::vector<float> v(1000);
+  std::memcpy(v.data(), out.data.data(), 4000);
+  CHECK(std::all_of(v.begin(), v.end(), [](float x) { return x == 3.0f; }));
+}
+
+TEST_CASE("manifest errors: far segment keys") {
+  TempDir dir("manifest-far");
+  const std::string text = read_text_file(far_manifest(dir));
+  auto error_for = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    t.replace(t.find(from), from.size(), to);
+    conformance::write_text(dir.path() + "/far.toml", t);
+    return test::error_message_of([&] { build_program(load_manifest(dir.path() + "/far.toml")); });
+  };
+  CHECK(error_for("far = true\nrecord_bytes = 8\n[[globals]]", "record_bytes = 8\n[[globals]]").find("only used with far = true") != std::string::npos);
+  CHECK(error_for("record_bytes = 8\n[[globals]]", "record_bytes = 6\n[[globals]]").find("whole number of 32-bit words") != std::string::npos);
+  CHECK(error_for("count = 1000\nfill", "count = 999\nfill").find("not a whole number of 8-byte records") != std::string::npos);
+  CHECK(error_for("records = 500 }", "records = \"heap.src\" }").find("a far segment has no word offset") != std::string::npos);
+}
