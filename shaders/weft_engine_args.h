@@ -1,4 +1,4 @@
-/* Arguments of the kernels the engine ships (shaders/*.comp), shared by C++ and GLSL. */
+/* Arguments of the kernels the engine ships (the .comp files beside it), shared by C++ and GLSL. */
 #ifndef WEFT_ENGINE_ARGS_H
 #define WEFT_ENGINE_ARGS_H
 #include "weft_args.h"
