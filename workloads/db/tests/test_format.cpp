@@ -93,7 +93,11 @@ TEST_CASE("db format: --format csv output is byte-identical to the sqlite3 shell
   check_csv(db,
             "SELECT c.name, c.city, o.amount, o.qty * o.amount, o.region FROM orders o JOIN customers c ON o.customer = c.id "
             "ORDER BY o.id LIMIT 40");
-  check_csv(db, "SELECT region, COUNT(*), SUM(qty), AVG(amount), MIN(amount) FROM orders GROUP BY region ORDER BY region");
+  // Aggregates whose value does not depend on summation order: group members are placed with
+  // atomics, so a double SUM/AVG of non-integral values may differ from SQLite's sequential sum
+  // in its last bit from run to run (known; the SQL conformance cases compare those with a
+  // tolerance). This case checks formatting, byte for byte.
+  check_csv(db, "SELECT region, COUNT(*), SUM(qty), AVG(qty), MIN(amount), MAX(amount) FROM orders GROUP BY region ORDER BY region");
   check_csv(db, "SELECT city, COUNT(*) AS n FROM customers GROUP BY city ORDER BY n DESC, city");
 }
 
