@@ -79,7 +79,7 @@ void FarMemory::append_tables(std::vector<uint32_t>& control) const {
 
 FarMemory::Placed& FarMemory::placed(const Range& r) {
   auto& list = r.binding == Binding::Heap ? heap_ : globals_;
-  if (r.far == 0 || r.far > list.size() || (r.binding != Binding::Heap && r.binding != Binding::Globals))
+  if ((r.binding != Binding::Heap && r.binding != Binding::Globals) || r.far == 0 || r.far > list.size())
     fail(ErrorCode::SegmentOutOfRange, std::string(binding_name(r.binding)) + " has no far segment " + std::to_string(r.far));
   return list[r.far - 1];
 }
@@ -108,13 +108,6 @@ void FarMemory::write(const Range& r, uint64_t offset, const void* data, uint64_
 void FarMemory::read(const Range& r, uint64_t offset, void* data, uint64_t bytes, const TransferProgress& progress) {
   auto* dst = static_cast<uint8_t*>(data);
   for_each_piece(r, offset, bytes, progress, [&](Buffer& b, uint64_t at, uint64_t to, uint64_t n) { b.read(at, dst + to, n); });
-}
-
-uint64_t FarMemory::allocated_bytes() const {
-  uint64_t total = 0;
-  for (const auto* list : {&heap_, &globals_})
-    for (const Placed& p : *list) total += p.segment.size;
-  return total;
 }
 
 std::string FarMemory::describe() const {

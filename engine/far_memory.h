@@ -44,7 +44,6 @@ class FarMemory {
   void write(const Range& range, uint64_t offset, const void* data, uint64_t bytes, const TransferProgress& progress);
   void read(const Range& range, uint64_t offset, void* data, uint64_t bytes, const TransferProgress& progress);
 
-  uint64_t allocated_bytes() const;
   // One line per far segment: its size, records and chunks (for layout listings).
   std::string describe() const;
 

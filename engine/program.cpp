@@ -7,6 +7,16 @@
 
 namespace weft {
 
+namespace {
+// The first far range a stage declares (read or written), or null.
+const Range* first_far_range(const StageSpec& s) {
+  for (const auto* ranges : {&s.reads, &s.writes})
+    for (const Range& r : *ranges)
+      if (r.far) return &r;
+  return nullptr;
+}
+}  // namespace
+
 const char* binding_name(Binding b) {
   switch (b) {
     case Binding::Registers: return "Registers";
@@ -212,10 +222,7 @@ std::vector<Range> Program::stage_reads(const Stage& s) const {
     out.push_back(metrics(s.instance));  // the sequence counter is read-modify-write
   }
   // Far arguments find their segments through the tables the Control header points at.
-  bool far = s.honour_halt;
-  for (const auto& ranges : {s.reads, s.writes})
-    for (const Range& r : ranges) far |= r.far != 0;
-  if (far) out.push_back(control_header());
+  if (s.honour_halt || first_far_range(s)) out.push_back(control_header());
   return out;
 }
 
@@ -326,12 +333,10 @@ void Program::validate(const DeviceInfo& device) const {
   }
   if ((heap_.far_count() || globals_.far_count()) && !device.buffer_device_address)
     for (const Stage& s : stages_)
-      for (const auto& ranges : {s.reads, s.writes})
-        for (const Range& r : ranges)
-          if (r.far)
-            fail(ErrorCode::MissingFeature, "program '" + name_ + "', stage '" + s.name + "' reaches far segment '" +
-                                                far_segment(r.binding, r.far).name +
-                                                "', and the device has no bufferDeviceAddress for far access");
+      if (const Range* r = first_far_range(s))
+        fail(ErrorCode::MissingFeature, "program '" + name_ + "', stage '" + s.name + "' reaches far segment '" +
+                                            far_segment(r->binding, r->far).name +
+                                            "', and the device has no bufferDeviceAddress for far access");
 }
 
 }  // namespace weft
