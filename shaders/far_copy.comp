@@ -11,6 +11,6 @@ layout(local_size_x = 256) in;
 
 void main() {
   const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-  for (uint i = gl_GlobalInvocationID.x; i < pc.args.count; i += stride)
-    weft_globals_far_set_u4(pc.args.dst, i, 0u, weft_globals_far_u4(pc.args.src, i, 0u));
+  const WeftFar src = weft_far_globals(pc.args.src), dst = weft_far_globals(pc.args.dst);
+  for (uint i = gl_GlobalInvocationID.x; i < pc.args.count; i += stride) weft_far_set_u4(dst, i, 0u, weft_far_u4(src, i, 0u));
 }

@@ -110,49 +110,46 @@ void weft_message_write(float norm, float max_abs, uint status, uvec2 ticks) {
 }
 
 // ---- far segments: data beyond the bound window (see bindings_layout/weft_layout.h) -------
-// `seg` is a far argument (pc.args.NAME of a WEFT_FAR_IN/OUT/INOUT): record `record`, word
-// `word` of it. Records up to 2^32, words within a record up to 2^32.
+// A kernel opens a far argument once (weft_far_heap / weft_far_globals of pc.args.NAME, a
+// WEFT_FAR_IN/OUT/INOUT) and addresses it by record and word: records up to 2^32, words within
+// a record up to 2^32. Opening reads the segment's Control record once, so a loop over records
+// pays only the chunk's address per access (about a third of the cost of looking the segment up
+// each time on lavapipe).
 #ifdef WEFT_FAR_ACCESS
-layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer WeftFarWordsRO { uint w[]; };
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer WeftFarWords { uint w[]; };
-layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer WeftFarVec4RO { uvec4 v; };
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer WeftFarVec4 { uvec4 v; };
+
+struct WeftFar {
+  uint record;        // Control word of the segment's WeftFarSegment record
+  uint record_words;
+  uint chunk_records_log2;
+};
+WeftFar weft_far_open(uint table, uint seg) {
+  const uint at = weft_control_word(table + seg);
+  return WeftFar(at, weft_control_word(at), weft_control_word(at + 1u));
+}
+WeftFar weft_far_heap(uint seg) { return weft_far_open(control.header.heap_far_table, seg); }
+WeftFar weft_far_globals(uint seg) { return weft_far_open(control.header.globals_far_table, seg); }
 
 // Address of word `word` (a 32-bit word index reaches 16 GiB) of the buffer at `base`.
 uvec2 weft_word_address(uint base_lo, uint base_hi, uint word) {
   uint lo = base_lo + (word << 2);
   return uvec2(lo, base_hi + (word >> 30) + (lo < base_lo ? 1u : 0u));
 }
-uvec2 weft_far_address(uint table, uint seg, uint record, uint word) {
-  uint at = weft_control_word(table + seg);
-  uint log2_records = weft_control_word(at + 1u);
-  uint chunk = record >> log2_records;  // the engine keeps log2_records <= 31
-  uint in_chunk = record & ((1u << log2_records) - 1u);
-  uint base = at + WEFT_FAR_SEGMENT_WORDS + 2u * chunk;
-  return weft_word_address(weft_control_word(base), weft_control_word(base + 1u), in_chunk * weft_control_word(at) + word);
+uvec2 weft_far_address(WeftFar f, uint record, uint word) {
+  const uint chunk = record >> f.chunk_records_log2;  // the engine keeps the log2 <= 31
+  const uint in_chunk = record & ((1u << f.chunk_records_log2) - 1u);
+  const uint base = f.record + WEFT_FAR_SEGMENT_WORDS + 2u * chunk;
+  return weft_word_address(weft_control_word(base), weft_control_word(base + 1u), in_chunk * f.record_words + word);
 }
-uint weft_heap_far_u(uint seg, uint record, uint word) {
-  return WeftFarWordsRO(weft_far_address(control.header.heap_far_table, seg, record, word)).w[0];
-}
-float weft_heap_far_f(uint seg, uint record, uint word) { return uintBitsToFloat(weft_heap_far_u(seg, record, word)); }
-uint weft_globals_far_u(uint seg, uint record, uint word) {
-  return WeftFarWords(weft_far_address(control.header.globals_far_table, seg, record, word)).w[0];
-}
-float weft_globals_far_f(uint seg, uint record, uint word) { return uintBitsToFloat(weft_globals_far_u(seg, record, word)); }
-void weft_globals_far_set_u(uint seg, uint record, uint word, uint v) {
-  WeftFarWords(weft_far_address(control.header.globals_far_table, seg, record, word)).w[0] = v;
-}
-void weft_globals_far_set_f(uint seg, uint record, uint word, float v) { weft_globals_far_set_u(seg, record, word, floatBitsToUint(v)); }
+uint weft_far_u(WeftFar f, uint record, uint word) { return WeftFarWords(weft_far_address(f, record, word)).w[0]; }
+float weft_far_f(WeftFar f, uint record, uint word) { return uintBitsToFloat(weft_far_u(f, record, word)); }
+// Writes reach Globals far segments only (the planner refuses a far Heap argument written).
+void weft_far_set_u(WeftFar f, uint record, uint word, uint v) { WeftFarWords(weft_far_address(f, record, word)).w[0] = v; }
+void weft_far_set_f(WeftFar f, uint record, uint word, float v) { weft_far_set_u(f, record, word, floatBitsToUint(v)); }
 // Four words at once (streaming): the record's size in words and `word` must be multiples of 4.
-uvec4 weft_heap_far_u4(uint seg, uint record, uint word) {
-  return WeftFarVec4RO(weft_far_address(control.header.heap_far_table, seg, record, word)).v;
-}
-uvec4 weft_globals_far_u4(uint seg, uint record, uint word) {
-  return WeftFarVec4(weft_far_address(control.header.globals_far_table, seg, record, word)).v;
-}
-void weft_globals_far_set_u4(uint seg, uint record, uint word, uvec4 v) {
-  WeftFarVec4(weft_far_address(control.header.globals_far_table, seg, record, word)).v = v;
-}
+uvec4 weft_far_u4(WeftFar f, uint record, uint word) { return WeftFarVec4(weft_far_address(f, record, word)).v; }
+void weft_far_set_u4(WeftFar f, uint record, uint word, uvec4 v) { WeftFarVec4(weft_far_address(f, record, word)).v = v; }
 #endif
 
 #endif  // WEFT_GLSL

@@ -465,7 +465,7 @@ std::string far_manifest(TempDir& dir) {
                           "#define WEFT_ARGS(X) X(WEFT_FAR_IN(Heap), src) X(WEFT_FAR_OUT(Globals), dst) X(WEFT_U32, records)\n"
                           "#include \"weft.glsl\"\nlayout(local_size_x = 64) in;\n"
                           "void main() {\n  uint r = gl_GlobalInvocationID.x;\n  if (r >= pc.args.records) return;\n"
-                          "  for (uint w = 0u; w < 2u; ++w) weft_globals_far_set_f(pc.args.dst, r, w, 2.0 * weft_heap_far_f(pc.args.src, r, w));\n}\n");
+                          "  for (uint w = 0u; w < 2u; ++w) weft_far_set_f(weft_far_globals(pc.args.dst), r, w, 2.0 * weft_far_f(weft_far_heap(pc.args.src), r, w));\n}\n");
   const std::string path = dir.path() + "/far.toml";
   conformance::write_text(path, R"(name = "far"
 [[kernels]]

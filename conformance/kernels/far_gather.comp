@@ -13,5 +13,5 @@ void main() {
   const uint k = gl_GlobalInvocationID.x;
   if (k >= pc.args.count) return;
   const uint at = globals_u[pc.args.index + k];
-  globals_u[pc.args.gathered + k] = weft_heap_far_u(pc.args.table, at / pc.args.record_words, at % pc.args.record_words);
+  globals_u[pc.args.gathered + k] = weft_far_u(weft_far_heap(pc.args.table), at / pc.args.record_words, at % pc.args.record_words);
 }

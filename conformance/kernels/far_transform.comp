@@ -12,7 +12,7 @@ layout(local_size_x = 64) in;
 void main() {
   const uint words = pc.args.record_words;
   const uint stride = gl_NumWorkGroups.x * 64u;
+  const WeftFar src = weft_far_heap(pc.args.src), dst = weft_far_globals(pc.args.dst);
   for (uint r = gl_GlobalInvocationID.x; r < pc.args.records; r += stride)
-    for (uint w = 0u; w < words; ++w)
-      weft_globals_far_set_u(pc.args.dst, r, w, weft_heap_far_u(pc.args.src, r, w) * pc.args.mul + pc.args.add);
+    for (uint w = 0u; w < words; ++w) weft_far_set_u(dst, r, w, weft_far_u(src, r, w) * pc.args.mul + pc.args.add);
 }
