@@ -22,7 +22,11 @@
  * range's first word index, and the range is declared read, written or both, so the barrier
  * planner sees exactly what the kernel is told to touch. WEFT_FAR_IN(B) / WEFT_FAR_OUT(B) /
  * WEFT_FAR_INOUT(B) take a far segment of Heap or Globals (SegmentLayout::add_far): the kernel
- * receives its index and reaches it through the far helpers of weft.glsl. WEFT_U32 / WEFT_I32 / WEFT_F32 are
+ * receives its index and reaches it through the far helpers of weft.glsl. WEFT_REF_IN(B) /
+ * WEFT_REF_OUT(B) / WEFT_REF_INOUT(B) take either (a range of the window, or a whole far segment)
+ * and push a segment reference: the range's first word, or WEFT_REF_FAR | the far index, which
+ * weft.glsl's weft_ref_is_far / weft_ref_far tell apart; a stage binding one to a far segment runs
+ * the kernel's far variant (FAR_KERNELS). WEFT_U32 / WEFT_I32 / WEFT_F32 are
  * 32-bit scalars. At most WEFT_PUSH_ARG_WORDS arguments, one word each.
  *
  * The engine learns a kernel's list by preprocessing the kernel with WEFT_DESCRIBE_ARGS defined
@@ -40,6 +44,9 @@
 #define WEFT_FAR_IN(binding) far_in binding
 #define WEFT_FAR_OUT(binding) far_out binding
 #define WEFT_FAR_INOUT(binding) far_inout binding
+#define WEFT_REF_IN(binding) ref_in binding
+#define WEFT_REF_OUT(binding) ref_out binding
+#define WEFT_REF_INOUT(binding) ref_inout binding
 #define WEFT_U32 u32
 #define WEFT_I32 i32
 #define WEFT_F32 f32
@@ -57,6 +64,9 @@
 #define WEFT_FAR_IN(binding) ::weft::FarIn<::weft::Binding::binding>
 #define WEFT_FAR_OUT(binding) ::weft::FarOut<::weft::Binding::binding>
 #define WEFT_FAR_INOUT(binding) ::weft::FarInOut<::weft::Binding::binding>
+#define WEFT_REF_IN(binding) ::weft::RefIn<::weft::Binding::binding>
+#define WEFT_REF_OUT(binding) ::weft::RefOut<::weft::Binding::binding>
+#define WEFT_REF_INOUT(binding) ::weft::RefInOut<::weft::Binding::binding>
 #define WEFT_U32 ::std::uint32_t
 #define WEFT_I32 ::std::int32_t
 #define WEFT_F32 float
@@ -79,6 +89,9 @@
 #define WEFT_FAR_IN(binding) uint
 #define WEFT_FAR_OUT(binding) uint
 #define WEFT_FAR_INOUT(binding) uint
+#define WEFT_REF_IN(binding) uint
+#define WEFT_REF_OUT(binding) uint
+#define WEFT_REF_INOUT(binding) uint
 #define WEFT_U32 uint
 #define WEFT_I32 int
 #define WEFT_F32 float

@@ -38,6 +38,7 @@
 #define WEFT_R_OUTBOX 30
 #define WEFT_R_INBOX  31
 #define WEFT_NONE 0xFFFFFFFFu
+#define WEFT_REF_FAR 0x80000000u  /* a segment reference (WEFT_REF_* argument) naming a far segment */
 
 /* ---- message status (Metrics.status) ---------------------------------------------------- */
 #define WEFT_STATUS_OK             0u

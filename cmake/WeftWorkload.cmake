@@ -1,6 +1,8 @@
 # weft_add_workload(<name>
 #   [SOURCES <cpp>...]              the workload library weft_<name>: host API, program builders, CPU reference
 #   [KERNELS <comp>...]             its kernels, embedded as the KernelTable weft_<name>_kernels
+#   [FAR_KERNELS <comp>...]         those of KERNELS that also get a far variant (WEFT_FAR_ACCESS
+#                                   defined), run by stages that declare far segments
 #   [KERNEL_INCLUDE_DIRS <dir>...]  extra GLSL include folders (the kernels' own folder is searched first)
 #   [LINK <target>...]              what weft_<name> links besides weft
 #   [LIBRARY <target>]              instead of SOURCES: the workload's library, defined by its own CMakeLists
@@ -24,7 +26,7 @@
 
 function(weft_add_workload name)
   cmake_parse_arguments(ARG "" "LIBRARY;DATA"
-    "SOURCES;KERNELS;KERNEL_INCLUDE_DIRS;LINK;CLI;CLI_LINK;CONFORMANCE;CONFORMANCE_LINK;PYTHON;PYTHON_LINK;INTERFACE" ${ARGN})
+    "SOURCES;KERNELS;FAR_KERNELS;KERNEL_INCLUDE_DIRS;LINK;CLI;CLI_LINK;CONFORMANCE;CONFORMANCE_LINK;PYTHON;PYTHON_LINK;INTERFACE" ${ARGN})
   if(NOT ARG_CLI OR NOT ARG_CONFORMANCE)
     message(FATAL_ERROR "weft_add_workload(${name}): a workload declares its CLI command and its conformance cases")
   endif()
@@ -39,7 +41,8 @@ function(weft_add_workload name)
   endif()
   if(ARG_KERNELS)
     weft_add_shaders(TARGET ${library} TABLE weft_${name}_kernels
-      INCLUDE_DIRS "${CMAKE_CURRENT_SOURCE_DIR}/shaders" ${ARG_KERNEL_INCLUDE_DIRS} SOURCES ${ARG_KERNELS})
+      INCLUDE_DIRS "${CMAKE_CURRENT_SOURCE_DIR}/shaders" ${ARG_KERNEL_INCLUDE_DIRS} SOURCES ${ARG_KERNELS}
+      FAR_VARIANTS ${ARG_FAR_KERNELS})
   endif()
 
   add_library(weft_${name}_cli STATIC ${ARG_CLI})

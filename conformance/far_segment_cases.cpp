@@ -107,12 +107,53 @@ Result split_allocations(Device& dev) {
   return far_round_trip(dev, 160ull << 20, 48ull << 20, 4);
 }
 
+// One kernel, one stage description, the table in the window and then in a far segment split
+// over allocations of 4 KiB: the engine picks the kernel's variant, the results are the same.
+Result reference_either_placement(Device& dev) {
+  if (!dev.info().buffer_device_address) return Result::skip("no bufferDeviceAddress: far segments are refused");
+  constexpr uint32_t words = 10000;
+  const std::vector<uint32_t> index = {0, 1, 1023, 1024, 1025, 4095, 4096, 7777, words - 1};
+  std::vector<uint32_t> table(words);
+  for (uint32_t w = 0; w < words; ++w) table[w] = pattern(w);
+  std::string variants;
+  for (const bool far : {false, true}) {
+    Program p(far ? "ref-far" : "ref-window");
+    if (far) p.heap().add_far("table", words * 4);
+    else p.heap().add("table", words * 4);
+    p.globals().add("index", index.size() * 4);
+    p.globals().add("gathered", index.size() * 4);
+    StageSpec s;
+    s.name = "gather";
+    s.kernel = weft_test_kernels.get("ref_gather");
+    s.instance = p.add_instance("gather", 1);
+    s.args = RefGatherArgs{.table = p.segment(Binding::Heap, "table"), .index = p.segment(Binding::Globals, "index"),
+                           .gathered = p.segment(Binding::Globals, "gathered"), .count = uint32_t(index.size())}.bind();
+    const StageId id = p.add_stage(s);
+    const bool far_kernel = p.stages()[id.index].kernel->interface(false).far_access;
+    if (far_kernel != far) return Result::fail(std::string("the stage runs the ") + (far_kernel ? "far" : "plain") + " variant");
+    variants += far ? "far" : "plain, ";
+    RecordOptions o;
+    o.max_allocation_bytes = 4096;
+    Executable exe(dev, std::move(p), o);
+    exe.write_segment(Binding::Heap, "table", table.data(), words * 4);
+    exe.write_segment(Binding::Globals, "index", index.data(), index.size() * 4);
+    exe.run();
+    const auto gathered = exe.read_segment<uint32_t>(Binding::Globals, "gathered");
+    for (size_t k = 0; k < index.size(); ++k)
+      if (gathered[k] != table[index[k]])
+        return Result::fail(std::string(far ? "far" : "in-window") + " table word " + std::to_string(index[k]) + ": " +
+                            fmt_words(gathered[k], table[index[k]]));
+  }
+  return Result::pass("variants run: " + variants);
+}
+
 }  // namespace
 
 std::vector<Case> far_segment_cases() {
   return {
       {"far.beyond_storage_buffer_range", "exact", beyond_window},
       {"far.split_over_allocations", "exact", split_allocations},
+      {"far.reference_argument_either_placement", "exact", reference_either_placement},
   };
 }
 

@@ -11,8 +11,9 @@ namespace weft {
 
 namespace {
 
-constexpr ArgType kAllTypes[] = {ArgType::In,    ArgType::Out,      ArgType::InOut, ArgType::FarIn, ArgType::FarOut,
-                                 ArgType::FarInOut, ArgType::U32, ArgType::I32,   ArgType::F32};
+constexpr ArgType kAllTypes[] = {ArgType::In,    ArgType::Out,    ArgType::InOut,    ArgType::FarIn,
+                                 ArgType::FarOut, ArgType::FarInOut, ArgType::RefIn, ArgType::RefOut,
+                                 ArgType::RefInOut, ArgType::U32,   ArgType::I32,      ArgType::F32};
 constexpr Binding kAllBindings[] = {Binding::Registers, Binding::Metrics, Binding::Globals, Binding::Control, Binding::Heap};
 
 std::optional<ArgType> type_named(const std::string& s) {
@@ -49,10 +50,10 @@ KernelSignature parse_signature(const std::string& text, const std::string& kern
     if (!type || w.size() != (segment ? 3u : 2u) || (segment && !binding_named(w[1])))
       fail(ErrorCode::ShaderCompile, kernel + ": argument declaration '" + text.substr(start, end - start) +
                                          "' is not one of WEFT_IN/OUT/INOUT(Registers|Metrics|Globals|Control|Heap), "
-                                         "WEFT_FAR_IN/OUT/INOUT(Globals|Heap), "
+                                         "WEFT_FAR_IN/OUT/INOUT(Globals|Heap), WEFT_REF_IN/OUT/INOUT(Globals|Heap), "
                                          "WEFT_U32, WEFT_I32, WEFT_F32 followed by a name");
     ArgSpec a{w.back(), *type, segment ? *binding_named(w[1]) : Binding::Globals};
-    if (is_far(a.type) && a.binding != Binding::Heap && a.binding != Binding::Globals)
+    if ((is_far(a.type) || is_ref(a.type)) && a.binding != Binding::Heap && a.binding != Binding::Globals)
       fail(ErrorCode::ShaderCompile, kernel + ": argument '" + a.name + "': only Heap and Globals have far segments");
     if (!names.insert(a.name).second) fail(ErrorCode::ShaderCompile, kernel + ": argument '" + a.name + "' is declared twice");
     sig.push_back(std::move(a));
@@ -81,14 +82,14 @@ uint32_t segment_word(const ArgSpec& spec, const StageArg& a, const std::string&
   if (v.range.binding != spec.binding)
     fail(ErrorCode::InvalidProgram, where + " takes a " + binding_name(spec.binding) + " range; got one of " +
                                         binding_name(v.range.binding));
-  if (is_far(spec.type) != (v.range.far != 0))
+  if (!is_ref(spec.type) && is_far(spec.type) != (v.range.far != 0))
     fail(ErrorCode::InvalidProgram, where + (is_far(spec.type) ? " takes a far segment (SegmentLayout::add_far); got a range of the bound buffer"
                                                                 : " takes a range of the bound buffer; got a far segment, which kernels reach through far arguments"));
-  if (is_far(spec.type)) {
+  if (v.range.far) {
     if (v.range.offset != 0 || v.word)
       fail(ErrorCode::InvalidProgram, where + " takes a whole far segment; got a part of one starting at byte " +
                                           std::to_string(v.range.offset));
-    return v.range.far - 1;
+    return is_ref(spec.type) ? WEFT_REF_FAR | (v.range.far - 1) : v.range.far - 1;
   }
   if (v.range.offset % 4)
     fail(ErrorCode::InvalidProgram, where + ": range offset " + std::to_string(v.range.offset) + " is not word-aligned");
@@ -98,6 +99,8 @@ uint32_t segment_word(const ArgSpec& spec, const StageArg& a, const std::string&
     fail(ErrorCode::InvalidProgram, where + " pushes word " + std::to_string(word) + ", outside its range [" +
                                         std::to_string(first) + ", " + std::to_string(end) + ")");
   if (word >= WEFT_NONE) fail(ErrorCode::InvalidProgram, where + ": word offset " + std::to_string(word) + " needs more than 32 bits");
+  if (is_ref(spec.type) && word >= WEFT_REF_FAR)
+    fail(ErrorCode::InvalidProgram, where + ": word offset " + std::to_string(word) + " collides with the far bit of a segment reference");
   return uint32_t(word);
 }
 
@@ -128,6 +131,9 @@ const char* arg_type_name(ArgType t) {
     case ArgType::FarIn: return "far_in";
     case ArgType::FarOut: return "far_out";
     case ArgType::FarInOut: return "far_inout";
+    case ArgType::RefIn: return "ref_in";
+    case ArgType::RefOut: return "ref_out";
+    case ArgType::RefInOut: return "ref_inout";
     case ArgType::U32: return "u32";
     case ArgType::I32: return "i32";
     case ArgType::F32: return "f32";

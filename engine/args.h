@@ -5,7 +5,9 @@
 // range of its binding: the kernel receives the range's first word index and the range is
 // declared read (in), written (out) or both (inout), so the push words and the hazards the
 // barrier planner sees come from the same declaration. A far argument takes a far segment (its
-// whole range) and pushes the segment's index in its binding. Scalars push their 32-bit pattern.
+// whole range) and pushes the segment's index in its binding. A reference argument takes either
+// and pushes a segment reference: the range's first word, or WEFT_REF_FAR | the far index, so
+// one kernel serves data in the window and beyond it. Scalars push their 32-bit pattern.
 #pragma once
 
 #include <concepts>
@@ -18,13 +20,17 @@
 
 namespace weft {
 
-enum class ArgType : uint8_t { In, Out, InOut, FarIn, FarOut, FarInOut, U32, I32, F32 };
-// "in", "out", "inout", "far_in", "far_out", "far_inout", "u32", "i32", "f32"
+enum class ArgType : uint8_t { In, Out, InOut, FarIn, FarOut, FarInOut, RefIn, RefOut, RefInOut, U32, I32, F32 };
+// "in", "out", "inout", "far_in", "far_out", "far_inout", "ref_in", "ref_out", "ref_inout",
+// "u32", "i32", "f32"
 const char* arg_type_name(ArgType t);
 inline bool is_far(ArgType t) { return t == ArgType::FarIn || t == ArgType::FarOut || t == ArgType::FarInOut; }
-inline bool is_segment(ArgType t) { return t == ArgType::In || t == ArgType::Out || t == ArgType::InOut || is_far(t); }
-inline bool reads_segment(ArgType t) { return t != ArgType::Out && t != ArgType::FarOut; }
-inline bool writes_segment(ArgType t) { return t != ArgType::In && t != ArgType::FarIn; }
+inline bool is_ref(ArgType t) { return t == ArgType::RefIn || t == ArgType::RefOut || t == ArgType::RefInOut; }
+inline bool is_segment(ArgType t) {
+  return t == ArgType::In || t == ArgType::Out || t == ArgType::InOut || is_far(t) || is_ref(t);
+}
+inline bool reads_segment(ArgType t) { return t != ArgType::Out && t != ArgType::FarOut && t != ArgType::RefOut; }
+inline bool writes_segment(ArgType t) { return t != ArgType::In && t != ArgType::FarIn && t != ArgType::RefIn; }
 
 // One argument a kernel declares.
 struct ArgSpec {
@@ -75,6 +81,12 @@ template <Binding B>
 using FarOut = SegmentArg<ArgType::FarOut, B>;
 template <Binding B>
 using FarInOut = SegmentArg<ArgType::FarInOut, B>;
+template <Binding B>
+using RefIn = SegmentArg<ArgType::RefIn, B>;
+template <Binding B>
+using RefOut = SegmentArg<ArgType::RefOut, B>;
+template <Binding B>
+using RefInOut = SegmentArg<ArgType::RefInOut, B>;
 
 // A stage's value for one argument. Typed structs also say the declared type (and binding),
 // which must equal the kernel's; a value bound by name leaves both to the kernel.

@@ -162,19 +162,33 @@ const KernelInterface& Kernel::interface(bool clock) const {
   return clock && !spirv_clock_.empty() ? interface_clock_ : interface_;
 }
 
+namespace {
+constexpr std::string_view kFarSuffix = ".far";
+}
+
 KernelRef KernelTable::get(const std::string& name) const {
   std::lock_guard lock(mutex_);
   if (auto it = built_.find(name); it != built_.end()) return it->second;
-  for (size_t i = 0; i < count_; ++i)
-    if (name == entries_[i].name) return built_[name] = std::make_shared<const Kernel>(entries_[i]);
+  const EmbeddedKernel *plain = nullptr, *far = nullptr;
+  const std::string far_name = name + std::string(kFarSuffix);
+  for (size_t i = 0; i < count_; ++i) {
+    if (name == entries_[i].name) plain = &entries_[i];
+    if (far_name == entries_[i].name) far = &entries_[i];
+  }
+  if (plain) {
+    auto k = std::make_shared<Kernel>(*plain);
+    if (far) k->far_variant_ = std::make_shared<const Kernel>(*far);
+    return built_[name] = std::move(k);
+  }
   std::string known;
   for (const std::string& n : names()) known += (known.empty() ? "" : ", ") + n;
   fail(ErrorCode::BadInput, std::string(name_) + ": no embedded kernel named '" + name + "' (known: " + known + ")");
 }
 
 std::vector<std::string> KernelTable::names() const {
-  std::vector<std::string> out;
-  for (size_t i = 0; i < count_; ++i) out.push_back(entries_[i].name);
+  std::vector<std::string> out;  // far variants are reached through their kernel, not by name
+  for (size_t i = 0; i < count_; ++i)
+    if (!std::string_view(entries_[i].name).ends_with(kFarSuffix)) out.push_back(entries_[i].name);
   return out;
 }
 

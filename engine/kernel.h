@@ -50,12 +50,18 @@ class Kernel {
   const KernelInterface& interface(bool device_has_clock) const;
   // The arguments a stage binds by name (empty for a kernel without WEFT_ARGS).
   const KernelSignature& signature() const { return signature_; }
+  // The same source compiled with WEFT_FAR_ACCESS (weft_add_shaders' FAR_VARIANTS), or null: a
+  // stage that declares a far segment runs it instead (Program::add_stage), so one kernel serves
+  // data in the bound window and beyond it.
+  const std::shared_ptr<const Kernel>& far_variant() const { return far_variant_; }
 
  private:
+  friend class KernelTable;
   std::string name_;
   std::vector<uint32_t> spirv_, spirv_clock_;
   KernelInterface interface_, interface_clock_;
   KernelSignature signature_;
+  std::shared_ptr<const Kernel> far_variant_;
 };
 
 using KernelRef = std::shared_ptr<const Kernel>;
@@ -69,8 +75,8 @@ class KernelTable {
  public:
   KernelTable(const char* table_name, const EmbeddedKernel* entries, size_t count)
       : name_(table_name), entries_(entries), count_(count) {}
-  // The kernel called `name`, reflected once and shared; BadInput listing the known names when
-  // the table has none of that name.
+  // The kernel called `name`, reflected once and shared, with its far variant ("<name>.far")
+  // attached when the table has one; BadInput listing the known names when it has none.
   KernelRef get(const std::string& name) const;
   std::vector<std::string> names() const;
 

@@ -121,6 +121,10 @@ StageId Program::add_stage(StageSpec spec) {
   s.push_words = std::move(bound.words);
   spec.reads.insert(spec.reads.end(), bound.reads.begin(), bound.reads.end());
   spec.writes.insert(spec.writes.end(), bound.writes.begin(), bound.writes.end());
+  // A stage that reaches a far segment runs the kernel's far variant: the workload names one
+  // kernel, and where its data lives decides how the kernel addresses it.
+  if (first_far_range(spec) && !spec.kernel->interface(false).far_access && spec.kernel->far_variant())
+    spec.kernel = spec.kernel->far_variant();
   static_cast<StageSpec&>(s) = std::move(spec);
   s.index = uint32_t(stages_.size());
   stages_.push_back(std::move(s));
@@ -282,6 +286,10 @@ void Program::validate(const DeviceInfo& device) const {
       declared_write |= 1u << uint32_t(r.binding);
     }
     const KernelInterface& k = s.kernel->interface(device.shader_clock);
+    if (const Range* r = first_far_range(s); r && !k.far_access)
+      fail(ErrorCode::InvalidProgram, who + " declares far segment '" + far_segment(r->binding, r->far).name + "', but kernel '" +
+                                          s.kernel->name() + "' has no far access (define WEFT_FAR_ACCESS in it, or give it "
+                                          "a far variant: FAR_KERNELS in weft_add_workload)");
     if (k.shared_bytes > device.max_compute_shared_memory)
       fail(ErrorCode::InvalidProgram, who + ": kernel '" + s.kernel->name() + "' declares " + std::to_string(k.shared_bytes) +
                                           " bytes of shared memory; the device allows " + std::to_string(device.max_compute_shared_memory));

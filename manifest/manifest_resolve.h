@@ -149,7 +149,7 @@ class Resolver {
       const ManifestSegment& s = segment(r, h, q.parts[1]);
       const Range range = p_.segment(s.binding, s.name);
       if (n == 2 || q.parts[2] == "offset") {
-        if (range.far) unknown(r, "a far segment has no word offset; bind it to a far_in/far_out/far_inout argument");
+        if (range.far) unknown(r, "a far segment has no word offset; bind it to a far_* or ref_* argument");
         if (range.offset / 4 > UINT32_MAX) unknown(r, "the word offset does not fit 32 bits");
         return uint32_t(range.offset / 4);
       }

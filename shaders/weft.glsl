@@ -109,6 +109,9 @@ void weft_message_write(float norm, float max_abs, uint status, uvec2 ticks) {
   metrics[i].sequence = metrics[i].sequence + 1u;
 }
 
+// ---- segment references (WEFT_REF_* arguments): a word of the window or a far segment ------
+bool weft_ref_is_far(uint ref) { return ref != WEFT_NONE && (ref & WEFT_REF_FAR) != 0u; }
+
 // ---- far segments: data beyond the bound window (see bindings_layout/weft_layout.h) -------
 // A kernel opens a far argument once (weft_far_heap / weft_far_globals of pc.args.NAME, a
 // WEFT_FAR_IN/OUT/INOUT) and addresses it by record and word: records up to 2^32, words within
@@ -130,6 +133,9 @@ WeftFar weft_far_open(uint table, uint seg) {
 }
 WeftFar weft_far_heap(uint seg) { return weft_far_open(control.header.heap_far_table, seg); }
 WeftFar weft_far_globals(uint seg) { return weft_far_open(control.header.globals_far_table, seg); }
+// The far segment a reference names (weft_ref_is_far(ref) must hold).
+WeftFar weft_ref_far_heap(uint ref) { return weft_far_heap(ref & ~WEFT_REF_FAR); }
+WeftFar weft_ref_far_globals(uint ref) { return weft_far_globals(ref & ~WEFT_REF_FAR); }
 
 // Address of word `word` (a 32-bit word index reaches 16 GiB) of the buffer at `base`.
 uvec2 weft_word_address(uint base_lo, uint base_hi, uint word) {

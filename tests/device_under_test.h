@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -39,6 +40,16 @@ ErrorCode error_code_of(F&& f) {
   }
   return ErrorCode(-1);
 }
+
+// Sets an environment variable for one scope (the engine's limits and caps read theirs when
+// they apply them).
+struct ScopedEnv {
+  const char* name;
+  ScopedEnv(const char* n, const char* value) : name(n) { ::setenv(n, value, 1); }
+  ~ScopedEnv() { ::unsetenv(name); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+};
 
 template <class F>
 std::string error_message_of(F&& f) {

@@ -169,6 +169,45 @@ TEST_CASE("a far argument takes a whole far segment, and a bound-buffer argument
   CHECK(test::error_message_of([&] { p.add_stage(add); }).find("got a far segment") != std::string::npos);
 }
 
+TEST_CASE("a reference argument pushes a window range's word, or the far bit and a far segment's index") {
+  Program p("ref");
+  p.heap().add("pad", 256);
+  p.heap().add("near", 4096);
+  p.heap().add_far("first", 4096);
+  p.heap().add_far("table", 4096);
+  p.globals().add("index", 16);
+  StageSpec s;
+  s.name = "gather";
+  s.kernel = weft_test_kernels.get("ref_gather");
+  s.instance = p.add_instance("a", 1);
+  auto push_for = [&](const Range& table) {
+    s.args = {arg("table", table), arg("index", p.segment(Binding::Globals, "index")),
+              arg("gathered", p.segment(Binding::Globals, "index")), arg("count", 4)};
+    const StageId id = p.add_stage(s);
+    return std::make_pair(p.stages()[id.index].push_words.at(0), p.stages()[id.index].kernel->interface(false).far_access);
+  };
+  CHECK(push_for(p.segment(Binding::Heap, "near")) == std::make_pair(256u / 4, false));
+  CHECK(push_for(p.segment(Binding::Heap, "table")) == std::make_pair(WEFT_REF_FAR | 1u, true));  // its far variant
+  CHECK(test::error_message_of([&] { push_for(p.segment(Binding::Heap, "table").part(64, 64)); })
+            .find("takes a whole far segment") != std::string::npos);
+}
+
+TEST_CASE("a stage declaring a far segment its kernel cannot reach is refused, naming both") {
+  Program p("undeclared");
+  p.globals().add_far("big", 4096);
+  p.globals().add("words", 64);
+  StageSpec add;
+  add.name = "add";
+  add.kernel = weft_test_kernels.get("globals_add");  // no far variant
+  add.instance = p.add_instance("a", 1);
+  add.args = {arg("words", p.segment(Binding::Globals, "words")), arg("count", 4), arg("add", 1)};
+  add.reads = {p.segment(Binding::Globals, "big")};
+  p.add_stage(add);
+  const std::string msg = test::error_message_of([&] { p.validate(test::device().info()); });
+  CHECK(msg.find("declares far segment 'big'") != std::string::npos);
+  CHECK(msg.find("kernel 'globals_add' has no far access") != std::string::npos);
+}
+
 TEST_CASE("far segments are split into chunks of a power-of-two number of whole records") {
   Segment s{"rows", 0, 1000 * 12, 1, 12};
   const FarPlacement one = place_far_segment(s, "Heap", 1 << 20);

@@ -31,13 +31,6 @@ struct TempFile {
   ~TempFile() { std::filesystem::remove(path); }
 };
 
-// Sets an environment variable for one scope.
-struct Env {
-  const char* name;
-  Env(const char* n, const char* value) : name(n) { ::setenv(n, value, 1); }
-  ~Env() { ::unsetenv(name); }
-};
-
 }  // namespace
 
 TEST_CASE("a device file such as /dev/zero is refused before anything is read") {
@@ -54,7 +47,7 @@ TEST_CASE("a directory and a missing file are refused, naming the path and why")
 
 TEST_CASE("a file over the size limit is refused, naming the limit and the variable that raises it") {
   const TempFile f(std::string(100, 'x'));
-  const Env e("WEFT_MAX_TEXT_FILE_BYTES", "64");
+  const test::ScopedEnv e("WEFT_MAX_TEXT_FILE_BYTES", "64");
   const std::string msg = bad_input([&] { read_text_file(f.path); });
   CHECK(has(msg, "text file size 100 is over the limit of 64"));
   CHECK(has(msg, "WEFT_MAX_TEXT_FILE_BYTES"));
@@ -62,13 +55,13 @@ TEST_CASE("a file over the size limit is refused, naming the limit and the varia
 
 TEST_CASE("a file within the limit is read whole") {
   const TempFile f("hello\nworld");
-  const Env e("WEFT_MAX_TEXT_FILE_BYTES", "11");
+  const test::ScopedEnv e("WEFT_MAX_TEXT_FILE_BYTES", "11");
   CHECK(read_text_file(f.path) == "hello\nworld");
   CHECK(read_binary_file(f.path).size() == 11);
 }
 
 TEST_CASE("a malformed limit variable is an error, not a silent default") {
-  const Env e("WEFT_MAX_TEXT_FILE_BYTES", "lots");
+  const test::ScopedEnv e("WEFT_MAX_TEXT_FILE_BYTES", "lots");
   CHECK(has(bad_input([] { input_limit(kTextFileBytes); }), "WEFT_MAX_TEXT_FILE_BYTES='lots'"));
 }
 
@@ -78,6 +71,6 @@ TEST_CASE("JSON nested past the limit is refused with its line and column; strin
   CHECK(has(bad_input([&] { check_json_nesting(deep, "m.json", 8); }), "nesting deeper than 8 levels"));
   const std::string quoted = "{\"a\": \"" + std::string(1000, '[') + "\\\"[[[\"}";
   CHECK_NOTHROW(check_json_nesting(quoted, "q.json"));
-  const Env e("WEFT_MAX_NESTING_DEPTH", "1000");
+  const test::ScopedEnv e("WEFT_MAX_NESTING_DEPTH", "1000");
   CHECK_NOTHROW(check_json_nesting(deep, "m.json"));
 }

@@ -19,6 +19,9 @@
 /* far_gather: gathered[k] = word index[k] of the Heap far segment `table` (records of record_words). */
 #define TEST_FAR_GATHER_ARGS(X) \
   X(WEFT_FAR_IN(Heap), table) X(WEFT_IN(Globals), index) X(WEFT_OUT(Globals), gathered) X(WEFT_U32, count) X(WEFT_U32, record_words)
+/* ref_gather: as far_gather, through a segment reference (either placement; 4-byte records). */
+#define TEST_REF_GATHER_ARGS(X) \
+  X(WEFT_REF_IN(Heap), table) X(WEFT_IN(Globals), index) X(WEFT_OUT(Globals), gathered) X(WEFT_U32, count)
 /* far_transform: dst = src * mul + add over `records` records of record_words, far to far. */
 #define TEST_FAR_TRANSFORM_ARGS(X) \
   X(WEFT_FAR_IN(Heap), src) X(WEFT_FAR_OUT(Globals), dst) X(WEFT_U32, records) X(WEFT_U32, record_words) X(WEFT_U32, mul) X(WEFT_U32, add)
@@ -50,6 +53,7 @@ WEFT_KERNEL_ARGS(GlobalsAddArgs, TEST_GLOBALS_ADD_ARGS)
 WEFT_KERNEL_ARGS(GlobalsCopyArgs, TEST_GLOBALS_COPY_ARGS)
 WEFT_KERNEL_ARGS(FarGatherArgs, TEST_FAR_GATHER_ARGS)
 WEFT_KERNEL_ARGS(FarTransformArgs, TEST_FAR_TRANSFORM_ARGS)
+WEFT_KERNEL_ARGS(RefGatherArgs, TEST_REF_GATHER_ARGS)
 WEFT_KERNEL_ARGS(JacobiArgs, TEST_JACOBI_ARGS)
 WEFT_KERNEL_ARGS(MetricSourceArgs, TEST_METRIC_SOURCE_ARGS)
 WEFT_KERNEL_ARGS(ProcessListArgs, TEST_PROCESS_LIST_ARGS)
