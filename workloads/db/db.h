@@ -88,6 +88,10 @@ struct QueryOptions {
   // Scan predicates of the form `col <cmp> const AND col IS NULL AND ...` run as a term list
   // without the bytecode interpreter; true forces the interpreter (tests compare both).
   bool interpret_filters = false;
+  // Where base-table column values live: in the bound Globals window, or in far segments of
+  // their own (tables beyond the storage-buffer window; needs bufferDeviceAddress). Auto picks
+  // the window when the whole query fits it.
+  enum class Columns { Auto, InWindow, Far } columns = Columns::Auto;
 };
 
 struct QueryStats {

@@ -125,7 +125,7 @@ class Builder {
       for (size_t c = 0; c < t.columns.size(); ++c) {
         const Column& col = t.columns[c];
         const std::string v = "t" + std::to_string(s) + ".c" + std::to_string(c);
-        const uint32_t vw = word(seg(v, uint64_t(t.rows) * 8));
+        const uint32_t vw = column_values(v, t.rows);
         q_.uploads.push_back({v, s, c, false});
         table_ranges_.push_back(range(v));
         BaseColumn base{range(v), std::nullopt};
@@ -142,6 +142,13 @@ class Builder {
       }
     }
     for (size_t c = 0; c < plan_.keys.size() + plan_.aggs.size(); ++c) group_desc_.push_back(next_desc_++);
+  }
+  // A base column's values: a segment in the window (its word) or a far segment of 8-byte records
+  // (DB_FAR_COLUMN | its index), as the options place them.
+  uint32_t column_values(const std::string& name, uint64_t rows) {
+    if (opt_.columns != QueryOptions::Columns::Far) return word(seg(name, rows * 8));
+    p_.globals().add_far(name, std::max<uint64_t>(rows, 1) * 8, 8);
+    return WEFT_REF_FAR | (range(name).far - 1);
   }
   void set_desc(uint32_t d, std::array<uint32_t, 4> v) { std::copy(v.begin(), v.end(), descs_.begin() + d * DB_DESC_WORDS); }
 
@@ -231,7 +238,7 @@ class Builder {
 
   RowSet scan(size_t s) {
     const uint64_t n = rows_[s];
-    const std::string ids = "scan" + std::to_string(s) + ".ids", mask = "scan" + std::to_string(s) + ".mask";
+    const std::string ids = "scan" + std::to_string(s) + ".ids";
     const Counter cnt = s == 0 ? kScan0 : kScan1;
     RowSet out;
     out.cap = n;
@@ -239,7 +246,6 @@ class Builder {
     out.ids0 = word(seg(ids, n * 4));
     out.count = counter(cnt);
     out.ids0_list = range(ids);
-    seg(mask, n * 4);
     StageSpec st;
     st.name = "scan_filter." + std::to_string(s);
     st.instance = q_.scans[s];
@@ -251,7 +257,7 @@ class Builder {
       seg(name, terms.size() * 4);
       st.kernel = weft_db_kernels.get("filter_terms");
       st.args = FilterTermsArgs{.terms = range(name), .nterms = uint32_t(terms.size() / DB_TERM_WORDS),
-                                .out_count = out.count, .out_ids = range(ids), .mask = range(mask), .rows = uint32_t(n)}
+                                .out_count = out.count, .out_ids = range(ids), .rows = uint32_t(n)}
                     .bind();
       // The columns through the term table; the code, descriptors and error word as the
       // interpreted filter declares them.
@@ -266,7 +272,7 @@ class Builder {
       st.kernel = weft_db_kernels.get("filter");
       st.args = FilterArgs{.code = pred ? code_at(cw) : GlobalsIn(absent), .ninstr = ni, .desc = desc_range_,
                            .in_count = absent, .in_ids0 = absent, .in_ids1 = absent, .out_count = out.count,
-                           .out_ids0 = range(ids), .out_ids1 = absent, .mask = range(mask), .err = counter(kError),
+                           .out_ids0 = range(ids), .out_ids1 = absent, .err = counter(kError),
                            .rows = uint32_t(n)}
                     .bind();
       st.reads = table_ranges_;  // the columns, through the descriptors
@@ -386,7 +392,6 @@ class Builder {
     out.count_word = counters_ + cnt;
     out.ids0 = word(seg(name + ".ids0", cap * 4));
     out.ids1 = in.ids1 == DB_NONE ? DB_NONE : word(seg(name + ".ids1", cap * 4));
-    seg(name + ".mask", cap * 4);
     out.count = counter(cnt);
     out.ids0_list = range(name + ".ids0");
     if (in.ids1 != DB_NONE) out.ids1_list = range(name + ".ids1");
@@ -399,7 +404,7 @@ class Builder {
     st.args = FilterArgs{.code = code_at(cw), .ninstr = ni, .desc = desc_range_, .in_count = in.count,
                          .in_ids0 = or_absent<GlobalsIn>(in.ids0_list), .in_ids1 = or_absent<GlobalsIn>(in.ids1_list),
                          .out_count = out.count, .out_ids0 = *out.ids0_list,
-                         .out_ids1 = or_absent<GlobalsOut>(out.ids1_list), .mask = range(name + ".mask"),
+                         .out_ids1 = or_absent<GlobalsOut>(out.ids1_list),
                          .err = counter(kError), .rows = 0}
                   .bind();
     st.reads = table_ranges_;  // the columns, through the descriptors
@@ -555,7 +560,10 @@ class Builder {
 
   // The hash table, the per-row and per-group working lists and the reduce stage's slot.
   void add_group_segments(Grouping& g) {
-    g.heads = pow2_at_least(std::max<uint64_t>(2 * g.cap, 64));
+    // Twice the slots of the groups it may hold: every row's own group while that takes at most
+    // 2^21 slots (8 MiB), else the group capacity; claims stop when half are taken (group_claim).
+    g.heads = pow2_at_least(std::max<uint64_t>(2 * std::min(g.cap, std::max<uint64_t>(g.gcap, 1u << 20)), 64));
+    q_.group_slots = g.heads;
     auto add = [&](const char* name, uint64_t words) {
       seg(name, words * 4);
       return range(name);
@@ -600,7 +608,8 @@ class Builder {
                     GroupClaimArgs{.count = in.count, .nkeys = uint32_t(g.keys.size()), .key_table = g.key_table,
                                    .heads = g.hash_heads, .hash_mask = uint32_t(g.heads - 1),
                                    .slot_of_row = g.slot_of_row, .ids0 = or_absent<GlobalsIn>(in.ids0_list),
-                                   .ids1 = or_absent<GlobalsIn>(in.ids1_list)}
+                                   .ids1 = or_absent<GlobalsIn>(in.ids1_list), .claimed = counter(kGroupsClaimed),
+                                   .max_claims = uint32_t(g.heads / 2), .err = counter(kError)}
                         .bind(),
                     except(key_reads, concat(in.id_lists(), {g.key_table})), rows);
     add_group_stage(inst, "number", "group_number",
@@ -613,7 +622,7 @@ class Builder {
                     GroupCountArgs{.count = in.count, .slot_of_row = g.slot_of_row, .gid_of_slot = g.gid_of_slot,
                                    .group_of_row = g.group_of_row, .sizes = g.sizes, .capacity = gcap}
                         .bind(),
-                    concat(key_reads, {g.hash_heads}), rows);
+                    {}, rows);  // its arguments are all it reads
     add_group_stage(inst, "scan", "group_scan",
                     GroupScanArgs{.groups = counter(kGroups), .sizes = g.sizes, .offsets = g.offsets,
                                   .cursor = g.cursor, .groups_kept = counter(kGroupsKept),

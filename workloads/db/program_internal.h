@@ -10,7 +10,9 @@
 namespace weft::db {
 
 // Counter words (segment "counters"), reset to 0 every run.
-enum Counter : uint32_t { kError, kScan0, kScan1, kJoined, kFiltered, kGroups, kFirst, kCount, kGroupsKept, kCounters };
+enum Counter : uint32_t {
+  kError, kScan0, kScan1, kJoined, kFiltered, kGroups, kFirst, kCount, kGroupsKept, kGroupsClaimed, kCounters
+};
 
 // Rows flowing between stages: a count word and one row-id list per side (DB_NONE: identity /
 // absent), with their Globals ranges and the other ranges a reader must declare.
@@ -63,7 +65,7 @@ struct BuiltQuery {
   uint32_t counters_word = 0, code_word = 0, desc_word = 0;
   uint32_t output_count_word = 0, groups_word = 0xFFFFFFFFu, join_count_word = 0xFFFFFFFFu;
   uint32_t perm_word = 0xFFFFFFFFu, nested_slot_word = 0xFFFFFFFFu;
-  uint64_t output_cap = 0, join_capacity = 0, group_capacity = 0, rows_scanned = 0;
+  uint64_t output_cap = 0, join_capacity = 0, group_capacity = 0, group_slots = 0, rows_scanned = 0;
   uint32_t term_filters = 0;  // scans whose predicate runs as a term list (filter_terms)
 };
 

@@ -71,10 +71,22 @@ Executable& DeviceQuery::executable() { return *exe_; }
 
 void DeviceQuery::build() {
   exe_.reset();
+  QueryOptions o = options_;
+  const bool automatic = o.columns == QueryOptions::Columns::Auto;
+  if (automatic) o.columns = QueryOptions::Columns::InWindow;
   built_ = std::make_unique<BuiltQuery>();
-  build_query(*built_, db_, plan_, options_);
-  built_->program.require_bound_window(device_.info(),
-                                       "db: the query's tables and intermediate rows (use smaller tables)");
+  build_query(*built_, db_, plan_, o);
+  const DeviceInfo& info = device_.info();
+  if (automatic && built_->program.globals().size() > info.max_storage_buffer_range && info.buffer_device_address) {
+    // The tables leave the window; the intermediate rows (row ids, groups, outputs) stay in it.
+    o.columns = QueryOptions::Columns::Far;
+    built_ = std::make_unique<BuiltQuery>();
+    build_query(*built_, db_, plan_, o);
+  }
+  built_->program.require_bound_window(info, o.columns == QueryOptions::Columns::Far
+                                                 ? "db: the query's intermediate rows, with its tables in far segments"
+                                                 : "db: the query's tables and intermediate rows (a device with "
+                                                   "bufferDeviceAddress holds the tables beyond the window)");
   exe_ = std::make_unique<Executable>(device_, built_->program);
   upload_query(*exe_, db_, plan_, *built_);
 }
@@ -96,7 +108,10 @@ ResultSet DeviceQuery::run() {
       continue;
     }
     if (counters[kError] & DB_ERROR_GROUP_CAPACITY) {
-      options_.group_capacity = uint64_t(counters[kGroups]);
+      // All groups were counted, unless claims stopped at half the hash table: then a table
+      // twice as large.
+      const bool table_full = counters[kGroupsClaimed] > built_->group_slots / 2;
+      options_.group_capacity = table_full ? 2 * uint64_t(counters[kGroupsClaimed]) : uint64_t(counters[kGroups]);
       ++rebuilds_;
       build();
       continue;

@@ -12,6 +12,18 @@ void db_store2(uint word, uvec2 v) {
   globals_u[word] = v.x;
   globals_u[word + 1u] = v.y;
 }
+// Row `row` of the column whose values `column` references (db_ops.h). Stages that read a far
+// column declare it, so the engine runs their far variant (WEFT_FAR_ACCESS); the plain variant
+// never sees a far reference.
+uvec2 db_value(uint column, uint row) {
+#ifdef WEFT_FAR_ACCESS
+  if (weft_ref_is_far(column)) {
+    const WeftFar f = weft_ref_far_globals(column);
+    return uvec2(weft_far_u(f, row, 0u), weft_far_u(f, row, 1u));
+  }
+#endif
+  return db_load2(column + 2u * row);
+}
 int64_t db_as_int(uvec2 v) { return int64_t(packUint2x32(v)); }
 uvec2 db_int_bits(int64_t x) { return unpackUint2x32(uint64_t(x)); }
 double db_as_float(uvec2 v) { return packDouble2x32(v); }

@@ -2,7 +2,8 @@
  *
  * Every argument is a Globals word unless it says otherwise. Row sets pass a count word and one
  * row-id list per side (absent: the identity / no second side); columns pass a values segment
- * (2 words per row) and a NULL bitmap (absent: no NULLs). Tables that hold further word offsets
+ * (2 words per row; a WEFT_REF_IN, as base-table columns may be far) and a NULL bitmap (absent:
+ * no NULLs). Tables that hold further word offsets
  * (descriptors, the bytecode, term, key and aggregate tables) are read through those offsets:
  * the stage declares the segments they point to besides its arguments. `err` is the query's
  * error word (DB_ERROR_* bits). */
@@ -12,17 +13,17 @@
 
 /* filter: evaluates the bytecode predicate (`code`, `ninstr` instructions; absent/0: every row
  * passes; columns through the descriptors at `desc`) on `rows` input rows (or the count at
- * `in_count`), writes the pass mask per row and appends the passing rows' ids to the output lists. */
+ * `in_count`) and appends the passing rows' ids to the output lists. */
 #define DB_FILTER_ARGS(X)                                                                                          \
   X(WEFT_IN(Globals), code) X(WEFT_U32, ninstr) X(WEFT_IN(Globals), desc) X(WEFT_IN(Globals), in_count)             \
   X(WEFT_IN(Globals), in_ids0) X(WEFT_IN(Globals), in_ids1) X(WEFT_OUT(Globals), out_count)                        \
-  X(WEFT_OUT(Globals), out_ids0) X(WEFT_OUT(Globals), out_ids1) X(WEFT_OUT(Globals), mask) X(WEFT_OUT(Globals), err) \
+  X(WEFT_OUT(Globals), out_ids0) X(WEFT_OUT(Globals), out_ids1) X(WEFT_OUT(Globals), err) \
   X(WEFT_U32, rows)
 /* filter_terms: a scan's conjunction of `column <cmp> constant` / IS [NOT] NULL terms (`nterms`
- * terms of DB_TERM_WORDS at `terms`) over `rows` base rows: the pass mask and the passing row ids. */
+ * terms of DB_TERM_WORDS at `terms`) over `rows` base rows: the passing row ids. */
 #define DB_FILTER_TERMS_ARGS(X)                                                                             \
   X(WEFT_IN(Globals), terms) X(WEFT_U32, nterms) X(WEFT_OUT(Globals), out_count) X(WEFT_OUT(Globals), out_ids) \
-  X(WEFT_OUT(Globals), mask) X(WEFT_U32, rows)
+  X(WEFT_U32, rows)
 /* project: evaluates one expression (as filter) for every input row into a computed column
  * (`out_values`, `out_nulls`) indexed by the row's position. */
 #define DB_PROJECT_ARGS(X)                                                                                       \
@@ -39,28 +40,31 @@
  * the output lists while they fit in `capacity` (counted on past it: DB_ERROR_JOIN_CAPACITY). */
 #define DB_JOIN_NESTED_ARGS(X)                                                                                     \
   X(WEFT_IN(Globals), probe_count) X(WEFT_IN(Globals), probe_ids) X(WEFT_IN(Globals), build_count)                  \
-  X(WEFT_IN(Globals), build_ids) X(WEFT_IN(Globals), probe_values) X(WEFT_IN(Globals), probe_nulls)                 \
-  X(WEFT_IN(Globals), build_values) X(WEFT_IN(Globals), build_nulls) X(WEFT_OUT(Globals), out_count)                \
+  X(WEFT_IN(Globals), build_ids) X(WEFT_REF_IN(Globals), probe_values) X(WEFT_IN(Globals), probe_nulls)                 \
+  X(WEFT_REF_IN(Globals), build_values) X(WEFT_IN(Globals), build_nulls) X(WEFT_OUT(Globals), out_count)                \
   X(WEFT_OUT(Globals), out_ids0) X(WEFT_OUT(Globals), out_ids1) X(WEFT_U32, capacity) X(WEFT_OUT(Globals), err)
 /* join_build: chains every build row into the bucket of its key's hash (`heads`: last row of a
  * bucket, `next`: the row chained before it; `hash_mask` = buckets - 1). */
 #define DB_JOIN_BUILD_ARGS(X)                                                                                   \
-  X(WEFT_IN(Globals), build_count) X(WEFT_IN(Globals), build_ids) X(WEFT_IN(Globals), build_values)              \
+  X(WEFT_IN(Globals), build_count) X(WEFT_IN(Globals), build_ids) X(WEFT_REF_IN(Globals), build_values)              \
   X(WEFT_IN(Globals), build_nulls) X(WEFT_OUT(Globals), heads) X(WEFT_U32, hash_mask) X(WEFT_OUT(Globals), next)
 /* join_probe: every probe row walks its key's bucket chain and emits the matching pairs (as
  * join_nested). */
 #define DB_JOIN_PROBE_ARGS(X)                                                                                      \
   X(WEFT_IN(Globals), probe_count) X(WEFT_IN(Globals), probe_ids) X(WEFT_IN(Globals), build_ids)                    \
-  X(WEFT_IN(Globals), probe_values) X(WEFT_IN(Globals), probe_nulls) X(WEFT_IN(Globals), build_values)              \
+  X(WEFT_REF_IN(Globals), probe_values) X(WEFT_IN(Globals), probe_nulls) X(WEFT_REF_IN(Globals), build_values)              \
   X(WEFT_IN(Globals), build_nulls) X(WEFT_IN(Globals), heads) X(WEFT_U32, hash_mask) X(WEFT_IN(Globals), next)       \
   X(WEFT_OUT(Globals), out_count) X(WEFT_OUT(Globals), out_ids0) X(WEFT_OUT(Globals), out_ids1) X(WEFT_U32, capacity) \
   X(WEFT_OUT(Globals), err)
 /* group_claim: every input row (of `count`, through `ids0`/`ids1`) finds the hash slot of its
  * key (`nkeys` keys described at `key_table`) in `heads` (`hash_mask` = slots - 1), claiming an
- * empty one as its group's representative, and records it in `slot_of_row`. */
+ * empty one as its group's representative, and records it in `slot_of_row`. Past `max_claims`
+ * claims (counted in `claimed`; half the slots) rows stop probing and set
+ * DB_ERROR_GROUP_CAPACITY, and the host rebuilds with a larger table. */
 #define DB_GROUP_CLAIM_ARGS(X)                                                                               \
   X(WEFT_IN(Globals), count) X(WEFT_U32, nkeys) X(WEFT_IN(Globals), key_table) X(WEFT_OUT(Globals), heads)    \
-  X(WEFT_U32, hash_mask) X(WEFT_OUT(Globals), slot_of_row) X(WEFT_IN(Globals), ids0) X(WEFT_IN(Globals), ids1)
+  X(WEFT_U32, hash_mask) X(WEFT_OUT(Globals), slot_of_row) X(WEFT_IN(Globals), ids0) X(WEFT_IN(Globals), ids1) \
+  X(WEFT_INOUT(Globals), claimed) X(WEFT_U32, max_claims) X(WEFT_OUT(Globals), err)
 /* group_number: every representative row numbers its group (the `groups` counter); the first
  * `capacity` groups get `gid_of_slot` and `rep` entries, more set DB_ERROR_GROUP_CAPACITY. */
 #define DB_GROUP_NUMBER_ARGS(X)                                                                                 \

@@ -41,6 +41,10 @@
  * row comes from that side's row-id list), 2: indexed by the stage's row position. */
 #define DB_DESC_WORDS 4u
 #define DB_NONE 0xFFFFFFFFu
+/* A column's values word is a segment reference (bindings_layout/weft_args.h): a Globals word, or
+ * WEFT_REF_FAR | the index of a far segment of 8-byte records, one per row, for base tables
+ * beyond the storage-buffer window. So are the values words of descriptors, terms, key and
+ * aggregate tables. */
 
 /* Aggregate functions (group_reduce). */
 #define DB_AGG_COUNT_STAR 0u

@@ -39,7 +39,7 @@ void db_eval(uint code, uint ninstr, uint desc_word, uint err_word, uint r0, uin
       } else {
         const uint side = db_desc_side(desc_word, a);
         const uint row = side == 0u ? r0 : (side == 1u ? r1 : r2);
-        sv[sp] = db_load2(db_desc_values(desc_word, a) + 2u * row);
+        sv[sp] = db_value(db_desc_values(desc_word, a), row);
         sn[sp] = db_bit(db_desc_nulls(desc_word, a), row);
       }
       ++sp;

@@ -1,7 +1,6 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// Fused scan+filter: evaluates the predicate on every input row and writes both outputs of the
-// vm_where pattern: the mask (one word per input row) and the compacted row ids of the rows
+// Fused scan+filter: evaluates the predicate on every input row and appends the ids of the rows
 // that pass (one list per side, order not kept). No predicate (0 instructions): every row passes.
 #include "db_args.h"
 #define WEFT_ARGS DB_FILTER_ARGS
@@ -13,7 +12,7 @@ layout(local_size_x = 64) in;
 void main() {
   const uint n = db_count(pc.args.in_count, pc.args.rows);
   const uint in0 = pc.args.in_ids0, in1 = pc.args.in_ids1;
-  const uint out0 = pc.args.out_ids0, out1 = pc.args.out_ids1, mask = pc.args.mask;
+  const uint out0 = pc.args.out_ids0, out1 = pc.args.out_ids1;
   const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   for (uint i = gl_GlobalInvocationID.x; i < n; i += stride) {
     // A scan of side 1 has one list: its rows are side-1 rows, so r1 follows r0 there.
@@ -25,7 +24,6 @@ void main() {
       db_eval(pc.args.code, pc.args.ninstr, pc.args.desc, pc.args.err, r0, r1, i, v, is_null);
       pass = !is_null && db_as_int(v) != 0l;
     }
-    globals_u[mask + i] = pass ? 1u : 0u;
     if (pass) {
       const uint k = atomicAdd(globals_u[pc.args.out_count], 1u);
       globals_u[out0 + k] = r0;

@@ -4,7 +4,7 @@
 // `column IS [NOT] NULL` terms, without the bytecode interpreter: the interpreter keeps its
 // operand stack in a dynamically indexed private array, which a CPU driver (lavapipe) turns
 // into per-lane memory traffic (about 0.1 us per instruction and row there). Same outputs as
-// filter.comp on a scan: the mask and the compacted row ids.
+// filter.comp on a scan: the compacted row ids.
 // Term table: DB_TERM_WORDS per term (db_ops.h).
 #include "db_args.h"
 #define WEFT_ARGS DB_FILTER_TERMS_ARGS
@@ -20,7 +20,7 @@ bool term_true(uint t, uint row) {
   if (kind == DB_TERM_IS_NULL) return is_null;
   if (kind == DB_TERM_IS_NOT_NULL) return !is_null;
   if (is_null) return false;
-  const uvec2 v = db_load2(globals_u[base] + 2u * row);
+  const uvec2 v = db_value(globals_u[base], row);
   const uvec2 c = uvec2(globals_u[base + 4u], globals_u[base + 5u]);
   int cmp;
   if (kind == DB_TERM_INT) {
@@ -41,7 +41,6 @@ void main() {
   for (uint i = gl_GlobalInvocationID.x; i < n; i += stride) {
     bool pass = true;
     for (uint t = 0u; t < nterms && pass; ++t) pass = term_true(t, i);
-    globals_u[pc.args.mask + i] = pass ? 1u : 0u;
     if (pass) globals_u[pc.args.out_ids + atomicAdd(globals_u[pc.args.out_count], 1u)] = i;
   }
 }

@@ -25,7 +25,7 @@ bool db_keys_equal(uint a, uint b) {
     const bool an = db_bit(db_key_nulls(k), ra), bn = db_bit(db_key_nulls(k), rb);
     if (an != bn) return false;
     if (an) continue;
-    const uvec2 x = db_load2(db_key_values(k) + 2u * ra), y = db_load2(db_key_values(k) + 2u * rb);
+    const uvec2 x = db_value(db_key_values(k), ra), y = db_value(db_key_values(k), rb);
     if (db_key_type(k) == DB_KEY_FLOAT ? db_as_float(x) != db_as_float(y) : x != y) return false;
   }
   return true;
@@ -37,7 +37,7 @@ uint db_keys_hash(uint row) {
     uvec2 v = uvec2(0x5bd1e995u, 0x1b873593u);  // NULL
     const uint r = db_pos_row(db_key_side(k), row);
     if (!db_bit(db_key_nulls(k), r)) {
-      v = db_load2(db_key_values(k) + 2u * r);
+      v = db_value(db_key_values(k), r);
       if (db_key_type(k) == DB_KEY_FLOAT && db_as_float(v) == 0.0) v = uvec2(0u);
     }
     h = db_hash(v, h + k);

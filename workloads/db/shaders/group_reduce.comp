@@ -61,7 +61,7 @@ void main() {
       for (uint m = t; fn != DB_AGG_COUNT_STAR && m < size; m += 64u) {
         const uint row = pos_row(side, db_row(members, begin + m));
         if (db_bit(nulls, row)) continue;
-        const uvec2 v = db_load2(vals + 2u * row);
+        const uvec2 v = db_value(vals, row);
         if (fn == DB_AGG_SUM_I) {
           int64_t r;
           if (add_overflows(si, db_as_int(v), r)) ovf = 1u;
@@ -126,7 +126,7 @@ void main() {
         const uint src = globals_u[keys + 8u * k], src_nulls = globals_u[keys + 8u * k + 1u];
         const uint row = pos_row(globals_u[keys + 8u * k + 4u], rep);
         const bool n = db_bit(src_nulls, row);
-        db_store2(globals_u[keys + 8u * k + 2u] + 2u * g, n ? uvec2(0u) : db_load2(src + 2u * row));
+        db_store2(globals_u[keys + 8u * k + 2u] + 2u * g, n ? uvec2(0u) : db_value(src, row));
         db_set_bit(globals_u[keys + 8u * k + 3u], g, n);
       }
     }

@@ -7,7 +7,7 @@
 #include "db.glsl"
 
 bool db_join_key(uint values, uint nulls, uint row, out uvec2 key) {
-  key = db_load2(values + 2u * row);
+  key = db_value(values, row);
   return !db_bit(nulls, row);
 }
 #ifdef DB_JOIN_EMIT

@@ -23,7 +23,9 @@ using weft::test::ValidationClean;
 // Runs `sql` on the device and in `peer` (SQLite over the same tables) and checks the rows agree
 // (in order when the query has ORDER BY, as multisets otherwise). When a scan predicate ran as a
 // term list (filter_terms), the query runs once more with the interpreter forced, so both scan
-// kernels are held to SQLite on every query.
+// kernels are held to SQLite on every query. On a device with bufferDeviceAddress every query
+// also runs with its tables in far segments split over allocations of 4 KiB (how tables beyond
+// the storage-buffer window run), so the far variants of the kernels are held to SQLite too.
 inline QueryStats check_query(Database& db, Sqlite& peer, const std::string& sql, QueryOptions options = {}) {
   INFO(sql);
   const Plan plan = prepare_sql(sql, db);
@@ -40,6 +42,13 @@ inline QueryStats check_query(Database& db, Sqlite& peer, const std::string& sql
     QueryOptions interpreted = options;
     interpreted.interpret_filters = true;
     CHECK(run(interpreted).term_filters == 0);
+  }
+  if (device().info().buffer_device_address && options.columns == QueryOptions::Columns::Auto) {
+    const weft::test::ScopedEnv cap("WEFT_MAX_ALLOCATION_BYTES", "4096");
+    QueryOptions far = options;
+    far.columns = QueryOptions::Columns::Far;
+    INFO("tables in far segments");
+    run(far);
   }
   return stats;
 }
