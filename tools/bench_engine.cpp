@@ -329,9 +329,154 @@ void bench_copy(Device& dev, uint64_t bytes, int reps) {
       .print();
 }
 
+// The driver's own figures for the two ways of reaching memory, without Weft: a minimal
+// raw-Vulkan copy kernel through a descriptor and the same kernel through device addresses
+// pushed as constants (raw_copy_ssbo.comp, raw_copy_address.comp). Their ratio bounds what the
+// far path can reach on this device.
+class RawCopy {
+ public:
+  RawCopy(Device& dev, uint64_t bytes) : dev_(dev), bytes_(bytes) {
+    const VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT |
+                                     VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    src_ = std::make_unique<Buffer>(dev, bytes, usage, MemoryUse::DeviceLocal, "raw.src");
+    dst_ = std::make_unique<Buffer>(dev, bytes, usage, MemoryUse::DeviceLocal, "raw.dst");
+    VkDevice d = dev.vk();
+    VkDescriptorSetLayoutBinding b[2]{};
+    for (uint32_t i = 0; i < 2; ++i) b[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+    VkDescriptorSetLayoutCreateInfo li{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+    li.bindingCount = 2;
+    li.pBindings = b;
+    vk_check(vkCreateDescriptorSetLayout(d, &li, nullptr, &set_layout_), "raw copy set layout");
+    VkPushConstantRange pr{VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(Push)};
+    VkPipelineLayoutCreateInfo pli{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    pli.setLayoutCount = 1;
+    pli.pSetLayouts = &set_layout_;
+    pli.pushConstantRangeCount = 1;
+    pli.pPushConstantRanges = &pr;
+    vk_check(vkCreatePipelineLayout(d, &pli, nullptr, &layout_), "raw copy pipeline layout");
+    descriptor_pipeline_ = pipeline("raw_copy_ssbo");
+    address_pipeline_ = pipeline("raw_copy_address");
+    VkDescriptorPoolSize ps{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2};
+    VkDescriptorPoolCreateInfo pi{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    pi.maxSets = 1;
+    pi.poolSizeCount = 1;
+    pi.pPoolSizes = &ps;
+    vk_check(vkCreateDescriptorPool(d, &pi, nullptr, &pool_), "raw copy pool");
+    VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    ai.descriptorPool = pool_;
+    ai.descriptorSetCount = 1;
+    ai.pSetLayouts = &set_layout_;
+    vk_check(vkAllocateDescriptorSets(d, &ai, &set_), "raw copy set");
+    VkDescriptorBufferInfo info[2] = {{src_->vk(), 0, VK_WHOLE_SIZE}, {dst_->vk(), 0, VK_WHOLE_SIZE}};
+    VkWriteDescriptorSet w[2];
+    for (uint32_t i = 0; i < 2; ++i) {
+      w[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+      w[i].dstSet = set_;
+      w[i].dstBinding = i;
+      w[i].descriptorCount = 1;
+      w[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+      w[i].pBufferInfo = &info[i];
+    }
+    vkUpdateDescriptorSets(d, 2, w, 0, nullptr);
+    VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    qi.queryCount = 2;
+    vk_check(vkCreateQueryPool(d, &qi, nullptr, &queries_), "raw copy query pool");
+  }
+  ~RawCopy() {
+    VkDevice d = dev_.vk();
+    vkDestroyQueryPool(d, queries_, nullptr);
+    vkDestroyDescriptorPool(d, pool_, nullptr);
+    vkDestroyPipeline(d, descriptor_pipeline_, nullptr);
+    vkDestroyPipeline(d, address_pipeline_, nullptr);
+    vkDestroyPipelineLayout(d, layout_, nullptr);
+    vkDestroyDescriptorSetLayout(d, set_layout_, nullptr);
+  }
+
+  Buffer& src() { return *src_; }
+  Buffer& dst() { return *dst_; }
+
+  // GPU ns of one copy of all the bytes, through device addresses or the descriptors.
+  double run(bool through_addresses, uint32_t groups) {
+    const Push push{src_->device_address(), dst_->device_address(), uint32_t(bytes_ / 16)};
+    dev_.run_once([&](VkCommandBuffer cmd) {
+      vkCmdResetQueryPool(cmd, queries_, 0, 2);
+      vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, through_addresses ? address_pipeline_ : descriptor_pipeline_);
+      vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout_, 0, 1, &set_, 0, nullptr);
+      vkCmdPushConstants(cmd, layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
+      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries_, 0);
+      vkCmdDispatch(cmd, groups, 1, 1);
+      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, 1);
+    });
+    uint64_t ts[2];
+    vk_check(vkGetQueryPoolResults(dev_.vk(), queries_, 0, 2, sizeof ts, ts, 8, VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+             "raw copy timestamps");
+    return double(ts[1] - ts[0]) * dev_.info().timestamp_period_ns;
+  }
+
+ private:
+  struct Push {
+    uint64_t src_address, dst_address;
+    uint32_t count;
+  };
+  VkPipeline pipeline(const char* kernel) {
+    const auto& spirv = weft_test_kernels.get(kernel)->spirv(false);
+    VkShaderModuleCreateInfo mi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    mi.codeSize = spirv.size() * 4;
+    mi.pCode = spirv.data();
+    VkShaderModule module;
+    vk_check(vkCreateShaderModule(dev_.vk(), &mi, nullptr, &module), "raw copy shader module");
+    VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    ci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, nullptr, 0, VK_SHADER_STAGE_COMPUTE_BIT, module, "main", nullptr};
+    ci.layout = layout_;
+    VkPipeline out;
+    vk_check(vkCreateComputePipelines(dev_.vk(), VK_NULL_HANDLE, 1, &ci, nullptr, &out), "raw copy pipeline");
+    vkDestroyShaderModule(dev_.vk(), module, nullptr);
+    return out;
+  }
+
+  Device& dev_;
+  uint64_t bytes_;
+  std::unique_ptr<Buffer> src_, dst_;
+  VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
+  VkPipelineLayout layout_ = VK_NULL_HANDLE;
+  VkPipeline descriptor_pipeline_ = VK_NULL_HANDLE, address_pipeline_ = VK_NULL_HANDLE;
+  VkDescriptorPool pool_ = VK_NULL_HANDLE;
+  VkDescriptorSet set_ = VK_NULL_HANDLE;
+  VkQueryPool queries_ = VK_NULL_HANDLE;
+};
+
+// Median GPU ns of the raw copy each way, alternating; both must copy the pattern exactly.
+struct RawCopyTimes {
+  double descriptor_ns = 0, address_ns = 0;
+  bool correct = false;
+};
+RawCopyTimes time_raw_copies(Device& dev, const std::vector<uint32_t>& pattern, uint32_t groups, int reps) {
+  const uint64_t bytes = pattern.size() * 4;
+  RawCopy raw(dev, bytes);
+  raw.src().write(0, pattern.data(), bytes);
+  bool correct = true;
+  std::vector<double> by_descriptor, by_address;
+  for (int r = -1; r < reps; ++r) {  // r = -1: warm-up, checked, not timed
+    for (const bool address : {false, true}) {
+      raw.dst().fill(0, bytes, 0);
+      const double ns = raw.run(address, groups);
+      if (r < 0) {
+        std::vector<uint32_t> back(pattern.size());
+        raw.dst().read(0, back.data(), bytes);
+        correct = correct && back == pattern;
+      } else {
+        (address ? by_address : by_descriptor).push_back(ns);
+      }
+    }
+  }
+  return {median(by_descriptor), median(by_address), correct};
+}
+
 // The same streaming copy through far segments split over several allocations, against the
 // in-window copy of the same bytes in the same run (the far path's overhead: table lookups and
-// device addresses instead of a descriptor).
+// device addresses instead of a descriptor), and the driver's own ratio for the two kinds of
+// access (RawCopy): where that is far below 1, so is the far path.
 void bench_far_copy(Device& dev, uint64_t bytes, int reps) {
   bytes = bytes / 16 * 16;
   const uint32_t count = uint32_t(bytes / 16);
@@ -369,6 +514,7 @@ void bench_far_copy(Device& dev, uint64_t bytes, int reps) {
   };
   const auto [near_ns, near_ok] = timed(false);
   const auto [far_ns, far_ok] = timed(true);
+  const RawCopyTimes raw = time_raw_copies(dev, pattern, groups, reps);
   Line("engine.far_segment_streaming", dev)
       .num("bytes", double(bytes))
       .num("allocations_per_segment", 4)
@@ -377,7 +523,11 @@ void bench_far_copy(Device& dev, uint64_t bytes, int reps) {
       .num("far_gpu_ns", far_ns)
       .num("far_gb_per_s", 2.0 * bytes / far_ns)
       .num("ratio_far_vs_in_window", near_ns / far_ns)
-      .boolean("correct", near_ok && far_ok)
+      .num("raw_descriptor_gpu_ns", raw.descriptor_ns)
+      .num("raw_device_address_gpu_ns", raw.address_ns)
+      .num("raw_ratio_device_address_vs_descriptor", raw.descriptor_ns / raw.address_ns)
+      .num("ratio_far_vs_raw_device_address", raw.address_ns / far_ns)
+      .boolean("correct", near_ok && far_ok && raw.correct)
       .print();
 }
 
