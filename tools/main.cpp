@@ -2,6 +2,7 @@
 // here; every workload's command comes from the registry its CMakeLists registered it in.
 #include <cstdio>
 #include <cstring>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,11 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const Error& e) {
     std::fprintf(stderr, "weft %s: %s\n", command.c_str(), e.what());
+    return 1;
+  } catch (const std::bad_alloc&) {
+    // Not a bug to report but a size to change: name it as the C ABI does.
+    std::fprintf(stderr, "weft %s: out of host memory: an allocation failed (smaller inputs, or the WEFT_MAX_* limits)\n",
+                 command.c_str());
     return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "weft %s: unexpected error: %s\n", command.c_str(), e.what());
