@@ -176,6 +176,8 @@ Network parse_model(const std::string& text, const std::string& source_name) {
   } catch (const json::parse_error& e) {
     // e.byte is one past the offending character.
     fail(ErrorCode::BadInput, source_name + ":" + line_col(text, e.byte ? e.byte - 1 : 0) + ": JSON syntax error: " + e.what());
+  } catch (const json::out_of_range& e) {  // a number beyond double's range (1e400)
+    fail(ErrorCode::BadInput, source_name + ": JSON number out of range: " + e.what());
   }
   return parse_model(j, source_name);
 }

@@ -152,6 +152,8 @@ BpeTokenizer BpeTokenizer::parse(std::string_view text, const std::string& path)
     doc = json::parse(text);
   } catch (const json::parse_error& e) {
     fail(ErrorCode::BadInput, path + ": JSON syntax error at byte " + std::to_string(e.byte) + ": " + e.what());
+  } catch (const json::out_of_range& e) {  // a number beyond double's range (1e400)
+    fail(ErrorCode::BadInput, path + ": JSON number out of range: " + e.what());
   }
   if (!doc.is_object()) fail(ErrorCode::BadInput, path + ": expected a JSON object at the top level");
   BpeTokenizer t;

@@ -106,6 +106,7 @@ TEST_CASE("volumetric model: nesting past the limit is refused before any recurs
 
 TEST_CASE("volumetric model: malformed files are refused naming the key") {
   CHECK(error_of("{\"grid\": {\"depth\": 1,,}}").find("m.json:1:") != std::string::npos);
+  CHECK(error_of(edit("\"rows\": 1", "\"rows\": 1e400")).find("m.json: JSON number out of range") != std::string::npos);
   CHECK(error_of(edit("\"depth\": 2, ", "")).find("grid: missing key \"depth\"") != std::string::npos);
   CHECK(error_of(edit("\"rows\": 1", "\"rows\": 0")).find("grid.rows: expected a positive integer") != std::string::npos);
   CHECK(error_of(edit("\"dtype\": \"int8\"", "\"dtype\": \"int9\"")).find("grid.dtype") != std::string::npos);

@@ -245,6 +245,9 @@ TEST_CASE("token_vm frontend: malformed tokenizer.json names the key") {
   CHECK_CONTAINS(malformed(replace("\"content\": \"<tool>\"", "\"content\": \"\"")), "key 'added_tokens[1].content'");
   CHECK_CONTAINS(malformed(replace("\"id\": 301", "\"id\": 5")), "key 'added_tokens[1].id': id 5 already belongs to another token");
   CHECK_CONTAINS(malformed(replace("\"added_tokens\": [", "\"added_tokens\": 3, \"x\": [")), "key 'added_tokens': expected an array");
+  // Regression: a number beyond double's range was an "unexpected error".
+  CHECK_CONTAINS(malformed(R"({"model": {"type": "BPE", "vocab": {"a": 1e400}, "merges": []}})"), "tok.json: JSON number");
+  CHECK_CONTAINS(malformed(R"({"model": {"type": "BPE", "vocab": {"a": 1e10}, "merges": []}})"), "key 'model.vocab.a': expected an id");
 }
 
 // An independent reference: bpe_reference.py runs GPT-2's encoder (the pre-tokenizer regex with
