@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -118,6 +119,12 @@ class Device {
   // The pipelines of every program on this device share one cache and one pipeline layout.
   PipelineCache& pipelines();
 
+  // The most loop iterations one invocation runs before the driver stops its loops on its own
+  // (llvmpipe: 65535, all loops of the invocation together), or UINT32_MAX when a probe of
+  // 2^20 iterations runs whole. Measured once, with a one-invocation kernel (loop_probe.cpp).
+  // Workloads whose loops may run longer size their dispatches below it or refuse.
+  uint32_t loop_iteration_limit();
+
  private:
   Device() = default;
   DeviceInfo info_;
@@ -135,6 +142,8 @@ class Device {
   std::unique_ptr<ValidationLog> validation_log_ = std::make_unique<ValidationLog>();
   std::unique_ptr<PipelineCache> pipelines_;
   std::mutex pipelines_mutex_;
+  std::optional<uint32_t> loop_iteration_limit_;
+  std::mutex probe_mutex_;
 };
 
 }  // namespace weft

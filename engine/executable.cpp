@@ -54,6 +54,11 @@ Executable::Executable(Device& device, Program program, RecordOptions options)
   program_.validate(info);
   plan_ = plan_program(program_, options_.barriers);
 
+  static constexpr InputLimit kRunDeadline{"run deadline in seconds", "WEFT_RUN_DEADLINE_S", 600};
+  const uint64_t deadline_s = input_limit(kRunDeadline);
+  run_deadline_ns_ = options_.run_deadline_ns ? options_.run_deadline_ns
+                     : deadline_s > UINT64_MAX / 1000000000 ? UINT64_MAX
+                                                            : deadline_s * 1000000000;
   // WEFT_MAX_ALLOCATION_BYTES caps far segments' chunks like the option (the smaller wins).
   static constexpr InputLimit kAllocationCap{"allocation size", "WEFT_MAX_ALLOCATION_BYTES", UINT64_MAX};
   uint64_t max_allocation = std::min(info.max_memory_allocation_size, input_limit(kAllocationCap));
@@ -211,7 +216,34 @@ bool Executable::done(Ticket ticket) const {
   return value >= ticket.value;
 }
 
-void Executable::run() { wait(submit()).throw_if_failed(); }
+void Executable::run() {
+  const Ticket ticket = submit();
+  const Status s = wait(ticket, run_deadline_ns_);
+  if (!s && s.code == ErrorCode::Timeout) fail(ErrorCode::Timeout, describe_overrun(ticket));
+  s.throw_if_failed();
+}
+
+// Which stage a run that passed its deadline is in: the first one in recorded order whose
+// closing timestamp is not yet written. Lavapipe (a CPU device) answers a query read only once
+// its queue is idle, which would turn the deadline back into an unbounded wait, so there the
+// stage is not named.
+std::string Executable::describe_overrun(Ticket ticket) const {
+  const std::string head = "program '" + program_.name() + "': run " + std::to_string(ticket.value) + " still running after " +
+                           std::to_string(run_deadline_ns_ / 1000000) + " ms (RecordOptions::run_deadline_ns, WEFT_RUN_DEADLINE_S)";
+  if (!queries_ || !options_.stage_timestamps) return head + "; per-stage timestamps are off, so the stage is unknown";
+  if (device_.info().type == "cpu") return head + "; a CPU device reports no stage while a run is in flight";
+  const uint32_t n = query_count();
+  std::vector<uint64_t> raw(2 * size_t(n));  // (value, availability) per query
+  vkGetQueryPoolResults(device_.vk(), queries_, 0, n, raw.size() * 8, raw.data(), 16,
+                        VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+  for (size_t pos = 0; pos < plan_.order.size(); ++pos)
+    if (raw[2 * (pos + 1) + 1] == 0) {
+      const uint32_t stage = plan_.order[pos];
+      return head + ", in stage " + std::to_string(stage) + " '" + program_.stages()[stage].name + "' (" +
+             std::to_string(pos + 1) + " of " + std::to_string(plan_.order.size()) + " in recorded order)";
+    }
+  return head + ", past its last stage";
+}
 
 void Executable::wait_idle() {
   if (submitted_ && timeline_) wait(Ticket{submitted_});

@@ -27,6 +27,11 @@ struct RecordOptions {
   // maxMemoryAllocationSize, or WEFT_MAX_ALLOCATION_BYTES when smaller). Lower values exercise
   // the split path on small data.
   uint64_t max_allocation_bytes = 0;
+  // How long run() waits for a run before it reports a Timeout naming the stage still running
+  // (0: WEFT_RUN_DEADLINE_S seconds, default 600; UINT64_MAX: no deadline). The GPU work itself
+  // cannot be withdrawn from the queue: the executable waits for it (unbounded) before it is
+  // destroyed, and a driver whose watchdog stops it reports DeviceLost.
+  uint64_t run_deadline_ns = 0;
 };
 
 // A submitted run: the timeline-semaphore value that marks its completion.
@@ -108,7 +113,7 @@ class Executable {
   Ticket submit();                                        // non-blocking
   Status wait(Ticket ticket, uint64_t timeout_ns = UINT64_MAX);  // DeviceLost / Timeout as status
   bool done(Ticket ticket) const;
-  void run();                                             // submit + wait, throwing on failure
+  void run();                                             // submit + wait (the run deadline), throwing on failure
   Timings timings();                                      // of the last completed run
 
   // Appends this program to a command buffer the caller records and submits (VkFFT style):
@@ -118,11 +123,13 @@ class Executable {
  private:
   void wait_idle();
   uint32_t query_count() const;
+  std::string describe_overrun(Ticket ticket) const;
   void check_fits_device(const DeviceInfo& info) const;
 
   Device& device_;
   Program program_;
   RecordOptions options_;
+  uint64_t run_deadline_ns_ = UINT64_MAX;
   Plan plan_;
   std::vector<std::unique_ptr<Buffer>> buffers_;
   std::unique_ptr<FarMemory> far_;

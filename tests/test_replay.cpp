@@ -73,3 +73,51 @@ TEST_CASE("two executables append into one caller-owned command buffer and run w
   CHECK(first.read_segment<uint32_t>(Binding::Globals, "x") == std::vector<uint32_t>(64, 3));
   CHECK(second.read_segment<uint32_t>(Binding::Globals, "x") == std::vector<uint32_t>(64, 5));
 }
+
+namespace {
+// A quick stage, then one of `groups` workgroups spinning 2^16 rounds per invocation (long
+// loops are no way to make a stage long: llvmpipe stops them after 65535 iterations), then a
+// quick one.
+Program spinning_program(uint32_t groups) {
+  Program p("spinning");
+  p.globals().add("out", 16);
+  const InstanceId a = p.add_instance("a", 1);
+  for (const char* name : {"before", "spin", "after"}) {
+    StageSpec s;
+    s.name = name;
+    s.kernel = weft_test_kernels.get("spin");
+    s.instance = a;
+    const bool spin = std::string(name) == "spin";
+    s.groups = {spin ? groups : 1u, 1, 1};
+    s.args = conformance::SpinArgs{.rounds = spin ? 2u : 1u, .sink = p.segment(Binding::Globals, "out")}.bind();
+    p.add_stage(s);
+  }
+  return p;
+}
+}  // namespace
+
+TEST_CASE("a run past its deadline is a Timeout naming the program and, where the device tells, the stage") {
+  test::ValidationClean clean;
+  RecordOptions o;
+  o.run_deadline_ns = 20'000'000;  // 20 ms against a stage of about a second on lavapipe
+  Executable exe(test::device(), spinning_program(1024), o);
+  const std::string msg = test::error_message_of([&] { exe.run(); });
+  CHECK(msg.find("timeout: program 'spinning': run 1 still running after 20 ms") == 0);
+  if (test::device().info().type == "cpu") CHECK(msg.find("a CPU device reports no stage") != std::string::npos);
+  else CHECK(msg.find("in stage 1 'spin' (2 of 3 in recorded order)") != std::string::npos);
+  // The run still ends (the queue cannot drop it), and the next one is judged the same way.
+  REQUIRE(exe.wait(Ticket{1}));
+  CHECK(test::error_code_of([&] { exe.run(); }) == ErrorCode::Timeout);
+  REQUIRE(exe.wait(Ticket{2}));
+}
+
+TEST_CASE("the run deadline comes from WEFT_RUN_DEADLINE_S, and 0 there means none") {
+  {
+    const test::ScopedEnv deadline("WEFT_RUN_DEADLINE_S", "0");
+    Executable exe(test::device(), spinning_program(4));
+    CHECK_NOTHROW(exe.run());
+  }
+  const test::ScopedEnv bad("WEFT_RUN_DEADLINE_S", "soon");
+  CHECK(test::error_message_of([&] { Executable(test::device(), spinning_program(1)); }).find("WEFT_RUN_DEADLINE_S='soon'") !=
+        std::string::npos);
+}

@@ -43,6 +43,8 @@
 #define TEST_TALLY_ARGS(X) X(WEFT_INOUT(Globals), counter) X(WEFT_U32, tag)
 /* tick: counter += 1; the new value becomes this instance's Metrics counter 0. */
 #define TEST_TICK_ARGS(X) X(WEFT_INOUT(Globals), counter)
+/* spin: `rounds` x 2^15 rounds of arithmetic per invocation (a long, finite stage). */
+#define TEST_SPIN_ARGS(X) X(WEFT_U32, rounds) X(WEFT_OUT(Globals), sink)
 
 #ifdef __cplusplus
 namespace weft::conformance {
@@ -60,6 +62,7 @@ WEFT_KERNEL_ARGS(ProcessListArgs, TEST_PROCESS_LIST_ARGS)
 WEFT_KERNEL_ARGS(StatusGateArgs, TEST_STATUS_GATE_ARGS)
 WEFT_KERNEL_ARGS(TallyArgs, TEST_TALLY_ARGS)
 WEFT_KERNEL_ARGS(TickArgs, TEST_TICK_ARGS)
+WEFT_KERNEL_ARGS(SpinArgs, TEST_SPIN_ARGS)
 }  // namespace weft::conformance
 #endif
 #endif /* WEFT_TEST_ARGS_H */

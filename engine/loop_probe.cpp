@@ -1,0 +1,28 @@
+// Device::loop_iteration_limit: one invocation asked for 2^20 iterations counts how many ran.
+#include "device.h"
+#include "engine_kernels.h"
+#include "executable.h"
+#include "weft_engine_args.h"
+
+namespace weft {
+
+uint32_t Device::loop_iteration_limit() {
+  std::lock_guard lock(probe_mutex_);
+  if (loop_iteration_limit_) return *loop_iteration_limit_;
+  constexpr uint32_t kAsked = 1u << 20;
+  Program p("loop_probe");
+  p.globals().add("ran", 4);
+  StageSpec s;
+  s.name = "loop_probe";
+  s.kernel = engine_kernel("loop_probe");
+  s.instance = p.add_instance("probe", 1);
+  s.args = LoopProbeArgs{.iterations = kAsked, .ran = p.segment(Binding::Globals, "ran")}.bind();
+  p.add_stage(s);
+  Executable exe(*this, std::move(p));
+  exe.run();
+  const uint32_t ran = exe.read_segment<uint32_t>(Binding::Globals, "ran")[0];
+  loop_iteration_limit_ = ran < kAsked ? ran : UINT32_MAX;
+  return *loop_iteration_limit_;
+}
+
+}  // namespace weft
