@@ -661,7 +661,7 @@ class Builder {
                                .naggs = uint32_t(g.args.size()), .agg_table = g.agg_table,
                                .nkeys = uint32_t(g.keys.size()), .keycopy_table = g.keycopy_table, .rep = g.rep,
                                .err = counter(kError), .ids0 = or_absent<GlobalsIn>(in.ids0_list),
-                               .ids1 = or_absent<GlobalsIn>(in.ids1_list)}
+                               .ids1 = or_absent<GlobalsIn>(in.ids1_list), .loop_budget = q_.loop_budget}
                    .bind();
     // Besides the arguments: the input's count and columns, the key and argument columns (and
     // the member list, declared even when the members are the identity).

@@ -74,13 +74,17 @@ void DeviceQuery::build() {
   QueryOptions o = options_;
   const bool automatic = o.columns == QueryOptions::Columns::Auto;
   if (automatic) o.columns = QueryOptions::Columns::InWindow;
+  const uint32_t loop_limit = device_.loop_iteration_limit();
+  const uint32_t budget = loop_limit == UINT32_MAX ? UINT32_MAX : loop_limit - std::min(loop_limit, 1024u);
   built_ = std::make_unique<BuiltQuery>();
+  built_->loop_budget = budget;
   build_query(*built_, db_, plan_, o);
   const DeviceInfo& info = device_.info();
   if (automatic && built_->program.globals().size() > info.max_storage_buffer_range && info.buffer_device_address) {
     // The tables leave the window; the intermediate rows (row ids, groups, outputs) stay in it.
     o.columns = QueryOptions::Columns::Far;
     built_ = std::make_unique<BuiltQuery>();
+    built_->loop_budget = budget;
     build_query(*built_, db_, plan_, o);
   }
   built_->program.require_bound_window(info, o.columns == QueryOptions::Columns::Far
@@ -117,6 +121,11 @@ ResultSet DeviceQuery::run() {
       continue;
     }
     if (counters[kError] & DB_ERROR_OVERFLOW) fail(ErrorCode::BadInput, "db: integer overflow");
+    if (counters[kError] & DB_ERROR_LOOP_LIMIT)
+      fail(ErrorCode::MissingFeature, "db: a group has more rows than one workgroup may reduce on device '" + device_.info().name +
+                                          "', which stops a kernel's loops after " + std::to_string(device_.loop_iteration_limit()) +
+                                          " iterations (at most ~" + std::to_string(uint64_t(device_.loop_iteration_limit()) * 64 / 1000000) +
+                                          " M row visits per group there, all its aggregates together)");
     if (counters[kError] & DB_ERROR_STACK) fail(ErrorCode::BadInput, "db: expression stack overflow on the device");
     break;
   }

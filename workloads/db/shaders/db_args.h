@@ -94,12 +94,13 @@
 /* group_reduce: one workgroup per group (`groups_kept`) reduces the `naggs` aggregates of
  * `agg_table` over the group's members (`offsets`/`sizes` into `members`, absent: the identity)
  * and copies the `nkeys` keys of `keycopy_table` from the representative row (`rep`). Base-table
- * columns are reached through the input's row-id lists `ids0`/`ids1`. */
+ * columns are reached through the input's row-id lists `ids0`/`ids1`. An invocation that would
+ * loop more than `loop_budget` times sets DB_ERROR_LOOP_LIMIT (drivers that stop long loops). */
 #define DB_GROUP_REDUCE_ARGS(X)                                                                            \
   X(WEFT_IN(Globals), groups_kept) X(WEFT_IN(Globals), offsets) X(WEFT_IN(Globals), sizes)                    \
   X(WEFT_IN(Globals), members) X(WEFT_U32, naggs) X(WEFT_IN(Globals), agg_table) X(WEFT_U32, nkeys)           \
   X(WEFT_IN(Globals), keycopy_table) X(WEFT_IN(Globals), rep) X(WEFT_OUT(Globals), err) X(WEFT_IN(Globals), ids0) \
-  X(WEFT_IN(Globals), ids1)
+  X(WEFT_IN(Globals), ids1) X(WEFT_U32, loop_budget)
 /* sort_init: the identity permutation `perm` over `padded` positions. */
 #define DB_SORT_INIT_ARGS(X) X(WEFT_OUT(Globals), perm) X(WEFT_U32, padded)
 /* sort_step: compare-exchange pass (`k`, `j`) of a bitonic sort of `perm` over `count` output

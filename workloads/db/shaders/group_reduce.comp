@@ -47,9 +47,13 @@ void main() {
   const uint G = globals_u[pc.args.groups_kept], t = gl_LocalInvocationID.x;
   const uint members = pc.args.members, naggs = pc.args.naggs, aggs = pc.args.agg_table;
   const uint nkeys = pc.args.nkeys, keys = pc.args.keycopy_table;
+  // Every loop iteration of this invocation, counted against the budget: past it the driver
+  // may stop the loops silently (llvmpipe after 65535), so the reduction reports instead.
+  uint steps = 0u;
   for (uint g = gl_WorkGroupID.x; g < G; g += gl_NumWorkGroups.x) {
     const uint begin = globals_u[pc.args.offsets + g], size = globals_u[pc.args.sizes + g];
     for (uint a = 0u; a < naggs; ++a) {
+      steps += 8u;  // this loop, the tree's six steps and the key copy
       const uint fn = globals_u[aggs + 8u * a], vals = globals_u[aggs + 8u * a + 1u], nulls = globals_u[aggs + 8u * a + 2u];
       const uint side = globals_u[aggs + 8u * a + 5u];
       int64_t si = 0l;
@@ -59,6 +63,10 @@ void main() {
       // COUNT(*) is the group's size: no pass over the members.
       if (fn == DB_AGG_COUNT_STAR) cnt = t == 0u ? size : 0u;
       for (uint m = t; fn != DB_AGG_COUNT_STAR && m < size; m += 64u) {
+        if (++steps > pc.args.loop_budget) {
+          db_error(pc.args.err, DB_ERROR_LOOP_LIMIT);
+          break;
+        }
         const uint row = pos_row(side, db_row(members, begin + m));
         if (db_bit(nulls, row)) continue;
         const uvec2 v = db_value(vals, row);

@@ -59,11 +59,23 @@ TEST_CASE("db large: a 6M-row, 4-column table beyond the window is queried from 
       "SELECT COUNT(*), SUM(y), MAX(k) FROM t WHERE s = 'east' AND x IS NULL",
   };
   for (const char* sql : queries) {
-    INFO(sql);
+    INFO(std::string(sql));
     const db::Plan plan = prepare_sql(sql, db);
     DeviceQuery q(device(), db, plan);
     const ResultSet rs = q.run();
     CHECK(q.executable().program().globals().far_count() == 4);  // the columns left the window
     CHECK(compare_results(rs, peer.query(sql), false, weft::db::test::kFloatRel) == "");
+  }
+  // One group of all 6M rows and four aggregates: 375,000 loop steps per invocation of the
+  // reduction. Where the driver stops loops sooner (llvmpipe: 65535) the query is refused by
+  // name; it printed a COUNT of 129,761 before the guard. Elsewhere it agrees with SQLite.
+  const char* whole = "SELECT COUNT(x), SUM(y), MIN(k), MAX(x) FROM t";
+  DeviceQuery q(device(), db, prepare_sql(whole, db));
+  if (device().loop_iteration_limit() < 400000) {
+    const std::string msg = weft::test::error_message_of([&] { q.run(); });
+    CHECK(msg.find("missing feature: db: a group has more rows than one workgroup may reduce") == 0);
+    CHECK(msg.find("stops a kernel's loops after " + std::to_string(device().loop_iteration_limit())) != std::string::npos);
+  } else {
+    CHECK(compare_results(q.run(), peer.query(whole), false, weft::db::test::kFloatRel) == "");
   }
 }
