@@ -177,8 +177,7 @@ HostTables build_host_tables(BackendProgram& bp, const std::vector<DeviceLm>& lm
   return t;
 }
 
-// The per-row arrays, in the order add_row_array adds them (the trace and the slope tracker's
-// only when used).
+// The per-row arrays' segment names (the trace and the slope tracker's exist only when used).
 constexpr const char* kRowArrays[] = {"E", "L", "R", "new", "trace", "hist", "age", "slope", "keep", "removed"};
 
 // A per-row array of `records` records of `width` words: a Globals segment, or with far rows a
@@ -244,13 +243,16 @@ uint32_t row_array_ref(const Program& p, const char* segment) {
 // The far per-row arrays this program has (none with rows in the window).
 std::vector<Range> far_row_arrays(const Program& p) {
   std::vector<Range> out;
-  for (const char* name : kRowArrays)
-    if (p.globals().contains(name) && p.segment(Binding::Globals, name).far) out.push_back(p.segment(Binding::Globals, name));
+  for (const char* name : kRowArrays) {
+    if (!p.globals().contains(name)) continue;
+    const Range r = p.segment(Binding::Globals, name);
+    if (r.far) out.push_back(r);
+  }
   return out;
 }
 
-// The layout block (L_* in hypothesis_update.glsl): the word offset of every segment (WEFT_NONE for the
-// ones this program has not) and a few sizes.
+// The layout block (L_* in hypothesis_update.glsl): the word offset of every segment, or for far
+// per-row arrays their reference (WEFT_NONE for the ones this program has not), and a few sizes.
 std::vector<uint32_t> layout_block(const Program& p, const HostTables& t, const BackendProgram& bp) {
   auto hw = [&](const char* s) { return heap_word(p, s); };
   auto gw = [&](const char* s) { return globals_word(p, s); };
@@ -421,8 +423,9 @@ BackendProgram build_backend_program(Device& device, const std::vector<DeviceLm>
   p.require_bound_window(device.info(), "vulkan backend: " + std::to_string(t.lm_count) + " LMs, " +
                                             std::to_string(t.space_count) + " graph spaces, " + std::to_string(t.rows) +
                                             " hypothesis rows" +
-                                            (bp.far_rows ? " in far segments" : " in the window (a device with "
-                                                                                "bufferDeviceAddress holds them far)") +
+                                            (bp.far_rows ? " in far segments"
+                                                         : " in the window (on a device with bufferDeviceAddress, "
+                                                           "RowPlacement Auto or Far puts them in far segments)") +
                                             " (fewer graphs, LMs or hypotheses per program, or set_capacity_per_node "
                                             "lower)");
   bp.exe = std::make_unique<Executable>(device, std::move(p));
