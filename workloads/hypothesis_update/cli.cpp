@@ -38,11 +38,14 @@ const char* kMontyUsage =
     "  --objects the object graphs (default RUN_DIR/../objects)\n"
     "  --no-kernel-trace  skip Monty's kernel intermediates (times the fast path)\n"
     "       weft monty bench [--cases GxNxHxL,...] [--large] [--backend cpu|vulkan|both] [--steps S] [--k K]\n"
-    "                        [--updater default|burst] [--threads N] [--device D]\n"
+    "                        [--updater default|burst] [--threads N] [--device D] [--rows auto|window|far]\n"
     "  synthetic surface graphs (G graphs of N nodes, H hypotheses each, L LMs), every hypothesis\n"
     "  tested each step; one JSON line per case: CPU backend vs Vulkan backend (GPU timestamps) in the\n"
     "  same run and Monty's numpy figures of the spec (measured where the spec has them, else a linear\n"
-    "  estimate); then the same as a table on stderr. --large adds 10x2000x4000x4 and 77x2000x4000x16.\n";
+    "  estimate); then the same as a table on stderr. --large adds 10x2000x4000x4 and 77x2000x4000x16.\n"
+    "  With both backends the Vulkan hypotheses are checked against the CPU backend's after the last\n"
+    "  step (check: agree or disagree). --rows places the Vulkan hypothesis rows: in the bound window,\n"
+    "  in far segments, or (auto, default) far only when the program exceeds the window.\n";
 
 int replay(const weft::cli::Args& args) {
   if (args.positional.size() != 2) weft::fail(weft::ErrorCode::BadInput, "monty replay needs exactly one RUN_DIR");
@@ -181,8 +184,38 @@ void print_table(const std::vector<BenchRow>& rows, const std::string& device) {
   }
 }
 
+weft::hypothesis_update::RowPlacement row_placement(const weft::cli::Args& args) {
+  using weft::hypothesis_update::RowPlacement;
+  const std::string rows = args.get("rows", "auto");
+  if (rows == "auto") return RowPlacement::Auto;
+  if (rows == "window") return RowPlacement::InWindow;
+  if (rows == "far") return RowPlacement::Far;
+  weft::fail(weft::ErrorCode::BadInput, "--rows must be auto, window or far");
+}
+
+// The Vulkan backend's hypotheses against the CPU backend's after the same bench steps, into the
+// case's JSON line. Noiseless synthetic data reaches the aligned-vector bound of vulkan_tolerance.h
+// on the true hypotheses, once per scored step.
+bool add_check(weft::bench::Line& line, const weft::hypothesis_update::HypothesisBackend& vk,
+               const weft::hypothesis_update::HypothesisBackend& cpu, int steps) {
+  namespace hu = weft::hypothesis_update;
+  const hu::BenchAgreement a = hu::compare_bench_backends(vk, cpu, hu::kVulkanEvidenceTolerance,
+                                                          hu::kVulkanAlignedEvidenceBound * steps, hu::kVulkanGeometryTolerance);
+  line.str("check", a.agree ? "agree" : "disagree")
+      .num("check_rows", double(a.rows))
+      .num("check_count_mismatches", double(a.count_mismatches))
+      .num("check_max_evidence_error", a.max_evidence_error)
+      .num("check_rows_over_1e-4", double(a.rows_over_tolerance))
+      .num("check_rows_over_aligned_bound", double(a.rows_over_aligned))
+      .num("check_max_geometry_error", a.max_geometry_error)
+      .num("check_most_likely_graph_mismatches", double(a.most_likely_graph_mismatches))
+      .num("check_max_most_likely_evidence_error", a.max_most_likely_evidence_error);
+  return a.agree;
+}
+
 int bench(const weft::cli::Args& args) {
   weft::hypothesis_update::BenchOptions o;
+  const weft::hypothesis_update::RowPlacement rows_at = row_placement(args);
   o.steps = int(args.get_uint("steps", 5));
   o.k = int(args.get_uint("k", uint64_t(o.k)));
   o.threads = unsigned(args.get_uint("threads", 0));
@@ -210,6 +243,7 @@ int bench(const weft::cli::Args& args) {
   const auto device = weft::Device::open(dopt);
 
   std::vector<BenchRow> rows;
+  bool all_agree = true;
   for (BenchCase& c : cases) {
     c.comparable_to_monty = o.kind == weft::hypothesis_update::UpdaterKind::Default;
     BenchRow row{c};
@@ -231,10 +265,12 @@ int bench(const weft::cli::Args& args) {
         .num("steps", o.steps)
         .num("loadavg_1min", row.load);
     double cpu_ms = NAN, gpu_ms = NAN;
+    std::unique_ptr<weft::hypothesis_update::CpuBackend> cpu;  // kept for the check
     if (which != "vulkan") {
-      const weft::hypothesis_update::BenchResult r = weft::hypothesis_update::run_synthetic_bench(o);
+      cpu = std::make_unique<weft::hypothesis_update::CpuBackend>(o.threads);
+      const weft::hypothesis_update::BenchResult r = weft::hypothesis_update::run_synthetic_bench(*cpu, o);
       cpu_ms = r.seconds_per_step * 1e3;
-      line.num("cpu_threads", r.threads)
+      line.num("cpu_threads", cpu->threads())
           .num("cpu_tested_per_step", r.tested_per_step)
           .num("cpu_ms_per_step", cpu_ms)
           .num("cpu_ms_per_step_median", r.median_seconds_per_step * 1e3)
@@ -245,6 +281,7 @@ int bench(const weft::cli::Args& args) {
     }
     if (which != "cpu") try {
       weft::hypothesis_update::VulkanBackend vk(*device);
+      vk.set_row_placement(rows_at);
       const weft::hypothesis_update::BenchResult r = weft::hypothesis_update::run_synthetic_bench(vk, o, [&] {
         const weft::Timings t = vk.last_step_timings();
         return t.valid ? t.total_ns * 1e-9 : NAN;
@@ -258,6 +295,8 @@ int bench(const weft::cli::Args& args) {
       // Where the GPU time goes, per kind of stage (timestamps after every stage).
       for (const weft::KindTime& k : weft::stage_times_by_kind(vk.program()->exe->program(), vk.last_step_timings()))
         line.num(("last_step_gpu_ms_" + k.kind).c_str(), k.ns * 1e-6);
+      line.str("vulkan_rows", vk.program()->far_rows ? "far" : "window");
+      if (cpu) all_agree = add_check(line, vk, *cpu, o.steps + 1) && all_agree;
     } catch (const weft::Error& e) {  // e.g. a case too big for this device's buffer window
       line.str("vulkan_error", e.what());
     }
@@ -275,14 +314,14 @@ int bench(const weft::cli::Args& args) {
     rows.push_back(row);
   }
   print_table(rows, device->info().name);
-  return 0;
+  return all_agree ? 0 : 1;
 }
 
 }  // namespace
 
 WEFT_CLI_COMMAND(hypothesis_update) {
   return {.name = "hypothesis-update", .aliases = {"monty"}, .options = {"objects", "backend", "device", "threads", "nodes", "poses",
-              "graphs", "lms", "steps", "k", "updater", "cases"},
+              "graphs", "lms", "steps", "k", "updater", "cases", "rows"},
           .flags = {"no-kernel-trace", "large"}, .verbs = {{"replay", replay}, {"bench", ::bench}},
           .usage = kHelpLines, .help = kMontyUsage};
 }

@@ -364,6 +364,7 @@ ReplayReport replay_fixture_run(const std::string& run_dir, const ReplayOptions&
   if (options.device) {
     auto vk = std::make_unique<VulkanBackend>(*options.device);
     vk->set_kernel_trace(options.trace_kernel);
+    if (options.far_rows) vk->set_row_placement(RowPlacement::Far);
     owned = std::move(vk);
   } else {
     auto cpu = std::make_unique<CpuBackend>(options.threads);

@@ -49,6 +49,8 @@ struct ReplayOptions {
   bool trace_kernel = true;
   // Non-null: replay on the Vulkan backend on this device (float32), else on the CPU backend.
   Device* device = nullptr;
+  // Vulkan: the hypothesis rows in far segments (RowPlacement::Far) instead of where they fit.
+  bool far_rows = false;
   // > 0 (float32 replays): the most likely hypothesis and the prediction error (which uses the
   // previous best) may follow any hypothesis whose recorded evidence is within this of the
   // recorded best, since such near-ties can fall either way in float32. 0: exact ids.

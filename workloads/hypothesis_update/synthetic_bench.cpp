@@ -145,4 +145,41 @@ BenchResult run_synthetic_bench(HypothesisBackend& backend, const BenchOptions& 
   return result;
 }
 
+namespace {
+double max_abs_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  double worst = 0;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) worst = std::max(worst, std::abs(a[i] - b[i]));
+  return worst;
+}
+}  // namespace
+
+BenchAgreement compare_bench_backends(const HypothesisBackend& a, const HypothesisBackend& b, double evidence_tolerance,
+                                      double aligned_bound, double geometry_tolerance) {
+  BenchAgreement r;
+  for (int lm = 0; lm < a.num_learning_modules(); ++lm) {
+    for (int g = 0; g < a.num_graphs(); ++g) {
+      const HypothesisArrays x = a.hypotheses(lm, g), y = b.hypotheses(lm, g);
+      if (x.size() != y.size()) {
+        ++r.count_mismatches;
+        continue;
+      }
+      r.rows += x.size();
+      for (size_t h = 0; h < x.size(); ++h) {
+        const double e = std::abs(x.evidence[h] - y.evidence[h]);
+        r.max_evidence_error = std::max(r.max_evidence_error, e);
+        r.rows_over_tolerance += !(e <= evidence_tolerance);
+        r.rows_over_aligned += !(e <= evidence_tolerance + aligned_bound);
+      }
+      r.max_geometry_error = std::max({r.max_geometry_error, max_abs_difference(x.locations, y.locations),
+                                       max_abs_difference(x.rotations, y.rotations)});
+    }
+    const MostLikely x = a.most_likely(lm), y = b.most_likely(lm);
+    r.most_likely_graph_mismatches += x.graph != y.graph;
+    r.max_most_likely_evidence_error = std::max(r.max_most_likely_evidence_error, std::abs(x.evidence - y.evidence));
+  }
+  r.agree = r.count_mismatches == 0 && r.rows_over_aligned == 0 && r.max_geometry_error <= geometry_tolerance &&
+            r.max_most_likely_evidence_error <= evidence_tolerance + aligned_bound;
+  return r;
+}
+
 }  // namespace weft::hypothesis_update

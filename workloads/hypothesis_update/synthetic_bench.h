@@ -43,6 +43,24 @@ BenchResult run_synthetic_bench(const BenchOptions& options);
 BenchResult run_synthetic_bench(HypothesisBackend& backend, const BenchOptions& options,
                                 const std::function<double()>& device_seconds = {});
 
+// Two backends after the same bench (same options, same steps): how far apart their hypotheses
+// are over every LM and graph. `evidence_tolerance` is the bound every row should meet;
+// `aligned_bound` the larger one a row may need where a sensed vector aligns with a node's
+// (vulkan_tolerance.h: noiseless synthetic data reaches it on the true hypotheses), counted.
+struct BenchAgreement {
+  size_t rows = 0;                 // hypotheses compared
+  size_t count_mismatches = 0;     // (LM, graph) pairs whose hypothesis counts differ
+  double max_evidence_error = 0;
+  double max_geometry_error = 0;   // locations and rotations
+  size_t rows_over_tolerance = 0;  // evidence error above evidence_tolerance
+  size_t rows_over_aligned = 0;    // ... above evidence_tolerance + aligned_bound: disagreement
+  size_t most_likely_graph_mismatches = 0;
+  double max_most_likely_evidence_error = 0;
+  bool agree = false;  // counts equal, geometry within its tolerance, no row over the aligned bound
+};
+BenchAgreement compare_bench_backends(const HypothesisBackend& a, const HypothesisBackend& b, double evidence_tolerance,
+                                      double aligned_bound, double geometry_tolerance);
+
 // The synthetic graph itself, for tests that want a realistic surface graph.
 ObjectGraph sphere_surface_graph(const std::string& name, size_t nodes, uint64_t seed);
 

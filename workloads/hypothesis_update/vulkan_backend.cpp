@@ -81,6 +81,13 @@ void VulkanBackend::set_row_dispatch_width(uint32_t workgroups) {
   row_width_ = workgroups;
 }
 
+void VulkanBackend::set_row_placement(RowPlacement placement) {
+  require_idle("set_row_placement");
+  require_setup_allowed("set_row_placement");
+  dirty_ = dirty_ || placement != row_placement_;
+  row_placement_ = placement;
+}
+
 // Every LM (hence every group) is stacked into the same dispatches, so groups change nothing on
 // the device; they are validated like the CPU backend does.
 void VulkanBackend::set_groups(const std::vector<std::vector<int>>& groups) {
@@ -124,7 +131,7 @@ void VulkanBackend::ensure_program() {
     lms.push_back(std::move(d));
   }
   program_ = {};
-  program_ = build_backend_program(device_, lms, trace_, capacity_per_node_, row_width_);
+  program_ = build_backend_program(device_, lms, trace_, capacity_per_node_, row_width_, row_placement_);
   ++programs_recorded_;
   dirty_ = false;
 }

@@ -58,6 +58,10 @@ class VulkanBackend final : public HypothesisBackend {
   // Widest row dispatch (row stages run as a 2D grid of workgroups); tests narrow it to cover
   // the wrap-around that only programs of millions of rows would otherwise reach.
   void set_row_dispatch_width(uint32_t workgroups);
+  // Where the hypothesis rows live (vulkan_program.h); Auto (default): in the bound window when
+  // the program fits it, else in far segments. Set-up like the others. Far on a device without
+  // bufferDeviceAddress fails at the next dispatch with MissingFeature.
+  void set_row_placement(RowPlacement placement);
   Device& device() const { return device_; }
   // Programs recorded so far (one per set-up; steps replay it).
   size_t programs_recorded() const { return programs_recorded_; }
@@ -97,6 +101,7 @@ class VulkanBackend final : public HypothesisBackend {
   bool trace_ = false;
   double capacity_per_node_ = 0;
   uint32_t row_width_ = 32768;
+  RowPlacement row_placement_ = RowPlacement::Auto;
   size_t programs_recorded_ = 0;
 };
 

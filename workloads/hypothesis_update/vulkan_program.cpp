@@ -177,9 +177,22 @@ HostTables build_host_tables(BackendProgram& bp, const std::vector<DeviceLm>& lm
   return t;
 }
 
-// The segments: the tables in Heap; the hypothesis arrays, node feature evidence and order, the
-// step inputs, statistics and LM state (and the kernel trace or the slope tracker's arrays when
-// used) in Globals.
+// The per-row arrays' segment names (the trace and the slope tracker's exist only when used).
+constexpr const char* kRowArrays[] = {"E", "L", "R", "new", "trace", "hist", "age", "slope", "keep", "removed"};
+
+// A per-row array of `records` records of `width` words: a Globals segment, or with far rows a
+// far segment of its own whose record is one row, so a row never straddles two allocations.
+void add_row_array(SegmentLayout& glob, const char* name, uint64_t records, uint64_t width, bool far) {
+  const uint64_t bytes = std::max<uint64_t>(records * width, 1) * 4;
+  if (far)
+    glob.add_far(name, bytes, width * 4);
+  else
+    glob.add(name, bytes);
+}
+
+// The segments: the tables in Heap; the hypothesis arrays (in the window or far, bp.far_rows),
+// node feature evidence and order, the step inputs, statistics and LM state (and the kernel
+// trace or the slope tracker's arrays when used) in Globals.
 void add_segments(Program& p, const HostTables& t, const BackendProgram& bp) {
   auto& heap = p.heap();
   auto& glob = p.globals();
@@ -199,49 +212,67 @@ void add_segments(Program& p, const HostTables& t, const BackendProgram& bp) {
     heap.add("grid_cells", bytes(t.grid_cells.size()));
     heap.add("grid_nodes", bytes(t.grid_nodes.size()));
   }
-  glob.add("E", bytes(H));
-  glob.add("L", bytes(size_t(H) * 3));
-  glob.add("R", bytes(size_t(H) * 9));
-  glob.add("new", bytes(size_t(C) * H));
+  auto rows = [&](const char* name, uint64_t records, uint64_t width) { add_row_array(glob, name, records, width, bp.far_rows); };
+  rows("E", H, 1);
+  rows("L", H, 3);
+  rows("R", H, 9);
+  rows("new", uint64_t(C) * H, 1);  // record c * H + h: channel-major, as in the window
   glob.add("fe", bytes(t.fe_words));
   glob.add("order", bytes(t.order_words));
   glob.add("input", bytes(size_t(M) * bp.input_stride));
   glob.add("stats", bytes(size_t(S) * kHypStatsWords));
   glob.add("lmstate", bytes(size_t(M) * kHypLmStateWords));
-  if (bp.trace) glob.add("trace", bytes(size_t(H) * kHypTraceWords));
+  if (bp.trace) rows("trace", H, kHypTraceWords);
   if (bp.burst) {
-    glob.add("hist", bytes(size_t(H) * t.window));
-    glob.add("age", bytes(H));
-    glob.add("slope", bytes(H));
-    glob.add("keep", bytes(H));
-    glob.add("removed", bytes(H));
+    rows("hist", H, t.window);
+    rows("age", H, 1);
+    rows("slope", H, 1);
+    rows("keep", H, 1);
+    rows("removed", H, 1);
   }
 }
 
 uint32_t heap_word(const Program& p, const char* segment) { return p.heap().at(segment).word_offset(); }
 uint32_t globals_word(const Program& p, const char* segment) { return p.globals().at(segment).word_offset(); }
+// A per-row array's layout word: its Globals word, or WEFT_REF_FAR | its far index
+// (hyp_row_* in hypothesis_update.glsl tell them apart).
+uint32_t row_array_ref(const Program& p, const char* segment) {
+  const Range r = p.segment(Binding::Globals, segment);
+  return r.far ? WEFT_REF_FAR | (r.far - 1) : uint32_t(r.offset / 4);
+}
+// The far per-row arrays this program has (none with rows in the window).
+std::vector<Range> far_row_arrays(const Program& p) {
+  std::vector<Range> out;
+  for (const char* name : kRowArrays) {
+    if (!p.globals().contains(name)) continue;
+    const Range r = p.segment(Binding::Globals, name);
+    if (r.far) out.push_back(r);
+  }
+  return out;
+}
 
-// The layout block (L_* in hypothesis_update.glsl): the word offset of every segment (WEFT_NONE for the
-// ones this program has not) and a few sizes.
+// The layout block (L_* in hypothesis_update.glsl): the word offset of every segment, or for far
+// per-row arrays their reference (WEFT_NONE for the ones this program has not), and a few sizes.
 std::vector<uint32_t> layout_block(const Program& p, const HostTables& t, const BackendProgram& bp) {
   auto hw = [&](const char* s) { return heap_word(p, s); };
   auto gw = [&](const char* s) { return globals_word(p, s); };
-  auto gw_opt = [&](const char* s, bool present) { return present ? gw(s) : WEFT_NONE; };
+  auto rw = [&](const char* s) { return row_array_ref(p, s); };
+  auto rw_opt = [&](const char* s, bool present) { return present ? rw(s) : WEFT_NONE; };
   std::vector<uint32_t> layout(kLayoutWords, 0);
-  layout[kE] = gw("E");
-  layout[kL] = gw("L");
-  layout[kR] = gw("R");
-  layout[kNew] = gw("new");
+  layout[kE] = rw("E");
+  layout[kL] = rw("L");
+  layout[kR] = rw("R");
+  layout[kNew] = rw("new");
   layout[kFe] = gw("fe");
   layout[kInput] = gw("input");
   layout[kStats] = gw("stats");
   layout[kLmState] = gw("lmstate");
-  layout[kTrace] = gw_opt("trace", bp.trace);
-  layout[kHist] = gw_opt("hist", bp.burst);
-  layout[kAge] = gw_opt("age", bp.burst);
-  layout[kSlope] = gw_opt("slope", bp.burst);
-  layout[kKeep] = gw_opt("keep", bp.burst);
-  layout[kRemoved] = gw_opt("removed", bp.burst);
+  layout[kTrace] = rw_opt("trace", bp.trace);
+  layout[kHist] = rw_opt("hist", bp.burst);
+  layout[kAge] = rw_opt("age", bp.burst);
+  layout[kSlope] = rw_opt("slope", bp.burst);
+  layout[kKeep] = rw_opt("keep", bp.burst);
+  layout[kRemoved] = rw_opt("removed", bp.burst);
   layout[kOrder] = gw("order");
   layout[kPos] = hw("pos");
   layout[kPose] = hw("pose");
@@ -283,7 +314,9 @@ void add_stages(Program& p, const std::vector<DeviceLm>& lms, const BackendProgr
                 uint32_t row_dispatch_width) {
   const InstanceId inst = p.add_instance("hypotheses", 1);
   const Range all_heap = p.whole(Binding::Heap), all_globals = p.whole(Binding::Globals);
-  auto stage = [&](const char* name, std::array<uint32_t, 3> groups) {
+  const std::vector<Range> far_rows = far_row_arrays(p);
+  // `rows`: the kernel reaches the per-row arrays (its far variant runs when they are far).
+  auto stage = [&](const char* name, std::array<uint32_t, 3> groups, bool rows = true) {
     StageSpec s;
     s.name = name;
     s.kernel = weft_hypothesis_update_kernels.get(name);
@@ -294,6 +327,10 @@ void add_stages(Program& p, const std::vector<DeviceLm>& lms, const BackendProgr
     // Every stage reads what the previous one wrote: a full barrier between stages.
     s.reads = {all_globals};
     s.writes = {all_globals};
+    if (rows) {
+      s.reads.insert(s.reads.end(), far_rows.begin(), far_rows.end());
+      s.writes.insert(s.writes.end(), far_rows.begin(), far_rows.end());
+    }
     p.add_stage(std::move(s));
   };
   bool median = false;
@@ -304,9 +341,9 @@ void add_stages(Program& p, const std::vector<DeviceLm>& lms, const BackendProgr
   if (bp.burst) stage("slopes", row_groups);
   if (median) stage("median", {S, 1, 1});
   stage("threshold", {M, 1, 1});
-  stage("feature_evidence", {groups_for(t.max_nodes, kHypWorkgroup), S, 1});
+  stage("feature_evidence", {groups_for(t.max_nodes, kHypWorkgroup), S, 1}, false);
   if (bp.burst) stage("compact", {S, 1, 1});
-  stage("select", {S, 1, 1});
+  stage("select", {S, 1, 1}, false);
   stage("location_evidence", row_groups);
   stage("floor", {S, 1, 1});
   stage("apply", row_groups);
@@ -334,6 +371,16 @@ void upload_tables(Executable& exe, const std::vector<uint32_t>& layout, const H
   upload("grid_nodes", t.grid_nodes);
 }
 
+// Whether the per-row arrays go far: as asked, or (Auto) when the program with its rows in the
+// window exceeds the device's Globals window and the device can address far segments (without
+// it, require_bound_window refuses the program naming its sizes).
+bool place_rows_far(const DeviceInfo& info, const HostTables& t, const BackendProgram& bp, RowPlacement rows) {
+  if (rows != RowPlacement::Auto) return rows == RowPlacement::Far;
+  if (!info.buffer_device_address) return false;
+  Program probe("hypothesis_update");
+  add_segments(probe, t, bp);  // bp.far_rows is still false: the in-window layout
+  return probe.globals().size() > info.max_storage_buffer_range;
+}
 
 }  // namespace
 
@@ -360,21 +407,27 @@ uint32_t space_capacity(const UpdaterConfig& c, size_t nodes, double capacity_pe
 }
 
 BackendProgram build_backend_program(Device& device, const std::vector<DeviceLm>& lms, bool trace,
-                                     double capacity_per_node, uint32_t row_dispatch_width) {
+                                     double capacity_per_node, uint32_t row_dispatch_width, RowPlacement rows) {
   BackendProgram bp;
   bp.trace = trace;
   HostTables t = build_host_tables(bp, lms, capacity_per_node);
+  bp.far_rows = place_rows_far(device.info(), t, bp, rows);
   Program p("hypothesis_update");
   add_segments(p, t, bp);
   const std::vector<uint32_t> layout = layout_block(p, t, bp);
   resolve_table_offsets(t, p, bp);
   add_stages(p, lms, bp, t, row_dispatch_width);
   // The kernels index Heap and Globals through their bindings, which cover the first
-  // maxStorageBufferRange bytes; a bigger program is refused here instead of reading past them.
+  // maxStorageBufferRange bytes (the per-row arrays aside when they are far); a bigger program
+  // is refused here instead of reading past them.
   p.require_bound_window(device.info(), "vulkan backend: " + std::to_string(t.lm_count) + " LMs, " +
                                             std::to_string(t.space_count) + " graph spaces, " + std::to_string(t.rows) +
-                                            " hypothesis rows (fewer graphs, LMs or hypotheses per program, or "
-                                            "set_capacity_per_node lower)");
+                                            " hypothesis rows" +
+                                            (bp.far_rows ? " in far segments"
+                                                         : " in the window (on a device with bufferDeviceAddress, "
+                                                           "RowPlacement Auto or Far puts them in far segments)") +
+                                            " (fewer graphs, LMs or hypotheses per program, or set_capacity_per_node "
+                                            "lower)");
   bp.exe = std::make_unique<Executable>(device, std::move(p));
   upload_tables(*bp.exe, layout, t);
   reset_program_state(bp);

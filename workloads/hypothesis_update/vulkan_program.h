@@ -5,8 +5,9 @@
 //
 // Spaces: one per (LM, graph) pair, in LM order and, within an LM, in the LM's graph order.
 // Space s owns rows [row_offset[s], row_offset[s] + capacity[s]) of the hypothesis arrays E (H),
-// L (H,3), R (H,3,3) (and, with burst sampling, the slope history, ages, slopes); the first
-// COUNT rows (a Globals word the device maintains) are live. Capacities are padded to the
+// L (H,3), R (H,3,3) (and, with burst sampling, the slope history, ages, slopes), in the
+// Globals window or, for programs beyond it, in far segments (RowPlacement); the first COUNT
+// rows (a Globals word the device maintains) are live. Capacities are padded to the
 // 64-row workgroup so a workgroup never straddles two spaces (it then scans one graph's nodes,
 // tile by tile, in shared memory). Hypothesis counts change on the device only (deletion and
 // burst sampling); the host never needs them to record or submit a step.
@@ -41,6 +42,12 @@ inline constexpr uint32_t kHypLmGraph = 0, kHypLmHyp = 1, kHypLmEvidence = 2, kH
 // Input header words.
 inline constexpr uint32_t kHypInChannels = 3, kHypInActive = 4, kHypInFirst = 5, kHypInJ = 6;
 
+// Where the per-row hypothesis arrays (E, L, R, new, the trace and the slope tracker's) live:
+// in the bound Globals window, or in far segments of their own (programs beyond the
+// storage-buffer window; needs bufferDeviceAddress). Auto picks the window when the whole
+// program fits it, else far rows when the device can address them.
+enum class RowPlacement { Auto, InWindow, Far };
+
 struct DeviceLm {
   const UpdaterConfig* config = nullptr;
   std::vector<const ObjectGraph*> graphs;
@@ -57,6 +64,7 @@ struct BackendProgram {
   uint32_t max_frames = 2;
   bool trace = false;                  // channel 0's kernel intermediates are recorded
   bool burst = false;                  // some LM samples in bursts (slope tracker arrays exist)
+  bool far_rows = false;               // the per-row arrays are far segments (RowPlacement)
 };
 
 // BadInput when the config cannot run on the device (too many channels, feature columns, a
@@ -69,9 +77,11 @@ void check_device_config(const UpdaterConfig& config);
 uint32_t space_capacity(const UpdaterConfig& config, size_t nodes, double capacity_per_node);
 
 // Builds, records and uploads the Heap of the program for these LMs. Every LM starts with no
-// hypotheses (the caller zeroes the state with reset_program_state).
+// hypotheses (the caller zeroes the state with reset_program_state). BadInput naming the sizes
+// when what stays in the window (Heap, and Globals with or without the rows) exceeds it.
 BackendProgram build_backend_program(Device& device, const std::vector<DeviceLm>& lms, bool trace,
-                                     double capacity_per_node, uint32_t row_dispatch_width = 32768);
+                                     double capacity_per_node, uint32_t row_dispatch_width = 32768,
+                                     RowPlacement rows = RowPlacement::Auto);
 
 // Zeroes every space's counts and every LM's state (a new episode).
 void reset_program_state(BackendProgram& program);

@@ -20,8 +20,8 @@ void main() {
   if (globals_u[stat_word(s, S_TESTED)] == 0u) return;
   float total = 0.0;
   for (uint c = 0u; c < input_channels(m); ++c) {
-    const float v = globals_f[lay(L_NEW) + c * lay(L_ROWS) + h];
+    const float v = hyp_new(c, h);
     total += v != HYP_INF ? v : globals_f[stat_word(s, S_FLOOR + c)];
   }
-  globals_f[lay(L_E) + h] = globals_f[lay(L_E) + h] * param_f(m, P_PAST) + total * param_f(m, P_PRESENT);
+  hyp_set_E(h, hyp_E(h) * param_f(m, P_PAST) + total * param_f(m, P_PRESENT));
 }

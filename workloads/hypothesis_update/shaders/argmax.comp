@@ -25,7 +25,7 @@ void main() {
     const uint base = sp(s, SP_ROW_OFF);
     const uint count = globals_u[stat_word(s, S_RETAINED)] + globals_u[stat_word(s, S_ADDED)];
     for (uint h = t; h < count; h += HYP_WG) {
-      const float e = globals_f[lay(L_E) + base + h];
+      const float e = hyp_E(base + h);
       if (e > mx) { mx = e; row = base + h; }
     }
   }

@@ -20,23 +20,23 @@ void main() {
   const uint m = sp(s, SP_LM);
   if (!lm_active(m) || param_u(m, P_KIND) != 1u) return;
   const uint base = sp(s, SP_ROW_OFF), count = globals_u[stat_word(s, S_COUNT)];
-  const uint hs = lay(L_HIST_STRIDE), w = param_u(m, P_WINDOW);
+  const uint w = param_u(m, P_WINDOW);
   if (t == 0u) s_out = 0u;
   barrier();
   for (uint first = 0u; first < count; first += HYP_WG) {
     const uint local_h = first + t, h = base + local_h;
     const bool valid = local_h < count;
-    const bool keep = valid && globals_u[lay(L_KEEP) + h] != 0u;
+    const bool keep = valid && hyp_keep(h);
     float e = 0.0;
     float v[13];
     float hist[HYP_MAX_WINDOW];
     uint age = 0u;
     if (keep) {
-      e = globals_f[lay(L_E) + h];
-      for (uint i = 0u; i < 3u; ++i) v[i] = globals_f[lay(L_L) + h * 3u + i];
-      for (uint i = 0u; i < 9u; ++i) v[3u + i] = globals_f[lay(L_R) + h * 9u + i];
-      for (uint i = 0u; i < w; ++i) hist[i] = globals_f[lay(L_HIST) + h * hs + i];
-      age = globals_u[lay(L_AGE) + h];
+      e = hyp_E(h);
+      for (uint i = 0u; i < 3u; ++i) v[i] = hyp_L(h, i);
+      for (uint i = 0u; i < 9u; ++i) v[3u + i] = hyp_R(h, i);
+      for (uint i = 0u; i < w; ++i) hist[i] = hyp_hist(h, i);
+      age = hyp_age(h);
     }
     s_scan[t] = keep ? 1u : 0u;
     barrier();
@@ -50,13 +50,13 @@ void main() {
     const uint kept_before = s_out + s_scan[t] - (keep ? 1u : 0u);
     if (keep) {
       const uint o = base + kept_before;
-      globals_f[lay(L_E) + o] = e;
-      for (uint i = 0u; i < 3u; ++i) globals_f[lay(L_L) + o * 3u + i] = v[i];
-      for (uint i = 0u; i < 9u; ++i) globals_f[lay(L_R) + o * 9u + i] = v[3u + i];
-      for (uint i = 0u; i < w; ++i) globals_f[lay(L_HIST) + o * hs + i] = hist[i];
-      globals_u[lay(L_AGE) + o] = age;
+      hyp_set_E(o, e);
+      for (uint i = 0u; i < 3u; ++i) hyp_set_L(o, i, v[i]);
+      for (uint i = 0u; i < 9u; ++i) hyp_set_R(o, i, v[3u + i]);
+      for (uint i = 0u; i < w; ++i) hyp_set_hist(o, i, hist[i]);
+      hyp_set_age(o, age);
     } else if (valid) {
-      globals_u[lay(L_REMOVED) + base + local_h - kept_before] = local_h;
+      hyp_set_removed(base + local_h - kept_before, local_h);
     }
     barrier();
     if (t == HYP_WG - 1u) s_out += s_scan[t];

@@ -22,7 +22,7 @@ void main() {
   const uint m = sp(s, SP_LM);
   if (!lm_active(m)) return;
   const uint base = sp(s, SP_ROW_OFF), count = globals_u[stat_word(s, S_RETAINED)];
-  const uint channels = input_channels(m), rows = lay(L_ROWS), oNew = lay(L_NEW);
+  const uint channels = input_channels(m);
   if (lm_first(m) || count == 0u) {
     if (t == 0u) globals_f[stat_word(s, S_PE)] = uintBitsToFloat(0x7fc00000u);
     return;
@@ -31,7 +31,7 @@ void main() {
     float mn = HYP_INF;
     uint tested = 0u;
     for (uint h = t; h < count; h += HYP_WG) {
-      const float v = globals_f[oNew + c * rows + base + h];
+      const float v = hyp_new(c, base + h);
       if (v != HYP_INF) { mn = min(mn, v); ++tested; }
     }
     s_min[t] = mn;
@@ -50,7 +50,7 @@ void main() {
   float mx = -HYP_INF;
   uint arg = 0xFFFFFFFFu;
   for (uint h = t; h < count; h += HYP_WG) {
-    const float e = globals_f[lay(L_E) + base + h];
+    const float e = hyp_E(base + h);
     if (e > mx) { mx = e; arg = h; }  // h ascends per thread: the first maximum stays
   }
   s_max[t] = mx;
@@ -69,7 +69,7 @@ void main() {
     const uint best = base + s_arg[0];
     float total = 0.0;
     for (uint c = 0u; c < channels; ++c) {
-      const float v = globals_f[oNew + c * rows + best];
+      const float v = hyp_new(c, best);
       total += v != HYP_INF ? v : globals_f[stat_word(s, S_FLOOR + c)];
     }
     pe = (2.0 * float(channels) - total) / (3.0 * float(channels));

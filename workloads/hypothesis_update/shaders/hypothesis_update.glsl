@@ -19,7 +19,8 @@
 #define HYP_TRACE_WORDS 36u
 #define HYP_LM_STATE_WORDS 8u
 
-// Layout block (Heap): word offsets of every segment and a few sizes.
+// Layout block (Heap): word offsets of every segment and a few sizes. The per-row arrays' words
+// (L_E .. L_REMOVED) may instead name far segments: read them through hyp_row_* below.
 #define L_E 0u
 #define L_L 1u
 #define L_R 2u
@@ -170,15 +171,72 @@ uint wg_space(uint wg) { return heap_u[lay(L_WG_SPACE) + wg]; }
 #define HYP_INF uintBitsToFloat(0x7f800000u)
 #define HYP_NAN_BITS 0x7fc00000u  // "no slope yet", compared by bits (no reliance on NaN math)
 
+// ---- per-row arrays ------------------------------------------------------------------------
+// The hypothesis rows (E, L, R, new, the trace and the slope tracker's arrays) are Globals words
+// when the program fits the bound window, or, beyond it, far segments of their own (layout word
+// WEFT_REF_FAR | far index; record = row, words = the row's components; `new` is one record per
+// (channel, row), channel-major like the window's). Stages that reach far rows declare them, so
+// the engine runs the kernels' far variants (WEFT_FAR_ACCESS); the plain variants never see a far
+// reference. Same loads and stores either way: the numerics do not depend on the placement.
+uint hyp_row_u(uint array, uint record, uint width, uint word) {
+  const uint ref = lay(array);
+#ifdef WEFT_FAR_ACCESS
+  if (weft_ref_is_far(ref)) return weft_far_u(weft_ref_far_globals(ref), record, word);
+#endif
+  return globals_u[ref + record * width + word];
+}
+float hyp_row_f(uint array, uint record, uint width, uint word) {
+  const uint ref = lay(array);
+#ifdef WEFT_FAR_ACCESS
+  if (weft_ref_is_far(ref)) return weft_far_f(weft_ref_far_globals(ref), record, word);
+#endif
+  return globals_f[ref + record * width + word];
+}
+void hyp_set_row_u(uint array, uint record, uint width, uint word, uint v) {
+  const uint ref = lay(array);
+#ifdef WEFT_FAR_ACCESS
+  if (weft_ref_is_far(ref)) { weft_far_set_u(weft_ref_far_globals(ref), record, word, v); return; }
+#endif
+  globals_u[ref + record * width + word] = v;
+}
+void hyp_set_row_f(uint array, uint record, uint width, uint word, float v) {
+  const uint ref = lay(array);
+#ifdef WEFT_FAR_ACCESS
+  if (weft_ref_is_far(ref)) { weft_far_set_f(weft_ref_far_globals(ref), record, word, v); return; }
+#endif
+  globals_f[ref + record * width + word] = v;
+}
+
+float hyp_E(uint h) { return hyp_row_f(L_E, h, 1u, 0u); }
+void hyp_set_E(uint h, float v) { hyp_set_row_f(L_E, h, 1u, 0u, v); }
+float hyp_L(uint h, uint i) { return hyp_row_f(L_L, h, 3u, i); }
+void hyp_set_L(uint h, uint i, float v) { hyp_set_row_f(L_L, h, 3u, i, v); }
+vec3 hyp_L3(uint h) { return vec3(hyp_L(h, 0u), hyp_L(h, 1u), hyp_L(h, 2u)); }
+float hyp_R(uint h, uint i) { return hyp_row_f(L_R, h, 9u, i); }  // i = row * 3 + column
+void hyp_set_R(uint h, uint i, float v) { hyp_set_row_f(L_R, h, 9u, i, v); }
+vec3 hyp_R_row(uint h, uint r) { return vec3(hyp_R(h, r * 3u), hyp_R(h, r * 3u + 1u), hyp_R(h, r * 3u + 2u)); }
+float hyp_new(uint c, uint h) { return hyp_row_f(L_NEW, c * lay(L_ROWS) + h, 1u, 0u); }
+void hyp_set_new(uint c, uint h, float v) { hyp_set_row_f(L_NEW, c * lay(L_ROWS) + h, 1u, 0u, v); }
+float hyp_hist(uint h, uint i) { return hyp_row_f(L_HIST, h, lay(L_HIST_STRIDE), i); }
+void hyp_set_hist(uint h, uint i, float v) { hyp_set_row_f(L_HIST, h, lay(L_HIST_STRIDE), i, v); }
+uint hyp_age(uint h) { return hyp_row_u(L_AGE, h, 1u, 0u); }
+void hyp_set_age(uint h, uint v) { hyp_set_row_u(L_AGE, h, 1u, 0u, v); }
+uint hyp_slope_bits(uint h) { return hyp_row_u(L_SLOPE, h, 1u, 0u); }
+void hyp_set_slope_bits(uint h, uint v) { hyp_set_row_u(L_SLOPE, h, 1u, 0u, v); }
+bool hyp_keep(uint h) { return hyp_row_u(L_KEEP, h, 1u, 0u) != 0u; }
+void hyp_set_keep(uint h, bool keep) { hyp_set_row_u(L_KEEP, h, 1u, 0u, keep ? 1u : 0u); }
+void hyp_set_removed(uint i, uint id) { hyp_set_row_u(L_REMOVED, i, 1u, 0u, id); }
+void hyp_set_trace_u(uint h, uint i, uint v) { hyp_set_row_u(L_TRACE, h, HYP_TRACE_WORDS, i, v); }
+void hyp_set_trace_f(uint h, uint i, float v) { hyp_set_row_f(L_TRACE, h, HYP_TRACE_WORDS, i, v); }
+
 // Slope of a row's evidence history: the mean of the consecutive differences of its last
 // min(age, window) values, which telescopes to (last - first) / (values - 1). false: < 2 values.
 bool row_slope(uint h, uint m, out float slope) {
   const uint w = param_u(m, P_WINDOW);
-  const uint v = min(globals_u[lay(L_AGE) + h], w);
+  const uint v = min(hyp_age(h), w);
   slope = 0.0;
   if (v < 2u) return false;
-  const uint base = lay(L_HIST) + h * lay(L_HIST_STRIDE);
-  slope = (globals_f[base + w - 1u] - globals_f[base + w - v]) / float(v - 1u);
+  slope = (hyp_hist(h, w - 1u) - hyp_hist(h, w - v)) / float(v - 1u);
   return true;
 }
 

@@ -5,7 +5,9 @@
  * (L_* in hypothesis_update.glsl: the word offsets of every Heap table and Globals array, and a few
  * sizes). The kernels reach everything through it, so each stage binds it as all of Heap (read)
  * pushing the layout block's word, and declares all of Globals read and written itself: a full
- * barrier between stages. The kernels, in the order the program runs them:
+ * barrier between stages. When the per-row arrays are far segments (the layout words say so),
+ * the stages whose kernels reach them (all but feature_evidence and select) declare those
+ * segments read and written too, which runs the kernels' far variants. The kernels, in the order the program runs them:
  *   slopes            each live row's evidence slope and whether the slope tracker keeps it
  *   median            the "median" threshold: each space's median evidence (radix select)
  *   threshold         per LM: evidence max/min/sum, the update thresholds, the burst trigger

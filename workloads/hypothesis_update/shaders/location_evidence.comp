@@ -36,21 +36,21 @@ void main() {
   const uint local_h = h - row0;
   const bool valid = local_h < retained;
   const uint node0 = sp(s, SP_NODE_OFF), nodes = sp(s, SP_NODES);
-  const uint oE = lay(L_E), oL = lay(L_L), oR = lay(L_R), oPos = lay(L_POS), oPose = lay(L_POSE);
+  const uint oPos = lay(L_POS), oPose = lay(L_POSE);
 
   vec3 rows[3] = vec3[3](vec3(0.0), vec3(0.0), vec3(0.0));
   vec3 L = vec3(0.0);
   bool tested = false;
   if (valid) {
-    for (uint i = 0u; i < 3u; ++i) rows[i] = load3g(oR + h * 9u + i * 3u);
+    for (uint i = 0u; i < 3u; ++i) rows[i] = hyp_R_row(h, i);
     const vec3 d = load3g(in_word(m, 0u));
-    L = load3g(oL + h * 3u);
+    L = hyp_L3(h);
     // Same association as the CPU reference: l + (r0 d0 + r1 d1 + r2 d2).
     for (uint i = 0u; i < 3u; ++i) L[i] = L[i] + (rows[i].x * d.x + rows[i].y * d.y + rows[i].z * d.z);
-    globals_f[oL + h * 3u + 0u] = L.x;
-    globals_f[oL + h * 3u + 1u] = L.y;
-    globals_f[oL + h * 3u + 2u] = L.z;
-    tested = globals_f[oE + h] >= globals_f[stat_word(s, S_THR)];
+    hyp_set_L(h, 0u, L.x);
+    hyp_set_L(h, 1u, L.y);
+    hyp_set_L(h, 2u, L.z);
+    tested = hyp_E(h) >= globals_f[stat_word(s, S_THR)];
   }
 
   const uint k = min(param_u(m, P_K), nodes);
@@ -119,8 +119,7 @@ void main() {
 
   const uint channels = input_channels(m);
   const float mmd = param_f(m, P_MMD), sn_w = param_f(m, P_SN_W), cd_w = param_f(m, P_CD_W);
-  const uint oTrace = lay(L_TRACE);
-  const bool trace = oTrace != WEFT_NONE;
+  const bool trace = lay(L_TRACE) != WEFT_NONE;
   const uint fe0 = sp(s, SP_FE_OFF);
   for (uint c = 0u; c < channels; ++c) {
     float best = found < k ? -1.0 : -HYP_INF;
@@ -150,13 +149,13 @@ void main() {
         }
         best = max(best, ev);
         if (trace && c == 0u) {
-          globals_u[oTrace + h * HYP_TRACE_WORDS + i] = bi[i];
-          globals_f[oTrace + h * HYP_TRACE_WORDS + 16u + i] = dist;
+          hyp_set_trace_u(h, i, bi[i]);
+          hyp_set_trace_f(h, 16u + i, dist);
         }
       }
       if (trace && c == 0u)
-        for (uint i = 0u; i < 3u; ++i) globals_f[oTrace + h * HYP_TRACE_WORDS + 32u + i] = sn[i];
+        for (uint i = 0u; i < 3u; ++i) hyp_set_trace_f(h, 32u + i, sn[i]);
     }
-    globals_f[lay(L_NEW) + c * lay(L_ROWS) + h] = tested ? best : HYP_INF;
+    hyp_set_new(c, h, tested ? best : HYP_INF);
   }
 }

@@ -30,7 +30,7 @@ float select_rank(uint base, uint count, uint rank) {
     barrier();
     const uint prefix = s_prefix;
     for (uint h = t; h < count; h += HYP_WG) {
-      const uint k = sort_key(globals_f[lay(L_E) + base + h]);
+      const uint k = sort_key(hyp_E(base + h));
       if ((k & mask) == prefix) atomicAdd(s_bins[(k >> uint(shift)) & 255u], 1u);
     }
     barrier();

@@ -25,15 +25,15 @@ void main() {
   const uint j = r / nsel;
   const uint node = globals_u[sp(s, SP_ORDER_OFF) + globals_u[stat_word(s, S_SEL_FIRST)] + r % nsel];
   const uint gnode = sp(s, SP_NODE_OFF) + node;
-  globals_f[lay(L_E) + h] = globals_f[sp(s, SP_FE_OFF) + node];
-  for (uint i = 0u; i < 3u; ++i) globals_f[lay(L_L) + h * 3u + i] = heap_f[lay(L_POS) + gnode * 3u + i];
+  hyp_set_E(h, globals_f[sp(s, SP_FE_OFF) + node]);
+  for (uint i = 0u; i < 3u; ++i) hyp_set_L(h, i, heap_f[lay(L_POS) + gnode * 3u + i]);
   // R[i][k] = sum_a Nn[a][i] S[a][k]  (node frame rows a: sn, cd1, cd2)
   const uint nn = lay(L_POSE) + gnode * 9u;
   for (uint i = 0u; i < 3u; ++i)
     for (uint k = 0u; k < 3u; ++k)
-      globals_f[lay(L_R) + h * 9u + i * 3u + k] =
-          heap_f[nn + 0u * 3u + i] * globals_f[frame_word(m, j, 0u * 3u + k)] +
-          heap_f[nn + 1u * 3u + i] * globals_f[frame_word(m, j, 1u * 3u + k)] +
-          heap_f[nn + 2u * 3u + i] * globals_f[frame_word(m, j, 2u * 3u + k)];
-  if (param_u(m, P_KIND) == 1u) globals_u[lay(L_AGE) + h] = 0u;
+      hyp_set_R(h, i * 3u + k,
+                heap_f[nn + 0u * 3u + i] * globals_f[frame_word(m, j, 0u * 3u + k)] +
+                heap_f[nn + 1u * 3u + i] * globals_f[frame_word(m, j, 1u * 3u + k)] +
+                heap_f[nn + 2u * 3u + i] * globals_f[frame_word(m, j, 2u * 3u + k)]);
+  if (param_u(m, P_KIND) == 1u) hyp_set_age(h, 0u);
 }

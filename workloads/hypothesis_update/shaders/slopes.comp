@@ -20,8 +20,8 @@ void main() {
   if (h - sp(s, SP_ROW_OFF) >= globals_u[stat_word(s, S_COUNT)]) return;
   float slope;
   const bool has_slope = row_slope(h, m, slope);
-  globals_u[lay(L_SLOPE) + h] = has_slope ? floatBitsToUint(slope) : HYP_NAN_BITS;
-  const bool young = globals_u[lay(L_AGE) + h] < param_u(m, P_MIN_AGE);
+  hyp_set_slope_bits(h, has_slope ? floatBitsToUint(slope) : HYP_NAN_BITS);
+  const bool young = hyp_age(h) < param_u(m, P_MIN_AGE);
   const bool keep = !lm_first(m) && ((has_slope && slope >= param_f(m, P_DEL_SLOPE)) || young);
-  globals_u[lay(L_KEEP) + h] = keep ? 1u : 0u;
+  hyp_set_keep(h, keep);
 }

@@ -27,12 +27,12 @@ void main() {
     const uint base = sp(s, SP_ROW_OFF), count = globals_u[stat_word(s, S_COUNT)];
     float mx = -HYP_INF, mn = HYP_INF, sm = 0.0, sl = -HYP_INF;
     for (uint h = t; h < count; h += HYP_WG) {
-      const float e = globals_f[lay(L_E) + base + h];
+      const float e = hyp_E(base + h);
       mx = max(mx, e);
       mn = min(mn, e);
       sm += e;
       if (burst) {
-        const uint bits = globals_u[lay(L_SLOPE) + base + h];
+        const uint bits = hyp_slope_bits(base + h);
         if (bits != HYP_NAN_BITS) sl = max(sl, uintBitsToFloat(bits));
       }
     }

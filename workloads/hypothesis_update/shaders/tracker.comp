@@ -18,10 +18,10 @@ void main() {
   if (!lm_active(m) || param_u(m, P_KIND) != 1u) return;
   const uint live = globals_u[stat_word(s, S_RETAINED)] + globals_u[stat_word(s, S_ADDED)];
   if (h - sp(s, SP_ROW_OFF) >= live) return;
-  const uint w = param_u(m, P_WINDOW), base = lay(L_HIST) + h * lay(L_HIST_STRIDE);
-  for (uint i = 0u; i + 1u < w; ++i) globals_f[base + i] = globals_f[base + i + 1u];
-  globals_f[base + w - 1u] = globals_f[lay(L_E) + h];
-  globals_u[lay(L_AGE) + h] += 1u;
+  const uint w = param_u(m, P_WINDOW);
+  for (uint i = 0u; i + 1u < w; ++i) hyp_set_hist(h, i, hyp_hist(h, i + 1u));
+  hyp_set_hist(h, w - 1u, hyp_E(h));
+  hyp_set_age(h, hyp_age(h) + 1u);
   float slope;
-  globals_u[lay(L_SLOPE) + h] = row_slope(h, m, slope) ? floatBitsToUint(slope) : HYP_NAN_BITS;
+  hyp_set_slope_bits(h, row_slope(h, m, slope) ? floatBitsToUint(slope) : HYP_NAN_BITS);
 }

@@ -1,6 +1,9 @@
 // The Vulkan backend (both updaters, float32 on the device) against Monty's recordings and
 // against the float64 CPU backend, under the tolerances of vulkan_tolerance.h, with the
-// validation layer on and no message allowed.
+// validation layer on and no message allowed. On a device with bufferDeviceAddress every
+// comparison also runs with the hypothesis rows in far segments split over small allocations
+// (how programs beyond the storage-buffer window run), which must agree with the in-window run
+// bit for bit.
 #include <doctest/doctest.h>
 
 #include <weft/weft.h>
@@ -36,12 +39,38 @@ void expect_no_validation_messages() {
   device().validation().clear();
 }
 
+// Far rows over allocations of 4 KiB: every per-row array spans many chunks.
+bool far_rows_supported() { return device().info().buffer_device_address; }
+struct SmallFarChunks {
+  weft::test::ScopedEnv cap{"WEFT_MAX_ALLOCATION_BYTES", "4096"};
+};
+
+// The same replay with the rows far: the same error on every array, step and graph (the kernels'
+// far variants do the same float operations in the same order).
+void expect_far_replay_identical(const std::string& run, ReplayOptions o, const ReplayReport& in_window) {
+  if (!far_rows_supported()) return;
+  const SmallFarChunks small;
+  o.far_rows = true;
+  const ReplayReport far = replay_fixture_run(kMonty + "/" + run, o);
+  REQUIRE(far.steps.size() == in_window.steps.size());
+  for (size_t s = 0; s < far.steps.size(); ++s) {
+    REQUIRE(far.steps[s].arrays.size() == in_window.steps[s].arrays.size());
+    for (size_t a = 0; a < far.steps[s].arrays.size(); ++a) {
+      const ArrayError &x = far.steps[s].arrays[a], &r = in_window.steps[s].arrays[a];
+      INFO(run << " far rows, step " << far.steps[s].step << " " << r.graph << " " << r.array);
+      CHECK(x.array == r.array);
+      CHECK(x.max_abs_error == r.max_abs_error);
+    }
+  }
+}
+
 void expect_replay_within_tolerance(const std::string& run) {
   ReplayOptions o;
   o.device = &device();
   o.tie_tolerance = kVulkanEvidenceTolerance;
   o.trace_kernel = true;
   const ReplayReport report = replay_fixture_run(kMonty + "/" + run, o);
+  expect_far_replay_identical(run, o, report);
   const size_t steps = weft::hypothesis_update::test::recorded_steps(kMonty + "/" + run);
   REQUIRE(steps >= 2);
   REQUIRE(report.steps.size() == steps);
@@ -80,6 +109,29 @@ bool knn_agrees(const std::vector<int>& dev, const std::vector<int>& cpu, const 
   return true;
 }
 
+// A backend with its rows far against the in-window one after the same steps: bit for bit.
+void expect_same_device_state(const VulkanBackend& far, const VulkanBackend& vk, int lm, int g) {
+  INFO("far rows against the window, LM " << lm << " graph " << g);
+  const HypothesisArrays x = far.hypotheses(lm, g), r = vk.hypotheses(lm, g);
+  CHECK(x.evidence == r.evidence);
+  CHECK(x.locations == r.locations);
+  CHECK(x.rotations == r.rotations);
+  const GraphStepInfo xi = far.step_info(lm, g), ri = vk.step_info(lm, g);
+  CHECK(xi.tested == ri.tested);
+  CHECK(weft::f32_bits(float(xi.threshold)) == weft::f32_bits(float(ri.threshold)));
+  CHECK(weft::f32_bits(float(xi.prediction_error)) == weft::f32_bits(float(ri.prediction_error)));
+  const BurstTelemetry xt = far.burst_telemetry(lm, g), rt = vk.burst_telemetry(lm, g);
+  CHECK(xt.removed_ids == rt.removed_ids);
+  CHECK(xt.ages == rt.ages);
+  REQUIRE(xt.evidence_slopes.size() == rt.evidence_slopes.size());
+  for (size_t h = 0; h < rt.evidence_slopes.size(); ++h)
+    CHECK(weft::f32_bits(float(xt.evidence_slopes[h])) == weft::f32_bits(float(rt.evidence_slopes[h])));
+  const MostLikely xm = far.most_likely(lm), rm = vk.most_likely(lm);
+  CHECK(xm.graph == rm.graph);
+  CHECK(xm.hypothesis == rm.hypothesis);
+  CHECK(xm.evidence == rm.evidence);
+}
+
 void expect_close(const std::vector<double>& ours, const std::vector<double>& ref, double tol, const char* what) {
   REQUIRE(ours.size() == ref.size());
   double worst = 0;
@@ -106,13 +158,17 @@ TEST_CASE("vulkan replay burst_sphere matches Monty within the float32 tolerance
 
 TEST_CASE("vulkan backend follows the CPU backend: stacked graphs, two LMs, two channels, a no-op step") {
   CpuBackend cpu(1);
-  VulkanBackend vk(device());
+  VulkanBackend vk(device()), far(device());
+  const SmallFarChunks small;
+  far.set_row_placement(RowPlacement::Far);
+  std::vector<HypothesisBackend*> backends = {&cpu, &vk};
+  if (far_rows_supported()) backends.push_back(&far);
   UpdaterConfig c0 = test::monty_config(UpdaterKind::Default);
   c0.max_channels = 2;
   UpdaterConfig c1 = test::monty_config(UpdaterKind::Default);
   c1.threshold = ThresholdConfig::parse("mean");
   const ObjectGraph ga = test::random_graph("a", 150, 1), gb = test::random_graph("b", 90, 2);
-  for (HypothesisBackend* b : {static_cast<HypothesisBackend*>(&cpu), static_cast<HypothesisBackend*>(&vk)}) {
+  for (HypothesisBackend* b : backends) {
     const int a = b->add_graph(ga), bb = b->add_graph(gb);
     b->add_learning_module(c0, {a, bb});
     b->add_learning_module(c1, {bb});
@@ -122,12 +178,11 @@ TEST_CASE("vulkan backend follows the CPU backend: stacked graphs, two LMs, two 
     std::vector<StepInput> inputs = {test::random_input(0, 100 + uint64_t(step), step == 0, step % 2 ? 2 : 1)};
     if (step != 3) inputs.push_back(test::random_input(1, 200 + uint64_t(step), step == 0));
     const HypothesisArrays before = vk.hypotheses(1, 1);
-    cpu.dispatch(inputs);
-    vk.dispatch(inputs);
-    cpu.wait();
-    vk.wait();
+    for (HypothesisBackend* b : backends) b->dispatch(inputs);
+    for (HypothesisBackend* b : backends) b->wait();
     for (auto [lm, g] : {std::pair{0, 0}, std::pair{0, 1}, std::pair{1, 1}}) {
       INFO("step " << step << " LM " << lm << " graph " << g);
+      if (far_rows_supported()) expect_same_device_state(far, vk, lm, g);
       const HypothesisArrays x = vk.hypotheses(lm, g), r = cpu.hypotheses(lm, g);
       expect_close(x.evidence, r.evidence, kVulkanEvidenceTolerance, "evidence");
       expect_close(x.locations, r.locations, kVulkanGeometryTolerance, "locations");
@@ -154,6 +209,8 @@ TEST_CASE("vulkan backend follows the CPU backend: stacked graphs, two LMs, two 
   }
   // One program for both LMs, recorded at the first step and replayed by the others.
   CHECK(vk.programs_recorded() == 1);
+  CHECK_FALSE(vk.program()->far_rows);  // Auto: the program fits the window
+  if (far_rows_supported()) CHECK(far.program()->far_rows);
   expect_no_validation_messages();
 }
 
@@ -282,8 +339,13 @@ void expect_burst_matches(const VulkanBackend& vk, const CpuBackend& cpu, int lm
 
 TEST_CASE("vulkan burst sampling and the median threshold follow the CPU backend, all LMs in one submission, across episodes") {
   CpuBackend cpu(1);
-  VulkanBackend vk(device());
+  VulkanBackend vk(device()), far(device());
+  const SmallFarChunks small;
+  far.set_row_placement(RowPlacement::Far);
+  std::vector<HypothesisBackend*> backends = {&cpu, &vk};
+  if (far_rows_supported()) backends.push_back(&far);
   vk.set_row_dispatch_width(3);  // row stages wrap into a 2D grid of workgroups
+  far.set_row_dispatch_width(3);
   UpdaterConfig burst = test::monty_config(UpdaterKind::BurstSampling);
   burst.burst.sampling_burst_duration = 3;  // bursts end and restart within the run
   burst.burst.slope_min_age = 3;             // deletions start early
@@ -296,7 +358,7 @@ TEST_CASE("vulkan burst sampling and the median threshold follow the CPU backend
   const ObjectGraph ga = test::random_graph("a", 150, 11), gb = test::random_graph("b", 97, 12);
   ObjectGraph gc = test::random_graph("c", 120, 13);
   gc.features.clear();
-  for (HypothesisBackend* b : {static_cast<HypothesisBackend*>(&cpu), static_cast<HypothesisBackend*>(&vk)}) {
+  for (HypothesisBackend* b : backends) {
     const int a = b->add_graph(ga), bb = b->add_graph(gb), c = b->add_graph(gc);
     b->add_learning_module(burst, {a, bb});
     b->add_learning_module(default_median, {bb, a});
@@ -306,8 +368,7 @@ TEST_CASE("vulkan burst sampling and the median threshold follow the CPU backend
   size_t removed = 0, bursts_started = 0;
   for (int step = 0; step < 16; ++step) {
     if (step == 12) {  // a new episode: the device state restarts from nothing, like the CPU's
-      cpu.reset_episode();
-      vk.reset_episode();
+      for (HypothesisBackend* b : backends) b->reset_episode();
     }
     std::vector<StepInput> inputs;
     for (int lm = 0; lm < 3; ++lm) {
@@ -316,13 +377,12 @@ TEST_CASE("vulkan burst sampling and the median threshold follow the CPU backend
       if (lm == 2) in.channels[0].features.clear();
       inputs.push_back(in);
     }
-    cpu.dispatch(inputs);
-    vk.dispatch(inputs);
-    cpu.wait();
-    vk.wait();
+    for (HypothesisBackend* b : backends) b->dispatch(inputs);
+    for (HypothesisBackend* b : backends) b->wait();
     for (auto [lm, g] : {std::pair{0, 0}, std::pair{0, 1}, std::pair{1, 1}, std::pair{1, 0}, std::pair{2, 2}}) {
       INFO("step " << step << " LM " << lm << " graph " << g);
       expect_burst_matches(vk, cpu, lm, g);
+      if (far_rows_supported()) expect_same_device_state(far, vk, lm, g);
       if (lm != 1) {
         removed += cpu.burst_telemetry(lm, g).removed_ids.size();
         bursts_started += cpu.burst_telemetry(lm, g).burst_steps_in_step == 3;
