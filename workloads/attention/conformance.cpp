@@ -18,6 +18,7 @@
 //   sampler         exact  the token, when the draw is not within 1e-4 of a boundary of the CDF
 //   forward         1e-8   the logits after every op above twice (2 layers) and the output head
 //   KV-cache decode 1e-12  decode and fresh prefill do the same arithmetic per token; 0 expected
+//   far weights     as above, and bit-identical to the in-window kernels (same arithmetic, same words)
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -622,6 +623,41 @@ Result norm_rule_case(Device& dev) {
                       worst);
 }
 
+Result far_weights_case(Device& dev) {
+  // Every matrix a far segment of its own, split by a 1 KiB allocation cap, for the seeded model
+  // in two encodings (together every matvec and embed variant); the in-window decoder beside it.
+  if (!dev.info().buffer_device_address) return Result::skip("no bufferDeviceAddress: far weights are refused (test_far_weights.cpp)");
+  SeededOptions other;
+  other.tied = true;
+  other.attn_type = gguf::type::F32;
+  other.ffn_type = gguf::type::F16;
+  other.embd_type = gguf::type::Q8_0;
+  double worst = 0;
+  for (const SeededOptions& o : {SeededOptions{}, other}) {
+    const Model m = seeded(o);
+    DecoderOptions d;
+    d.max_batch = 4;
+    d.max_allocation_bytes = 1024;
+    d.weights = WeightPlacement::Far;
+    Decoder far(dev, m, d);
+    d.weights = WeightPlacement::InWindow;
+    Decoder window(dev, m, d);
+    Reference ref(m, far.context(), {}, d.max_batch);
+    std::vector<uint32_t> tokens = prompt_of(9, 6);
+    for (uint32_t run = 0; run < 3; ++run) {
+      const std::string where = run ? "decode step " + std::to_string(run) : "prefill of 9 in chunks of 4";
+      const auto logits = far.prefill(tokens);
+      if (Result r = compare_run(far, ref, logits, ref.forward(tokens), worst, where); r.outcome != Outcome::Pass) return r;
+      if (logits != window.prefill(tokens)) return Result::fail(where + ": far logits differ from the in-window decoder's");
+      if (far.sampled() != window.sampled()) return Result::fail(where + ": far and in-window decoders sampled different tokens");
+      tokens = {far.sampled()};
+    }
+  }
+  return Result::pass("seeded models (F16 emb / Q8_0 attn / Q4_0 MLP / F32 head; Q8_0 tied / F32 attn / F16 MLP), every matrix far in "
+                      "1 KiB allocations: prefill + 2 steps, bit-identical to in-window; NMSE " + str(worst),
+                      worst);
+}
+
 Result bad_input_case(Device& dev) {
   const Model m = seeded({});
   Decoder dec(dev, m);
@@ -685,6 +721,7 @@ std::vector<Case> attention_cases() {
       {"attention.f16_weights_mha", "logits NMSE <= 1e-8", f16_mha_case},
       {"attention.activation_norm_rule", "same anomaly verdicts as the reference (limit >= 0.1% from every RMS), not carried into the next run; NMSE <= 1e-8",
        norm_rule_case},
+      {"attention.far_weights_decoder", "logits NMSE <= 1e-8 and bit-identical to the in-window decoder", far_weights_case},
       {"attention.bad_input", "exact (BadInput with the place named)", bad_input_case},
   };
 }
