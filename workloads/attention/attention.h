@@ -68,7 +68,8 @@ struct DecoderOptions {
   // When set, called in place of the token-embedding stage (after the layout is added): the
   // caller's stages write the input rows (max_batch x dim f32) into "<prefix>.x", e.g. another
   // workload's features through an adapter kernel. set_batch() still sets T and pos0 (the token
-  // ids it writes are then unused).
+  // ids it writes are then unused). A Decoder with Auto placement whose weights go far calls it
+  // twice: on the in-window program it measured and dropped, then on the one it records.
   std::function<void(Program&, const DecoderProgram&)> embed;
 };
 

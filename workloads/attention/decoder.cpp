@@ -13,20 +13,25 @@ Program make_program(const Model& m, const DecoderOptions& o, DecoderProgram& dp
   return p;
 }
 
-// Auto: the window when the in-window layout's Heap fits it (it is the faster to read), else far.
-WeightPlacement resolve(const DeviceInfo& info, const Model& m, DecoderOptions o) {
-  if (o.weights != WeightPlacement::Auto) return o.weights;
-  o.weights = WeightPlacement::InWindow;
-  DecoderProgram dp;
-  return make_program(m, o, dp).heap().size() <= info.max_storage_buffer_range ? WeightPlacement::InWindow : WeightPlacement::Far;
+// The kernels reach everything but far weights through the bound window: the KV cache and the
+// activations (and in-window weights) must fit it.
+Program checked(Program p, const DeviceInfo& info, const std::string& what) {
+  p.require_bound_window(info, what + " (use a smaller model or --context)");
+  return p;
 }
 
 }  // namespace
 
 Program decoder_program(const DeviceInfo& info, const Model& model, const DecoderOptions& options, DecoderProgram& dp) {
-  DecoderOptions o = options;
-  o.weights = resolve(info, model, options);
   const std::string what = "attention: " + model.file.source();
+  DecoderOptions o = options;
+  if (o.weights == WeightPlacement::Auto) {
+    // The window when the in-window layout's Heap fits it (it is the faster to read), else far.
+    o.weights = WeightPlacement::InWindow;
+    Program p = make_program(model, o, dp);
+    if (p.heap().size() <= info.max_storage_buffer_range) return checked(std::move(p), info, what);
+    o.weights = WeightPlacement::Far;
+  }
   // Said here rather than by the engine's stage check, so the user learns why the weights went far.
   if (o.weights == WeightPlacement::Far && !info.buffer_device_address) {
     const std::string why = options.weights == WeightPlacement::Far
@@ -35,11 +40,7 @@ Program decoder_program(const DeviceInfo& info, const Model& model, const Decode
     fail(ErrorCode::MissingFeature, what + ": " + std::to_string(model.file.data_section().size()) + " bytes of weights placed far (" + why +
                                         ") need bufferDeviceAddress, which " + info.name + " does not support");
   }
-  Program p = make_program(model, o, dp);
-  // The kernels reach everything but far weights through the bound window: the KV cache and the
-  // activations (and in-window weights) must fit it.
-  p.require_bound_window(info, what + " (use a smaller model or --context)");
-  return p;
+  return checked(make_program(model, o, dp), info, what);
 }
 
 Decoder::Decoder(Device& device, const Model& model, DecoderOptions options) : model_(model) {
