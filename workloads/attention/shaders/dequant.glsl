@@ -38,7 +38,7 @@ uint weight_u32_2(uint b) {
   return (b & 2u) == 0u ? weight_word(i) : (weight_word(i) >> 16) | (weight_word(i + 1u) << 16);
 }
 float weight_half(uint b) { return unpackHalf2x16(weight_u16(b)).x; }
-float weight_f32(uint b) { return uintBitsToFloat(weight_word(b >> 2)); }
+float weight_f32(uint i) { return uintBitsToFloat(weight_word(i)); }  // word i, not byte
 
 #if WTYPE == 0
 const uint BLOCK_ELEMS = 1u, BLOCK_BYTES = 4u;
@@ -57,7 +57,7 @@ uint row_bytes(uint cols) { return cols / BLOCK_ELEMS * BLOCK_BYTES; }
 // Element k of the row starting at byte `row`.
 float weight_at(uint row, uint k) {
 #if WTYPE == 0
-  return weight_f32(row + 4u * k);
+  return weight_f32((row >> 2) + k);
 #elif WTYPE == 1
   return weight_half(row + 2u * k);
 #elif WTYPE == 8
@@ -78,7 +78,7 @@ float weight_at(uint row, uint k) {
 #endif
 void block_dots(uint row, uint b, uint x, uint xs, uint nt, inout float acc[TOKENS]) {
 #if WTYPE == 0
-  const float w = weight_f32(row + 4u * b);
+  const float w = weight_f32((row >> 2) + b);
   for (uint i = 0u; i < nt; ++i) acc[i] += w * globals_f[x + i * xs + b];
 #elif WTYPE == 1
   const float w = weight_half(row + 2u * b);
