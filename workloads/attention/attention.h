@@ -6,9 +6,10 @@
 // Where the weights live (WeightPlacement): in the bound window, the GGUF data section as one
 // segment, or, for a model whose weights do not fit the window (maxStorageBufferRange), every
 // matrix (what matvec and embed read) as a Heap far segment of its own, read by the _far kernel
-// variants; the norm vectors then stay in the window, one segment each. Globals (mutable): per layer the KV cache (context x kv_heads*head_dim, K and V), the
-// batch's tokens, the state words (pos0, T), the activations of up to max_batch tokens (x, xn,
-// q, attention output, scores, gate, up), the logits and the sampled token.
+// variants; the norm vectors then stay in the window, one segment each. Globals (mutable): per
+// layer the KV cache (context x kv_heads*head_dim, K and V), the batch's tokens, the state words
+// (pos0, T), the activations of up to max_batch tokens (x, xn, q, attention output, scores,
+// gate, up), the logits and the sampled token.
 //
 // Chain, per layer l (instance "<prefix>.layer<l>", registers dim words wide):
 //   rmsnorm (x *= residual scale_l first) -> matvec q, k, v (k, v into the cache at pos0 + t)
