@@ -1,11 +1,15 @@
 // Attention workload: a llama-architecture decoder from a GGUF file as a chain on Weft's fixed
 // bindings.
 //
-// Layout. Heap (immutable): the GGUF data section as it is in the file (F32/F16/Q8_0/Q4_0
-// tensors, dequantized on the fly by the kernels; no f32 copy of any weight) and a RoPE cos/sin
-// table. Globals (mutable): per layer the KV cache (context x kv_heads*head_dim, K and V), the
-// batch's tokens, the state words (pos0, T), the activations of up to max_batch tokens (x, xn,
-// q, attention output, scores, gate, up), the logits and the sampled token.
+// Layout. Heap (immutable): the weights as they are in the file (F32/F16/Q8_0/Q4_0 tensors,
+// dequantized on the fly by the kernels; no f32 copy of any weight) and a RoPE cos/sin table.
+// Where the weights live (WeightPlacement): in the bound window, the GGUF data section as one
+// segment, or, for a model whose weights do not fit the window (maxStorageBufferRange), every
+// matrix (what matvec and embed read) as a Heap far segment of its own, read by the _far kernel
+// variants; the norm vectors then stay in the window, one segment each. Globals (mutable): per
+// layer the KV cache (context x kv_heads*head_dim, K and V), the batch's tokens, the state words
+// (pos0, T), the activations of up to max_batch tokens (x, xn, q, attention output, scores,
+// gate, up), the logits and the sampled token.
 //
 // Chain, per layer l (instance "<prefix>.layer<l>", registers dim words wide):
 //   rmsnorm (x *= residual scale_l first) -> matvec q, k, v (k, v into the cache at pos0 + t)
@@ -42,6 +46,16 @@ namespace weft::attention {
 
 struct DecoderProgram;
 
+// Where the weights go. The window is faster to read (one descriptor, no address per word);
+// far segments take models of any size (buffer device addresses, weft_layout.h).
+enum class WeightPlacement {
+  Auto,      // Decoder: in the window when the in-window layout fits the device, else far
+  InWindow,  // the GGUF data section as one Heap segment (add_decoder reads Auto as this)
+  Far,       // each matrix a Heap far segment of its own (needs bufferDeviceAddress)
+};
+const char* placement_name(WeightPlacement w);  // "auto", "window", "far"
+WeightPlacement parse_placement(const std::string& s);  // the names above; BadInput otherwise
+
 struct DecoderOptions {
   // Names of the instances ("<prefix>.layer0", ...), segments, slots and control words, so two
   // decoders (or a decoder and other workloads) can share one Program.
@@ -49,10 +63,14 @@ struct DecoderOptions {
   uint32_t context = 0;    // positions the KV cache holds; 0: min(model context, 2048)
   uint32_t max_batch = 0;  // tokens per run (prefill chunk); 0: min(context, 32)
   Rules rules;
+  WeightPlacement weights = WeightPlacement::Auto;
+  // The Decoder's largest allocation for a far segment's chunk (RecordOptions; 0: the device's).
+  uint64_t max_allocation_bytes = 0;
   // When set, called in place of the token-embedding stage (after the layout is added): the
   // caller's stages write the input rows (max_batch x dim f32) into "<prefix>.x", e.g. another
   // workload's features through an adapter kernel. set_batch() still sets T and pos0 (the token
-  // ids it writes are then unused).
+  // ids it writes are then unused). A Decoder with Auto placement whose weights go far calls it
+  // twice: on the in-window program it measured and dropped, then on the one it records.
   std::function<void(Program&, const DecoderProgram&)> embed;
 };
 
@@ -60,6 +78,7 @@ struct DecoderOptions {
 struct DecoderProgram {
   std::string prefix;
   uint32_t context = 0, max_batch = 0;
+  WeightPlacement weights = WeightPlacement::InWindow;  // as laid out: never Auto
   std::vector<InstanceId> layers;
   InstanceId head, sampler;
   struct BatchSlot {
@@ -89,7 +108,15 @@ DecoderProgram add_decoder(Program& program, const Model& model, const DecoderOp
 // steps in one submit. add_decoder calls it once with suffix "".
 void append_decoder_step(Program& program, const Model& model, DecoderProgram& dp, const DecoderOptions& options,
                          const std::string& suffix);
-// Writes the weights (the GGUF data section) and the RoPE table into the Executable's Heap.
+// The program a Decoder records on a device with `info`: options.weights resolved (Auto: in the
+// window when the in-window layout fits it, else far), then what must stay in the window (KV
+// cache, activations, norms, RoPE table) checked against it. BadInput naming the model when
+// that does not fit; MissingFeature when the weights go far and the device has no
+// bufferDeviceAddress.
+Program decoder_program(const DeviceInfo& info, const Model& model, const DecoderOptions& options, DecoderProgram& dp);
+// Writes the weights and the RoPE table into the Executable's Heap. Far tensors of a model read
+// from a file are written from the file tensor by tensor (Executable::write_segment_from_file),
+// so no host copy of the model is made.
 void upload(Executable& exe, const DecoderProgram& dp, const Model& model);
 // Prepares the next run: `tokens` (1 .. max_batch ids < vocab) at positions pos0 .. pos0+T-1
 // (< context). Writes the tokens and state words and sets the batch slots. BadInput otherwise.

@@ -2,6 +2,7 @@
 //
 //   weft attention generate MODEL.gguf --prompt TEXT -n N [--temperature T] [--top-k K] [--seed S]
 //        [--tokens ID,ID,...] [--context C] [--batch B] [--norm-limit X] [--damp F] [--check]
+//        [--weights auto|window|far]
 //     prefill the prompt, then N decode steps, sampling on the device; --check runs the CPU
 //     reference beside it and compares every step's logits and token.
 //   weft attention demo      the seeded model, written to a temp dir, generated and checked
@@ -42,13 +43,16 @@ const char* const kHelpLines =
 const char* kUsage =
     "usage: weft attention generate MODEL.gguf --prompt TEXT -n N [--temperature T] [--top-k K] [--seed S]\n"
     "                      [--tokens ID,ID,...] [--context C] [--batch B] [--norm-limit X] [--damp F] [--check]\n"
-    "       weft attention demo  [-n N] [--prompt TEXT] [--device SEL] [--validation]\n"
+    "                      [--weights auto|window|far]\n"
+    "       weft attention demo  [-n N] [--prompt TEXT] [--device SEL] [--validation] [--weights auto|window|far]\n"
     "       weft attention bench [MODEL.gguf] [--dim D --layers L --heads H --kv-heads K --ffn F --context C]\n"
-    "                      [--batch B] [--runs R] [--copy-mib M]\n"
+    "                      [--batch B] [--runs R] [--copy-mib M] [--weights auto|window|far]\n"
     "       weft attention write-model PATH [--dim D --layers L --heads H --kv-heads K --ffn F --context C\n"
     "                      --seed S --tied]\n"
     "  generate: a llama GGUF (F32/F16/Q8_0/Q4_0 weights) decoded on the device; greedy unless a\n"
     "            temperature is given; top-k <= 64; --check compares every step with the CPU reference\n"
+    "  --weights: where the weights go: auto (default) the storage-buffer window when they fit it, else\n"
+    "            far (a far segment per matrix: any size, needs bufferDeviceAddress); window or far forces one\n"
     "  demo: the seeded test model (written to a temp dir), greedy generation checked against the\n"
     "        CPU reference, GPU time per operation\n"
     "  bench: JSON lines: prefill and decode tokens/s, decode bandwidth vs a copy kernel's, CPU reference\n";
@@ -63,6 +67,14 @@ SeededOptions seeded_options(const cli::Args& a, SeededOptions o = {}) {
   o.seed = int_arg(a, "seed", o.seed);
   o.tied = a.flag("tied");
   return o;
+}
+
+// --weights, and the placement a Decoder made of it (stderr: the user sees why a model runs slower).
+WeightPlacement weights_arg(const cli::Args& a) { return parse_placement(a.get("weights", "auto")); }
+void print_placement(const Decoder& dec) {
+  std::fprintf(stderr, "weights: %s\n", dec.program().weights == WeightPlacement::Far
+                                            ? "far (a far segment per matrix; they exceed the storage-buffer window or were asked to)"
+                                            : "in the storage-buffer window");
 }
 
 std::vector<uint32_t> parse_ids(const std::string& s) {
@@ -149,12 +161,14 @@ int run_generate(const cli::Args& a) {
   o.max_batch = int_arg(a, "batch", 0);
   o.rules.norm_limit = f32(a, "norm-limit", o.rules.norm_limit);
   o.rules.damp = f32(a, "damp", o.rules.damp);
+  o.weights = weights_arg(a);
   auto dev = open_device(a);
   const Config& c = m.config;
   std::fprintf(stderr, "device: %s\nmodel: %s: dim %u, %u layers, %u heads / %u KV heads, ffn %u, vocab %u%s; %.2f MiB of weights\n",
                dev->info().name.c_str(), a.positional[1].c_str(), c.dim, c.layers, c.heads, c.kv_heads, c.ffn, c.vocab,
                m.tied ? ", tied output" : "", m.weight_bytes() / 1048576.0);
   Decoder dec(*dev, m, o);
+  print_placement(dec);
   // The last generated token is sampled at position P + n - 2 and needs no position of its own.
   if (uint64_t(prompt.size()) + n > uint64_t(dec.context()) + 1)
     fail(ErrorCode::BadInput, "-n " + std::to_string(n) + ": the prompt's " + std::to_string(prompt.size()) + " tokens and " +
@@ -201,7 +215,9 @@ int run_demo(const cli::Args& a) {
   const std::vector<uint32_t> prompt = tokenize(m.vocab, prompt_text);
   const uint32_t n = int_arg(a, "n", 16);
   DecoderOptions o;
+  o.weights = weights_arg(a);
   Decoder dec(*dev, m, o);
+  print_placement(dec);
   Reference ref(m, dec.context(), o.rules, dec.program().max_batch);
   std::printf("prompt: \"%s\" (%zu tokens with BOS)\ngreedy output: ", printable(prompt_text).c_str(), prompt.size());
   const GenerateResult r = generate(dec, m, prompt, n, Sampling{}, &ref, true);
@@ -274,6 +290,7 @@ int run_bench(const cli::Args& a) {
   DecoderOptions o;
   o.context = std::min(c.context, int_arg(a, "context", 256));
   o.max_batch = std::min(o.context / 2, int_arg(a, "batch", 32));
+  o.weights = weights_arg(a);
   Decoder dec(*dev, m, o);
   std::vector<uint32_t> prompt(o.max_batch);
   for (uint32_t t = 0; t < o.max_batch; ++t) prompt[t] = (t * 37 + 5) % c.vocab;
@@ -325,6 +342,7 @@ int run_bench(const cli::Args& a) {
       .num("ffn", c.ffn)
       .num("vocab", c.vocab)
       .num("weight_bytes_per_token", bytes_per_token)
+      .str("weights", placement_name(dec.program().weights))
       .num("prefill_tokens", o.max_batch)
       .num("prefill_gpu_ms", prefill_ns * 1e-6)
       .num("prefill_tokens_per_s", o.max_batch / (prefill_ns * 1e-9))
@@ -365,7 +383,7 @@ int run_write_model(const cli::Args& a) {
 
 WEFT_CLI_COMMAND(attention) {
   return {.name = "attention", .options = {"prompt", "n", "temperature", "top-k", "seed", "tokens", "context", "batch", "norm-limit",
-              "damp", "device", "dim", "layers", "heads", "kv-heads", "ffn", "runs", "copy-mib"},
+              "damp", "device", "dim", "layers", "heads", "kv-heads", "ffn", "runs", "copy-mib", "weights"},
           .flags = {"check", "validation", "tied"}, .verbs = {{"generate", run_generate}, {"demo", run_demo}, {"bench", run_bench},
               {"write-model", run_write_model}},
           .usage = kHelpLines, .help = kUsage, .short_options = {{"-n", "--n"}}};

@@ -18,6 +18,7 @@
 //   sampler         exact  the token, when the draw is not within 1e-4 of a boundary of the CDF
 //   forward         1e-8   the logits after every op above twice (2 layers) and the output head
 //   KV-cache decode 1e-12  decode and fresh prefill do the same arithmetic per token; 0 expected
+//   far weights     as above, and bit-identical to the in-window kernels (same arithmetic, same words)
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -67,14 +68,30 @@ std::vector<uint8_t> padded(std::vector<uint8_t> b) {
 
 // ---- matvec and embed, per weight type -----------------------------------------------------
 
-Result matvec_case(Device& dev, uint32_t type) {
+// The _far kernels read a weight that is a Heap far segment of its own; capped at 512-byte
+// allocations, the tensor's rows and blocks straddle allocation edges.
+constexpr uint64_t kFarCap = 512;
+void add_weight(Bench& b, const std::string& name, uint64_t bytes, bool far) {
+  if (far)
+    b.p.heap().add_far(name, bytes, 4);
+  else
+    b.p.heap().add(name, bytes);
+}
+RecordOptions far_cap() {
+  RecordOptions o;
+  o.max_allocation_bytes = kFarCap;
+  return o;
+}
+
+Result matvec_case(Device& dev, uint32_t type, bool far) {
+  if (far && !dev.info().buffer_device_address) return Result::skip("no bufferDeviceAddress: far weights are refused (test_far_weights.cpp)");
   // K = 96: three 32-element blocks, so Q8_0 (102-byte) and Q4_0 (54-byte) rows alternately
   // start on a 4-byte boundary and in the middle of a word: both paths of the unpacking run.
   const uint32_t K = 96, N = 37, T = 6, ctx = 12, pos0 = 4;  // T = 6: a full tile of 4 tokens and a partial one
   const std::vector<float> wf = randoms(size_t(K) * N, 1 + type, 0.2f), x = randoms(size_t(K) * T, 50 + type);
   const std::vector<uint8_t> wb = encode(type, wf);
   Bench b;
-  b.p.heap().add("w", padded(wb).size());
+  add_weight(b, "w", padded(wb).size(), far);
   b.p.globals().add("state", 8);
   b.p.globals().add("x", x.size() * 4);
   b.p.globals().add("y", size_t(N) * T * 4);
@@ -84,7 +101,8 @@ Result matvec_case(Device& dev, uint32_t type) {
   b.p.add_stage(ops::matvec(b.in, type, w, K, N, b.g("x"), K, b.g("y"), N, 0, st, {std::nullopt, {N, T, 1}}));
   b.p.add_stage(ops::matvec(b.in, type, w, K, N, b.g("x"), K, b.g("acc"), N, ops::kAccumulate, st, {std::nullopt, {N, T, 1}}));
   b.p.add_stage(ops::matvec(b.in, type, w, K, N, b.g("x"), K, b.g("cache"), N, ops::kCacheRow, st, {std::nullopt, {N, T, 1}}));
-  Executable exe(dev, b.p);
+  Executable exe(dev, b.p, far_cap());
+  if (far && exe.far_memory().describe().find(" 1 allocation(s)") != std::string::npos) return Result::fail("the far weight was not split");
   put(exe, Binding::Heap, "w", padded(wb));
   const uint32_t state[2] = {pos0, T};
   put(exe, Binding::Globals, "state", state, 8);
@@ -116,21 +134,24 @@ Result matvec_case(Device& dev, uint32_t type) {
   // The fixture must tell a wrong decoding apart: the same bytes read as the neighbouring block
   // layout (ignoring the scale) would be far off. Here: the reference of the f32 originals differs
   // from the quantized result by the quantization error only for quantized types.
-  return Result::pass(gguf::type_name(type) + " K=96 N=37 T=6 (plain, accumulate, cache rows; token tiles of 4 and 2); NMSE " + str(worst), worst);
+  return Result::pass(gguf::type_name(type) + (far ? " far (allocations of 512 bytes)" : "") +
+                          " K=96 N=37 T=6 (plain, accumulate, cache rows; token tiles of 4 and 2); NMSE " + str(worst),
+                      worst);
 }
 
-Result embed_case(Device& dev) {
+Result embed_case(Device& dev, bool far) {
+  if (far && !dev.info().buffer_device_address) return Result::skip("no bufferDeviceAddress: far weights are refused (test_far_weights.cpp)");
   const uint32_t D = 64, V = 40, T = 4;
   std::string detail;
   for (uint32_t type : {gguf::type::F32, gguf::type::F16, gguf::type::Q8_0, gguf::type::Q4_0}) {
     const std::vector<uint8_t> tb = encode(type, randoms(size_t(D) * V, 7 + type));
     const std::vector<uint32_t> tokens = {0, 39, 17, 17};
     Bench b;
-    b.p.heap().add("table", padded(tb).size());
+    add_weight(b, "table", padded(tb).size(), far);
     b.p.globals().add("tokens", T * 4);
     b.p.globals().add("x", size_t(D) * T * 4);
     b.p.add_stage(ops::embed(b.in, type, b.h("table"), D, V, b.g("tokens"), b.g("x"), {std::nullopt, {T, 1, 1}}));
-    Executable exe(dev, b.p);
+    Executable exe(dev, b.p, far_cap());
     put(exe, Binding::Heap, "table", padded(tb));
     put(exe, Binding::Globals, "tokens", tokens);
     exe.run();
@@ -142,7 +163,7 @@ Result embed_case(Device& dev) {
     }
     detail += gguf::type_name(type) + " ";
   }
-  return Result::pass(detail + "rows bit-identical to the CPU decoder");
+  return Result::pass(detail + (far ? "far (allocations of 512 bytes): " : "") + "rows bit-identical to the CPU decoder");
 }
 
 // ---- norms, rope, attention, swiglu, softmax --------------------------------------------------
@@ -602,6 +623,41 @@ Result norm_rule_case(Device& dev) {
                       worst);
 }
 
+Result far_weights_case(Device& dev) {
+  // Every matrix a far segment of its own, split by a 1 KiB allocation cap, for the seeded model
+  // in two encodings (together every matvec and embed variant); the in-window decoder beside it.
+  if (!dev.info().buffer_device_address) return Result::skip("no bufferDeviceAddress: far weights are refused (test_far_weights.cpp)");
+  SeededOptions other;
+  other.tied = true;
+  other.attn_type = gguf::type::F32;
+  other.ffn_type = gguf::type::F16;
+  other.embd_type = gguf::type::Q8_0;
+  double worst = 0;
+  for (const SeededOptions& o : {SeededOptions{}, other}) {
+    const Model m = seeded(o);
+    DecoderOptions d;
+    d.max_batch = 4;
+    d.max_allocation_bytes = 1024;
+    d.weights = WeightPlacement::Far;
+    Decoder far(dev, m, d);
+    d.weights = WeightPlacement::InWindow;
+    Decoder window(dev, m, d);
+    Reference ref(m, far.context(), {}, d.max_batch);
+    std::vector<uint32_t> tokens = prompt_of(9, 6);
+    for (uint32_t run = 0; run < 3; ++run) {
+      const std::string where = run ? "decode step " + std::to_string(run) : "prefill of 9 in chunks of 4";
+      const auto logits = far.prefill(tokens);
+      if (Result r = compare_run(far, ref, logits, ref.forward(tokens), worst, where); r.outcome != Outcome::Pass) return r;
+      if (logits != window.prefill(tokens)) return Result::fail(where + ": far logits differ from the in-window decoder's");
+      if (far.sampled() != window.sampled()) return Result::fail(where + ": far and in-window decoders sampled different tokens");
+      tokens = {far.sampled()};
+    }
+  }
+  return Result::pass("seeded models (F16 emb / Q8_0 attn / Q4_0 MLP / F32 head; Q8_0 tied / F32 attn / F16 MLP), every matrix far in "
+                      "1 KiB allocations: prefill + 2 steps, bit-identical to in-window; NMSE " + str(worst),
+                      worst);
+}
+
 Result bad_input_case(Device& dev) {
   const Model m = seeded({});
   Decoder dec(dev, m);
@@ -641,11 +697,16 @@ Result bad_input_case(Device& dev) {
 
 std::vector<Case> attention_cases() {
   return {
-      {"attention.matvec_f32", "NMSE <= 1e-10 (K-term f32 dot: ~K u^2 = 1e-12)", [](Device& d) { return matvec_case(d, gguf::type::F32); }},
-      {"attention.matvec_f16", "NMSE <= 1e-10 (K-term f32 dot: ~K u^2 = 1e-12)", [](Device& d) { return matvec_case(d, gguf::type::F16); }},
-      {"attention.matvec_q8_0", "NMSE <= 1e-10 (K-term f32 dot: ~K u^2 = 1e-12)", [](Device& d) { return matvec_case(d, gguf::type::Q8_0); }},
-      {"attention.matvec_q4_0", "NMSE <= 1e-10 (K-term f32 dot: ~K u^2 = 1e-12)", [](Device& d) { return matvec_case(d, gguf::type::Q4_0); }},
-      {"attention.embed_all_types", "exact (one f16 decode and one correctly rounded product on both sides)", embed_case},
+      {"attention.matvec_f32", "NMSE <= 1e-10 (K-term f32 dot: ~K u^2 = 1e-12)", [](Device& d) { return matvec_case(d, gguf::type::F32, false); }},
+      {"attention.matvec_f16", "NMSE <= 1e-10 (K-term f32 dot: ~K u^2 = 1e-12)", [](Device& d) { return matvec_case(d, gguf::type::F16, false); }},
+      {"attention.matvec_q8_0", "NMSE <= 1e-10 (K-term f32 dot: ~K u^2 = 1e-12)", [](Device& d) { return matvec_case(d, gguf::type::Q8_0, false); }},
+      {"attention.matvec_q4_0", "NMSE <= 1e-10 (K-term f32 dot: ~K u^2 = 1e-12)", [](Device& d) { return matvec_case(d, gguf::type::Q4_0, false); }},
+      {"attention.matvec_far_f32", "NMSE <= 1e-10, as in the window", [](Device& d) { return matvec_case(d, gguf::type::F32, true); }},
+      {"attention.matvec_far_f16", "NMSE <= 1e-10, as in the window", [](Device& d) { return matvec_case(d, gguf::type::F16, true); }},
+      {"attention.matvec_far_q8_0", "NMSE <= 1e-10, as in the window", [](Device& d) { return matvec_case(d, gguf::type::Q8_0, true); }},
+      {"attention.matvec_far_q4_0", "NMSE <= 1e-10, as in the window", [](Device& d) { return matvec_case(d, gguf::type::Q4_0, true); }},
+      {"attention.embed_all_types", "exact (one f16 decode and one correctly rounded product on both sides)", [](Device& d) { return embed_case(d, false); }},
+      {"attention.embed_far_all_types", "exact, as in the window", [](Device& d) { return embed_case(d, true); }},
       {"attention.rmsnorm", "NMSE <= 1e-10 (D-term sum of squares, inversesqrt 2 ulp)", rmsnorm_case},
       {"attention.rope", "NMSE <= 1e-12 (host cos/sin table, 2 products and a sum)", rope_case},
       {"attention.softmax", "NMSE <= 1e-10 (exp 3+2|x| ulp, one division)", softmax_case},
@@ -660,6 +721,7 @@ std::vector<Case> attention_cases() {
       {"attention.f16_weights_mha", "logits NMSE <= 1e-8", f16_mha_case},
       {"attention.activation_norm_rule", "same anomaly verdicts as the reference (limit >= 0.1% from every RMS), not carried into the next run; NMSE <= 1e-8",
        norm_rule_case},
+      {"attention.far_weights_decoder", "logits NMSE <= 1e-8 and bit-identical to the in-window decoder", far_weights_case},
       {"attention.bad_input", "exact (BadInput with the place named)", bad_input_case},
   };
 }

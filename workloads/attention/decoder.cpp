@@ -13,13 +13,41 @@ Program make_program(const Model& m, const DecoderOptions& o, DecoderProgram& dp
   return p;
 }
 
+// The kernels reach everything but far weights through the bound window: the KV cache and the
+// activations (and in-window weights) must fit it.
+Program checked(Program p, const DeviceInfo& info, const std::string& what) {
+  p.require_bound_window(info, what + " (use a smaller model or --context)");
+  return p;
+}
+
 }  // namespace
 
+Program decoder_program(const DeviceInfo& info, const Model& model, const DecoderOptions& options, DecoderProgram& dp) {
+  const std::string what = "attention: " + model.file.source();
+  DecoderOptions o = options;
+  if (o.weights == WeightPlacement::Auto) {
+    // The window when the in-window layout's Heap fits it (it is the faster to read), else far.
+    o.weights = WeightPlacement::InWindow;
+    Program p = make_program(model, o, dp);
+    if (p.heap().size() <= info.max_storage_buffer_range) return checked(std::move(p), info, what);
+    o.weights = WeightPlacement::Far;
+  }
+  // Said here rather than by the engine's stage check, so the user learns why the weights went far.
+  if (o.weights == WeightPlacement::Far && !info.buffer_device_address) {
+    const std::string why = options.weights == WeightPlacement::Far
+                                ? "as asked"
+                                : "they exceed the storage-buffer window of " + std::to_string(info.max_storage_buffer_range) + " bytes";
+    fail(ErrorCode::MissingFeature, what + ": " + std::to_string(model.file.data_section().size()) + " bytes of weights placed far (" + why +
+                                        ") need bufferDeviceAddress, which " + info.name + " does not support");
+  }
+  return checked(make_program(model, o, dp), info, what);
+}
+
 Decoder::Decoder(Device& device, const Model& model, DecoderOptions options) : model_(model) {
-  Program p = make_program(model, options, dp_);
-  // The kernels address Heap and Globals through the bound window only (no far access).
-  p.require_bound_window(device.info(), "attention: " + model.file.source() + " (use a smaller model or --context)");
-  exe_ = std::make_unique<Executable>(device, std::move(p));
+  Program p = decoder_program(device.info(), model, options, dp_);
+  RecordOptions ro;
+  ro.max_allocation_bytes = options.max_allocation_bytes;
+  exe_ = std::make_unique<Executable>(device, std::move(p), ro);
   upload(*exe_, dp_, model_);
 }
 

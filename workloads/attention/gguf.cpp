@@ -274,16 +274,19 @@ class Parser {
 File File::parse(std::span<const uint8_t> bytes, const std::string& source) {
   File f;
   f.source_ = source;
-  f.bytes_.assign(bytes.begin(), bytes.end());
+  auto copy = std::make_shared<const std::vector<uint8_t>>(bytes.begin(), bytes.end());
+  f.bytes_ = *copy;
+  f.storage_ = std::move(copy);
   Parser(f).run();
   return f;
 }
 
 File File::read(const std::string& path) {
-  std::vector<uint8_t> bytes = read_binary_file(path, "cannot open the file");
+  auto mapped = std::make_shared<const MappedFile>(path, "cannot open the file");
   File f;
-  f.source_ = path;
-  f.bytes_ = std::move(bytes);
+  f.source_ = f.path_ = path;
+  f.bytes_ = {mapped->data(), size_t(mapped->size())};
+  f.storage_ = std::move(mapped);
   Parser(f).run();
   return f;
 }
@@ -406,7 +409,7 @@ void Writer::add_tensor(const std::string& name, std::vector<uint64_t> dims, uin
   tensors_.push_back({name, std::move(dims), ggml_type, std::move(data)});
 }
 
-std::vector<uint8_t> Writer::bytes() const {
+std::vector<uint8_t> Writer::header() const {
   Out o;
   o.b.insert(o.b.end(), kMagic, kMagic + 4);
   o.put<uint32_t>(3);
@@ -427,6 +430,12 @@ std::vector<uint8_t> Writer::bytes() const {
     offset = (offset + t.data.size() + alignment_ - 1) / alignment_ * alignment_;
   }
   o.pad(alignment_);
+  return o.b;
+}
+
+std::vector<uint8_t> Writer::bytes() const {
+  Out o;
+  o.b = header();
   for (const Tensor& t : tensors_) {
     o.b.insert(o.b.end(), t.data.begin(), t.data.end());
     o.pad(alignment_);
@@ -435,10 +444,16 @@ std::vector<uint8_t> Writer::bytes() const {
 }
 
 void Writer::write(const std::string& path) const {
-  const std::vector<uint8_t> b = bytes();
   std::ofstream out(path, std::ios::binary);
   if (!out) fail(ErrorCode::BadInput, path + ": cannot create the file");
-  out.write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
+  auto put = [&](const void* p, uint64_t n) { out.write(static_cast<const char*>(p), std::streamsize(n)); };
+  const std::vector<uint8_t> h = header();
+  put(h.data(), h.size());
+  const std::vector<uint8_t> zeros(alignment_, 0);
+  for (const Tensor& t : tensors_) {  // each tensor, then zeros up to the alignment (as bytes() lays them out)
+    put(t.data.data(), t.data.size());
+    put(zeros.data(), (alignment_ - t.data.size() % alignment_) % alignment_);
+  }
   if (!out) fail(ErrorCode::BadInput, path + ": write error");
 }
 

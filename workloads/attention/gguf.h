@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -85,9 +86,13 @@ class File {
  public:
   // Parses a copy of `bytes`; `source` names the input in messages (a path, "<memory>").
   static File parse(std::span<const uint8_t> bytes, const std::string& source);
+  // Parses the file through a read-only mapping, kept for the File's lifetime (shared by its
+  // copies): a model of several GB is not copied into host memory to be read.
   static File read(const std::string& path);
 
   const std::string& source() const { return source_; }
+  // The file read() mapped ("" for a parsed copy): a loader can stream tensors from it itself.
+  const std::string& path() const { return path_; }
   uint32_t version() const { return version_; }
   uint32_t alignment() const { return alignment_; }
   uint64_t data_offset() const { return data_offset_; }
@@ -114,8 +119,9 @@ class File {
   }
 
  private:
-  std::string source_;
-  std::vector<uint8_t> bytes_;
+  std::string source_, path_;
+  std::shared_ptr<const void> storage_;  // owns what bytes_ views: a copy or a file mapping
+  std::span<const uint8_t> bytes_;
   uint32_t version_ = 0, alignment_ = kDefaultAlignment;
   uint64_t data_offset_ = 0;
   std::vector<std::pair<std::string, Value>> kv_;
@@ -135,9 +141,11 @@ class Writer {
   // `data` must hold exactly the tensor's bytes for its type and dims.
   void add_tensor(const std::string& name, std::vector<uint64_t> dims, uint32_t ggml_type, std::vector<uint8_t> data);
   std::vector<uint8_t> bytes() const;
+  // Streams the file tensor by tensor (no second copy of the tensors is made).
   void write(const std::string& path) const;
 
  private:
+  std::vector<uint8_t> header() const;  // everything before the data section, padded
   uint32_t alignment_;
   std::vector<std::pair<std::string, Value>> kv_;
   struct Tensor {

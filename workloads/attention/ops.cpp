@@ -20,6 +20,12 @@ StageSpec base(const std::string& name, const std::string& k, InstanceId in, con
   return s;
 }
 
+// The kernel for a weight of `type` where it lives: the _far variant when the weight is a far
+// segment (the decoder's far placement), the in-window one otherwise.
+std::string weight_kernel(const char* op, uint32_t type, const Array& w) {
+  return std::string(op) + "_" + type_suffix(type) + (w.far ? "_far" : "");
+}
+
 }  // namespace
 
 const char* type_suffix(uint32_t t) {
@@ -34,17 +40,23 @@ const char* type_suffix(uint32_t t) {
 
 
 StageSpec embed(InstanceId in, uint32_t type, Array table, uint32_t D, uint32_t vocab, Array tokens, Array x, Dispatch d) {
-  StageSpec s = base("embed", std::string("embed_") + type_suffix(type), in, d);
-  s.args = EmbedArgs{.table = table, .dim = D, .vocab = vocab, .tokens = tokens, .x = x}.bind();
+  StageSpec s = base("embed", weight_kernel("embed", type, table), in, d);
+  // The two argument lists differ in the table's type only (attention_args.h).
+  auto bind = [&](auto args) { return decltype(args){.table = table, .dim = D, .vocab = vocab, .tokens = tokens, .x = x}.bind(); };
+  s.args = table.far ? bind(EmbedFarArgs{}) : bind(EmbedArgs{});
   return s;
 }
 
 StageSpec matvec(InstanceId in, uint32_t type, Array w, uint32_t K, uint32_t N, Array x, uint32_t xs, Array y, uint32_t ys,
                  uint32_t flags, Array state, Dispatch d) {
-  StageSpec s = base(std::string("matvec_") + type_suffix(type), std::string("matvec_") + type_suffix(type), in, d);
-  s.args = MatvecArgs{.w = w, .cols = K, .rows = N, .x = x, .x_stride = xs, .y = y, .y_stride = ys, .flags = flags,
-                      .state = state}
-               .bind();
+  const std::string k = weight_kernel("matvec", type, w);
+  StageSpec s = base(k, k, in, d);
+  // The two argument lists differ in the weights' type only (attention_args.h).
+  auto bind = [&](auto args) {
+    return decltype(args){.w = w, .cols = K, .rows = N, .x = x, .x_stride = xs, .y = y, .y_stride = ys, .flags = flags, .state = state}
+        .bind();
+  };
+  s.args = w.far ? bind(MatvecFarArgs{}) : bind(MatvecArgs{});
   if (flags & kAccumulate) s.reads = {y};  // y += W x reads y as well
   return s;
 }

@@ -32,6 +32,8 @@ const char* type_suffix(uint32_t ggml_type);  // "f32", "f16", "q8_0", "q4_0"; B
 KernelRef kernel(const std::string& name);
 
 // state: Globals words (pos0, T) of the batch. Groups are given per op in its comment.
+// embed and matvec take the weights as an in-window Heap range or as a whole Heap far segment
+// (Range::far; a tensor alone in it, record_bytes 4) and pick the kernel variant from that.
 // embed: groups (T).
 StageSpec embed(InstanceId in, uint32_t type, Array table, uint32_t D, uint32_t vocab, Array tokens, Array x, Dispatch d);
 // matvec: groups (matvec_groups(N), ceil(T / 4)): eight rows and a tile of four tokens per

@@ -12,7 +12,49 @@ namespace {
 
 enum Shape : uint32_t { kTok, kDim, kQ, kKv, kFfn, kHeads, kSwiglu, kShapes };
 
+// Every tensor the decoder reads, once each (a tied head is the embedding table).
+std::vector<const Weight*> tensors(const Model& m) {
+  std::vector<const Weight*> t = {&m.token_embd};
+  for (const Weight* w : m.weights())
+    if (!(m.tied && w == &m.output)) t.push_back(w);
+  return t;
+}
+// What matvec and embed read; the rest are norm vectors (one row: model.cpp loads them so).
+bool is_matrix(const Weight& w) { return w.rows > 1; }
+
+// Far placement: a segment per tensor, named "<prefix>.<tensor name>". A matrix is a far segment
+// of one-word records (the kernels address it by byte from its own start, so each kernel's byte
+// offsets stay below 4 GiB however large the model; the size rounds up to whole words, which a
+// Q8_0/Q4_0 block's last word may straddle); a norm vector stays in the window.
+void add_far_weights(Program& p, const Model& m, const DecoderProgram& dp) {
+  for (const Weight* w : tensors(m)) {
+    if (!is_matrix(*w)) {
+      p.heap().add(dp.name(w->name), w->bytes);
+      continue;
+    }
+    if (w->bytes > (uint64_t(1) << 32) - 4)
+      fail(ErrorCode::BadInput, "attention: " + m.file.source() + ": tensor '" + w->name + "' has " + std::to_string(w->bytes) +
+                                    " bytes; the kernels address a tensor with 32-bit byte offsets (below 4 GiB)");
+    p.heap().add_far(dp.name(w->name), (w->bytes + 3) / 4 * 4, 4);
+  }
+}
+
 }  // namespace
+
+const char* placement_name(WeightPlacement w) {
+  switch (w) {
+    case WeightPlacement::Auto: return "auto";
+    case WeightPlacement::InWindow: return "window";
+    case WeightPlacement::Far: return "far";
+  }
+  return "?";
+}
+
+WeightPlacement parse_placement(const std::string& s) {
+  for (WeightPlacement w : {WeightPlacement::Auto, WeightPlacement::InWindow, WeightPlacement::Far})
+    if (s == placement_name(w)) return w;
+  fail(ErrorCode::BadInput, "attention: weight placement '" + s + "' is none of auto, window, far");
+}
 
 // The decoder's stages (embedding or o.embed, the layers with their regulators, the head and
 // the sampler), appended once more; every stage and regulator name gets `suffix`.
@@ -21,8 +63,13 @@ void append_decoder_step(Program& p, const Model& m, DecoderProgram& dp, const D
   const uint32_t ctx = dp.context, D = c.dim, hd = c.head_dim;
   auto N = [&](const std::string& s) { return dp.name(s); };
   auto g = [&](const std::string& s) { return p.segment(Binding::Globals, N(s)); };
-  const Range weights = p.segment(Binding::Heap, N("weights"));
-  auto w = [&](const Weight& x) { return Range{Binding::Heap, weights.offset + x.offset, x.bytes}; };
+  // A weight's range: its bytes inside the data-section segment, or its own segment (far for a
+  // matrix: the kernels' _far variants read it).
+  const bool far = dp.weights == WeightPlacement::Far;
+  const Range section = far ? Range{} : p.segment(Binding::Heap, N("weights"));
+  auto w = [&](const Weight& x) {
+    return far ? p.segment(Binding::Heap, N(x.name)) : Range{Binding::Heap, section.offset + x.offset, x.bytes};
+  };
   const ops::Array state = g("state"), x = g("x"), xn = g("xn"), q = g("q"), att = g("att"), scores = g("scores"),
                    gate = g("gate"), up = g("up"), rope_table = p.segment(Binding::Heap, N("rope"));
   std::vector<SlotId> slot;
@@ -85,8 +132,12 @@ DecoderProgram add_decoder(Program& p, const Model& m, const DecoderOptions& o) 
   auto N = [&](const std::string& s) { return dp.name(s); };
 
   // ---- layout ----
-  const auto section = m.file.data_section();
-  p.heap().add(N("weights"), std::max<uint64_t>(section.size(), 4));
+  // Without a device to measure against, Auto is the window (Decoder resolves it first).
+  dp.weights = o.weights == WeightPlacement::Far ? WeightPlacement::Far : WeightPlacement::InWindow;
+  if (dp.weights == WeightPlacement::Far)
+    add_far_weights(p, m, dp);
+  else
+    p.heap().add(N("weights"), std::max<uint64_t>(m.file.data_section().size(), 4));
   p.heap().add(N("rope"), uint64_t(ctx) * hd * 4);
   auto G = [&](const std::string& s, uint64_t bytes) { p.globals().add(N(s), bytes); };
   G("state", 16);
@@ -153,8 +204,20 @@ uint32_t read_sampled(Executable& exe, const DecoderProgram& dp) {
 }
 
 void upload(Executable& exe, const DecoderProgram& dp, const Model& m) {
-  const auto section = m.file.data_section();
-  if (!section.empty()) exe.write_segment(Binding::Heap, dp.name("weights"), section.data(), section.size());
+  const gguf::File& f = m.file;
+  if (dp.weights == WeightPlacement::InWindow) {
+    const auto section = f.data_section();
+    if (!section.empty()) exe.write_segment(Binding::Heap, dp.name("weights"), section.data(), section.size());
+  } else {
+    // Matrices straight from the file when there is one: each mapping is dropped after its
+    // tensor, so the host holds no more than one tensor's pages of the model at a time.
+    for (const Weight* w : tensors(m)) {
+      if (is_matrix(*w) && !f.path().empty())
+        exe.write_segment_from_file(Binding::Heap, dp.name(w->name), f.path(), f.data_offset() + w->offset, w->bytes);
+      else
+        exe.write_segment(Binding::Heap, dp.name(w->name), f.data_section().data() + w->offset, w->bytes);
+    }
+  }
   const auto table = ops::rope_table(dp.context, m.config.head_dim, m.config.rope_base);
   exe.write_segment(Binding::Heap, dp.name("rope"), table.data(), table.size() * 4);
 }

@@ -1,17 +1,22 @@
 // Token embedding lookup, one workgroup per token of the batch: x[t] = row tokens[t] of the
 // embedding table, dequantized. A token id past the vocabulary (the host refuses those before
 // writing them) gives a zero row rather than a read outside the table. Arguments:
-// ATTENTION_EMBED_ARGS (attention_args.h); the table's first word becomes a Heap byte offset,
-// which dequant.glsl addresses by.
+// ATTENTION_EMBED_ARGS, or ATTENTION_EMBED_FAR_ARGS with FAR_WEIGHTS (attention_args.h);
+// open_weights gives the table's first byte, which dequant.glsl addresses by.
 #include "attention_args.h"
+#ifdef FAR_WEIGHTS  // the _far variant: the weights are a far segment of their own (dequant.glsl)
+#define WEFT_FAR_ACCESS
+#define WEFT_ARGS ATTENTION_EMBED_FAR_ARGS
+#else
 #define WEFT_ARGS ATTENTION_EMBED_ARGS
+#endif
 #include "weft.glsl"
 #include "dequant.glsl"
 
 layout(local_size_x = 64) in;
 
 void main() {
-  const uint table = pc.args.table * 4u, D = pc.args.dim, vocab = pc.args.vocab, tokens = pc.args.tokens, x = pc.args.x;
+  const uint table = open_weights(pc.args.table), D = pc.args.dim, vocab = pc.args.vocab, tokens = pc.args.tokens, x = pc.args.x;
   const uint t = gl_WorkGroupID.x;
   const uint token = globals_u[tokens + t];
   const uint row = table + token * row_bytes(D);

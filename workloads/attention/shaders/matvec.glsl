@@ -1,11 +1,16 @@
 // Matrix-vector product straight from the packed weights, one workgroup per (8 output rows,
 // tile of 4 tokens): y[t][n] (+)= sum_k W[n][k] * x[t][k]. The 64 invocations stride over the row's
 // blocks in groups of 8 per row and meet in shared memory (no subgroup size assumed).
-// Arguments: ATTENTION_MATVEC_ARGS (attention_args.h); K = cols (row length), N = rows, the
-// weights' first word becomes a Heap byte offset (dequant.glsl addresses by bytes), and the
-// state's T bounds the last tile.
+// Arguments: ATTENTION_MATVEC_ARGS, or ATTENTION_MATVEC_FAR_ARGS with FAR_WEIGHTS
+// (attention_args.h); K = cols (row length), N = rows, open_weights gives the weights' first
+// byte (dequant.glsl addresses by bytes), and the state's T bounds the last tile.
 #include "attention_args.h"
+#ifdef FAR_WEIGHTS  // the _far variant: the weights are a far segment of their own (dequant.glsl)
+#define WEFT_FAR_ACCESS
+#define WEFT_ARGS ATTENTION_MATVEC_FAR_ARGS
+#else
 #define WEFT_ARGS ATTENTION_MATVEC_ARGS
+#endif
 #include "weft.glsl"
 #include "dequant.glsl"
 
@@ -19,7 +24,7 @@ layout(local_size_x = 64) in;
 shared float partial[TOKENS][64];
 
 void main() {
-  const uint W = pc.args.w * 4u, K = pc.args.cols, N = pc.args.rows, x0 = pc.args.x, xs = pc.args.x_stride;
+  const uint W = open_weights(pc.args.w), K = pc.args.cols, N = pc.args.rows, x0 = pc.args.x, xs = pc.args.x_stride;
   const uint y0 = pc.args.y, ys = pc.args.y_stride, flags = pc.args.flags, state = pc.args.state;
   const uint t0 = gl_WorkGroupID.y * TOKENS, T = (flags & 4u) != 0u ? 1u : globals_u[state + 1u];
   if (t0 >= T) return;  // a tile past the batch (uniform: the whole workgroup leaves)
