@@ -5,7 +5,6 @@
 #include <sstream>
 
 #include "conformance.h"
-#include "weft_engine_args.h"
 
 namespace weft::conformance {
 
@@ -501,30 +500,15 @@ Result stage_timestamps(Device& dev) {
   return Result::pass();
 }
 
-// Iterations a one-invocation loop asked for `asked` really runs.
-uint32_t loop_ran(Device& dev, uint32_t asked) {
-  Program p("loop");
-  p.globals().add("ran", 4);
-  StageSpec s;
-  s.name = "loop";
-  s.kernel = engine_kernel("loop_probe");
-  s.instance = p.add_instance("probe", 1);
-  s.args = LoopProbeArgs{.iterations = asked, .ran = p.segment(Binding::Globals, "ran")}.bind();
-  p.add_stage(s);
-  Executable exe(dev, std::move(p));
-  exe.run();
-  return exe.read_segment<uint32_t>(Binding::Globals, "ran")[0];
-}
-
 // The device's own loop cap, as Device::loop_iteration_limit reports it: a loop of exactly that
 // many iterations runs whole and one more stops there (a driver that stops loops silently).
 Result loop_iteration_limit(Device& dev) {
   const uint32_t limit = dev.loop_iteration_limit();
   if (limit == UINT32_MAX) {
-    if (loop_ran(dev, 1u << 20) != 1u << 20) return Result::fail("a loop of 2^20 iterations stopped early");
+    if (loop_iterations_run(dev, 1u << 20) != 1u << 20) return Result::fail("a loop of 2^20 iterations stopped early");
     return Result::pass("no cap up to 2^20 iterations per invocation");
   }
-  if (loop_ran(dev, limit) != limit || loop_ran(dev, limit + 1) != limit)
+  if (loop_iterations_run(dev, limit) != limit || loop_iterations_run(dev, limit + 1) != limit)
     return Result::fail("the reported cap of " + std::to_string(limit) + " iterations does not hold");
   return Result::pass("the driver stops loops after " + std::to_string(limit) + " iterations per invocation");
 }

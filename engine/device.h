@@ -146,4 +146,8 @@ class Device {
   std::mutex probe_mutex_;
 };
 
+// The iterations one invocation really runs of a loop asked for `asked` (the probe behind
+// Device::loop_iteration_limit; conformance checks the limit with it).
+uint32_t loop_iterations_run(Device& device, uint32_t asked);
+
 }  // namespace weft

@@ -6,21 +6,25 @@
 
 namespace weft {
 
-uint32_t Device::loop_iteration_limit() {
-  std::lock_guard lock(probe_mutex_);
-  if (loop_iteration_limit_) return *loop_iteration_limit_;
-  constexpr uint32_t kAsked = 1u << 20;
+uint32_t loop_iterations_run(Device& device, uint32_t asked) {
   Program p("loop_probe");
   p.globals().add("ran", 4);
   StageSpec s;
   s.name = "loop_probe";
   s.kernel = engine_kernel("loop_probe");
   s.instance = p.add_instance("probe", 1);
-  s.args = LoopProbeArgs{.iterations = kAsked, .ran = p.segment(Binding::Globals, "ran")}.bind();
+  s.args = LoopProbeArgs{.iterations = asked, .ran = p.segment(Binding::Globals, "ran")}.bind();
   p.add_stage(s);
-  Executable exe(*this, std::move(p));
+  Executable exe(device, std::move(p));
   exe.run();
-  const uint32_t ran = exe.read_segment<uint32_t>(Binding::Globals, "ran")[0];
+  return exe.read_segment<uint32_t>(Binding::Globals, "ran")[0];
+}
+
+uint32_t Device::loop_iteration_limit() {
+  std::lock_guard lock(probe_mutex_);
+  if (loop_iteration_limit_) return *loop_iteration_limit_;
+  constexpr uint32_t kAsked = 1u << 20;
+  const uint32_t ran = loop_iterations_run(*this, kAsked);
   loop_iteration_limit_ = ran < kAsked ? ran : UINT32_MAX;
   return *loop_iteration_limit_;
 }

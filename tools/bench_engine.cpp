@@ -63,40 +63,28 @@ Program tiny_program(uint32_t n, bool chained) {
   return p;
 }
 
-// The same chain written by hand against raw Vulkan: its own buffers, descriptor set, pipeline
-// layout and pipeline from the same SPIR-V, one push + dispatch + barrier per stage.
-class RawChain {
+// What the raw-Vulkan peers share, written by hand without the engine: a descriptor set of
+// `bindings` storage buffers, a pipeline layout with `push_bytes` of push constants, pipelines
+// from embedded SPIR-V, and a pair of timestamps around what a run records.
+class RawVulkan {
  public:
-  RawChain(Device& dev, uint32_t n) : dev_(dev), n_(n) {
+  RawVulkan(Device& dev, const std::vector<const Buffer*>& bindings, uint32_t push_bytes) : dev_(dev) {
     VkDevice d = dev.vk();
-    regs_ = std::make_unique<Buffer>(dev, uint64_t(n) * 32 * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryUse::DeviceLocal, "raw.regs");
-    regs_->fill(0, regs_->size(), 0);
-    VkDescriptorSetLayoutBinding b[WEFT_BINDING_COUNT]{};
-    for (uint32_t i = 0; i < WEFT_BINDING_COUNT; ++i) b[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+    const uint32_t n = uint32_t(bindings.size());
+    std::vector<VkDescriptorSetLayoutBinding> b(n);
+    for (uint32_t i = 0; i < n; ++i) b[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
     VkDescriptorSetLayoutCreateInfo li{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-    li.bindingCount = WEFT_BINDING_COUNT;
-    li.pBindings = b;
+    li.bindingCount = n;
+    li.pBindings = b.data();
     vk_check(vkCreateDescriptorSetLayout(d, &li, nullptr, &set_layout_), "raw set layout");
-    VkPushConstantRange pr{VK_SHADER_STAGE_COMPUTE_BIT, 0, WEFT_PUSH_BYTES};
+    VkPushConstantRange pr{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes};
     VkPipelineLayoutCreateInfo pli{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
     pli.setLayoutCount = 1;
     pli.pSetLayouts = &set_layout_;
     pli.pushConstantRangeCount = 1;
     pli.pPushConstantRanges = &pr;
     vk_check(vkCreatePipelineLayout(d, &pli, nullptr, &layout_), "raw pipeline layout");
-    const KernelRef tiny = weft_test_kernels.get("tiny");
-    const auto& spirv = tiny->spirv(dev.info().shader_clock);
-    VkShaderModuleCreateInfo mi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    mi.codeSize = spirv.size() * 4;
-    mi.pCode = spirv.data();
-    VkShaderModule module;
-    vk_check(vkCreateShaderModule(d, &mi, nullptr, &module), "raw shader module");
-    VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-    ci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, nullptr, 0, VK_SHADER_STAGE_COMPUTE_BIT, module, "main", nullptr};
-    ci.layout = layout_;
-    vk_check(vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &ci, nullptr, &pipeline_), "raw pipeline");
-    vkDestroyShaderModule(d, module, nullptr);
-    VkDescriptorPoolSize ps{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, WEFT_BINDING_COUNT};
+    VkDescriptorPoolSize ps{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, n};
     VkDescriptorPoolCreateInfo pi{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     pi.maxSets = 1;
     pi.poolSizeCount = 1;
@@ -107,57 +95,117 @@ class RawChain {
     ai.descriptorSetCount = 1;
     ai.pSetLayouts = &set_layout_;
     vk_check(vkAllocateDescriptorSets(d, &ai, &set_), "raw set");
-    VkDescriptorBufferInfo info{regs_->vk(), 0, VK_WHOLE_SIZE};
-    VkWriteDescriptorSet w[WEFT_BINDING_COUNT];
-    for (uint32_t i = 0; i < WEFT_BINDING_COUNT; ++i) {
-      w[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    std::vector<VkDescriptorBufferInfo> info(n);
+    std::vector<VkWriteDescriptorSet> w(n, {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET});
+    for (uint32_t i = 0; i < n; ++i) {
+      info[i] = {bindings[i]->vk(), 0, VK_WHOLE_SIZE};
       w[i].dstSet = set_;
       w[i].dstBinding = i;
       w[i].descriptorCount = 1;
       w[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-      w[i].pBufferInfo = &info;  // only Registers is used; the rest alias it to stay valid
+      w[i].pBufferInfo = &info[i];
     }
-    vkUpdateDescriptorSets(d, WEFT_BINDING_COUNT, w, 0, nullptr);
+    vkUpdateDescriptorSets(d, n, w.data(), 0, nullptr);
     VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
     qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
     qi.queryCount = 2;
     vk_check(vkCreateQueryPool(d, &qi, nullptr, &queries_), "raw query pool");
   }
-  ~RawChain() {
+  ~RawVulkan() {
     VkDevice d = dev_.vk();
     vkDestroyQueryPool(d, queries_, nullptr);
     vkDestroyDescriptorPool(d, pool_, nullptr);
-    vkDestroyPipeline(d, pipeline_, nullptr);
+    for (VkPipeline pipeline : pipelines_) vkDestroyPipeline(d, pipeline, nullptr);
     vkDestroyPipelineLayout(d, layout_, nullptr);
     vkDestroyDescriptorSetLayout(d, set_layout_, nullptr);
   }
+  RawVulkan(const RawVulkan&) = delete;
+  RawVulkan& operator=(const RawVulkan&) = delete;
 
-  // GPU ns of one run of the loop; wall ns through `wall`.
-  double run(double* wall) {
+  VkPipelineLayout layout() const { return layout_; }
+
+  // A compute pipeline from an embedded kernel's SPIR-V, owned by this object.
+  VkPipeline pipeline(const KernelRef& kernel) {
+    const auto& spirv = kernel->spirv(dev_.info().shader_clock);
+    VkShaderModuleCreateInfo mi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    mi.codeSize = spirv.size() * 4;
+    mi.pCode = spirv.data();
+    VkShaderModule module;
+    vk_check(vkCreateShaderModule(dev_.vk(), &mi, nullptr, &module), "raw shader module");
+    VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    ci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, nullptr, 0, VK_SHADER_STAGE_COMPUTE_BIT, module, "main", nullptr};
+    ci.layout = layout_;
+    VkPipeline out;
+    vk_check(vkCreateComputePipelines(dev_.vk(), VK_NULL_HANDLE, 1, &ci, nullptr, &out), "raw pipeline");
+    vkDestroyShaderModule(dev_.vk(), module, nullptr);
+    pipelines_.push_back(out);
+    return out;
+  }
+
+  // Records `body` after binding `pipeline` and the set, between two timestamps, submits and
+  // waits: the GPU ns between the timestamps (the wall ns of the whole through `wall`).
+  double timed(VkPipeline pipeline, const std::function<void(VkCommandBuffer)>& body, double* wall = nullptr) {
     const auto t0 = Clock::now();
     dev_.run_once([&](VkCommandBuffer cmd) {
       vkCmdResetQueryPool(cmd, queries_, 0, 2);
-      vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_);
+      vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
       vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout_, 0, 1, &set_, 0, nullptr);
       vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries_, 0);
-      VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER, nullptr, VK_ACCESS_SHADER_WRITE_BIT, VK_ACCESS_SHADER_READ_BIT};
-      for (uint32_t i = 0; i < n_; ++i) {
-        abi::WeftPush push{};
-        push.header.inbox = i == 0 ? 31 : (i - 1) * 32 + 30;
-        push.header.outbox = i * 32 + 30;
-        vkCmdPushConstants(cmd, layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
-        vkCmdDispatch(cmd, 1, 1, 1);
-        if (i + 1 < n_)
-          vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0,
-                               nullptr, 0, nullptr);
-      }
+      body(cmd);
       vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, 1);
     });
-    *wall = std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
+    if (wall) *wall = std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
     uint64_t ts[2];
     vk_check(vkGetQueryPoolResults(dev_.vk(), queries_, 0, 2, sizeof ts, ts, 8, VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
              "raw timestamps");
     return double(ts[1] - ts[0]) * dev_.info().timestamp_period_ns;
+  }
+
+ private:
+  Device& dev_;
+  VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
+  VkPipelineLayout layout_ = VK_NULL_HANDLE;
+  std::vector<VkPipeline> pipelines_;
+  VkDescriptorPool pool_ = VK_NULL_HANDLE;
+  VkDescriptorSet set_ = VK_NULL_HANDLE;
+  VkQueryPool queries_ = VK_NULL_HANDLE;
+};
+
+std::unique_ptr<Buffer> zeroed_buffer(Device& dev, uint64_t bytes, VkBufferUsageFlags usage, const char* name) {
+  auto b = std::make_unique<Buffer>(dev, bytes, usage, MemoryUse::DeviceLocal, name);
+  b->fill(0, bytes, 0);
+  return b;
+}
+
+// The same chain written by hand against raw Vulkan: its own buffers, descriptor set, pipeline
+// layout and pipeline from the same SPIR-V, one push + dispatch + barrier per stage.
+class RawChain {
+ public:
+  RawChain(Device& dev, uint32_t n)
+      : n_(n),
+        regs_(zeroed_buffer(dev, uint64_t(n) * 32 * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, "raw.regs")),
+        // Only Registers is used; the other four bindings alias it to stay valid.
+        raw_(dev, std::vector<const Buffer*>(WEFT_BINDING_COUNT, regs_.get()), WEFT_PUSH_BYTES),
+        pipeline_(raw_.pipeline(weft_test_kernels.get("tiny"))) {}
+
+  // GPU ns of one run of the loop; wall ns through `wall`.
+  double run(double* wall) {
+    return raw_.timed(
+        pipeline_,
+        [&](VkCommandBuffer cmd) {
+          VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER, nullptr, VK_ACCESS_SHADER_WRITE_BIT, VK_ACCESS_SHADER_READ_BIT};
+          for (uint32_t i = 0; i < n_; ++i) {
+            abi::WeftPush push{};
+            push.header.inbox = i == 0 ? 31 : (i - 1) * 32 + 30;
+            push.header.outbox = i * 32 + 30;
+            vkCmdPushConstants(cmd, raw_.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
+            vkCmdDispatch(cmd, 1, 1, 1);
+            if (i + 1 < n_)
+              vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb,
+                                   0, nullptr, 0, nullptr);
+          }
+        },
+        wall);
   }
 
   uint32_t last_value() {
@@ -167,15 +215,10 @@ class RawChain {
   }
 
  private:
-  Device& dev_;
   uint32_t n_;
   std::unique_ptr<Buffer> regs_;
-  VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
-  VkPipelineLayout layout_ = VK_NULL_HANDLE;
-  VkPipeline pipeline_ = VK_NULL_HANDLE;
-  VkDescriptorPool pool_ = VK_NULL_HANDLE;
-  VkDescriptorSet set_ = VK_NULL_HANDLE;
-  VkQueryPool queries_ = VK_NULL_HANDLE;
+  RawVulkan raw_;
+  VkPipeline pipeline_;
 };
 
 // One repetition of each contender per round, alternating, so drift and neighbours' load hit
@@ -335,63 +378,15 @@ void bench_copy(Device& dev, uint64_t bytes, int reps) {
 // far path can reach on this device.
 class RawCopy {
  public:
-  RawCopy(Device& dev, uint64_t bytes) : dev_(dev), bytes_(bytes) {
-    const VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT |
-                                     VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-    src_ = std::make_unique<Buffer>(dev, bytes, usage, MemoryUse::DeviceLocal, "raw.src");
-    dst_ = std::make_unique<Buffer>(dev, bytes, usage, MemoryUse::DeviceLocal, "raw.dst");
-    VkDevice d = dev.vk();
-    VkDescriptorSetLayoutBinding b[2]{};
-    for (uint32_t i = 0; i < 2; ++i) b[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
-    VkDescriptorSetLayoutCreateInfo li{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-    li.bindingCount = 2;
-    li.pBindings = b;
-    vk_check(vkCreateDescriptorSetLayout(d, &li, nullptr, &set_layout_), "raw copy set layout");
-    VkPushConstantRange pr{VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(Push)};
-    VkPipelineLayoutCreateInfo pli{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-    pli.setLayoutCount = 1;
-    pli.pSetLayouts = &set_layout_;
-    pli.pushConstantRangeCount = 1;
-    pli.pPushConstantRanges = &pr;
-    vk_check(vkCreatePipelineLayout(d, &pli, nullptr, &layout_), "raw copy pipeline layout");
-    descriptor_pipeline_ = pipeline("raw_copy_ssbo");
-    address_pipeline_ = pipeline("raw_copy_address");
-    VkDescriptorPoolSize ps{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2};
-    VkDescriptorPoolCreateInfo pi{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-    pi.maxSets = 1;
-    pi.poolSizeCount = 1;
-    pi.pPoolSizes = &ps;
-    vk_check(vkCreateDescriptorPool(d, &pi, nullptr, &pool_), "raw copy pool");
-    VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-    ai.descriptorPool = pool_;
-    ai.descriptorSetCount = 1;
-    ai.pSetLayouts = &set_layout_;
-    vk_check(vkAllocateDescriptorSets(d, &ai, &set_), "raw copy set");
-    VkDescriptorBufferInfo info[2] = {{src_->vk(), 0, VK_WHOLE_SIZE}, {dst_->vk(), 0, VK_WHOLE_SIZE}};
-    VkWriteDescriptorSet w[2];
-    for (uint32_t i = 0; i < 2; ++i) {
-      w[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-      w[i].dstSet = set_;
-      w[i].dstBinding = i;
-      w[i].descriptorCount = 1;
-      w[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-      w[i].pBufferInfo = &info[i];
-    }
-    vkUpdateDescriptorSets(d, 2, w, 0, nullptr);
-    VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
-    qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
-    qi.queryCount = 2;
-    vk_check(vkCreateQueryPool(d, &qi, nullptr, &queries_), "raw copy query pool");
-  }
-  ~RawCopy() {
-    VkDevice d = dev_.vk();
-    vkDestroyQueryPool(d, queries_, nullptr);
-    vkDestroyDescriptorPool(d, pool_, nullptr);
-    vkDestroyPipeline(d, descriptor_pipeline_, nullptr);
-    vkDestroyPipeline(d, address_pipeline_, nullptr);
-    vkDestroyPipelineLayout(d, layout_, nullptr);
-    vkDestroyDescriptorSetLayout(d, set_layout_, nullptr);
-  }
+  static constexpr VkBufferUsageFlags kUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT |
+                                               VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  RawCopy(Device& dev, uint64_t bytes)
+      : bytes_(bytes),
+        src_(zeroed_buffer(dev, bytes, kUsage, "raw.src")),
+        dst_(zeroed_buffer(dev, bytes, kUsage, "raw.dst")),
+        raw_(dev, {src_.get(), dst_.get()}, sizeof(Push)),
+        descriptor_pipeline_(raw_.pipeline(weft_test_kernels.get("raw_copy_ssbo"))),
+        address_pipeline_(raw_.pipeline(weft_test_kernels.get("raw_copy_address"))) {}
 
   Buffer& src() { return *src_; }
   Buffer& dst() { return *dst_; }
@@ -399,19 +394,10 @@ class RawCopy {
   // GPU ns of one copy of all the bytes, through device addresses or the descriptors.
   double run(bool through_addresses, uint32_t groups) {
     const Push push{src_->device_address(), dst_->device_address(), uint32_t(bytes_ / 16)};
-    dev_.run_once([&](VkCommandBuffer cmd) {
-      vkCmdResetQueryPool(cmd, queries_, 0, 2);
-      vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, through_addresses ? address_pipeline_ : descriptor_pipeline_);
-      vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout_, 0, 1, &set_, 0, nullptr);
-      vkCmdPushConstants(cmd, layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
-      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries_, 0);
+    return raw_.timed(through_addresses ? address_pipeline_ : descriptor_pipeline_, [&](VkCommandBuffer cmd) {
+      vkCmdPushConstants(cmd, raw_.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
       vkCmdDispatch(cmd, groups, 1, 1);
-      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, 1);
     });
-    uint64_t ts[2];
-    vk_check(vkGetQueryPoolResults(dev_.vk(), queries_, 0, 2, sizeof ts, ts, 8, VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
-             "raw copy timestamps");
-    return double(ts[1] - ts[0]) * dev_.info().timestamp_period_ns;
   }
 
  private:
@@ -419,31 +405,10 @@ class RawCopy {
     uint64_t src_address, dst_address;
     uint32_t count;
   };
-  VkPipeline pipeline(const char* kernel) {
-    const auto& spirv = weft_test_kernels.get(kernel)->spirv(false);
-    VkShaderModuleCreateInfo mi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    mi.codeSize = spirv.size() * 4;
-    mi.pCode = spirv.data();
-    VkShaderModule module;
-    vk_check(vkCreateShaderModule(dev_.vk(), &mi, nullptr, &module), "raw copy shader module");
-    VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-    ci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, nullptr, 0, VK_SHADER_STAGE_COMPUTE_BIT, module, "main", nullptr};
-    ci.layout = layout_;
-    VkPipeline out;
-    vk_check(vkCreateComputePipelines(dev_.vk(), VK_NULL_HANDLE, 1, &ci, nullptr, &out), "raw copy pipeline");
-    vkDestroyShaderModule(dev_.vk(), module, nullptr);
-    return out;
-  }
-
-  Device& dev_;
   uint64_t bytes_;
   std::unique_ptr<Buffer> src_, dst_;
-  VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
-  VkPipelineLayout layout_ = VK_NULL_HANDLE;
-  VkPipeline descriptor_pipeline_ = VK_NULL_HANDLE, address_pipeline_ = VK_NULL_HANDLE;
-  VkDescriptorPool pool_ = VK_NULL_HANDLE;
-  VkDescriptorSet set_ = VK_NULL_HANDLE;
-  VkQueryPool queries_ = VK_NULL_HANDLE;
+  RawVulkan raw_;
+  VkPipeline descriptor_pipeline_, address_pipeline_;
 };
 
 // Median GPU ns of the raw copy each way, alternating; both must copy the pattern exactly.
