@@ -20,7 +20,7 @@ struct StepError : Error {
 
 constexpr int64_t kMaxBound = int64_t(1) << 31;
 constexpr size_t kMaxDepth = 64;  // nesting of bodies and subroutines
-constexpr size_t kMaxSteps = 100000;  // what subroutine calls may unfold to
+constexpr size_t kMaxSteps = 100000;  // what a flow (or any step list in it) may unfold to
 
 size_t count_steps(const std::vector<Program::Step>& steps) {
   size_t n = steps.size();
@@ -56,7 +56,17 @@ class FlowReader {
     if (depth > kMaxDepth) bad(&list, where, "nested more than " + std::to_string(kMaxDepth) + " levels deep");
     if (!list.is_array()) bad(&list, where, "expected an array of steps");
     const toml::array& a = *list.as_array();
-    for (size_t i = 0; i < a.size(); ++i) step(p, a[i], where + "[" + std::to_string(i) + "]", depth);
+    // What `p` unfolds to, bodies included, counted as steps arrive (each once per level), so
+    // plain steps count as well as loops and subroutine calls, without recounting `p` each time.
+    size_t unfolded = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+      const std::string at = where + "[" + std::to_string(i) + "]";
+      const size_t before = p.steps().size();
+      step(p, a[i], at, depth);
+      for (size_t k = before; k < p.steps().size(); ++k)
+        unfolded += 1 + count_steps(p.steps()[k].body) + count_steps(p.steps()[k].other);
+      if (unfolded > kMaxSteps) bad(&a[i], at, "the flow unfolds to more than " + std::to_string(kMaxSteps) + " steps");
+    }
   }
 
   std::string text(const toml::table& t, const char* key, const std::string& where) const {
@@ -122,9 +132,6 @@ class FlowReader {
         }
         p.extract(name, names);
       }
-      if (kind == "subroutine" || kind == "loop" || kind == "when")
-        if (count_steps(p.steps()) > kMaxSteps)
-          bad(&t, where, "the flow unfolds to more than " + std::to_string(kMaxSteps) + " steps");
     } catch (const StepError&) {
       throw;
     } catch (const Error& e) {

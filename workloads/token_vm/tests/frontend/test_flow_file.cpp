@@ -127,3 +127,15 @@ TEST_CASE("token_vm frontend: subroutine calls that unfold too far are refused")
   text += "s24 = [ { run = \"a\" } ]\n";
   CHECK_CONTAINS(bad_input([&] { parse_flow(text, "f.toml", ps); }), "the flow unfolds to more than 100000 steps");
 }
+
+TEST_CASE("token_vm frontend: a flow of more plain steps than the limit is refused at the step past it") {
+  // Regression: only subroutine, loop and when steps were counted, so 100,001 runs passed.
+  auto ps = prompts_from(kPrompts);
+  std::string text = "flow = [\n";
+  for (int i = 0; i < 100001; ++i) text += "{ run = \"a\" },\n";
+  text += "]\n";
+  const std::string msg = bad_input([&] { parse_flow(text, "f.toml", ps); });
+  CHECK_CONTAINS(msg, "f.toml:100002: flow[100000]: the flow unfolds to more than 100000 steps");
+  text = "flow = [ { loop = \"a\", max = 3, body = [ { run = \"a\" } ] } ]\n";
+  CHECK_NOTHROW(parse_flow(text, "f.toml", ps));
+}
