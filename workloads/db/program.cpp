@@ -362,7 +362,7 @@ class Builder {
                          .probe_nulls = or_absent<GlobalsIn>(pk.nulls), .build_values = bk.values,
                          .build_nulls = or_absent<GlobalsIn>(bk.nulls), .out_count = out.count,
                          .out_ids0 = *out.ids0_list, .out_ids1 = *out.ids1_list, .capacity = uint32_t(cap),
-                         .err = counter(kError)}
+                         .err = counter(kError), .loop_budget = q_.loop_budget}
               .bind(),
           {});
     // The hash stages declare the other side's rows and key as the nested loop does.
@@ -378,7 +378,7 @@ class Builder {
                         .build_values = bk.values, .build_nulls = or_absent<GlobalsIn>(bk.nulls),
                         .heads = range("join.heads"), .hash_mask = uint32_t(heads - 1), .next = range("join.next"),
                         .out_count = out.count, .out_ids0 = *out.ids0_list, .out_ids1 = *out.ids1_list,
-                        .capacity = uint32_t(cap), .err = counter(kError)}
+                        .capacity = uint32_t(cap), .err = counter(kError), .loop_budget = q_.loop_budget}
               .bind(),
           {build.count});
     report(*q_.join, "join.report", build.count_word, 0, out.count_word, q_.nested_slot_word);

@@ -122,10 +122,13 @@ ResultSet DeviceQuery::run() {
     }
     if (counters[kError] & DB_ERROR_OVERFLOW) fail(ErrorCode::BadInput, "db: integer overflow");
     if (counters[kError] & DB_ERROR_LOOP_LIMIT)
-      fail(ErrorCode::MissingFeature, "db: a group has more rows than one workgroup may reduce on device '" + device_.info().name +
+      fail(ErrorCode::MissingFeature, "db: a group (more than ~" +
+                                          std::to_string(uint64_t(device_.loop_iteration_limit()) * 64 / 1000000) +
+                                          " M row visits, all its aggregates together) or a join key's matches (more than ~" +
+                                          std::to_string(device_.loop_iteration_limit()) + " build rows per probe row) exceed "
+                                          "what one invocation may loop over on device '" + device_.info().name +
                                           "', which stops a kernel's loops after " + std::to_string(device_.loop_iteration_limit()) +
-                                          " iterations (at most ~" + std::to_string(uint64_t(device_.loop_iteration_limit()) * 64 / 1000000) +
-                                          " M row visits per group there, all its aggregates together)");
+                                          " iterations");
     if (counters[kError] & DB_ERROR_STACK) fail(ErrorCode::BadInput, "db: expression stack overflow on the device");
     break;
   }

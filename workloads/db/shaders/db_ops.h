@@ -77,7 +77,7 @@
 #define DB_ERROR_JOIN_CAPACITY 2u  /* more joined rows than the output holds: rebuilt larger */
 #define DB_ERROR_STACK         4u  /* expression deeper than DB_STACK (planner prevents it) */
 #define DB_ERROR_GROUP_CAPACITY 8u /* more groups than the group table holds: rebuilt larger */
-#define DB_ERROR_LOOP_LIMIT    16u /* a group larger than the device's loop cap lets one workgroup reduce */
+#define DB_ERROR_LOOP_LIMIT    16u /* a group or a key's join matches past the device's loop cap */
 
 /* Metrics counters of the query instances. */
 #define DB_COUNTER_ROWS_IN   0u  /* rows the stage read */

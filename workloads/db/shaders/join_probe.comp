@@ -12,12 +12,18 @@ layout(local_size_x = 64) in;
 void main() {
   const uint np = globals_u[pc.args.probe_count];
   const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  uint steps = 0u;  // every loop iteration, against the driver's loop cap (group_reduce.comp)
   for (uint p = gl_GlobalInvocationID.x; p < np; p += stride) {
+    ++steps;
     const uint pr = globals_u[pc.args.probe_ids + p];
     uvec2 kp;
     if (!db_join_key(pc.args.probe_values, pc.args.probe_nulls, pr, kp)) continue;
     uint b = globals_u[pc.args.heads + (db_hash(kp, 0u) & pc.args.hash_mask)];
     while (b != DB_NONE) {
+      if (++steps > pc.args.loop_budget) {
+        db_error(pc.args.err, DB_ERROR_LOOP_LIMIT);
+        return;
+      }
       const uint br = globals_u[pc.args.build_ids + b];
       uvec2 kb;
       if (db_join_key(pc.args.build_values, pc.args.build_nulls, br, kb) && kb == kp) db_join_emit(pr, br);
