@@ -135,5 +135,20 @@ TEST_CASE("token_vm differential: both sampler kernels on edge rows (ties, NaN, 
   }
 }
 
+TEST_CASE("token_vm differential: the per-stream sampler past the driver's loop cap is refused, not sampled short") {
+  // 30,000 logits scanned up to three times by one invocation: 90,000 loop steps. llvmpipe stops
+  // loops after 65535 and the sampled token would be wrong; the per-row sampler has no such issue.
+  const uint32_t V = 30000;
+  const Workflow w = sampling_only();
+  VmConfig c;
+  c.batch = 2;
+  if (weft::test::device().loop_iteration_limit() < 3 * V + 8) {
+    const std::string msg = weft::test::error_message_of(
+        [&] { DeviceVm(weft::test::device(), w, c, DeviceVmOptions{1, V, SamplerKernel::PerStream}); });
+    CHECK(msg.find("missing feature: token_vm: the per-stream sampler scans 30000 logits") == 0);
+  }
+  CHECK_NOTHROW(DeviceVm(weft::test::device(), w, c, DeviceVmOptions{1, V, SamplerKernel::PerRow}));
+}
+
 }  // namespace
 }  // namespace weft::token_vm::test
