@@ -83,6 +83,47 @@ Result one_aggregation(Device& dev, Aggregation agg, bool power_law = false) {
                       worst);
 }
 
+// A hub with 70,000 in-edges: one invocation loops over all of them. On a device that stops
+// loops sooner (llvmpipe: 65535 iterations) the forward pass is refused by name instead of
+// summing a part of the hub's neighbours; elsewhere it matches the reference.
+Result hub_past_loop_cap(Device& dev) {
+  constexpr uint32_t kLeaves = 70000;
+  Graph g;
+  g.nodes = kLeaves + 1;
+  g.features = 1;
+  Csr c;
+  c.row_offsets.assign(g.nodes + 1, kLeaves);
+  c.row_offsets[0] = 0;  // row 0 (the hub) holds every edge
+  for (uint32_t j = 1; j <= kLeaves; ++j) {
+    c.cols.push_back(j);
+    c.weights.push_back(1.0f / kLeaves);
+  }
+  g.edge_types = {c};
+  g.x.resize(g.nodes);
+  for (uint32_t i = 0; i < g.nodes; ++i) g.x[i] = 1.0f + 0.01f * float(i % 7);  // a part of the row sums to less
+  Model m = random_model(1, 1, Aggregation::Sum, 5);
+  m.layers[0].w = {1.0f};  // the hub's embedding is its neighbours' sum, about 1.03 (ReLU keeps it)
+  m.layers[0].b = {0.0f};
+  if (dev.loop_iteration_limit() < kLeaves + 1) {
+    std::string msg;
+    try {
+      Forward fwd(dev, g, m);
+    } catch (const Error& e) {
+      msg = e.what();
+    }
+    if (msg.find("missing feature: gnn: 70001 nodes x 1 features with rows of up to 70000 edges") != 0)
+      return Result::fail("expected MissingFeature naming the hub's row; got: " + (msg.empty() ? "no error" : msg));
+    return Result::pass("refused: the device stops loops after " + std::to_string(dev.loop_iteration_limit()) + " iterations");
+  }
+  const ReferenceResult ref = reference_forward(g, m, {});
+  Forward fwd(dev, g, m);
+  fwd.run();
+  const double got = fwd.embeddings(1)[0], want = ref.h[1][0];
+  const double e = std::fabs(got - want) / std::max(1e-30, std::fabs(want));
+  if (!(e <= 2e-4)) return Result::fail("the hub's embedding: " + str(got) + " vs the reference's " + str(want), e);
+  return Result::pass("a 70000-edge row aggregated whole (hub embedding " + str(want) + ")", e);
+}
+
 Result forward_multilayer(Device& dev) {
   // Heterogeneous: three edge types, their aggregations summed into each of 6 layers.
   const Graph g = random_graph(2000, 4000, 48, 3, 21);
@@ -237,6 +278,9 @@ std::vector<Case> gnn_cases() {
       // Hubs: a few nodes aggregate hundreds of neighbours, most only one or none.
       {"gnn.aggregate_mean_power_law", agg_tol, [](Device& d) { return one_aggregation(d, Aggregation::Mean, true); }},
       {"gnn.aggregate_max_power_law", agg_tol, [](Device& d) { return one_aggregation(d, Aggregation::Max, true); }},
+      {"gnn.hub_past_loop_cap",
+       "refused by name where the driver's loop cap is below the hub's row; else normalized error <= 2e-4 (70,000-term f32 sum)",
+       hub_past_loop_cap},
       {"gnn.forward_multilayer_heterogeneous", "normalized error <= 2e-5 x layer index (f32 error compounding per layer)",
        forward_multilayer},
       {"gnn.oversmoothing_early_exit",

@@ -27,6 +27,31 @@ void upload(Executable& exe, const Graph& g, const Model& model) {
   }
 }
 
+namespace {
+
+// The most loop steps one invocation of a gnn kernel runs: the aggregation's grid-stride rows
+// times (one plus the longest row of any edge type), and the metric's single workgroup over
+// every node's features. MissingFeature when the device stops loops sooner (llvmpipe: 65535),
+// since the kernels would then return partial sums without a sign of it.
+void require_loop_cap(Device& device, const Graph& g) {
+  const uint64_t nf = uint64_t(g.nodes) * g.features;
+  uint64_t longest_row = 0;
+  for (const Csr& c : g.edge_types)
+    for (size_t i = 0; i + 1 < c.row_offsets.size(); ++i)
+      longest_row = std::max<uint64_t>(longest_row, c.row_offsets[i + 1] - c.row_offsets[i]);
+  const uint64_t rows_per_invocation = (nf + uint64_t(grid_stride_groups(nf, 64)) * 64 - 1) / (uint64_t(grid_stride_groups(nf, 64)) * 64);
+  const uint64_t aggregate = rows_per_invocation * (1 + longest_row);
+  const uint64_t metric = g.features + (uint64_t(g.nodes) + 127) / 128 * (g.features + 1) + 8;
+  const uint64_t limit = device.loop_iteration_limit();
+  if (std::max(aggregate, metric) > limit)
+    fail(ErrorCode::MissingFeature, "gnn: " + std::to_string(g.nodes) + " nodes x " + std::to_string(g.features) +
+                                        " features with rows of up to " + std::to_string(longest_row) + " edges need " +
+                                        std::to_string(std::max(aggregate, metric)) + " loop steps in one invocation; device '" +
+                                        device.info().name + "' stops a kernel's loops after " + std::to_string(limit));
+}
+
+}  // namespace
+
 Forward::Forward(Device& device, const Graph& g, const Model& model, const Rules& rules)
     : nodes_(g.nodes), features_(g.features), layers_(uint32_t(model.layers.size())), info_(build_program(g, model, rules)) {
   // The kernels address Heap and Globals through the bound window only (no far access), so the
@@ -34,6 +59,7 @@ Forward::Forward(Device& device, const Graph& g, const Model& model, const Rules
   info_.program.require_bound_window(device.info(), "gnn: " + std::to_string(g.nodes) + " nodes x " +
                                                         std::to_string(g.features) + " features x " +
                                                         std::to_string(layers_) + " layers");
+  require_loop_cap(device, g);
   exe_ = std::make_unique<Executable>(device, info_.program);
   upload(*exe_, g, model);
 }
