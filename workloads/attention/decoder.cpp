@@ -43,8 +43,28 @@ Program decoder_program(const DeviceInfo& info, const Model& model, const Decode
   return checked(make_program(model, o, dp), info, what);
 }
 
+namespace {
+
+// One invocation of attn_scores loops over ctx/64 positions of head_dim products, one of
+// attn_values over head_dim/64 outputs of ctx positions. A driver that stops loops sooner
+// (llvmpipe: 65535 iterations) would attend to a prefix of the context without a sign of it.
+void require_loop_cap(Device& device, const Model& model, uint32_t context) {
+  const uint64_t hd = model.config.head_dim, limit = device.loop_iteration_limit();
+  auto steps = [&](uint64_t ctx) { return std::max((ctx + 63) / 64 * (hd + 1), (hd + 63) / 64 * (ctx + 1)) + 8; };
+  if (steps(context) <= limit) return;
+  uint64_t fits = context;
+  while (fits > 0 && steps(fits) > limit) fits = fits * 15 / 16;
+  fail(ErrorCode::MissingFeature, "attention: a context of " + std::to_string(context) + " positions needs " +
+                                      std::to_string(steps(context)) + " loop steps in one invocation; device '" +
+                                      device.info().name + "' stops a kernel's loops after " + std::to_string(limit) +
+                                      " iterations (use --context " + std::to_string(fits) + " or less there)");
+}
+
+}  // namespace
+
 Decoder::Decoder(Device& device, const Model& model, DecoderOptions options) : model_(model) {
   Program p = decoder_program(device.info(), model, options, dp_);
+  require_loop_cap(device, model, dp_.context);
   RecordOptions ro;
   ro.max_allocation_bytes = options.max_allocation_bytes;
   exe_ = std::make_unique<Executable>(device, std::move(p), ro);

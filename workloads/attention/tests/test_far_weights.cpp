@@ -180,6 +180,22 @@ TEST_CASE("weight placement: with the weights far, a KV cache over the window is
   CHECK(msg.find("--context") != std::string::npos);
 }
 
+TEST_CASE("attention: a context longer than the driver's loop cap allows is refused, naming a context that fits") {
+  // head_dim 16: attn_values loops over every position in one invocation, 70,001 of them.
+  SeededOptions o;
+  o.context = 70000;
+  const Model m = seeded(o);
+  DecoderOptions d;
+  d.context = 70000;
+  if (test::device().loop_iteration_limit() < 70009) {
+    const std::string msg = test::error_message_of([&] { Decoder(test::device(), m, d); });
+    CHECK(msg.find("missing feature: attention: a context of 70000 positions needs 70009 loop steps") == 0);
+    CHECK(msg.find("use --context") != std::string::npos);
+  } else {
+    CHECK_NOTHROW(Decoder(test::device(), m, d));
+  }
+}
+
 // The Done-when item: a GGUF model over 1 GiB (so over lavapipe's 128 MiB window: Auto puts the
 // weights far) decodes a few tokens as its CPU reference does. The reference reads every weight
 // in f64 per token (seconds each), so the prompt is short.
