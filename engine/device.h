@@ -124,6 +124,10 @@ class Device {
   // 2^20 iterations runs whole. Measured once, with a one-invocation kernel (loop_probe.cpp).
   // Workloads whose loops may run longer size their dispatches below it or refuse.
   uint32_t loop_iteration_limit();
+  // MissingFeature "<what> needs <steps> loop steps in one invocation; device '<name>' stops a
+  // kernel's loops after <limit> iterations (<hint>)" when `steps` pass loop_iteration_limit():
+  // the host-side check for kernels whose per-invocation loops grow with the data.
+  void require_loop_steps(uint64_t steps, const std::string& what, const std::string& hint = "");
 
  private:
   Device() = default;

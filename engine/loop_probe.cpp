@@ -1,4 +1,5 @@
-// Device::loop_iteration_limit: one invocation asked for 2^20 iterations counts how many ran.
+// Device::loop_iteration_limit: one invocation asked for 2^20 iterations counts how many ran;
+// Device::require_loop_steps checks a kernel's loop steps against it.
 #include "device.h"
 #include "engine_kernels.h"
 #include "executable.h"
@@ -27,6 +28,14 @@ uint32_t Device::loop_iteration_limit() {
   const uint32_t ran = loop_iterations_run(*this, kAsked);
   loop_iteration_limit_ = ran < kAsked ? ran : UINT32_MAX;
   return *loop_iteration_limit_;
+}
+
+void Device::require_loop_steps(uint64_t steps, const std::string& what, const std::string& hint) {
+  const uint32_t limit = loop_iteration_limit();
+  if (steps <= limit) return;
+  fail(ErrorCode::MissingFeature, what + " needs " + std::to_string(steps) + " loop steps in one invocation; device '" + info_.name +
+                                      "' stops a kernel's loops after " + std::to_string(limit) + " iterations" +
+                                      (hint.empty() ? std::string() : " (" + hint + ")"));
 }
 
 }  // namespace weft

@@ -54,10 +54,8 @@ void require_loop_cap(Device& device, const Model& model, uint32_t context) {
   if (steps(context) <= limit) return;
   uint64_t fits = context;
   while (fits > 0 && steps(fits) > limit) fits = fits * 15 / 16;
-  fail(ErrorCode::MissingFeature, "attention: a context of " + std::to_string(context) + " positions needs " +
-                                      std::to_string(steps(context)) + " loop steps in one invocation; device '" +
-                                      device.info().name + "' stops a kernel's loops after " + std::to_string(limit) +
-                                      " iterations (use --context " + std::to_string(fits) + " or less there)");
+  device.require_loop_steps(steps(context), "attention: a context of " + std::to_string(context) + " positions",
+                            "use --context " + std::to_string(fits) + " or less there");
 }
 
 }  // namespace

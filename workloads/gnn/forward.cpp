@@ -42,12 +42,9 @@ void require_loop_cap(Device& device, const Graph& g) {
   const uint64_t rows_per_invocation = (nf + uint64_t(grid_stride_groups(nf, 64)) * 64 - 1) / (uint64_t(grid_stride_groups(nf, 64)) * 64);
   const uint64_t aggregate = rows_per_invocation * (1 + longest_row);
   const uint64_t metric = g.features + (uint64_t(g.nodes) + 127) / 128 * (g.features + 1) + 8;
-  const uint64_t limit = device.loop_iteration_limit();
-  if (std::max(aggregate, metric) > limit)
-    fail(ErrorCode::MissingFeature, "gnn: " + std::to_string(g.nodes) + " nodes x " + std::to_string(g.features) +
-                                        " features with rows of up to " + std::to_string(longest_row) + " edges need " +
-                                        std::to_string(std::max(aggregate, metric)) + " loop steps in one invocation; device '" +
-                                        device.info().name + "' stops a kernel's loops after " + std::to_string(limit));
+  device.require_loop_steps(std::max(aggregate, metric), "gnn: " + std::to_string(g.nodes) + " nodes x " +
+                                                             std::to_string(g.features) + " features with rows of up to " +
+                                                             std::to_string(longest_row) + " edges");
 }
 
 }  // namespace

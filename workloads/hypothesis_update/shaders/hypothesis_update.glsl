@@ -185,13 +185,7 @@ uint hyp_row_u(uint array, uint record, uint width, uint word) {
 #endif
   return globals_u[ref + record * width + word];
 }
-float hyp_row_f(uint array, uint record, uint width, uint word) {
-  const uint ref = lay(array);
-#ifdef WEFT_FAR_ACCESS
-  if (weft_ref_is_far(ref)) return weft_far_f(weft_ref_far_globals(ref), record, word);
-#endif
-  return globals_f[ref + record * width + word];
-}
+float hyp_row_f(uint array, uint record, uint width, uint word) { return uintBitsToFloat(hyp_row_u(array, record, width, word)); }
 void hyp_set_row_u(uint array, uint record, uint width, uint word, uint v) {
   const uint ref = lay(array);
 #ifdef WEFT_FAR_ACCESS
@@ -200,11 +194,7 @@ void hyp_set_row_u(uint array, uint record, uint width, uint word, uint v) {
   globals_u[ref + record * width + word] = v;
 }
 void hyp_set_row_f(uint array, uint record, uint width, uint word, float v) {
-  const uint ref = lay(array);
-#ifdef WEFT_FAR_ACCESS
-  if (weft_ref_is_far(ref)) { weft_far_set_f(weft_ref_far_globals(ref), record, word, v); return; }
-#endif
-  globals_f[ref + record * width + word] = v;
+  hyp_set_row_u(array, record, width, word, floatBitsToUint(v));
 }
 
 float hyp_E(uint h) { return hyp_row_f(L_E, h, 1u, 0u); }

@@ -142,12 +142,9 @@ DeviceVm::DeviceVm(Device& device, const Workflow& workflow, const VmConfig& con
   if (V && !rows) {
     // One invocation scans its stream's logits up to three times (argmax, total, pick); a
     // driver that stops loops sooner (llvmpipe: 65535 iterations) would sample wrongly.
-    const uint64_t loop_steps = 3ull * V + 8;
-    if (loop_steps > device.loop_iteration_limit())
-      fail(ErrorCode::MissingFeature, "token_vm: the per-stream sampler scans " + std::to_string(V) +
-                                          " logits up to three times in one invocation; device '" + device.info().name +
-                                          "' stops a kernel's loops after " + std::to_string(device.loop_iteration_limit()) +
-                                          " iterations (use the per-row sampler, SamplerKernel::PerRow or Auto)");
+    device.require_loop_steps(3ull * V + 8,
+                              "token_vm: the per-stream sampler scans " + std::to_string(V) + " logits up to three times, which",
+                              "use the per-row sampler, SamplerKernel::PerRow or Auto");
     sample_x_ = groups_;
     shapes.push_back({groups_, 1, 1});
   } else if (V) {
