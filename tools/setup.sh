@@ -10,6 +10,7 @@ packages=(
   doctest-dev vulkan-validationlayers vulkan-tools mesa-vulkan-drivers
   libtomlplusplus-dev nlohmann-json3-dev libcli11-dev python3 python3-numpy
   python3-dev pybind11-dev python3-pytest libfftw3-dev libvkfft-dev libsqlite3-dev sqlite3 python3-regex
+  libpcre2-dev libicu-dev liblzma-dev
 )
 missing=()
 for p in "${packages[@]}"; do
