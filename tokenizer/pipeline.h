@@ -94,6 +94,21 @@ class PostProcessor {
   virtual std::vector<TokenId> process(std::vector<TokenId> ids) const = 0;
 };
 
+struct AddedToken;
+
+// What a Tokenizer is made of, for front ends that build one in code (Tokenizer::from_parts)
+// rather than from a tokenizer.json file. Only `model` is required.
+struct TokenizerParts {
+  std::string name;         // for messages
+  std::string fingerprint;  // identifies the vocabulary (a content hash)
+  std::unique_ptr<Normalizer> normalizer;
+  std::unique_ptr<PreTokenizer> pre_tokenizer;
+  std::unique_ptr<Model> model;
+  std::unique_ptr<PostProcessor> post_processor;
+  std::unique_ptr<Decoder> decoder;
+  std::vector<AddedToken> added_tokens;
+};
+
 std::unique_ptr<Normalizer> make_normalizer(const Json& j, const JsonPath& at);
 std::unique_ptr<PreTokenizer> make_pre_tokenizer(const Json& j, const JsonPath& at);
 std::unique_ptr<Model> make_model(const Json& j, const JsonPath& at);

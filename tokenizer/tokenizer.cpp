@@ -34,6 +34,8 @@ struct Tokenizer::Impl {
 
   void parse(const Json& doc);
   void parse_added_tokens(const Json& list, const JsonPath& at);
+  void set_added_tokens(const std::vector<AddedToken>& tokens);
+  void finish();  // vocab_size once the model and the added tokens are known
   std::vector<TokenId> encode(std::string_view text, bool add_special_tokens) const;
   std::optional<std::string> token_string(TokenId id) const;
 };
@@ -41,7 +43,7 @@ struct Tokenizer::Impl {
 namespace {
 
 std::string fnv1a_hex(std::string_view bytes) {
-  uint64_t h = 1469598103934665603ull;
+  uint64_t h = 0xcbf29ce484222325ull;
   for (char c : bytes) h = (h ^ uint8_t(c)) * 1099511628211ull;
   char out[17];
   std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h));
@@ -68,8 +70,13 @@ AddedToken added_token(const Json& j, const JsonPath& at) {
 void Tokenizer::Impl::parse_added_tokens(const Json& list, const JsonPath& at) {
   if (list.is_null()) return;
   if (!list.is_array()) fail_at(at, "expected an array");
-  for (size_t i = 0; i < list.size(); ++i) {
-    AddedToken t = added_token(list[i], at[i]);
+  std::vector<AddedToken> tokens;
+  for (size_t i = 0; i < list.size(); ++i) tokens.push_back(added_token(list[i], at[i]));
+  set_added_tokens(tokens);
+}
+
+void Tokenizer::Impl::set_added_tokens(const std::vector<AddedToken>& tokens) {
+  for (const AddedToken& t : tokens) {
     if (t.content.empty()) continue;  // Hugging Face ignores empty added tokens
     if (const auto it = added_by_id.find(t.id); it != added_by_id.end()) added[it->second] = t;
     else added_by_id.emplace(t.id, added.size()), added.push_back(t);
@@ -94,6 +101,12 @@ void Tokenizer::Impl::parse_added_tokens(const Json& list, const JsonPath& at) {
   normalized_matcher = AddedTokenMatcher(normalized, normalized_patterns);
 }
 
+void Tokenizer::Impl::finish() {
+  uint32_t top = model->id_limit();
+  for (const AddedToken& t : added) top = std::max(top, t.id + 1);
+  vocab_size = top;
+}
+
 void Tokenizer::Impl::parse(const Json& doc) {
   const JsonPath root{name, ""};
   if (!doc.is_object()) fail_at(root, "expected a JSON object at the top level");
@@ -112,9 +125,7 @@ void Tokenizer::Impl::parse(const Json& doc) {
   post_processor = make_post_processor(doc.value("post_processor", Json()), root / "post_processor");
   decoder = make_decoder(doc.value("decoder", Json()), root / "decoder");
   parse_added_tokens(doc.value("added_tokens", Json()), root / "added_tokens");
-  uint32_t top = model->id_limit();
-  for (const AddedToken& t : added) top = std::max(top, t.id + 1);
-  vocab_size = top;
+  finish();
 }
 
 std::vector<TokenId> Tokenizer::Impl::encode(std::string_view text, bool add_special_tokens) const {
@@ -163,6 +174,21 @@ Tokenizer Tokenizer::from_json(std::string_view json, const std::string& name) {
   impl->name = name;
   impl->fingerprint = fnv1a_hex(json);
   impl->parse(doc);
+  return Tokenizer(std::move(impl));
+}
+
+Tokenizer Tokenizer::from_parts(TokenizerParts parts) {
+  if (!parts.model) fail(ErrorCode::BadInput, parts.name + ": a tokenizer needs a model");
+  auto impl = std::make_unique<Impl>();
+  impl->name = std::move(parts.name);
+  impl->fingerprint = std::move(parts.fingerprint);
+  impl->normalizer = std::move(parts.normalizer);
+  impl->pre_tokenizer = std::move(parts.pre_tokenizer);
+  impl->model = std::move(parts.model);
+  impl->post_processor = std::move(parts.post_processor);
+  impl->decoder = std::move(parts.decoder);
+  impl->set_added_tokens(parts.added_tokens);
+  impl->finish();
   return Tokenizer(std::move(impl));
 }
 

@@ -17,12 +17,15 @@
 namespace weft::tokenizer {
 
 using TokenId = uint32_t;
+struct TokenizerParts;  // the stages of a tokenizer built in code (pipeline.h)
 
 class Tokenizer {
  public:
   // `name` is what error messages call the file.
   static Tokenizer from_json(std::string_view json, const std::string& name = "tokenizer.json");
   static Tokenizer load(const std::string& path);
+  // A tokenizer from stages built in code (a GGUF vocabulary, for one).
+  static Tokenizer from_parts(TokenizerParts parts);
   ~Tokenizer();
   Tokenizer(Tokenizer&&) noexcept;
   Tokenizer& operator=(Tokenizer&&) noexcept;

@@ -17,9 +17,11 @@ namespace bench {
 
 class Line {
  public:
-  Line(const std::string& name, const Device& dev) {
-    out_ << "{\"bench\": \"" << name << "\", \"device\": \"" << dev.info().name << "\", \"device_type\": \""
-         << dev.info().type << "\"";
+  Line(const std::string& name, const Device& dev) : Line(name, dev.info().name, dev.info().type) {}
+  // For work that runs on the host (tokenizers): device "cpu", type "host".
+  Line(const std::string& name, const std::string& device, const std::string& type) {
+    out_.precision(12);
+    out_ << "{\"bench\": \"" << name << "\", \"device\": \"" << device << "\", \"device_type\": \"" << type << "\"";
   }
   Line& num(const char* key, double v) {
     out_ << ", \"" << key << "\": ";

@@ -17,6 +17,8 @@ namespace weft {
 int cmd_info(int argc, char** argv);
 int cmd_conformance(int argc, char** argv);
 int cmd_run(int argc, char** argv);
+int cmd_tokenize(int argc, char** argv);
+int cmd_bench_tokenizer(int argc, char** argv);
 
 namespace {
 
@@ -29,8 +31,12 @@ const char* kEngineUsage =
     "              [--validation] [--list]     run the conformance cases and print a table\n"
     "  bench engine|WORKLOAD [--device SEL] [--stages N] [--reps N] [--copy-mib N] [--submits N]\n"
     "                                          benchmarks as JSON lines (WORKLOAD: a command below with bench)\n"
+    "  bench tokenizer --tokenizer TOKENIZER.json [--text CORPUS] [--reps N]\n"
+    "                                          encoding speed against Hugging Face's tokenizers (npm)\n"
     "  run MANIFEST.toml [--device SEL] [--out DIR] [--runs N] [--dry-run]\n"
-    "                                          run a workload manifest (no C++ needed)\n";
+    "                                          run a workload manifest (no C++ needed)\n"
+    "  tokenize TOKENIZER.json [--text TEXT | --file FILE | --decode \"ID ...\"] [--special] [--json]\n"
+    "                                          ids of a text (or text of ids) with a tokenizer.json\n";
 
 std::string usage() {
   std::string u = kEngineUsage;
@@ -46,10 +52,11 @@ int cmd_bench(int argc, char** argv) {
       for (int i = 3; i < argc; ++i) forwarded.push_back(argv[i]);
       return c->dispatch(int(forwarded.size()), forwarded.data());
     }
+  if (argc > 2 && std::string(argv[2]) == "tokenizer") return cmd_bench_tokenizer(argc, argv);
   cli::Args args = cli::parse(argc, argv, 2, {"device", "stages", "reps", "copy-mib", "submits"}, {});
   const std::string which = args.positional.empty() ? "engine" : args.positional[0];
   if (which == "engine") return bench::bench_engine(*cli::open_device(args), args);
-  std::string known = "engine";
+  std::string known = "engine, tokenizer";
   for (const cli::Command& c : registry::commands())
     if (c.has_bench()) known += ", " + c.name;
   fail(ErrorCode::BadInput, "unknown benchmark '" + which + "' (known: " + known + ")");
@@ -70,6 +77,7 @@ int main(int argc, char** argv) {
     if (command == "conformance") return cmd_conformance(argc, argv);
     if (command == "bench") return cmd_bench(argc, argv);
     if (command == "run") return cmd_run(argc - 1, argv + 1);
+    if (command == "tokenize") return cmd_tokenize(argc, argv);
     if (const cli::Command* c = registry::find_command(command)) return c->dispatch(argc - 1, argv + 1);
     if (command == "--version" || command == "version") {
       std::printf("weft %s\n", WEFT_VERSION);
