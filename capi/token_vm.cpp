@@ -38,7 +38,7 @@ namespace {
 
 std::shared_ptr<const Tokenizer> tokenizer_from(const char* path) {
   if (!path || !*path) return std::make_shared<ByteTokenizer>();
-  return std::make_shared<BpeTokenizer>(BpeTokenizer::load(path));
+  return std::make_shared<ModelTokenizer>(ModelTokenizer::load(path));
 }
 
 void check_stream(const weft_token_vm_machine* m, uint32_t stream, const char* function) {
@@ -114,11 +114,7 @@ weft_status weft_token_vm_load(const char* workflow_json, const char* tokenizer,
     auto h = std::make_unique<weft_token_vm_workflow>();
     h->tokenizer = tokenizer_from(tokenizer);
     h->workflow = load_workflow(workflow_json);
-    const uint32_t V = h->tokenizer->vocab_size();
-    for (Token t : h->workflow.token_data)
-      if (t >= V && t != h->workflow.pad_token)
-        fail(ErrorCode::BadInput, std::string(workflow_json) + ": forced token " + std::to_string(t) +
-                                      " is outside the tokenizer's vocabulary of " + std::to_string(V));
+    check_runs_with(h->workflow, *h->tokenizer, workflow_json);
     *workflow = h.release();
   });
 }

@@ -4,7 +4,7 @@
 
 #include <weft/error.h>
 
-#include "bpe_tokenizer.h"
+#include "model_tokenizer.h"
 #include "byte_tokenizer.h"
 #include "flow_file.h"
 #include "serialize.h"
@@ -56,17 +56,13 @@ bool is_saved_workflow(const std::string& path) { return path.size() > 5 && path
 Loaded load(const Source& s) {
   Loaded out;
   if (s.tokenizer.empty()) out.tokenizer = std::make_unique<ByteTokenizer>();
-  else out.tokenizer = std::make_unique<BpeTokenizer>(BpeTokenizer::load(s.tokenizer));
+  else out.tokenizer = std::make_unique<ModelTokenizer>(ModelTokenizer::load(s.tokenizer));
   if (is_saved_workflow(s.path)) {
     const char* unused = !s.program.empty() ? "--program" : !s.resources.empty() ? "--resource" : !s.match.empty() ? "--match"
                          : s.pad ? "--pad" : nullptr;
     if (unused) fail(ErrorCode::BadInput, std::string(unused) + " applies to UDPL prompts, not to the saved workflow " + s.path);
     out.workflow = load_workflow(s.path);
-    const uint32_t V = out.tokenizer->vocab_size();
-    for (Token t : out.workflow.token_data)
-      if (t >= V && t != out.workflow.pad_token)
-        fail(ErrorCode::BadInput, s.path + ": forced token " + std::to_string(t) + " is outside the tokenizer's vocabulary of " +
-                                      std::to_string(V) + " (was it compiled with another --tokenizer?)");
+    check_runs_with(out.workflow, *out.tokenizer, s.path);
     return out;
   }
   auto prompts = std::make_shared<const Prompts>(load_udpl(s.path));

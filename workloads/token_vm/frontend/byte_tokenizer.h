@@ -13,6 +13,7 @@ class ByteTokenizer final : public Tokenizer {
   std::vector<Token> encode(std::string_view text) const override;
   std::string decode(std::span<const Token> tokens) const override;  // the pad and unknown ids decode to nothing
   std::string token_bytes(Token token) const override;
+  std::string identity() const override { return "bytes"; }
   uint32_t vocab_size() const override { return 257; }  // 256 bytes + the pad
 };
 

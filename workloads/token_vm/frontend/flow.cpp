@@ -4,8 +4,8 @@
 
 #include <weft/error.h>
 
-#include "bpe_tokenizer.h"
 #include "byte_tokenizer.h"
+#include "model_tokenizer.h"
 
 namespace weft::token_vm {
 namespace {
@@ -59,6 +59,7 @@ class Lowering {
     w_.extractions = extractions;
     w_.match_mode = opt_.match_mode;
     w_.pad_token = opt_.pad_token ? *opt_.pad_token : default_pad_token(tok_);
+    w_.tokenizer = tok_.identity();
     validate(w_);
     return std::move(w_);
   }
@@ -254,7 +255,7 @@ class Lowering {
 
 Token default_pad_token(const Tokenizer& tokenizer) {
   if (dynamic_cast<const ByteTokenizer*>(&tokenizer)) return ByteTokenizer::kPad;
-  if (const auto* bpe = dynamic_cast<const BpeTokenizer*>(&tokenizer)) return bpe->pad_token();
+  if (const auto* model = dynamic_cast<const ModelTokenizer*>(&tokenizer)) return model->pad_token();
   return tokenizer.vocab_size();
 }
 

@@ -3,7 +3,7 @@
 // Code outside this folder includes only this.
 #pragma once
 
-#include "bpe_tokenizer.h"
+#include "model_tokenizer.h"
 #include "byte_tokenizer.h"
 #include "flow.h"
 #include "flow_file.h"

@@ -6,7 +6,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include "bpe_tokenizer.h"
+#include "model_tokenizer.h"
 #include "byte_tokenizer.h"
 #include "device_vm.h"
 #include "flow.h"
@@ -48,7 +48,7 @@ py::array_t<uint32_t> to_numpy(const std::vector<uint32_t>& v) {
 
 std::shared_ptr<const Tokenizer> tokenizer_from(const std::optional<std::string>& path) {
   if (!path || path->empty()) return std::make_shared<ByteTokenizer>();
-  return std::make_shared<BpeTokenizer>(BpeTokenizer::load(*path));
+  return std::make_shared<ModelTokenizer>(ModelTokenizer::load(*path));
 }
 
 struct PyWorkflow {
@@ -76,11 +76,7 @@ std::shared_ptr<PyWorkflow> load(const std::string& path, const std::optional<st
   auto out = std::make_shared<PyWorkflow>();
   out->tokenizer = tokenizer_from(tokenizer);
   out->workflow = load_workflow(path);
-  const uint32_t V = out->tokenizer->vocab_size();
-  for (Token t : out->workflow.token_data)
-    if (t >= V && t != out->workflow.pad_token)
-      fail(ErrorCode::BadInput, path + ": forced token " + std::to_string(t) + " is outside the tokenizer's vocabulary of " +
-                                    std::to_string(V));
+  check_runs_with(out->workflow, *out->tokenizer, path);
   return out;
 }
 

@@ -31,6 +31,7 @@ class TableTokenizer final : public Tokenizer {
   }
   std::string token_bytes(Token token) const override { return token < table_.size() ? table_[token] : std::string(); }
   uint32_t vocab_size() const override { return uint32_t(table_.size()); }
+  std::string identity() const override { return "test table of " + std::to_string(table_.size()) + " tokens"; }
   const std::vector<std::string>& table() const { return table_; }
 
  private:

@@ -145,7 +145,9 @@ std::string workflow_to_json(const Workflow& w) {
                   {"pattern_bytes", w.pattern_bytes},
                   {"token_data", w.token_data},
                   {"zones", zones}};
-  return j.dump(1) + "\n";
+  json out = j;
+  if (!w.tokenizer.empty()) out["tokenizer"] = w.tokenizer;
+  return out.dump(1) + "\n";
 }
 
 Workflow workflow_from_json(std::string_view text, const std::string& source) {
@@ -166,7 +168,7 @@ Workflow workflow_from_json(std::string_view text, const std::string& source) {
   const std::string top = "workflow";
   r.only_keys(j, top, {"format", "version", "match_mode", "pad_token", "control_pattern", "escape_open", "escape_close", "tags",
                        "tools", "sequences", "extractions", "loops", "patterns", "pattern_tokens", "pattern_bytes", "token_data",
-                       "zones"});
+                       "zones", "tokenizer"});
   if (r.str(r.key(j, top, "format"), "format") != kFormat) r.bad("format", std::string("expected \"") + kFormat + "\"");
   const uint32_t version = r.u32(r.key(j, top, "version"), "version");
   if (version != kWorkflowFormatVersion)
@@ -184,6 +186,7 @@ Workflow workflow_from_json(std::string_view text, const std::string& source) {
     else r.bad("match_mode", "expected \"token\" or \"byte\", got \"" + mode + "\"");
   }
   if (const json* v = opt("pad_token")) w.pad_token = r.u32(*v, "pad_token");
+  if (const json* v = opt("tokenizer")) w.tokenizer = r.str(*v, "tokenizer");
   if (const json* v = opt("control_pattern")) w.control_pattern = r.u32_or_none(*v, "control_pattern");
   if (const json* v = opt("escape_open")) w.escape_open = r.u32_or_none(*v, "escape_open");
   if (const json* v = opt("escape_close")) w.escape_close = r.u32_or_none(*v, "escape_close");

@@ -51,6 +51,17 @@ void check_zone(const Workflow& w, size_t i) {
 
 }  // namespace
 
+void check_runs_with(const Workflow& workflow, const Tokenizer& tokenizer, const std::string& where) {
+  if (!workflow.tokenizer.empty() && workflow.tokenizer != tokenizer.identity())
+    fail(ErrorCode::BadInput, where + ": the workflow was compiled with the tokenizer \"" + workflow.tokenizer +
+                                  "\", not the one given (\"" + tokenizer.identity() + "\"); pass the same tokenizer");
+  const uint32_t vocab = tokenizer.vocab_size();
+  for (Token t : workflow.token_data)
+    if (t >= vocab && t != workflow.pad_token)
+      fail(ErrorCode::BadInput, where + ": forced token " + std::to_string(t) + " is outside the tokenizer's vocabulary of " +
+                                    std::to_string(vocab) + " (was it compiled with another tokenizer?)");
+}
+
 void check_token_ids(const Tokenizer& tokenizer, std::span<const Token> tokens, const std::string& where) {
   const uint32_t vocab = tokenizer.vocab_size();
   for (size_t i = 0; i < tokens.size(); ++i)

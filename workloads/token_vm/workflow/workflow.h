@@ -109,6 +109,7 @@ struct Workflow {
   std::vector<std::string> tools;     // Output zones' tool_id
   std::vector<std::string> sequences; // Zone::sequence
   std::vector<Extraction> extractions;
+  std::string tokenizer;              // Tokenizer::identity() of the one it was compiled with ("": not recorded)
 };
 
 // Checks every index and range a VM would follow (addresses, prompt and pattern ranges, loop,
@@ -123,8 +124,8 @@ void validate(const Workflow& workflow);
 uint32_t add_byte_pattern(Workflow& workflow, const std::string& text);
 uint32_t add_byte_zone(Workflow& workflow, const std::string& prompt, Zone zone);
 
-// Tokenizers are supplied by the host. Weft ships a byte-level one and a Hugging Face
-// tokenizer.json byte-level BPE loader (front end).
+// Tokenizers are supplied by the host. Weft ships a byte-level one and the model tokenizer
+// (front end: any Hugging Face tokenizer.json, through Weft's tokenizer library).
 class Tokenizer {
  public:
   virtual ~Tokenizer() = default;
@@ -133,10 +134,17 @@ class Tokenizer {
   // The raw bytes one token stands for (the byte-level matcher's table is built from this).
   virtual std::string token_bytes(Token token) const = 0;
   virtual uint32_t vocab_size() const = 0;
+  // Names the vocabulary (a content hash for a file), so a saved workflow can refuse another.
+  virtual std::string identity() const = 0;
 };
 
 // BadInput naming `where`, the id and its index when a token id is not in the tokenizer's
 // vocabulary (what callers hand to decode: the tokenizer itself decodes an unknown id to nothing).
 void check_token_ids(const Tokenizer& tokenizer, std::span<const Token> tokens, const std::string& where);
+
+// BadInput naming `where` when a loaded workflow cannot run with `tokenizer`: it recorded
+// another tokenizer (its forced ids would mean other text), or a forced id is outside the
+// tokenizer's vocabulary.
+void check_runs_with(const Workflow& workflow, const Tokenizer& tokenizer, const std::string& where);
 
 }  // namespace weft::token_vm
