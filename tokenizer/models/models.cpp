@@ -5,10 +5,25 @@
 
 namespace weft::tokenizer {
 
+TokenVocabulary::TokenVocabulary(const Json& object, const JsonPath& at) {
+  if (!object.is_object()) fail_at(at, "expected an object of token -> id");
+  ids_.reserve(object.size());
+  for (const auto& [token, id] : object.items()) {
+    if (!id.is_number_unsigned() || id.get<uint64_t>() >= (1u << 31)) fail_at(at / token, "expected an id below 2^31");
+    const TokenId v = TokenId(id.get<uint64_t>());
+    ids_.emplace(token, v);
+    if (v >= tokens_.size()) tokens_.resize(v + 1), has_id_.resize(v + 1);
+    tokens_[v] = token;
+    has_id_[v] = true;
+  }
+}
+
 std::unique_ptr<Model> make_model(const Json& j, const JsonPath& at) {
   using Factory = std::function<std::unique_ptr<Model>(const Json&, const JsonPath&)>;
   static const std::map<std::string, Factory> table = {
       {"BPE", make_bpe},
+      {"WordPiece", make_wordpiece},
+      {"WordLevel", make_wordlevel},
   };
   if (j.is_null()) fail_at(at, "a tokenizer needs a model");
   const std::string type = j.contains("type") ? string_member(j, "type", at) : "BPE";  // old files omit it for BPE
