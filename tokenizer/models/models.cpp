@@ -24,6 +24,7 @@ std::unique_ptr<Model> make_model(const Json& j, const JsonPath& at) {
       {"BPE", make_bpe},
       {"WordPiece", make_wordpiece},
       {"WordLevel", make_wordlevel},
+      {"Unigram", make_unigram},
   };
   if (j.is_null()) fail_at(at, "a tokenizer needs a model");
   const std::string type = j.contains("type") ? string_member(j, "type", at) : "BPE";  // old files omit it for BPE

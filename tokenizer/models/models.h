@@ -11,6 +11,7 @@ namespace weft::tokenizer {
 std::unique_ptr<Model> make_bpe(const Json& j, const JsonPath& at);
 std::unique_ptr<Model> make_wordpiece(const Json& j, const JsonPath& at);
 std::unique_ptr<Model> make_wordlevel(const Json& j, const JsonPath& at);
+std::unique_ptr<Model> make_unigram(const Json& j, const JsonPath& at);
 
 // A {"token": id, ...} vocabulary with its reverse map, as WordPiece and WordLevel store it.
 // Lookups take a string_view so a model can probe substrings without copying them.
