@@ -113,16 +113,30 @@ std::string_view Precompiled::replacement_at(uint32_t offset) const {
   return replacement;
 }
 
+// ICU's grapheme break iterator, opened once per thread (opening one loads its rules).
+UBreakIterator& grapheme_breaker() {
+  thread_local std::unique_ptr<UBreakIterator, decltype(&ubrk_close)> breaker(nullptr, ubrk_close);
+  if (!breaker) {
+    UErrorCode status = U_ZERO_ERROR;
+    breaker.reset(ubrk_open(UBRK_CHARACTER, "", nullptr, 0, &status));
+    if (U_FAILURE(status)) breaker.reset();
+    if (!breaker) fail(ErrorCode::BadInput, std::string("ICU grapheme breaking is unavailable: ") + u_errorName(status));
+  }
+  return *breaker;
+}
+
 // The byte offsets where extended grapheme clusters start, and the text's end.
 std::vector<size_t> grapheme_bounds(const std::string& text) {
   UErrorCode status = U_ZERO_ERROR;
-  std::unique_ptr<UText, decltype(&utext_close)> utext(utext_openUTF8(nullptr, text.data(), int64_t(text.size()), &status),
-                                                        utext_close);
-  std::unique_ptr<UBreakIterator, decltype(&ubrk_close)> breaks(ubrk_open(UBRK_CHARACTER, "", nullptr, 0, &status), ubrk_close);
-  if (U_SUCCESS(status)) ubrk_setUText(breaks.get(), utext.get(), &status);
-  if (U_FAILURE(status)) fail(ErrorCode::BadInput, std::string("ICU grapheme breaking failed: ") + u_errorName(status));
+  UText utext = UTEXT_INITIALIZER;
+  utext_openUTF8(&utext, text.data(), int64_t(text.size()), &status);
+  UBreakIterator& breaker = grapheme_breaker();
+  ubrk_setUText(&breaker, &utext, &status);
   std::vector<size_t> bounds;
-  for (int32_t b = ubrk_first(breaks.get()); b != UBRK_DONE; b = ubrk_next(breaks.get())) bounds.push_back(size_t(b));
+  if (U_SUCCESS(status))
+    for (int32_t b = ubrk_first(&breaker); b != UBRK_DONE; b = ubrk_next(&breaker)) bounds.push_back(size_t(b));
+  utext_close(&utext);
+  if (U_FAILURE(status)) fail(ErrorCode::BadInput, std::string("ICU grapheme breaking failed: ") + u_errorName(status));
   return bounds;
 }
 

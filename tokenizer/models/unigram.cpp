@@ -54,7 +54,7 @@ class Unigram final : public Model {
 
   void tokenize(std::string_view word, std::vector<TokenId>& ids) const override;
   std::optional<TokenId> token_to_id(std::string_view token) const override {
-    const auto it = ids_.find(std::string(token));
+    const auto it = ids_.find(token);
     return it == ids_.end() ? std::nullopt : std::optional<TokenId>(it->second);
   }
   std::optional<std::string> id_to_token(TokenId id) const override {
@@ -74,7 +74,7 @@ class Unigram final : public Model {
 
   std::vector<std::string> pieces_;
   std::vector<double> scores_;
-  std::unordered_map<std::string, TokenId> ids_;  // a repeated piece keeps its last id, as in Hugging Face
+  StringMap<TokenId> ids_;  // a repeated piece keeps its last id, as in Hugging Face
   PieceTrie trie_;
   std::optional<TokenId> unk_;
   double unk_score_ = 0;

@@ -1,6 +1,8 @@
 // The WordPiece model (BERT's): a word becomes its longest vocabulary prefix, then the longest
 // "##"-prefixed continuation, and so on; a word with any unmatchable rest, or longer than
 // max_input_chars_per_word characters, becomes the single unknown token — as Hugging Face does.
+#include <algorithm>
+
 #include <weft/error.h>
 
 #include "../pipeline.h"
@@ -47,10 +49,14 @@ TokenId WordPiece::unknown() const {
 }
 
 // The id of the longest vocabulary piece word[start, end) (prefixed unless at the word's start),
-// shrinking `end` a character at a time; nullopt when not even one character matches.
+// shrinking `end` a character at a time; nullopt when not even one character matches. Pieces
+// longer than the vocabulary's longest token are skipped unprobed, which keeps a long word
+// (when max_input_chars_per_word allows one) linear rather than quadratic.
 std::optional<TokenId> WordPiece::longest_piece(std::string_view word, size_t start, size_t& end) const {
   thread_local std::string candidate;
-  for (end = word.size(); end > start;) {
+  end = std::min(word.size(), start + vocab_.longest_token_bytes());
+  while (end < word.size() && (uint8_t(word[end]) & 0xC0) == 0x80) --end;  // back to a character boundary
+  while (end > start) {
     candidate.assign(start > 0 ? prefix_ : std::string());
     candidate.append(word.substr(start, end - start));
     if (const auto id = vocab_.find(candidate)) return id;

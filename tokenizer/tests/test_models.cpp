@@ -160,6 +160,16 @@ TEST_CASE("Unigram refuses an option it does not know, naming its JSON path") {
   CHECK(load_error(model).find("model.nbest_size") != std::string::npos);
 }
 
+TEST_CASE("A model without \"type\" is the first of WordPiece, WordLevel, Unigram whose members it has, as in Hugging Face") {
+  Json wordpiece_model = wordpiece({{"[UNK]", 0}, {"a", 1}, {"##b", 2}});
+  wordpiece_model.erase("type");
+  CHECK(with_model(wordpiece_model).encode("ab") == Ids{1, 2});
+  CHECK(with_model({{"unk_token", "[UNK]"}, {"vocab", {{"[UNK]", 0}, {"hello", 1}}}}).encode("hello") == Ids{1});
+  Json unigram_model = unigram({{"<unk>", 0}, {"a", -1}, {"b", -1}});
+  unigram_model.erase("type");
+  CHECK(with_model(unigram_model).encode("ab") == Ids{1, 2});
+}
+
 namespace {
 
 // Compiled by SentencePiece's spm_train from the rules ™ -> TM, ﬁ -> fi, U+200B -> (nothing),
