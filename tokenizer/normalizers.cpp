@@ -4,6 +4,7 @@
 #include <map>
 
 #include "pipeline.h"
+#include "precompiled.h"
 #include "regex.h"
 #include "unicode.h"
 
@@ -198,6 +199,7 @@ const std::map<std::string, Factory>& factories() {
          return std::make_unique<Bert>(bool_member(j, "clean_text", at, true), bool_member(j, "handle_chinese_chars", at, true),
                                        strip, lowercase);
        }},
+      {"Precompiled", make_precompiled},
       {"Sequence",
        [](const Json& j, const JsonPath& at) {
          only_members(j, {"normalizers"}, at);

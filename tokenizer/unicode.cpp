@@ -104,6 +104,10 @@ std::string lowercase(std::string_view text) {
     return out;
   }
   icu::UnicodeString s = icu::UnicodeString::fromUTF8(icu::StringPiece(text.data(), int32_t(text.size())));
+  // Hugging Face lowercases character by character (Rust's char::to_lowercase), so a word-final
+  // capital sigma becomes σ, not the ς of ICU's context-sensitive Final_Sigma rule. Sigma is the
+  // only root-locale mapping that depends on context.
+  s.findAndReplace(icu::UnicodeString(char16_t(0x03A3)), icu::UnicodeString(char16_t(0x03C3)));
   s.toLower(icu::Locale::getRoot());
   return to_utf8(s);
 }

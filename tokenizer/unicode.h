@@ -27,7 +27,7 @@ void append(std::string& out, char32_t cp);
 
 enum class Form { NFC, NFD, NFKC, NFKD };
 std::string normalize(std::string_view text, Form form);
-std::string lowercase(std::string_view text);  // Unicode default full case mapping
+std::string lowercase(std::string_view text);  // each character's full lowercase mapping, no context
 
 bool is_white_space(char32_t c);  // the White_Space property (Rust's char::is_whitespace)
 bool is_control(char32_t c);      // general category Cc
