@@ -70,8 +70,21 @@ AddedToken added_token(const Json& j, const JsonPath& at) {
 void Tokenizer::Impl::parse_added_tokens(const Json& list, const JsonPath& at) {
   if (list.is_null()) return;
   if (!list.is_array()) fail_at(at, "expected an array");
+  // Hugging Face does not take the ids written here: each token gets the id its content has
+  // (an earlier added token, then the model's vocabulary), else the next id after the model's
+  // vocabulary. Weft gives the same ids, since those are the ones the model was trained on.
   std::vector<AddedToken> tokens;
-  for (size_t i = 0; i < list.size(); ++i) tokens.push_back(added_token(list[i], at[i]));
+  std::unordered_map<std::string, TokenId> assigned;
+  TokenId next_id = TokenId(model->vocab_size());
+  for (size_t i = 0; i < list.size(); ++i) {
+    AddedToken t = added_token(list[i], at[i]);
+    if (t.content.empty()) continue;
+    if (const auto it = assigned.find(t.content); it != assigned.end()) t.id = it->second;
+    else if (const auto id = model->token_to_id(t.content)) t.id = *id;
+    else t.id = next_id++;
+    assigned[t.content] = t.id;
+    tokens.push_back(std::move(t));
+  }
   set_added_tokens(tokens);
 }
 

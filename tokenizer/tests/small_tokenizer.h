@@ -15,7 +15,7 @@ namespace weft::tokenizer::test {
 inline const std::vector<std::pair<std::string, std::string>> kSmallMerges = {
     {"h", "e"}, {"l", "l"}, {"he", "ll"}, {"hell", "o"}, {"Ġ", "w"}, {"o", "r"},
     {"Ġw", "or"}, {"l", "d"}, {"Ġwor", "ld"}, {"e", "l"}, {"Ġ", "Ġ"}, {"b", "1"}};
-inline constexpr uint32_t kHe = 256, kLl = 257, kHello = 259, kWorld = 264, kSpaceSpace = 266, kEndOfText = 300, kTool = 301;
+inline constexpr uint32_t kHe = 256, kLl = 257, kHello = 259, kWorld = 264, kSpaceSpace = 266, kEndOfText = 268, kTool = 269;
 
 struct SmallSpec {
   bool merges_as_pairs = false;
@@ -49,8 +49,8 @@ inline std::string small_tokenizer_json(const SmallSpec& spec = {}) {
   return R"({
   "version": "1.0",
   "added_tokens": [
-    {"id": 300, "content": "<|endoftext|>", "special": true},
-    {"id": 301, "content": "<tool>", "special": false}
+    {"id": 268, "content": "<|endoftext|>", "special": true},
+    {"id": 269, "content": "<tool>", "special": false}
   ],
   "normalizer": )" + spec.normalizer + R"(,
   "pre_tokenizer": )" + spec.pre_tokenizer + R"(,
