@@ -54,7 +54,8 @@ std::optional<std::string> optional_string(const Json& object, const char* key, 
 }
 
 void only_members(const Json& object, std::initializer_list<const char*> known, const JsonPath& at) {
-  for (const auto& [key, value] : object.items()) {
+  for (const auto& item : object.items()) {
+    const std::string& key = item.key();
     if (key == "type") continue;
     if (std::none_of(known.begin(), known.end(), [&](const char* k) { return key == k; }))
       unsupported(at / key, "the option \"" + key + "\"");

@@ -123,7 +123,8 @@ void Tokenizer::Impl::finish() {
 void Tokenizer::Impl::parse(const Json& doc) {
   const JsonPath root{name, ""};
   if (!doc.is_object()) fail_at(root, "expected a JSON object at the top level");
-  for (const auto& [key, value] : doc.items()) {
+  for (const auto& item : doc.items()) {
+    const std::string& key = item.key();
     static const char* known[] = {"version", "truncation", "padding", "added_tokens", "normalizer",
                                   "pre_tokenizer", "post_processor", "decoder", "model"};
     if (std::none_of(std::begin(known), std::end(known), [&](const char* k) { return key == k; }))
