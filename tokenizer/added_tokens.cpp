@@ -125,4 +125,40 @@ void AddedTokenMatcher::split(std::vector<Split>& splits) const {
   splits = std::move(out);
 }
 
+LongestFirstSplitter::LongestFirstSplitter(std::vector<AddedToken> tokens) : tokens_(std::move(tokens)) {
+  std::erase_if(tokens_, [](const AddedToken& t) { return t.content.empty(); });
+  std::stable_sort(tokens_.begin(), tokens_.end(), [](const AddedToken& a, const AddedToken& b) { return a.id < b.id; });
+  std::stable_sort(tokens_.begin(), tokens_.end(),
+                   [](const AddedToken& a, const AddedToken& b) { return a.content.size() > b.content.size(); });
+}
+
+void LongestFirstSplitter::cut(const AddedToken& token, const Split& piece, std::vector<Split>& out) const {
+  const std::string& text = piece.text;
+  const auto is_space = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };
+  size_t begin = 0;  // the start of the text not yet emitted
+  for (size_t at = text.find(token.content); at != std::string::npos; at = text.find(token.content, begin)) {
+    size_t left_end = at;
+    if (token.lstrip)
+      while (left_end > begin && is_space(text[left_end - 1])) --left_end;
+    if (left_end > begin) out.push_back({text.substr(begin, left_end - begin), piece.at_origin && begin == 0, std::nullopt});
+    out.push_back({token.content, piece.at_origin && at == 0, token.id});
+    begin = at + token.content.size();
+    if (token.rstrip)
+      while (begin < text.size() && is_space(text[begin])) ++begin;
+  }
+  if (begin < text.size()) out.push_back({text.substr(begin), false, std::nullopt});
+}
+
+void LongestFirstSplitter::split(std::vector<Split>& splits) const {
+  for (const AddedToken& token : tokens_) {
+    std::vector<Split> out;
+    out.reserve(splits.size());
+    for (Split& s : splits) {
+      if (s.added || s.text.find(token.content) == std::string::npos) out.push_back(std::move(s));
+      else cut(token, s, out);
+    }
+    splits = std::move(out);
+  }
+}
+
 }  // namespace weft::tokenizer

@@ -42,4 +42,20 @@ class AddedTokenMatcher {
   std::array<uint32_t, 256> root_{};  // the root's children, by byte (0: none)
 };
 
+// llama.cpp's special-token partition: the tokens in turn, longest first (equal lengths in
+// id order), each cut out of every piece at each of its occurrences, leftmost first; lstrip and
+// rstrip drop ASCII whitespace (C's isspace) beside it. Unlike the leftmost-longest matcher, a
+// longer token wins even where a shorter one starts earlier and overlaps it.
+class LongestFirstSplitter {
+ public:
+  LongestFirstSplitter() = default;
+  explicit LongestFirstSplitter(std::vector<AddedToken> tokens);
+  bool empty() const { return tokens_.empty(); }
+  void split(std::vector<Split>& splits) const;
+
+ private:
+  void cut(const AddedToken& token, const Split& piece, std::vector<Split>& out) const;
+  std::vector<AddedToken> tokens_;
+};
+
 }  // namespace weft::tokenizer

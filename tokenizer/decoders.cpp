@@ -9,9 +9,6 @@
 #include "unicode.h"
 
 namespace weft::tokenizer {
-namespace {
-
-const char* const kReplacementChar = "\xEF\xBF\xBD";  // U+FFFD
 
 std::string replace_all(const std::string& t, std::string_view from, std::string_view to) {
   if (from.empty()) return t;
@@ -25,6 +22,11 @@ std::string replace_all(const std::string& t, std::string_view from, std::string
   out.append(t, prev, std::string::npos);
   return out;
 }
+
+namespace {
+
+const char* const kReplacementChar = "\xEF\xBF\xBD";  // U+FFFD
+
 
 class ByteLevelDecoder final : public Decoder {
  public:

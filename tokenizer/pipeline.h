@@ -86,6 +86,8 @@ class Decoder {
 
 // Rust's String::from_utf8_lossy: each maximal invalid subsequence becomes one U+FFFD.
 std::string utf8_lossy(std::string_view bytes);
+// Every occurrence of `from` (non-empty) replaced by `to`, left to right.
+std::string replace_all(const std::string& text, std::string_view from, std::string_view to);
 
 class PostProcessor {
  public:
@@ -107,6 +109,12 @@ struct TokenizerParts {
   std::unique_ptr<PostProcessor> post_processor;
   std::unique_ptr<Decoder> decoder;
   std::vector<AddedToken> added_tokens;
+  // Hugging Face finds added tokens leftmost-longest; llama.cpp cuts them out longest first
+  // (LongestFirstSplitter), matching every one in the text as given.
+  enum class AddedTokenMatching { LeftmostLongest, LongestFirst } matching = AddedTokenMatching::LeftmostLongest;
+  // llama.cpp: a special token a decode leaves out still holds its place (the decoder sees an
+  // empty string), so it can be the first token whose leading space is dropped.
+  bool skipped_tokens_keep_place = false;
 };
 
 std::unique_ptr<Normalizer> make_normalizer(const Json& j, const JsonPath& at);

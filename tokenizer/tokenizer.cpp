@@ -30,6 +30,8 @@ struct Tokenizer::Impl {
   std::unordered_set<std::string> special_contents;
   std::vector<std::string> added_decoded;   // per added token: its content as the decoder sees it
   AddedTokenMatcher raw_matcher, normalized_matcher;
+  LongestFirstSplitter longest_first;  // set instead of the matchers for llama.cpp's order
+  bool skipped_tokens_keep_place = false;
   uint32_t vocab_size = 0;
 
   void parse(const Json& doc);
@@ -147,7 +149,8 @@ std::vector<TokenId> Tokenizer::Impl::encode(std::string_view text, bool add_spe
     fail(ErrorCode::BadInput, name + ": the text to encode is not valid UTF-8 at byte " + std::to_string(bad));
   std::vector<Split> splits;
   if (!text.empty()) splits.push_back({std::string(text), true, std::nullopt});
-  raw_matcher.split(splits);
+  if (!longest_first.empty()) longest_first.split(splits);
+  else raw_matcher.split(splits);
   if (normalizer)
     for (Split& s : splits)
       if (!s.added) normalizer->normalize(s.text);
@@ -202,6 +205,11 @@ Tokenizer Tokenizer::from_parts(TokenizerParts parts) {
   impl->post_processor = std::move(parts.post_processor);
   impl->decoder = std::move(parts.decoder);
   impl->set_added_tokens(parts.added_tokens);
+  impl->skipped_tokens_keep_place = parts.skipped_tokens_keep_place;
+  if (parts.matching == TokenizerParts::AddedTokenMatching::LongestFirst) {
+    impl->raw_matcher = {}, impl->normalized_matcher = {};
+    impl->longest_first = LongestFirstSplitter(impl->added);
+  }
   impl->finish();
   return Tokenizer(std::move(impl));
 }
@@ -247,7 +255,10 @@ std::string Tokenizer::decode(std::span<const TokenId> ids, bool skip_special_to
   std::vector<std::string> tokens;
   tokens.reserve(ids.size());
   for (TokenId id : ids) {
-    if (skip_special_tokens && is_special(id)) continue;
+    if (skip_special_tokens && is_special(id)) {
+      if (impl_->skipped_tokens_keep_place) tokens.emplace_back();
+      continue;
+    }
     if (auto s = impl_->token_string(id)) tokens.push_back(std::move(*s));
   }
   if (!impl_->decoder) {

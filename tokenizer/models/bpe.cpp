@@ -126,10 +126,8 @@ Bpe::Bpe(const Json& j, const JsonPath& at) : serial_(next_serial_++) {
       next_char_.emplace(token.substr(prefix_len), id);
   }
   if (byte_fallback_) {
-    static const char* hex = "0123456789ABCDEF";
     for (int b = 0; b < 256; ++b) {
-      const std::string code = std::string("<0x") + hex[b >> 4] + hex[b & 15] + ">";
-      if (const auto it = vocab_.find(code); it != vocab_.end()) byte_ids_[b] = it->second;
+      if (const auto it = vocab_.find(byte_token_name(uint8_t(b))); it != vocab_.end()) byte_ids_[b] = it->second;
     }
   }
 }

@@ -1,6 +1,7 @@
 // One factory per tokenizer.json model type (make_model in models.cpp picks by "type").
 #pragma once
 
+#include <array>
 #include <functional>
 #include <unordered_map>
 
@@ -12,6 +13,15 @@ std::unique_ptr<Model> make_bpe(const Json& j, const JsonPath& at);
 std::unique_ptr<Model> make_wordpiece(const Json& j, const JsonPath& at);
 std::unique_ptr<Model> make_wordlevel(const Json& j, const JsonPath& at);
 std::unique_ptr<Model> make_unigram(const Json& j, const JsonPath& at);
+// llama.cpp's score-merging SentencePiece tokenizer (GGUF "llama" vocabularies; `where` names
+// the file in messages). tokens[id] and scores[id] per id.
+std::unique_ptr<Model> make_llama_spm(std::vector<std::string> tokens, std::vector<float> scores, std::string where);
+
+// SentencePiece's name for a byte token: <0x0A>.
+inline std::string byte_token_name(uint8_t byte) {
+  static const char* hex = "0123456789ABCDEF";
+  return std::string("<0x") + hex[byte >> 4] + hex[byte & 15] + ">";
+}
 
 // A string-keyed hash map that string_views can probe without a copy.
 struct StringViewHash {

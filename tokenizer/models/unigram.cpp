@@ -133,9 +133,8 @@ Unigram::Unigram(const Json& j, const JsonPath& at) {
   }
   byte_fallback_ = bool_member(j, "byte_fallback", at, false);
   if (byte_fallback_) {
-    static const char* hex = "0123456789ABCDEF";
     for (int b = 0; b < 256; ++b)
-      byte_ids_[b] = token_to_id(std::string("<0x") + hex[b >> 4] + hex[b & 15] + ">");
+      byte_ids_[b] = token_to_id(byte_token_name(uint8_t(b)));
   }
 }
 

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include <lzma.h>
+#include <nlohmann/json.hpp>
 
 namespace weft::test {
 
@@ -31,6 +32,29 @@ std::string read_maybe_xz(const std::filesystem::path& path) {
   lzma_end(&stream);
   if (ret != LZMA_STREAM_END) throw std::runtime_error(path.string() + ": not a valid .xz file");
   return out;
+}
+
+std::filesystem::path existing_maybe_xz(const std::filesystem::path& plain) {
+  if (std::filesystem::exists(plain)) return plain;
+  return plain.string() + ".xz";
+}
+
+std::vector<std::string> golden_corpus() {
+  std::vector<std::string> texts;
+  std::istringstream in(read_maybe_xz(std::filesystem::path(WEFT_TOKENIZER_GOLDENS_DIR) / "corpus.jsonl"));
+  for (std::string line; std::getline(in, line);) texts.push_back(nlohmann::json::parse(line).get<std::string>());
+  return texts;
+}
+
+std::string first_difference(const std::vector<uint32_t>& want, const std::vector<uint32_t>& got) {
+  size_t k = 0;
+  while (k < want.size() && k < got.size() && want[k] == got[k]) ++k;
+  const auto show = [&](const std::vector<uint32_t>& v) {
+    std::string s;
+    for (size_t i = k; i < v.size() && i < k + 6; ++i) s += std::to_string(v[i]) + " ";
+    return s;
+  };
+  return "at id " + std::to_string(k) + ": reference " + show(want) + "| weft " + show(got);
 }
 
 }  // namespace weft::test

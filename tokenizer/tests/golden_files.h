@@ -3,10 +3,20 @@
 #pragma once
 
 #include <filesystem>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace weft::test {
 
 std::string read_maybe_xz(const std::filesystem::path& path);
+// `plain` when it exists, else `plain`.xz.
+std::filesystem::path existing_maybe_xz(const std::filesystem::path& plain);
+
+// The texts of goldens/corpus.jsonl.
+std::vector<std::string> golden_corpus();
+
+// Where two id lists first differ and a few ids after it, for a readable failure.
+std::string first_difference(const std::vector<uint32_t>& want, const std::vector<uint32_t>& got);
 
 }  // namespace weft::test

@@ -25,13 +25,6 @@ struct Golden {
   std::string decoded;
 };
 
-std::vector<std::string> corpus() {
-  std::vector<std::string> texts;
-  std::istringstream in(weft::test::read_maybe_xz(fs::path(WEFT_TOKENIZER_GOLDENS_DIR) / "corpus.jsonl"));
-  for (std::string line; std::getline(in, line);) texts.push_back(nlohmann::json::parse(line).get<std::string>());
-  return texts;
-}
-
 std::vector<Golden> goldens(const fs::path& ids_file) {
   std::vector<Golden> out;
   std::istringstream in(weft::test::read_maybe_xz(ids_file));
@@ -43,28 +36,16 @@ std::vector<Golden> goldens(const fs::path& ids_file) {
   return out;
 }
 
-// The first difference, for a readable failure.
-std::string first_difference(const std::vector<TokenId>& want, const std::vector<TokenId>& got) {
-  size_t k = 0;
-  while (k < want.size() && k < got.size() && want[k] == got[k]) ++k;
-  const auto show = [&](const std::vector<TokenId>& v) {
-    std::string s;
-    for (size_t i = k; i < v.size() && i < k + 6; ++i) s += std::to_string(v[i]) + " ";
-    return s;
-  };
-  return "at id " + std::to_string(k) + ": reference " + show(want) + "| weft " + show(got);
-}
-
 void check_tokenizer(const std::string& name, const fs::path& tokenizer_file, const fs::path& ids_file) {
   const Tokenizer tok = Tokenizer::from_json(weft::test::read_maybe_xz(tokenizer_file), name);
-  const std::vector<std::string> texts = corpus();
+  const std::vector<std::string> texts = weft::test::golden_corpus();
   const std::vector<Golden> want = goldens(ids_file);
   REQUIRE(want.size() == texts.size());
   size_t exact = 0, special_exact = 0, decoded_exact = 0, round_trips = 0, reference_round_trips = 0, shown = 0;
   for (size_t i = 0; i < texts.size(); ++i) {
     const auto ids = tok.encode(texts[i]);
     if (ids == want[i].ids) ++exact;
-    else if (shown++ < 3) MESSAGE(name << " text " << i << " " << first_difference(want[i].ids, ids));
+    else if (shown++ < 3) MESSAGE(name << " text " << i << " " << weft::test::first_difference(want[i].ids, ids));
     if (tok.encode(texts[i], true) == want[i].with_special) ++special_exact;
     if (tok.decode(want[i].ids) == want[i].decoded) ++decoded_exact;
     if (want[i].decoded == texts[i]) {
@@ -81,11 +62,6 @@ void check_tokenizer(const std::string& name, const fs::path& tokenizer_file, co
                << decoded_exact << ", round trips " << round_trips << "/" << reference_round_trips);
 }
 
-fs::path existing(const fs::path& plain) {
-  if (fs::exists(plain)) return plain;
-  return plain.string() + ".xz";
-}
-
 }  // namespace
 
 TEST_CASE("every committed tokenizer gives the reference's ids, special tokens and decode on the corpus") {
@@ -96,7 +72,7 @@ TEST_CASE("every committed tokenizer gives the reference's ids, special tokens a
     const auto at = file.find(".tokenizer.json");
     if (at == std::string::npos) continue;
     const std::string name = file.substr(0, at);
-    SUBCASE(name.c_str()) { check_tokenizer(name, entry.path(), existing(dir / (name + ".ids.jsonl"))); }
+    SUBCASE(name.c_str()) { check_tokenizer(name, entry.path(), weft::test::existing_maybe_xz(dir / (name + ".ids.jsonl"))); }
     ++checked;
   }
   CHECK(checked >= 4);
@@ -110,6 +86,6 @@ TEST_CASE("tokenizers outside the repository are checked when WEFT_TOKENIZER_GOL
     const auto at = file.find(".tokenizer.json");
     if (at == std::string::npos) continue;
     const std::string name = file.substr(0, at);
-    SUBCASE(name.c_str()) { check_tokenizer(name, entry.path(), existing(fs::path(extra) / (name + ".ids.jsonl"))); }
+    SUBCASE(name.c_str()) { check_tokenizer(name, entry.path(), weft::test::existing_maybe_xz(fs::path(extra) / (name + ".ids.jsonl"))); }
   }
 }
