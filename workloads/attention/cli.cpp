@@ -8,7 +8,10 @@
 //   weft attention demo      the seeded model, written to a temp dir, generated and checked
 //   weft attention bench     prefill / decode tokens/s, decode vs the memory-bandwidth bound
 //   weft attention write-model PATH [--dim D --layers L --heads H --kv-heads K --ffn F
-//        --context C --seed S --tied]      the seeded test model as a GGUF file
+//        --context C --seed S --tied] [--vocab tokenizer.json [--pre NAME]]
+//     the seeded test model as a GGUF file, with the byte-level vocabulary or the given
+//     tokenizer.json's (as llama.cpp's converter writes it; --pre names a byte-level BPE's
+//     pre-tokenizer, e.g. llama-bpe, qwen2, tekken, gpt-4o)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -48,14 +51,16 @@ const char* kUsage =
     "       weft attention bench [MODEL.gguf] [--dim D --layers L --heads H --kv-heads K --ffn F --context C]\n"
     "                      [--batch B] [--runs R] [--copy-mib M] [--weights auto|window|far]\n"
     "       weft attention write-model PATH [--dim D --layers L --heads H --kv-heads K --ffn F --context C\n"
-    "                      --seed S --tied]\n"
+    "                      --seed S --tied] [--vocab tokenizer.json [--pre NAME]]\n"
     "  generate: a llama GGUF (F32/F16/Q8_0/Q4_0 weights) decoded on the device; greedy unless a\n"
     "            temperature is given; top-k <= 64; --check compares every step with the CPU reference\n"
     "  --weights: where the weights go: auto (default) the storage-buffer window when they fit it, else\n"
     "            far (a far segment per matrix: any size, needs bufferDeviceAddress); window or far forces one\n"
     "  demo: the seeded test model (written to a temp dir), greedy generation checked against the\n"
     "        CPU reference, GPU time per operation\n"
-    "  bench: JSON lines: prefill and decode tokens/s, decode bandwidth vs a copy kernel's, CPU reference\n";
+    "  bench: JSON lines: prefill and decode tokens/s, decode bandwidth vs a copy kernel's, CPU reference\n"
+    "  write-model: seeded weights; --vocab carries a tokenizer.json's vocabulary (byte-level BPE files\n"
+    "            need --pre, the tokenizer.ggml.pre name llama.cpp knows them by)\n";
 
 SeededOptions seeded_options(const cli::Args& a, SeededOptions o = {}) {
   o.dim = int_arg(a, "dim", o.dim);
@@ -66,6 +71,8 @@ SeededOptions seeded_options(const cli::Args& a, SeededOptions o = {}) {
   o.context = int_arg(a, "context", o.context);
   o.seed = int_arg(a, "seed", o.seed);
   o.tied = a.flag("tied");
+  if (a.options.count("vocab")) o.vocabulary = tokenizer::gguf_vocabulary_from_tokenizer_file(a.get("vocab"), a.get("pre", ""));
+  else if (a.options.count("pre")) fail(ErrorCode::BadInput, "--pre names the pre-tokenizer of a --vocab tokenizer.json; give --vocab too");
   return o;
 }
 
@@ -132,7 +139,7 @@ GenerateResult generate(Decoder& dec, const Model& m, const std::vector<uint32_t
     for (const LayerMetrics& lm : dec.layer_metrics()) r.anomalies += lm.status == WEFT_STATUS_ANOMALY;
     r.generated.push_back(tok);
     if (verbose) {
-      std::printf("%s", printable(detokenize(m.vocab, {tok})).c_str());
+      std::printf("%s", printable(token_text(m.vocab, tok)).c_str());
       std::fflush(stdout);
     }
     if (step + 1 == n || dec.position() >= dec.context()) break;
@@ -383,7 +390,7 @@ int run_write_model(const cli::Args& a) {
 
 WEFT_CLI_COMMAND(attention) {
   return {.name = "attention", .options = {"prompt", "n", "temperature", "top-k", "seed", "tokens", "context", "batch", "norm-limit",
-              "damp", "device", "dim", "layers", "heads", "kv-heads", "ffn", "runs", "copy-mib", "weights"},
+              "damp", "device", "dim", "layers", "heads", "kv-heads", "ffn", "runs", "copy-mib", "weights", "vocab", "pre"},
           .flags = {"check", "validation", "tied"}, .verbs = {{"generate", run_generate}, {"demo", run_demo}, {"bench", run_bench},
               {"write-model", run_write_model}},
           .usage = kHelpLines, .help = kUsage, .short_options = {{"-n", "--n"}}};

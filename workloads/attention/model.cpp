@@ -8,26 +8,65 @@
 #include <unordered_map>
 
 #include "error.h"
+#include "gguf_vocabulary.h"
 #include "quant.h"
 
 namespace weft::attention {
 
 namespace {
 
-// "<0xAB>" -> 0xAB; -1 for any other string.
-int byte_token_value(const std::string& s) {
-  if (s.size() != 6 || s.compare(0, 3, "<0x") != 0 || s[5] != '>') return -1;
-  int v = 0;
-  for (int k = 3; k < 5; ++k) {
-    const char c = s[k];
-    const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-    if (d < 0) return -1;
-    v = v * 16 + d;
-  }
+[[noreturn]] void bad(const gguf::File& f, const std::string& msg) { fail(ErrorCode::BadInput, f.source() + ": " + msg); }
+
+// The tokenizer.ggml.* values, typed; the tokenizer library decides what they mean.
+Vocabulary read_vocabulary(const gguf::File& f, uint32_t rows) {
+  Vocabulary v;
+  const gguf::Value* toks = f.find("tokenizer.ggml.tokens");
+  if (!toks) return v;
+  const auto array_of = [&](const char* key, std::initializer_list<gguf::ValueType> element) -> const gguf::Value* {
+    const gguf::Value* a = f.find(key);
+    if (!a) return nullptr;
+    if (a->type != gguf::ValueType::Array || std::find(element.begin(), element.end(), a->element) == element.end())
+      bad(f, std::string("metadata key '") + key + "' has the wrong type for its values");
+    return a;
+  };
+  array_of("tokenizer.ggml.tokens", {gguf::ValueType::String});
+  if (toks->items.size() != rows)
+    bad(f, "tokenizer.ggml.tokens has " + std::to_string(toks->items.size()) + " tokens, token_embd.weight has " + std::to_string(rows) + " rows");
+  tokenizer::GgufVocabulary g;
+  g.source = f.source();
+  g.general_name = f.get_string("general.name", "");
+  g.model = f.get_string("tokenizer.ggml.model", "");
+  g.pre = f.get_string("tokenizer.ggml.pre", "");
+  for (const gguf::Value& t : toks->items) g.tokens.push_back(t.s);
+  if (const gguf::Value* a = array_of("tokenizer.ggml.scores", {gguf::ValueType::F32, gguf::ValueType::I32}))
+    for (const gguf::Value& x : a->items) g.scores.push_back(x.type == gguf::ValueType::I32 ? float(x.i) : float(x.f));
+  if (const gguf::Value* a = array_of("tokenizer.ggml.token_type", {gguf::ValueType::I32}))
+    for (const gguf::Value& x : a->items) g.token_types.push_back(int32_t(x.i));
+  if (const gguf::Value* a = array_of("tokenizer.ggml.merges", {gguf::ValueType::String}))
+    for (const gguf::Value& x : a->items) g.merges.push_back(x.s);
+  const auto id_key = [&](const char* key) -> std::optional<uint32_t> {
+    if (!f.find(key)) return std::nullopt;
+    const uint64_t id = f.get_uint(key);
+    if (id >= rows) bad(f, std::string("metadata key '") + key + "' = " + std::to_string(id) + " is not a token id (vocab " + std::to_string(rows) + ")");
+    return uint32_t(id);
+  };
+  const auto flag = [&](const char* key) -> std::optional<bool> {
+    const gguf::Value* b = f.find(key);
+    if (!b) return std::nullopt;
+    if (b->type != gguf::ValueType::Bool) bad(f, std::string("metadata key '") + key + "' should be a boolean");
+    return b->u != 0;
+  };
+  g.bos = id_key("tokenizer.ggml.bos_token_id");
+  g.eos = id_key("tokenizer.ggml.eos_token_id");
+  g.unk = id_key("tokenizer.ggml.unknown_token_id");
+  g.add_bos = flag("tokenizer.ggml.add_bos_token");
+  g.add_eos = flag("tokenizer.ggml.add_eos_token");
+  g.add_space_prefix = flag("tokenizer.ggml.add_space_prefix");
+  v.bos = g.bos;
+  v.eos = g.eos;
+  v.tokenizer.emplace(tokenizer::tokenizer_from_gguf(g));
   return v;
 }
-
-[[noreturn]] void bad(const gguf::File& f, const std::string& msg) { fail(ErrorCode::BadInput, f.source() + ": " + msg); }
 
 uint32_t u32_key(const gguf::File& f, const std::string& key, std::optional<uint32_t> fallback = {}) {
   const uint64_t v = fallback ? f.get_uint(key, *fallback) : f.get_uint(key);
@@ -116,34 +155,7 @@ Model Model::from(gguf::File file) {
     m.layers.push_back(w);
   }
 
-  Vocabulary& v = m.vocab;
-  v.model = f.get_string("tokenizer.ggml.model", "");
-  for (uint32_t& b : v.byte_token) b = UINT32_MAX;
-  if (const gguf::Value* toks = f.find("tokenizer.ggml.tokens")) {
-    if (toks->type != gguf::ValueType::Array || toks->element != gguf::ValueType::String)
-      bad(f, "metadata key 'tokenizer.ggml.tokens' should be an array of strings");
-    if (toks->items.size() != c.vocab)
-      bad(f, "tokenizer.ggml.tokens has " + std::to_string(toks->items.size()) + " tokens, token_embd.weight has " + std::to_string(c.vocab) + " rows");
-    for (const gguf::Value& t : toks->items) v.tokens.push_back(t.s);
-    if (const gguf::Value* types = f.find("tokenizer.ggml.token_type")) {
-      if (types->type != gguf::ValueType::Array || types->items.size() != c.vocab)
-        bad(f, "tokenizer.ggml.token_type should be an array of one integer per token");
-      for (const gguf::Value& t : types->items) v.token_types.push_back(int32_t(t.type == gguf::ValueType::I32 ? t.i : int64_t(t.u)));
-    }
-    for (uint32_t id = 0; id < c.vocab; ++id) {
-      const std::string& s = v.tokens[id];
-      if (const int byte = byte_token_value(s); byte >= 0 && v.byte_token[byte] == UINT32_MAX) v.byte_token[byte] = id;
-      if (s == "\xE2\x96\x81") v.sentencepiece = true;  // U+2581 as a token of its own
-    }
-  }
-  auto id_key = [&](const char* key) -> std::optional<uint32_t> {
-    if (!f.find(key)) return std::nullopt;
-    const uint64_t id = f.get_uint(key);
-    if (id >= c.vocab) bad(f, std::string("metadata key '") + key + "' = " + std::to_string(id) + " is not a token id (vocab " + std::to_string(c.vocab) + ")");
-    return uint32_t(id);
-  };
-  v.bos = id_key("tokenizer.ggml.bos_token_id");
-  v.eos = id_key("tokenizer.ggml.eos_token_id");
+  m.vocab = read_vocabulary(f, c.vocab);
   m.file = std::move(file);
   return m;
 }
@@ -165,75 +177,61 @@ uint64_t Model::weight_bytes() const {
 
 // ---- tokenizer ------------------------------------------------------------------------------
 
-std::vector<uint32_t> tokenize(const Vocabulary& v, const std::string& text, bool bos) {
-  if (v.tokens.empty() && !text.empty())
+std::vector<uint32_t> tokenize(const Vocabulary& v, const std::string& text, bool add_special) {
+  if (!v.tokenizer)
     fail(ErrorCode::BadInput, "tokenize: the model has no vocabulary (no tokenizer.ggml.tokens); give token ids instead of text");
-  std::vector<uint32_t> out;
-  if (bos && v.bos) out.push_back(*v.bos);
-  std::string s = text;
-  if (v.sentencepiece) {  // SentencePiece writes spaces as U+2581 and starts words with one
-    std::string t = "\xE2\x96\x81";
-    for (char ch : text) t += ch == ' ' ? std::string("\xE2\x96\x81") : std::string(1, ch);
-    s = t;
-  }
-  // Longest normal token first; tokens of 1..max_len bytes looked up in a hash of the vocabulary.
-  size_t max_len = 0;
-  std::unordered_map<std::string, uint32_t> index;
-  for (uint32_t id = 0; id < v.tokens.size(); ++id) {
-    const int32_t type = id < v.token_types.size() ? v.token_types[id] : 1;
-    if (type != 1 || v.tokens[id].empty()) continue;
-    index.emplace(v.tokens[id], id);
-    max_len = std::max(max_len, v.tokens[id].size());
-  }
-  for (size_t i = 0; i < s.size();) {
-    size_t best = 0;
-    uint32_t id = 0;
-    for (size_t len = std::min(max_len, s.size() - i); len > 0 && !best; --len)
-      if (auto it = index.find(s.substr(i, len)); it != index.end()) {
-        best = len;
-        id = it->second;
-      }
-    if (best) {
-      out.push_back(id);
-      i += best;
-      continue;
-    }
-    const uint8_t byte = uint8_t(s[i]);
-    if (v.byte_token[byte] == UINT32_MAX)
-      fail(ErrorCode::BadInput, "tokenize: byte " + std::to_string(byte) + " at position " + std::to_string(i) + " of the prompt has no token in this vocabulary");
-    out.push_back(v.byte_token[byte]);
-    ++i;
-  }
-  return out;
+  return v.tokenizer->encode(text, add_special);
 }
 
 std::string detokenize(const Vocabulary& v, const std::vector<uint32_t>& tokens) {
-  std::string out;
-  for (uint32_t id : tokens) {
-    if (id >= v.tokens.size()) {
-      out += "<" + std::to_string(id) + ">";
-      continue;
-    }
-    const std::string& s = v.tokens[id];
-    const int32_t type = id < v.token_types.size() ? v.token_types[id] : 1;
-    if (type == 3 || type == 2) continue;  // control / unknown: not text
-    if (const int byte = byte_token_value(s); byte >= 0) {
-      out += char(byte);
-      continue;
-    }
-    for (size_t i = 0; i < s.size(); ++i) {
-      if (v.sentencepiece && s.compare(i, 3, "\xE2\x96\x81") == 0) {
-        out += ' ';
-        i += 2;
-      } else {
-        out += s[i];
-      }
-    }
-  }
-  return out;
+  if (!v.tokenizer) fail(ErrorCode::BadInput, "detokenize: the model has no vocabulary (no tokenizer.ggml.tokens)");
+  return v.tokenizer->decode(tokens, true);
+}
+
+std::string token_text(const Vocabulary& v, uint32_t token) {
+  if (!v.tokenizer || v.tokenizer->is_special(token)) return {};
+  return v.tokenizer->token_bytes(token);
 }
 
 // ---- seeded model ---------------------------------------------------------------------------
+
+namespace {
+
+// Byte-level vocabulary in SentencePiece's naming: <unk>, <s>, </s>, then <0x00>..<0xFF>.
+tokenizer::GgufVocabulary byte_vocabulary() {
+  tokenizer::GgufVocabulary v;
+  v.model = "llama";
+  v.tokens = {"<unk>", "<s>", "</s>"};
+  v.scores = {0, 0, 0};
+  v.token_types = {2, 3, 3};
+  for (int b = 0; b < 256; ++b) {
+    char name[8];
+    std::snprintf(name, sizeof name, "<0x%02X>", b);
+    v.tokens.push_back(name);
+    v.scores.push_back(0);
+    v.token_types.push_back(6);
+  }
+  v.bos = 1, v.eos = 2, v.unk = 0;
+  v.add_space_prefix = false;  // without a U+2581 piece a space prefix would only cost three byte tokens
+  return v;
+}
+
+void write_vocabulary(gguf::Writer& w, const tokenizer::GgufVocabulary& v) {
+  w.set("tokenizer.ggml.model", gguf::Value::str(v.model));
+  if (!v.pre.empty()) w.set("tokenizer.ggml.pre", gguf::Value::str(v.pre));
+  w.set("tokenizer.ggml.tokens", gguf::Value::strings(v.tokens));
+  if (!v.scores.empty()) w.set("tokenizer.ggml.scores", gguf::Value::f32s(v.scores));
+  if (!v.token_types.empty()) w.set("tokenizer.ggml.token_type", gguf::Value::i32s(v.token_types));
+  if (!v.merges.empty()) w.set("tokenizer.ggml.merges", gguf::Value::strings(v.merges));
+  for (const auto& [key, id] : {std::pair{"tokenizer.ggml.bos_token_id", v.bos}, std::pair{"tokenizer.ggml.eos_token_id", v.eos},
+                                std::pair{"tokenizer.ggml.unknown_token_id", v.unk}})
+    if (id) w.set(key, gguf::Value::u32(*id));
+  for (const auto& [key, flag] : {std::pair{"tokenizer.ggml.add_bos_token", v.add_bos}, std::pair{"tokenizer.ggml.add_eos_token", v.add_eos},
+                                  std::pair{"tokenizer.ggml.add_space_prefix", v.add_space_prefix}})
+    if (flag) w.set(key, gguf::Value::boolean(*flag));
+}
+
+}  // namespace
 
 gguf::Writer seeded_model(const SeededOptions& o) {
   if (o.heads == 0 || o.kv_heads == 0 || o.dim % o.heads || o.heads % o.kv_heads || (o.dim / o.heads) % 2 || o.dim % 32 ||
@@ -241,7 +239,9 @@ gguf::Writer seeded_model(const SeededOptions& o) {
     fail(ErrorCode::BadInput, "seeded model: dim and ffn must be multiples of 32, heads a multiple of kv_heads dividing dim into even head sizes");
   std::mt19937 rng(o.seed);
   std::normal_distribution<float> normal(0.0f, 1.0f);
-  const uint32_t V = kSeededVocab, hd = o.dim / o.heads;
+  if (o.vocabulary && (o.vocabulary->tokens.empty() || o.vocabulary->tokens.size() >= (1u << 31)))
+    fail(ErrorCode::BadInput, "seeded model: the vocabulary must have 1 .. 2^31-1 tokens");
+  const uint32_t V = o.vocabulary ? uint32_t(o.vocabulary->tokens.size()) : kSeededVocab, hd = o.dim / o.heads;
   auto matrix = [&](uint64_t rows, uint64_t cols, float scale) {
     std::vector<float> w(rows * cols);
     for (float& x : w) x = normal(rng) * scale;
@@ -264,25 +264,7 @@ gguf::Writer seeded_model(const SeededOptions& o) {
   w.set("llama.rope.freq_base", gguf::Value::f32(o.rope_base));
   w.set("llama.rope.dimension_count", gguf::Value::u32(hd));
   w.set("llama.attention.layer_norm_rms_epsilon", gguf::Value::f32(o.rms_eps));
-  // Byte-level vocabulary in SentencePiece's naming: <unk>, <s>, </s>, then <0x00>..<0xFF>.
-  std::vector<std::string> tokens = {"<unk>", "<s>", "</s>"};
-  std::vector<float> scores = {0, 0, 0};
-  std::vector<int32_t> types = {2, 3, 3};
-  for (int b = 0; b < 256; ++b) {
-    char name[8];
-    std::snprintf(name, sizeof name, "<0x%02X>", b);
-    tokens.push_back(name);
-    scores.push_back(0);
-    types.push_back(6);
-  }
-  w.set("tokenizer.ggml.model", gguf::Value::str("llama"));
-  w.set("tokenizer.ggml.tokens", gguf::Value::strings(tokens));
-  w.set("tokenizer.ggml.scores", gguf::Value::f32s(scores));
-  w.set("tokenizer.ggml.token_type", gguf::Value::i32s(types));
-  w.set("tokenizer.ggml.bos_token_id", gguf::Value::u32(1));
-  w.set("tokenizer.ggml.eos_token_id", gguf::Value::u32(2));
-  w.set("tokenizer.ggml.unknown_token_id", gguf::Value::u32(0));
-
+  write_vocabulary(w, o.vocabulary ? *o.vocabulary : byte_vocabulary());
   auto add = [&](const std::string& name, uint64_t cols, uint64_t rows, uint32_t type, const std::vector<float>& v) {
     std::vector<uint64_t> dims = {cols};
     if (rows != 1) dims.push_back(rows);

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "gguf.h"
+#include "gguf_vocabulary.h"
+#include "tokenizer.h"
 
 namespace weft::attention {
 
@@ -42,13 +44,11 @@ struct LayerWeights {
   Weight attn_norm, wq, wk, wv, wo, ffn_norm, gate, up, down;
 };
 
+// The model's own tokenizer, from its tokenizer.ggml.* metadata, tokenizing as llama.cpp does
+// (tokenizer/gguf_vocabulary.h); absent when the file has no tokenizer.ggml.tokens.
 struct Vocabulary {
-  std::string model;                 // tokenizer.ggml.model ("llama", "gpt2", ...)
-  std::vector<std::string> tokens;   // tokenizer.ggml.tokens (may be empty)
-  std::vector<int32_t> token_types;  // tokenizer.ggml.token_type (1 normal, 2 unknown, 3 control, 6 byte)
+  std::optional<tokenizer::Tokenizer> tokenizer;
   std::optional<uint32_t> bos, eos;
-  uint32_t byte_token[256];          // id of "<0xXX>" or UINT32_MAX
-  bool sentencepiece = false;        // spaces are written as U+2581 and a leading one is added
 };
 
 struct Model {
@@ -67,11 +67,12 @@ struct Model {
   uint64_t weight_bytes() const;               // bytes of weights one token reads (embedding row excluded)
 };
 
-// Text <-> tokens. Greedy longest match over the vocabulary's normal tokens with byte-token
-// fallback ("<0xXX>"); exact for the seeded byte-level vocabulary, an approximation of
-// SentencePiece/BPE for real models (whose merges are not applied). BOS first when the
-// vocabulary has one and `bos` is set. BadInput when a byte has no token at all.
-std::vector<uint32_t> tokenize(const Vocabulary& vocab, const std::string& text, bool bos = true);
+// Text <-> tokens with the model's tokenizer: llama_tokenize with special-token parsing on, and
+// the vocabulary's BOS/EOS when `add_special` (as tokenizer.ggml.add_bos_token/add_eos_token
+// say). BadInput when the model has no vocabulary. detokenize leaves control tokens out.
+std::vector<uint32_t> tokenize(const Vocabulary& vocab, const std::string& text, bool add_special = true);
+// The bytes one token stands for inside a text (for printing tokens as they are sampled).
+std::string token_text(const Vocabulary& vocab, uint32_t token);
 std::string detokenize(const Vocabulary& vocab, const std::vector<uint32_t>& tokens);
 
 // ---- the seeded test model -------------------------------------------------------------------
@@ -87,6 +88,9 @@ struct SeededOptions {
   uint32_t embd_type = gguf::type::F16;
   uint32_t output_type = gguf::type::F32;
   float rope_base = 10000.0f, rms_eps = 1e-5f;
+  // A real vocabulary to carry (write-model --vocab); the byte-level one (kSeededVocab tokens)
+  // when absent. The embedding and output rows follow its size.
+  std::optional<tokenizer::GgufVocabulary> vocabulary;
 };
 inline constexpr uint32_t kSeededVocab = 259;
 gguf::Writer seeded_model(const SeededOptions& options);

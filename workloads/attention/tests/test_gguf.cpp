@@ -16,6 +16,7 @@
 #include "gguf.h"
 #include "model.h"
 #include "bits.h"
+#include "byte_level.h"
 #include "quant.h"
 
 namespace {
@@ -275,11 +276,50 @@ TEST_CASE("attention gguf: the seeded model reads as its options say, tied or no
   CHECK(t.tied);
   CHECK(t.output.offset == t.token_embd.offset);
 
-  // Byte-level vocabulary: text round-trips, BOS first.
-  const auto ids = tokenize(m.vocab, "Hi, weft!");
-  REQUIRE(!ids.empty());
+  // Byte-level vocabulary: BOS first, then a byte token (id 3 + byte) per byte; text round-trips.
+  const auto ids = tokenize(m.vocab, "Hi,weft!");
+  REQUIRE(ids.size() == 9);
   CHECK(ids[0] == 1);
-  CHECK(detokenize(m.vocab, ids) == "Hi, weft!");
+  CHECK(ids[1] == 3 + 'H');
+  CHECK(detokenize(m.vocab, ids) == "Hi,weft!");
+  // llama.cpp writes a SentencePiece vocabulary's spaces as U+2581 before tokenizing (it did so
+  // for this file through node-llama-cpp); with no piece for it, that is its three bytes, and
+  // they decode as U+2581.
+  CHECK(tokenize(m.vocab, " ", false) == std::vector<uint32_t>{3 + 0xE2, 3 + 0x96, 3 + 0x81});
+  CHECK(detokenize(m.vocab, tokenize(m.vocab, "a b")) == "a\xE2\x96\x81" "b");
+}
+
+// A byte-level BPE tokenizer.json: the 256 byte characters, then "Ġt", "he" and "Ġthe".
+std::string tiny_bpe_json() {
+  using weft::tokenizer::byte_level::to_chars;
+  std::string vocab;
+  for (int b = 0; b < 256; ++b) {
+    std::string c = to_chars(std::string(1, char(b)));
+    if (c == "\"" || c == "\\") c = "\\" + c;
+    vocab += "\"" + c + "\": " + std::to_string(b) + ", ";
+  }
+  vocab += "\"\u0120t\": 256, \"he\": 257, \"\u0120the\": 258, \"<|endoftext|>\": 259";
+  return R"({"model": {"type": "BPE", "vocab": {)" + vocab + R"(}, "merges": ["\u0120 t", "h e", "\u0120t he"]},
+             "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "use_regex": true},
+             "decoder": {"type": "ByteLevel"},
+             "added_tokens": [{"id": 259, "content": "<|endoftext|>", "special": true}]})";
+}
+
+TEST_CASE("attention gguf: write-model --vocab carries a tokenizer.json's vocabulary, and the file tokenizes with it") {
+  SeededOptions o;
+  o.tied = true;
+  o.vocabulary = weft::tokenizer::gguf_vocabulary_from_tokenizer_json(tiny_bpe_json(), "tiny.json", "gpt-2");
+  const gguf::File f = gguf::File::parse(seeded_model(o).bytes(), "tiny.gguf");
+  CHECK(f.get_string("tokenizer.ggml.model") == "gpt2");
+  CHECK(f.get_string("tokenizer.ggml.pre") == "gpt-2");
+  CHECK(f.find("tokenizer.ggml.merges")->items.size() == 3);
+  const Model m = Model::from(gguf::File::parse(seeded_model(o).bytes(), "tiny.gguf"));
+  CHECK(m.config.vocab == 260);
+  // " the the<|endoftext|>": Ġthe twice, then the control token; no BOS for GPT-2 vocabularies.
+  CHECK(tokenize(m.vocab, " the the<|endoftext|>") == std::vector<uint32_t>{258, 258, 259});
+  CHECK(detokenize(m.vocab, {258, 258, 259}) == " the the");
+  CHECK(token_text(m.vocab, 258) == " the");
+  CHECK(token_text(m.vocab, 259).empty());
 }
 
 TEST_CASE("attention quant: ggml block layouts, hand-computed") {
