@@ -53,8 +53,11 @@ const std::vector<std::pair<std::vector<const char*>, PreTokenizerRules>>& pre_t
       {{"tekken"}, {{kTekken}, true, true, false}},
       {{"gpt-4o", "llama4"}, {{kGpt4o}, false, false, false}},
       {{"deepseek-v3"}, {{R"(\p{N}{1,3})", R"([\x{4E00}-\x{9FA5}\x{3040}-\x{309F}\x{30A0}-\x{30FF}]+)", kDeepseek3Words}, false, false, false}},
+      // Its CJK class spans U+0800..U+4E00, which holds U+2028, U+2029 and U+3000; llama.cpp runs
+      // category-free patterns on text whose non-ASCII whitespace is U+000B, so they never match.
       {{"deepseek-coder"},
-       {{"[\\r\\n]", R"(\s?\p{L}+)", R"(\s?\p{P}+)", R"([\x{4E00}-\x{9FA5}\x{0800}-\x{4E00}\x{AC00}-\x{D7FF}]+)", R"(\p{N})"}, false, false, false}},
+       {{"[\\r\\n]", R"(\s?\p{L}+)", R"(\s?\p{P}+)", R"((?:(?!\s)[\x{4E00}-\x{9FA5}\x{0800}-\x{4E00}\x{AC00}-\x{D7FF}])+)", R"(\p{N})"},
+        false, false, false}},
   };
   return table;
 }
