@@ -1,5 +1,7 @@
 #include "golden_files.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -37,6 +39,21 @@ std::string read_maybe_xz(const std::filesystem::path& path) {
 std::filesystem::path existing_maybe_xz(const std::filesystem::path& plain) {
   if (std::filesystem::exists(plain)) return plain;
   return plain.string() + ".xz";
+}
+
+std::vector<std::pair<std::string, std::filesystem::path>> named_files(const std::filesystem::path& dir, const std::string& marker) {
+  std::vector<std::pair<std::string, std::filesystem::path>> out;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string file = entry.path().filename().string();
+    if (const auto at = file.find(marker); at != std::string::npos) out.emplace_back(file.substr(0, at), entry.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::filesystem::path extra_goldens_dir() {
+  const char* extra = std::getenv("WEFT_TOKENIZER_GOLDENS_EXTRA");
+  return extra ? std::filesystem::path(extra) : std::filesystem::path();
 }
 
 std::vector<std::string> golden_corpus() {

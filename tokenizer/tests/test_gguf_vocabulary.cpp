@@ -64,32 +64,17 @@ void check_against_llama_cpp(const std::string& name, const fs::path& tokenizer_
 
 TEST_CASE("a GGUF vocabulary made from each committed tokenizer tokenizes the corpus as llama.cpp does") {
   const fs::path dir = WEFT_TOKENIZER_GOLDENS_DIR;
-  size_t checked = 0;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    const std::string file = entry.path().filename().string();
-    const auto at = file.find(".gguf_ids.jsonl");
-    if (at == std::string::npos) continue;
-    const std::string name = file.substr(0, at);
-    SUBCASE(name.c_str()) {
-      check_against_llama_cpp(name, weft::test::existing_maybe_xz(dir / (name + ".tokenizer.json")), entry.path());
-    }
-    ++checked;
-  }
-  CHECK(checked >= 4);
+  const auto files = weft::test::named_files(dir, ".gguf_ids.jsonl");
+  for (const auto& [name, ids] : files)
+    SUBCASE(name.c_str()) { check_against_llama_cpp(name, weft::test::existing_maybe_xz(dir / (name + ".tokenizer.json")), ids); }
+  CHECK(files.size() >= 4);
 }
 
 TEST_CASE("GGUF vocabularies outside the repository are checked when WEFT_TOKENIZER_GOLDENS_EXTRA names them") {
-  const char* extra = std::getenv("WEFT_TOKENIZER_GOLDENS_EXTRA");
-  if (!extra || !*extra) return;
-  for (const auto& entry : fs::directory_iterator(extra)) {
-    const std::string file = entry.path().filename().string();
-    const auto at = file.find(".gguf_ids.jsonl");
-    if (at == std::string::npos) continue;
-    const std::string name = file.substr(0, at);
-    SUBCASE(name.c_str()) {
-      check_against_llama_cpp(name, weft::test::existing_maybe_xz(fs::path(extra) / (name + ".tokenizer.json")), entry.path());
-    }
-  }
+  const fs::path extra = weft::test::extra_goldens_dir();
+  if (extra.empty()) return;
+  for (const auto& [name, ids] : weft::test::named_files(extra, ".gguf_ids.jsonl"))
+    SUBCASE(name.c_str()) { check_against_llama_cpp(name, weft::test::existing_maybe_xz(extra / (name + ".tokenizer.json")), ids); }
 }
 
 // ---- behaviours, on small hand-made vocabularies ------------------------------------------------

@@ -66,26 +66,16 @@ void check_tokenizer(const std::string& name, const fs::path& tokenizer_file, co
 
 TEST_CASE("every committed tokenizer gives the reference's ids, special tokens and decode on the corpus") {
   const fs::path dir = WEFT_TOKENIZER_GOLDENS_DIR;
-  size_t checked = 0;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    const std::string file = entry.path().filename().string();
-    const auto at = file.find(".tokenizer.json");
-    if (at == std::string::npos) continue;
-    const std::string name = file.substr(0, at);
-    SUBCASE(name.c_str()) { check_tokenizer(name, entry.path(), weft::test::existing_maybe_xz(dir / (name + ".ids.jsonl"))); }
-    ++checked;
-  }
-  CHECK(checked >= 4);
+  const auto files = weft::test::named_files(dir, ".tokenizer.json");
+  for (const auto& [name, file] : files)
+    SUBCASE(name.c_str()) { check_tokenizer(name, file, weft::test::existing_maybe_xz(dir / (name + ".ids.jsonl"))); }
+  CHECK(files.size() >= 4);
 }
 
 TEST_CASE("tokenizers outside the repository are checked when WEFT_TOKENIZER_GOLDENS_EXTRA names them") {
-  const char* extra = std::getenv("WEFT_TOKENIZER_GOLDENS_EXTRA");
-  if (!extra || !*extra) return;
-  for (const auto& entry : fs::directory_iterator(extra)) {
-    const std::string file = entry.path().filename().string();
-    const auto at = file.find(".tokenizer.json");
-    if (at == std::string::npos) continue;
-    const std::string name = file.substr(0, at);
-    SUBCASE(name.c_str()) { check_tokenizer(name, entry.path(), weft::test::existing_maybe_xz(fs::path(extra) / (name + ".ids.jsonl"))); }
-  }
+  const fs::path extra = weft::test::extra_goldens_dir();
+  if (extra.empty()) return;
+  for (const auto& [name, file] : weft::test::named_files(extra, ".tokenizer.json"))
+    if (fs::exists(weft::test::existing_maybe_xz(extra / (name + ".ids.jsonl"))))
+      SUBCASE(name.c_str()) { check_tokenizer(name, file, weft::test::existing_maybe_xz(extra / (name + ".ids.jsonl"))); }
 }
