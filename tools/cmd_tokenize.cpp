@@ -18,6 +18,7 @@
 
 #include "bench.h"
 #include "cli.h"
+#include "node_peer.h"
 #include "tokenizer.h"
 
 namespace weft {
@@ -85,26 +86,12 @@ double best_ms(int reps, const std::function<void()>& work) {
 
 // The reference run by node on the same text; an object with "missing" when it cannot run.
 nlohmann::json run_peer(const std::string& tokenizer_path, const std::string& text, int reps) {
-  const char* peers_env = std::getenv("WEFT_PEERS_DIR");
-  const std::string peers = peers_env && *peers_env ? peers_env : WEFT_DEFAULT_PEERS_DIR;
-  if (std::system("node --version >/dev/null 2>&1") != 0) return {{"missing", "node (Debian package nodejs)"}};
   const fs::path text_file = fs::temp_directory_path() / ("weft-bench-tokenizer-" + std::to_string(::getpid()) + ".txt");
   std::ofstream(text_file, std::ios::binary) << text;
-  const std::string command = "TOKENIZERS_PARALLELISM=false NODE_PATH='" + peers + "/node_modules' node '" +
-                              WEFT_TOKENIZER_PEER_SCRIPT + "' '" + tokenizer_path + "' '" + text_file.string() + "' " +
-                              std::to_string(reps) + " 2>&1";
-  std::string output;
-  if (FILE* pipe = popen(command.c_str(), "r")) {
-    char buffer[4096];
-    while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
-    pclose(pipe);
-  }
+  nlohmann::json answer = cli::run_node_peer(WEFT_TOKENIZER_PEER_SCRIPT, {tokenizer_path, text_file.string(), std::to_string(reps)}, "",
+                                             "TOKENIZERS_PARALLELISM=false");
   fs::remove(text_file);
-  try {
-    return nlohmann::json::parse(output);
-  } catch (const nlohmann::json::exception&) {
-    return {{"missing", "the reference failed: " + output.substr(0, 300)}};
-  }
+  return answer;
 }
 
 int bench_tokenizer(const cli::Args& args) {

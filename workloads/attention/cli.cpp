@@ -8,7 +8,8 @@
 //   weft attention demo      the seeded model, written to a temp dir, generated and checked
 //   weft attention bench     prefill / decode tokens/s, decode vs the memory-bandwidth bound
 //   weft attention write-model PATH [--dim D --layers L --heads H --kv-heads K --ffn F
-//        --context C --seed S --tied] [--vocab tokenizer.json [--pre NAME]]
+//        --context C --seed S --tied --attn-type T --ffn-type T --embd-type T --output-type T]
+//        [--vocab tokenizer.json [--pre NAME]]
 //     the seeded test model as a GGUF file, with the byte-level vocabulary or the given
 //     tokenizer.json's (as llama.cpp's converter writes it; --pre names a byte-level BPE's
 //     pre-tokenizer, e.g. llama-bpe, qwen2, tekken, gpt-4o)
@@ -25,6 +26,7 @@
 #include "attention.h"
 #include "bench.h"
 #include "cli.h"
+#include "node_peer.h"
 #include "conformance.h"
 
 namespace {
@@ -41,7 +43,7 @@ using cli::f32;
 // `weft help` lines of this command.
 const char* const kHelpLines =
     "  attention generate MODEL.gguf --prompt TEXT -n N [--temperature T --top-k K --seed S]\n"
-    "  attention demo|bench|write-model       llama decoder from GGUF vs its CPU reference\n";
+    "  attention demo|bench|write-model|compare  llama decoder from GGUF vs its CPU reference and llama.cpp\n";
 
 const char* kUsage =
     "usage: weft attention generate MODEL.gguf --prompt TEXT -n N [--temperature T] [--top-k K] [--seed S]\n"
@@ -51,7 +53,9 @@ const char* kUsage =
     "       weft attention bench [MODEL.gguf] [--dim D --layers L --heads H --kv-heads K --ffn F --context C]\n"
     "                      [--batch B] [--runs R] [--copy-mib M] [--weights auto|window|far]\n"
     "       weft attention write-model PATH [--dim D --layers L --heads H --kv-heads K --ffn F --context C\n"
-    "                      --seed S --tied] [--vocab tokenizer.json [--pre NAME]]\n"
+    "                      --seed S --tied --attn-type T --ffn-type T --embd-type T --output-type T]\n"
+    "                      [--vocab tokenizer.json [--pre NAME]]\n"
+    "       weft attention compare MODEL.gguf [--prompt TEXT | --tokens IDS] [-n N]\n"
     "  generate: a llama GGUF (F32/F16/Q8_0/Q4_0 weights) decoded on the device; greedy unless a\n"
     "            temperature is given; top-k <= 64; --check compares every step with the CPU reference\n"
     "  --weights: where the weights go: auto (default) the storage-buffer window when they fit it, else\n"
@@ -59,8 +63,22 @@ const char* kUsage =
     "  demo: the seeded test model (written to a temp dir), greedy generation checked against the\n"
     "        CPU reference, GPU time per operation\n"
     "  bench: JSON lines: prefill and decode tokens/s, decode bandwidth vs a copy kernel's, CPU reference\n"
-    "  write-model: seeded weights; --vocab carries a tokenizer.json's vocabulary (byte-level BPE files\n"
+    "  compare: the CPU reference's greedy path against llama.cpp (npm node-llama-cpp in build/peers or\n"
+    "            WEFT_PEERS_DIR): teacher-forced probability differences and the first greedy divergence\n"
+    "  write-model: seeded weights in the given ggml types (defaults: Q8_0 attention, Q4_0 MLP, F16\n"
+    "            embeddings, F32 head; F32 F16 BF16 Q8_0 Q4_0 Q4_1 Q5_0 Q5_1 Q2_K..Q6_K, the K-quants\n"
+    "            need rows of a multiple of 256); --vocab carries a tokenizer.json's vocabulary (byte-level BPE files\n"
     "            need --pre, the tokenizer.ggml.pre name llama.cpp knows them by)\n";
+
+// --attn-type Q4_K and the like: a ggml type name (any case) the writer can encode.
+uint32_t type_arg(const cli::Args& a, const char* name, uint32_t fallback) {
+  if (!a.options.count(name)) return fallback;
+  std::string want = a.get(name);
+  std::transform(want.begin(), want.end(), want.begin(), [](unsigned char c) { return char(std::toupper(c)); });
+  for (uint32_t t = 0; t < 64; ++t)
+    if (supported_weight_type(t) && gguf::type_name(t) == want) return t;
+  fail(ErrorCode::BadInput, std::string("--") + name + " " + a.get(name) + ": not a weight type Weft writes (" + supported_weight_type_names() + ")");
+}
 
 SeededOptions seeded_options(const cli::Args& a, SeededOptions o = {}) {
   o.dim = int_arg(a, "dim", o.dim);
@@ -71,6 +89,10 @@ SeededOptions seeded_options(const cli::Args& a, SeededOptions o = {}) {
   o.context = int_arg(a, "context", o.context);
   o.seed = int_arg(a, "seed", o.seed);
   o.tied = a.flag("tied");
+  o.attn_type = type_arg(a, "attn-type", o.attn_type);
+  o.ffn_type = type_arg(a, "ffn-type", o.ffn_type);
+  o.embd_type = type_arg(a, "embd-type", o.embd_type);
+  o.output_type = type_arg(a, "output-type", o.output_type);
   if (a.options.count("vocab")) o.vocabulary = tokenizer::gguf_vocabulary_from_tokenizer_file(a.get("vocab"), a.get("pre", ""));
   else if (a.options.count("pre")) fail(ErrorCode::BadInput, "--pre names the pre-tokenizer of a --vocab tokenizer.json; give --vocab too");
   return o;
@@ -375,6 +397,71 @@ int run_bench(const cli::Args& a) {
   return 0;
 }
 
+// ---- compare: the CPU reference against llama.cpp on the same file ---------------------------
+
+// Softmax probabilities of a logit row (the peer's nulls, if any, count as -inf).
+std::vector<double> probabilities(const std::vector<double>& logits) {
+  const double top = *std::max_element(logits.begin(), logits.end());
+  std::vector<double> p(logits.size());
+  double sum = 0;
+  for (size_t i = 0; i < p.size(); ++i) sum += p[i] = std::isfinite(logits[i]) ? std::exp(logits[i] - top) : 0.0;
+  for (double& x : p) x /= sum;
+  return p;
+}
+
+uint32_t argmax(const std::vector<double>& v) { return uint32_t(std::max_element(v.begin(), v.end()) - v.begin()); }
+
+int run_compare(const cli::Args& a) {
+  if (a.positional.size() < 2) fail(ErrorCode::BadInput, "compare needs a MODEL.gguf path");
+  const std::string path = a.positional[1];
+  const Model m = Model::load(path);
+  const uint32_t n = int_arg(a, "n", 64);
+  const std::vector<uint32_t> prompt = a.options.count("tokens") ? parse_ids(a.get("tokens")) : tokenize(m.vocab, a.get("prompt", "Hello, weft"));
+  if (prompt.empty()) fail(ErrorCode::BadInput, "the prompt is empty (give --prompt TEXT or --tokens IDS)");
+  if (m.config.vocab > 32768) fail(ErrorCode::BadInput, "compare moves every logit row through JSON: use a model with at most 32768 tokens");
+  // Weft's greedy path, teacher-forced logits at each position.
+  Reference ref(m, uint32_t(prompt.size()) + n + 1);
+  std::vector<std::vector<double>> weft_logits = {ref.forward(prompt)};
+  std::vector<uint32_t> tokens = prompt;
+  for (uint32_t i = 1; i < n; ++i) {
+    tokens.push_back(argmax(weft_logits.back()));
+    const uint32_t one[1] = {tokens.back()};
+    weft_logits.push_back(ref.forward(one));
+  }
+  tokens.push_back(argmax(weft_logits.back()));
+  const nlohmann::json request = {{"model", path}, {"tokens", std::vector<uint32_t>(tokens.begin(), tokens.end() - 1)},
+                                  {"prompt_len", prompt.size()}, {"n", n}};
+  const nlohmann::json peer = cli::run_node_peer(WEFT_ATTENTION_LLAMA_CPP_PEER, {}, request.dump());
+  bench::Line line("attention.compare_llama_cpp", "CPU reference (f64)", "cpu");
+  line.str("model", path).num("vocab", m.config.vocab).num("prompt_tokens", double(prompt.size())).num("positions", n);
+  if (peer.contains("missing")) {
+    line.str("peer", "missing: " + peer["missing"].get<std::string>() + " (npm install --prefix build/peers node-llama-cpp)");
+    line.print();
+    return 0;
+  }
+  double worst = 0, sum = 0;
+  uint32_t top_agree = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    std::vector<double> theirs;
+    for (const auto& x : peer["logits"][i]) theirs.push_back(x.is_null() ? -INFINITY : x.get<double>());
+    const std::vector<double> pw = probabilities(weft_logits[i]), pl = probabilities(theirs);
+    double d = 0;
+    for (size_t k = 0; k < pw.size(); ++k) d = std::max(d, std::fabs(pw[k] - pl[k]));
+    worst = std::max(worst, d), sum += d;
+    top_agree += argmax(weft_logits[i]) == argmax(theirs);
+  }
+  const auto greedy = peer["greedy"].get<std::vector<uint32_t>>();
+  uint32_t diverge = 0;
+  while (diverge < n && diverge < greedy.size() && greedy[diverge] == tokens[prompt.size() + diverge]) ++diverge;
+  line.str("peer", "llama.cpp " + peer["llama_cpp"].get<std::string>() + " (node-llama-cpp, CPU backend, 1 thread)")
+      .num("max_prob_diff", worst)
+      .num("mean_max_prob_diff", sum / n)
+      .num("argmax_agree", top_agree)
+      .num("greedy_agree_tokens", diverge);
+  line.print();
+  return 0;
+}
+
 int run_write_model(const cli::Args& a) {
   if (a.positional.size() < 2) fail(ErrorCode::BadInput, "write-model needs an output path");
   const SeededOptions o = seeded_options(a);
@@ -390,8 +477,8 @@ int run_write_model(const cli::Args& a) {
 
 WEFT_CLI_COMMAND(attention) {
   return {.name = "attention", .options = {"prompt", "n", "temperature", "top-k", "seed", "tokens", "context", "batch", "norm-limit",
-              "damp", "device", "dim", "layers", "heads", "kv-heads", "ffn", "runs", "copy-mib", "weights", "vocab", "pre"},
+              "damp", "device", "dim", "layers", "heads", "kv-heads", "ffn", "runs", "copy-mib", "weights", "vocab", "pre", "attn-type", "ffn-type", "embd-type", "output-type"},
           .flags = {"check", "validation", "tied"}, .verbs = {{"generate", run_generate}, {"demo", run_demo}, {"bench", run_bench},
-              {"write-model", run_write_model}},
+              {"write-model", run_write_model}, {"compare", run_compare}},
           .usage = kHelpLines, .help = kUsage, .short_options = {{"-n", "--n"}}};
 }

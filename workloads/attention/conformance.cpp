@@ -83,11 +83,17 @@ RecordOptions far_cap() {
   return o;
 }
 
+// Every weight type Weft reads (each in the window and far).
+constexpr uint32_t kWeightTypes[] = {gguf::type::F32,  gguf::type::F16,  gguf::type::BF16, gguf::type::Q8_0, gguf::type::Q4_0,
+                                     gguf::type::Q4_1, gguf::type::Q5_0, gguf::type::Q5_1, gguf::type::Q2_K, gguf::type::Q3_K,
+                                     gguf::type::Q4_K, gguf::type::Q5_K, gguf::type::Q6_K};
+
 Result matvec_case(Device& dev, uint32_t type, bool far) {
   if (far && !dev.info().buffer_device_address) return Result::skip("no bufferDeviceAddress: far weights are refused (test_far_weights.cpp)");
-  // K = 96: three 32-element blocks, so Q8_0 (102-byte) and Q4_0 (54-byte) rows alternately
-  // start on a 4-byte boundary and in the middle of a word: both paths of the unpacking run.
-  const uint32_t K = 96, N = 37, T = 6, ctx = 12, pos0 = 4;  // T = 6: a full tile of 4 tokens and a partial one
+  // K = three blocks (96 elements, 768 for the 256-element K-quants), so rows of 34-, 18-, 22-,
+  // 110- or 210-byte blocks alternately start on a 4-byte boundary and in the middle of a word:
+  // both paths of the unpacking run.
+  const uint32_t K = std::max(96u, 3 * gguf::type_traits(type)->block_elements), N = 37, T = 6, ctx = 12, pos0 = 4;  // T = 6: a full tile of 4 tokens and a partial one
   const std::vector<float> wf = randoms(size_t(K) * N, 1 + type, 0.2f), x = randoms(size_t(K) * T, 50 + type);
   const std::vector<uint8_t> wb = encode(type, wf);
   Bench b;
@@ -135,15 +141,16 @@ Result matvec_case(Device& dev, uint32_t type, bool far) {
   // layout (ignoring the scale) would be far off. Here: the reference of the f32 originals differs
   // from the quantized result by the quantization error only for quantized types.
   return Result::pass(gguf::type_name(type) + (far ? " far (allocations of 512 bytes)" : "") +
-                          " K=96 N=37 T=6 (plain, accumulate, cache rows; token tiles of 4 and 2); NMSE " + str(worst),
+                          " K=" + std::to_string(K) + " N=37 T=6 (plain, accumulate, cache rows; token tiles of 4 and 2); NMSE " + str(worst),
                       worst);
 }
 
 Result embed_case(Device& dev, bool far) {
   if (far && !dev.info().buffer_device_address) return Result::skip("no bufferDeviceAddress: far weights are refused (test_far_weights.cpp)");
-  const uint32_t D = 64, V = 40, T = 4;
+  const uint32_t V = 40, T = 4;
   std::string detail;
-  for (uint32_t type : {gguf::type::F32, gguf::type::F16, gguf::type::Q8_0, gguf::type::Q4_0}) {
+  for (uint32_t type : kWeightTypes) {
+    const uint32_t D = std::max(64u, gguf::type_traits(type)->block_elements);
     const std::vector<uint8_t> tb = encode(type, randoms(size_t(D) * V, 7 + type));
     const std::vector<uint32_t> tokens = {0, 39, 17, 17};
     Bench b;
@@ -693,19 +700,24 @@ Result bad_input_case(Device& dev) {
   return Result::pass(std::to_string(bads.size()) + " bad inputs refused with BadInput naming the place; the decoder still agrees", worst);
 }
 
+std::vector<Case> matvec_cases() {
+  std::vector<Case> cases;
+  for (const bool far : {false, true})
+    for (const uint32_t type : kWeightTypes) {
+      std::string name = ops::type_suffix(type);
+      cases.push_back({"attention.matvec_" + std::string(far ? "far_" : "") + name,
+                       far ? "NMSE <= 1e-10, as in the window" : "NMSE <= 1e-10 (K-term f32 dot: ~K u^2 = 1e-12)",
+                       [type, far](Device& d) { return matvec_case(d, type, far); }});
+    }
+  return cases;
+}
+
 }  // namespace
 
 std::vector<Case> attention_cases() {
-  return {
-      {"attention.matvec_f32", "NMSE <= 1e-10 (K-term f32 dot: ~K u^2 = 1e-12)", [](Device& d) { return matvec_case(d, gguf::type::F32, false); }},
-      {"attention.matvec_f16", "NMSE <= 1e-10 (K-term f32 dot: ~K u^2 = 1e-12)", [](Device& d) { return matvec_case(d, gguf::type::F16, false); }},
-      {"attention.matvec_q8_0", "NMSE <= 1e-10 (K-term f32 dot: ~K u^2 = 1e-12)", [](Device& d) { return matvec_case(d, gguf::type::Q8_0, false); }},
-      {"attention.matvec_q4_0", "NMSE <= 1e-10 (K-term f32 dot: ~K u^2 = 1e-12)", [](Device& d) { return matvec_case(d, gguf::type::Q4_0, false); }},
-      {"attention.matvec_far_f32", "NMSE <= 1e-10, as in the window", [](Device& d) { return matvec_case(d, gguf::type::F32, true); }},
-      {"attention.matvec_far_f16", "NMSE <= 1e-10, as in the window", [](Device& d) { return matvec_case(d, gguf::type::F16, true); }},
-      {"attention.matvec_far_q8_0", "NMSE <= 1e-10, as in the window", [](Device& d) { return matvec_case(d, gguf::type::Q8_0, true); }},
-      {"attention.matvec_far_q4_0", "NMSE <= 1e-10, as in the window", [](Device& d) { return matvec_case(d, gguf::type::Q4_0, true); }},
-      {"attention.embed_all_types", "exact (one f16 decode and one correctly rounded product on both sides)", [](Device& d) { return embed_case(d, false); }},
+  std::vector<Case> cases = matvec_cases();
+  std::vector<Case> rest = {
+      {"attention.embed_all_types", "exact (the CPU decoder's operations in its order, no fused multiply-add)", [](Device& d) { return embed_case(d, false); }},
       {"attention.embed_far_all_types", "exact, as in the window", [](Device& d) { return embed_case(d, true); }},
       {"attention.rmsnorm", "NMSE <= 1e-10 (D-term sum of squares, inversesqrt 2 ulp)", rmsnorm_case},
       {"attention.rope", "NMSE <= 1e-12 (host cos/sin table, 2 products and a sum)", rope_case},
@@ -724,6 +736,8 @@ std::vector<Case> attention_cases() {
       {"attention.far_weights_decoder", "logits NMSE <= 1e-8 and bit-identical to the in-window decoder", far_weights_case},
       {"attention.bad_input", "exact (BadInput with the place named)", bad_input_case},
   };
+  cases.insert(cases.end(), std::make_move_iterator(rest.begin()), std::make_move_iterator(rest.end()));
+  return cases;
 }
 
 }  // namespace weft::conformance

@@ -93,7 +93,7 @@ Weight weight(const gguf::File& f, const std::string& name, uint64_t cols, uint6
   if (f32_only && t.type != gguf::type::F32)
     bad(f, where + ": type " + gguf::type_name(t.type) + " is not supported for a norm weight (F32 is)");
   if (!supported_weight_type(t.type))
-    bad(f, where + ": type " + gguf::type_name(t.type) + " is not supported (weft attention reads F32, F16, Q8_0 and Q4_0)");
+    bad(f, where + ": type " + gguf::type_name(t.type) + " is not supported (weft attention reads " + supported_weight_type_names() + ")");
   if (t.offset % 4) bad(f, where + ": data at offset " + std::to_string(t.offset) + " of the data section is not 4-byte aligned");
   return Weight{name, t.type, cols, rows, t.offset, t.bytes};
 }
@@ -266,6 +266,9 @@ gguf::Writer seeded_model(const SeededOptions& o) {
   w.set("llama.attention.layer_norm_rms_epsilon", gguf::Value::f32(o.rms_eps));
   write_vocabulary(w, o.vocabulary ? *o.vocabulary : byte_vocabulary());
   auto add = [&](const std::string& name, uint64_t cols, uint64_t rows, uint32_t type, const std::vector<float>& v) {
+    if (const gguf::TypeTraits* tr = gguf::type_traits(type); !tr || cols % tr->block_elements)
+      fail(ErrorCode::BadInput, "seeded model: tensor '" + name + "' has rows of " + std::to_string(cols) + " elements, not whole " +
+                                    gguf::type_name(type) + " blocks" + (tr ? " of " + std::to_string(tr->block_elements) : ""));
     std::vector<uint64_t> dims = {cols};
     if (rows != 1) dims.push_back(rows);
     w.add_tensor(name, dims, type, encode(type, v));

@@ -20,11 +20,9 @@ StageSpec base(const std::string& name, const std::string& k, InstanceId in, con
   return s;
 }
 
-// The kernel for a weight of `type` where it lives: the _far variant when the weight is a far
-// segment (the decoder's far placement), the in-window one otherwise.
-std::string weight_kernel(const char* op, uint32_t type, const Array& w) {
-  return std::string(op) + "_" + type_suffix(type) + (w.far ? "_far" : "");
-}
+// The kernel for a weight of `type`; a stage whose weight is a far segment runs its far
+// variant (FAR_KERNELS), which the program picks from the stage's declared ranges.
+std::string weight_kernel(const char* op, uint32_t type) { return std::string(op) + "_" + type_suffix(type); }
 
 }  // namespace
 
@@ -32,31 +30,34 @@ const char* type_suffix(uint32_t t) {
   switch (t) {
     case gguf::type::F32: return "f32";
     case gguf::type::F16: return "f16";
+    case gguf::type::BF16: return "bf16";
     case gguf::type::Q8_0: return "q8_0";
     case gguf::type::Q4_0: return "q4_0";
+    case gguf::type::Q4_1: return "q4_1";
+    case gguf::type::Q5_0: return "q5_0";
+    case gguf::type::Q5_1: return "q5_1";
+    case gguf::type::Q2_K: return "q2_k";
+    case gguf::type::Q3_K: return "q3_k";
+    case gguf::type::Q4_K: return "q4_k";
+    case gguf::type::Q5_K: return "q5_k";
+    case gguf::type::Q6_K: return "q6_k";
   }
-  fail(ErrorCode::BadInput, "attention: no kernel for ggml type " + gguf::type_name(t) + " (F32, F16, Q8_0, Q4_0 are supported)");
+  fail(ErrorCode::BadInput, "attention: no kernel for ggml type " + gguf::type_name(t));
 }
 
 
 StageSpec embed(InstanceId in, uint32_t type, Array table, uint32_t D, uint32_t vocab, Array tokens, Array x, Dispatch d) {
-  StageSpec s = base("embed", weight_kernel("embed", type, table), in, d);
-  // The two argument lists differ in the table's type only (attention_args.h).
-  auto bind = [&](auto args) { return decltype(args){.table = table, .dim = D, .vocab = vocab, .tokens = tokens, .x = x}.bind(); };
-  s.args = table.far ? bind(EmbedFarArgs{}) : bind(EmbedArgs{});
+  StageSpec s = base("embed", weight_kernel("embed", type), in, d);
+  s.args = EmbedArgs{.table = table, .dim = D, .vocab = vocab, .tokens = tokens, .x = x}.bind();
   return s;
 }
 
 StageSpec matvec(InstanceId in, uint32_t type, Array w, uint32_t K, uint32_t N, Array x, uint32_t xs, Array y, uint32_t ys,
                  uint32_t flags, Array state, Dispatch d) {
-  const std::string k = weight_kernel("matvec", type, w);
+  const std::string k = weight_kernel("matvec", type);
   StageSpec s = base(k, k, in, d);
-  // The two argument lists differ in the weights' type only (attention_args.h).
-  auto bind = [&](auto args) {
-    return decltype(args){.w = w, .cols = K, .rows = N, .x = x, .x_stride = xs, .y = y, .y_stride = ys, .flags = flags, .state = state}
-        .bind();
-  };
-  s.args = w.far ? bind(MatvecFarArgs{}) : bind(MatvecArgs{});
+  s.args = MatvecArgs{.w = w, .cols = K, .rows = N, .x = x, .x_stride = xs, .y = y, .y_stride = ys, .flags = flags, .state = state}
+               .bind();
   if (flags & kAccumulate) s.reads = {y};  // y += W x reads y as well
   return s;
 }

@@ -1,29 +1,25 @@
 /* Arguments of the attention kernels (the .comp files beside it), shared by C++ (ops.cpp) and GLSL.
  * Globals arrays are f32/u32 words; Heap arrays (weights, tables) are GGUF data the kernels read
- * from their first word on (a tensor starts on a 4-byte boundary, model.cpp checks it), or for
- * the _far kernels a far segment holding one weight tensor (attention.h: WeightPlacement).
+ * from their first word on (a tensor starts on a 4-byte boundary, model.cpp checks it), or a far
+ * segment holding one weight tensor (attention.h: WeightPlacement).
  * `state` is the batch's state words in Globals: pos0, T. */
 #ifndef ATTENTION_ARGS_H
 #define ATTENTION_ARGS_H
 #include "weft_args.h"
 
 /* embed_<type> (embed.glsl): x[t] = row tokens[t] of the `vocab` x `dim` embedding table
- * (dequantized; a token past the vocabulary gives a zero row), one workgroup per token.
- * embed_<type>_far: the same with the table a Heap far segment holding it alone (from byte 0). */
-#define ATTENTION_EMBED_ARGS_WITH(X, TABLE)                                                          \
-  X(TABLE, table) X(WEFT_U32, dim) X(WEFT_U32, vocab) X(WEFT_IN(Globals), tokens) X(WEFT_OUT(Globals), x)
-#define ATTENTION_EMBED_ARGS(X) ATTENTION_EMBED_ARGS_WITH(X, WEFT_IN(Heap))
-#define ATTENTION_EMBED_FAR_ARGS(X) ATTENTION_EMBED_ARGS_WITH(X, WEFT_FAR_IN(Heap))
+ * (dequantized; a token past the vocabulary gives a zero row), one workgroup per token. The table
+ * is a range of the window or a Heap far segment holding it alone (then the far variant runs). */
+#define ATTENTION_EMBED_ARGS(X) \
+  X(WEFT_REF_IN(Heap), table) X(WEFT_U32, dim) X(WEFT_U32, vocab) X(WEFT_IN(Globals), tokens) X(WEFT_OUT(Globals), x)
 /* matvec_<type> (matvec.glsl): y[t][n] (+)= sum_k W[n][k] x[t][k] for `rows` rows of `cols`
  * weights; x and y rows are x_stride / y_stride words apart; flags: 1 add to y (the residual
  * connection; the stage then also declares y read), 2 token t writes row pos0 + t (a KV-cache
- * row), 4 one token whatever the batch (the output head on the last token).
- * matvec_<type>_far: the same with W a Heap far segment holding it alone (from byte 0). */
-#define ATTENTION_MATVEC_ARGS_WITH(X, W)                                                             \
-  X(W, w) X(WEFT_U32, cols) X(WEFT_U32, rows) X(WEFT_IN(Globals), x) X(WEFT_U32, x_stride)            \
+ * row), 4 one token whatever the batch (the output head on the last token). W is a range of
+ * the window or a Heap far segment holding it alone (then the far variant runs). */
+#define ATTENTION_MATVEC_ARGS(X)                                                                     \
+  X(WEFT_REF_IN(Heap), w) X(WEFT_U32, cols) X(WEFT_U32, rows) X(WEFT_IN(Globals), x) X(WEFT_U32, x_stride) \
   X(WEFT_OUT(Globals), y) X(WEFT_U32, y_stride) X(WEFT_U32, flags) X(WEFT_IN(Globals), state)
-#define ATTENTION_MATVEC_ARGS(X) ATTENTION_MATVEC_ARGS_WITH(X, WEFT_IN(Heap))
-#define ATTENTION_MATVEC_FAR_ARGS(X) ATTENTION_MATVEC_ARGS_WITH(X, WEFT_FAR_IN(Heap))
 /* rmsnorm: normed[t] = x[t] / sqrt(mean(x[t]^2) + eps) * weight, one workgroup per token (mode 0)
  * or only the batch's last token into normed row 0 (mode 1). With a `scale` control word (f32;
  * absent: none) the x row is first multiplied by it in place (the stage then also declares x
@@ -66,9 +62,7 @@
 #ifdef __cplusplus
 namespace weft::attention {
 WEFT_KERNEL_ARGS(EmbedArgs, ATTENTION_EMBED_ARGS)
-WEFT_KERNEL_ARGS(EmbedFarArgs, ATTENTION_EMBED_FAR_ARGS)
 WEFT_KERNEL_ARGS(MatvecArgs, ATTENTION_MATVEC_ARGS)
-WEFT_KERNEL_ARGS(MatvecFarArgs, ATTENTION_MATVEC_FAR_ARGS)
 WEFT_KERNEL_ARGS(RmsnormArgs, ATTENTION_RMSNORM_ARGS)
 WEFT_KERNEL_ARGS(RopeArgs, ATTENTION_ROPE_ARGS)
 WEFT_KERNEL_ARGS(AttnScoresArgs, ATTENTION_ATTN_SCORES_ARGS)

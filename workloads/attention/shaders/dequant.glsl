@@ -3,24 +3,27 @@
 // starts on a 2-byte boundary and its words may straddle two words; the helpers below splice them.
 // Where the words are (open_weights, once in main, gives the tensor's first byte):
 //   default      Heap through the bound window: the tensor starts at Heap word pc.args.w.
-//   FAR_WEIGHTS  the tensor is a Heap far segment of its own (records of one word; the kernel
-//                defines WEFT_FAR_ACCESS and takes a far argument): it starts at byte 0, so
-//                byte offsets stay below 4 GiB whatever the model's size.
-//   F32: 4 bytes per element.  F16: 2 bytes per element.
+//   FAR_WEIGHTS  the far variant (WEFT_FAR_ACCESS): the tensor is a Heap far segment of its own
+//                (records of one word), named by the reference argument; it starts at byte 0,
+//                so byte offsets stay below 4 GiB whatever the model's size.
+//   F32: 4 bytes per element.  F16, BF16: 2 bytes per element.
 //   Q8_0: f16 scale d + 32 int8 q:            x[k] = q[k] * d
 //   Q4_0: f16 scale d + 16 bytes of nibbles:  x[k] = (nibble - 8) * d, low nibbles are k = 0..15
-// WTYPE picks the encoding: 0 F32, 1 F16, 8 Q8_0, 2 Q4_0 (the ggml type ids).
+//   Q4_1, Q5_0, Q5_1 and the K-quants (super-blocks of 256): see quant.h/.cpp, whose decoders
+//   these mirror sub-block by sub-block (dequant32).
+// WTYPE picks the encoding by its ggml type id: 0 F32, 1 F16, 30 BF16, 8 Q8_0, 2 Q4_0, 3 Q4_1,
+// 6 Q5_0, 7 Q5_1, 10 Q2_K, 11 Q3_K, 12 Q4_K, 13 Q5_K, 14 Q6_K.
 #ifndef ATTENTION_DEQUANT_GLSL
 #define ATTENTION_DEQUANT_GLSL
 
 #ifndef WTYPE
-#error "define WTYPE (ggml type id: 0 F32, 1 F16, 2 Q4_0, 8 Q8_0)"
+#error "define WTYPE (a ggml type id)"
 #endif
 
 #ifdef FAR_WEIGHTS
 WeftFar weights_far;  // opened once: each word read then costs only its chunk's address
-uint open_weights(uint arg) {
-  weights_far = weft_far_heap(arg);
+uint open_weights(uint ref) {  // the far variant runs only when the weights are far
+  weights_far = weft_ref_far_heap(ref);
   return 0u;
 }
 uint weight_word(uint i) { return weft_far_u(weights_far, i, 0u); }
@@ -48,8 +51,147 @@ const uint BLOCK_ELEMS = 1u, BLOCK_BYTES = 2u;
 const uint BLOCK_ELEMS = 32u, BLOCK_BYTES = 34u;
 #elif WTYPE == 2
 const uint BLOCK_ELEMS = 32u, BLOCK_BYTES = 18u;
+#elif WTYPE == 30
+const uint BLOCK_ELEMS = 1u, BLOCK_BYTES = 2u;
+#elif WTYPE == 3
+const uint BLOCK_ELEMS = 32u, BLOCK_BYTES = 20u;
+#elif WTYPE == 6
+const uint BLOCK_ELEMS = 32u, BLOCK_BYTES = 22u;
+#elif WTYPE == 7
+const uint BLOCK_ELEMS = 32u, BLOCK_BYTES = 24u;
+#elif WTYPE == 10
+const uint BLOCK_ELEMS = 256u, BLOCK_BYTES = 84u;
+#elif WTYPE == 11
+const uint BLOCK_ELEMS = 256u, BLOCK_BYTES = 110u;
+#elif WTYPE == 12
+const uint BLOCK_ELEMS = 256u, BLOCK_BYTES = 144u;
+#elif WTYPE == 13
+const uint BLOCK_ELEMS = 256u, BLOCK_BYTES = 176u;
+#elif WTYPE == 14
+const uint BLOCK_ELEMS = 256u, BLOCK_BYTES = 210u;
 #else
 #error "unsupported WTYPE"
+#endif
+
+// The types decoded 32 elements at a time (every block type but Q8_0 and Q4_0, which have
+// hand-unrolled paths below).
+#if WTYPE == 3 || WTYPE == 6 || WTYPE == 7 || (WTYPE >= 10 && WTYPE <= 14)
+#define DEQUANT32
+
+// 32 bytes from a 2-byte-aligned byte offset, as 8 words.
+void load32(uint b, out uint w[8]) {
+  for (uint i = 0u; i < 8u; ++i) w[i] = weight_u32_2(b + 4u * i);
+}
+uint byte_in(uint w[8], uint i) { return (w[i >> 2] >> ((i & 3u) * 8u)) & 0xFFu; }
+
+// Q4_K / Q5_K: the 6-bit scale and min of sub-block j from the 12 packed bytes at `p`.
+void scale_min_k4(uint p, uint j, out float sc, out float m) {
+  if (j < 4u) {
+    sc = float(weight_byte(p + j) & 63u);
+    m = float(weight_byte(p + j + 4u) & 63u);
+  } else {
+    const uint b = weight_byte(p + j + 4u);
+    sc = float((b & 15u) | ((weight_byte(p + j - 4u) >> 6) << 4));
+    m = float((b >> 4) | ((weight_byte(p + j) >> 6) << 4));
+  }
+}
+// Q3_K: signed scale k of the 12 packed bytes at `p`.
+float q3_scale(uint p, uint k) {
+  const uint low = k < 8u ? weight_byte(p + k) & 15u : weight_byte(p + k - 8u) >> 4;
+  const uint high = (weight_byte(p + 8u + (k & 3u)) >> (2u * (k >> 2))) & 3u;
+  return float(int(low | (high << 4)) - 32);
+}
+
+// Elements 32 s .. 32 s + 31 of the block at byte `blk`.
+void dequant32(uint blk, uint s, out float v[32]) {
+  uint q[8];
+#if WTYPE == 3  // Q4_1: d, m, nibbles
+  const float d = weight_half(blk), m = weight_half(blk + 2u);
+  load32(blk + 4u, q);  // 16 bytes used
+  for (uint k = 0u; k < 16u; ++k) {
+    const uint b = byte_in(q, k);
+    precise float lo = float(b & 15u) * d + m, hi = float(b >> 4) * d + m;
+    v[k] = lo;
+    v[k + 16u] = hi;
+  }
+#elif WTYPE == 6 || WTYPE == 7  // Q5_0: d, qh, nibbles; Q5_1: d, m, qh, nibbles
+  const float d = weight_half(blk);
+#if WTYPE == 6
+  const uint qh = weight_u32_2(blk + 2u), qs = blk + 6u;
+#else
+  const float m = weight_half(blk + 2u);
+  const uint qh = weight_u32_2(blk + 4u), qs = blk + 8u;
+#endif
+  for (uint w = 0u; w < 4u; ++w) q[w] = weight_u32_2(qs + 4u * w);
+  for (uint k = 0u; k < 16u; ++k) {
+    const uint b = byte_in(q, k);
+    const float lo = float((b & 15u) | (((qh >> k) & 1u) << 4)), hi = float((b >> 4) | (((qh >> (k + 16u)) & 1u) << 4));
+#if WTYPE == 6
+    v[k] = (lo - 16.0) * d;
+    v[k + 16u] = (hi - 16.0) * d;
+#else
+    precise float a = lo * d + m, c = hi * d + m;  // as the CPU decoder rounds: no fused multiply-add
+    v[k] = a;
+    v[k + 16u] = c;
+#endif
+  }
+#elif WTYPE == 10  // Q2_K: scales[16], qs[64], d, dmin
+  const float d = weight_half(blk + 80u), dmin = weight_half(blk + 82u);
+  const uint n = s >> 2, shift = 2u * (s & 3u);
+  load32(blk + 16u + 32u * n, q);
+  for (uint h = 0u; h < 2u; ++h) {
+    const uint sc = weight_byte(blk + 2u * s + h);
+    const float dl = d * float(sc & 15u), ml = dmin * float(sc >> 4);
+    for (uint l = 16u * h; l < 16u * h + 16u; ++l) {
+      precise float r = dl * float((byte_in(q, l) >> shift) & 3u) - ml;
+      v[l] = r;
+    }
+  }
+#elif WTYPE == 11  // Q3_K: hmask[32], qs[64], scales[12], d
+  const float d = weight_half(blk + 108u);
+  const uint n = s >> 2, shift = 2u * (s & 3u);
+  uint hm[8];
+  load32(blk, hm);
+  load32(blk + 32u + 32u * n, q);
+  for (uint h = 0u; h < 2u; ++h) {
+    const float dl = d * q3_scale(blk + 96u, 2u * s + h);
+    for (uint l = 16u * h; l < 16u * h + 16u; ++l)
+      v[l] = dl * float(int((byte_in(q, l) >> shift) & 3u) - (((byte_in(hm, l) >> s) & 1u) != 0u ? 0 : 4));
+  }
+#elif WTYPE == 12 || WTYPE == 13  // Q4_K: d, dmin, scales[12], qs[128]; Q5_K: qh[32] before qs
+  float sc, m;
+  scale_min_k4(blk + 4u, s, sc, m);
+  const float d = weight_half(blk) * sc, dm = weight_half(blk + 2u) * m;
+#if WTYPE == 12
+  load32(blk + 16u + 32u * (s >> 1), q);
+#else
+  uint qh[8];
+  load32(blk + 16u, qh);
+  load32(blk + 48u + 32u * (s >> 1), q);
+#endif
+  for (uint l = 0u; l < 32u; ++l) {
+    uint x = (s & 1u) != 0u ? byte_in(q, l) >> 4 : byte_in(q, l) & 15u;
+#if WTYPE == 13
+    x |= ((byte_in(qh, l) >> s) & 1u) << 4;
+#endif
+    precise float r = d * float(x) - dm;
+    v[l] = r;
+  }
+#else  // Q6_K: ql[128], qh[64], scales[16] (int8), d
+  const float d = weight_half(blk + 208u);
+  const uint n = s >> 2, j = s & 3u;
+  uint qh[8];
+  load32(blk + 64u * n + 32u * (j & 1u), q);
+  load32(blk + 128u + 32u * n, qh);
+  for (uint h = 0u; h < 2u; ++h) {
+    const float dl = d * float(bitfieldExtract(int(weight_byte(blk + 192u + 8u * n + h + 2u * j)), 0, 8));
+    for (uint l = 16u * h; l < 16u * h + 16u; ++l) {
+      const uint low = j < 2u ? byte_in(q, l) & 15u : byte_in(q, l) >> 4;
+      v[l] = dl * float(int(low | (((byte_in(qh, l) >> (2u * j)) & 3u) << 4)) - 32);
+    }
+  }
+#endif
+}
 #endif
 
 uint row_bytes(uint cols) { return cols / BLOCK_ELEMS * BLOCK_BYTES; }
@@ -60,13 +202,19 @@ float weight_at(uint row, uint k) {
   return weight_f32((row >> 2) + k);
 #elif WTYPE == 1
   return weight_half(row + 2u * k);
+#elif WTYPE == 30
+  return uintBitsToFloat(weight_u16(row + 2u * k) << 16);
 #elif WTYPE == 8
   const uint blk = row + (k >> 5) * 34u, j = k & 31u;
   return weight_half(blk) * float(bitfieldExtract(int(weight_byte(blk + 2u + j)), 0, 8));
-#else
+#elif WTYPE == 2
   const uint blk = row + (k >> 5) * 18u, j = k & 31u;
   const uint byte = weight_byte(blk + 2u + (j & 15u));
   return weight_half(blk) * (float(j < 16u ? byte & 15u : byte >> 4) - 8.0);
+#else
+  float v[32];
+  dequant32(row + (k / BLOCK_ELEMS) * BLOCK_BYTES, (k % BLOCK_ELEMS) >> 5, v);
+  return v[k & 31u];
 #endif
 }
 
@@ -80,9 +228,21 @@ void block_dots(uint row, uint b, uint x, uint xs, uint nt, inout float acc[TOKE
 #if WTYPE == 0
   const float w = weight_f32((row >> 2) + b);
   for (uint i = 0u; i < nt; ++i) acc[i] += w * globals_f[x + i * xs + b];
-#elif WTYPE == 1
-  const float w = weight_half(row + 2u * b);
+#elif WTYPE == 1 || WTYPE == 30
+  const float w = weight_at(row, b);
   for (uint i = 0u; i < nt; ++i) acc[i] += w * globals_f[x + i * xs + b];
+#elif defined(DEQUANT32)
+  const uint blk = row + b * BLOCK_BYTES;
+  for (uint s = 0u; s < BLOCK_ELEMS / 32u; ++s) {
+    float v[32];
+    dequant32(blk, s, v);
+    for (uint i = 0u; i < nt; ++i) {
+      const uint xb = x + i * xs + b * BLOCK_ELEMS + 32u * s;
+      float sum = 0.0;
+      for (uint l = 0u; l < 32u; ++l) sum += v[l] * globals_f[xb + l];
+      acc[i] += sum;
+    }
+  }
 #elif WTYPE == 8
   const uint blk = row + b * 34u;
   const float d = weight_half(blk);

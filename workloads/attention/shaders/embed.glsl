@@ -1,15 +1,13 @@
 // Token embedding lookup, one workgroup per token of the batch: x[t] = row tokens[t] of the
 // embedding table, dequantized. A token id past the vocabulary (the host refuses those before
 // writing them) gives a zero row rather than a read outside the table. Arguments:
-// ATTENTION_EMBED_ARGS, or ATTENTION_EMBED_FAR_ARGS with FAR_WEIGHTS (attention_args.h);
+// ATTENTION_EMBED_ARGS (attention_args.h; the weights by reference, far in the far variant) (attention_args.h);
 // open_weights gives the table's first byte, which dequant.glsl addresses by.
 #include "attention_args.h"
-#ifdef FAR_WEIGHTS  // the _far variant: the weights are a far segment of their own (dequant.glsl)
-#define WEFT_FAR_ACCESS
-#define WEFT_ARGS ATTENTION_EMBED_FAR_ARGS
-#else
-#define WEFT_ARGS ATTENTION_EMBED_ARGS
+#ifdef WEFT_FAR_ACCESS  // the far variant (FAR_KERNELS): the weights are a far segment of their own
+#define FAR_WEIGHTS
 #endif
+#define WEFT_ARGS ATTENTION_EMBED_ARGS
 #include "weft.glsl"
 #include "dequant.glsl"
 

@@ -1,16 +1,14 @@
 // Matrix-vector product straight from the packed weights, one workgroup per (8 output rows,
 // tile of 4 tokens): y[t][n] (+)= sum_k W[n][k] * x[t][k]. The 64 invocations stride over the row's
 // blocks in groups of 8 per row and meet in shared memory (no subgroup size assumed).
-// Arguments: ATTENTION_MATVEC_ARGS, or ATTENTION_MATVEC_FAR_ARGS with FAR_WEIGHTS
+// Arguments: ATTENTION_MATVEC_ARGS (attention_args.h; the weights by reference, far in the far variant)
 // (attention_args.h); K = cols (row length), N = rows, open_weights gives the weights' first
 // byte (dequant.glsl addresses by bytes), and the state's T bounds the last tile.
 #include "attention_args.h"
-#ifdef FAR_WEIGHTS  // the _far variant: the weights are a far segment of their own (dequant.glsl)
-#define WEFT_FAR_ACCESS
-#define WEFT_ARGS ATTENTION_MATVEC_FAR_ARGS
-#else
-#define WEFT_ARGS ATTENTION_MATVEC_ARGS
+#ifdef WEFT_FAR_ACCESS  // the far variant (FAR_KERNELS): the weights are a far segment of their own
+#define FAR_WEIGHTS
 #endif
+#define WEFT_ARGS ATTENTION_MATVEC_ARGS
 #include "weft.glsl"
 #include "dequant.glsl"
 

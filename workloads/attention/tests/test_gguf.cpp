@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -185,13 +186,13 @@ TEST_CASE("attention gguf: unsupported tensor types are refused naming the tenso
   const std::vector<uint8_t> b = seeded_bytes(o);
   const uint64_t at = type_field(b, "blk.0.attn_q.weight");
 
-  // BF16 has F16's size, so the container reads; the model refuses it.
-  std::vector<uint8_t> bf16 = b;
-  const uint32_t t_bf16 = gguf::type::BF16;
-  std::memcpy(bf16.data() + at, &t_bf16, 4);
-  const std::string m1 = refusal([&] { Model::from(gguf::File::parse(bf16, "bf16.gguf")); });
-  CHECK(has(m1, "bf16.gguf: tensor 'blk.0.attn_q.weight'"));
-  CHECK(has(m1, "type BF16 is not supported"));
+  // I16 has F16's size, so the container reads; the model refuses it (no weight is stored so).
+  std::vector<uint8_t> i16 = b;
+  const uint32_t t_i16 = gguf::type::I16;
+  std::memcpy(i16.data() + at, &t_i16, 4);
+  const std::string m1 = refusal([&] { Model::from(gguf::File::parse(i16, "i16.gguf")); });
+  CHECK(has(m1, "i16.gguf: tensor 'blk.0.attn_q.weight'"));
+  CHECK(has(m1, "type I16 is not supported (weft attention reads F32, F16, BF16, Q8_0"));
 
   // A type id ggml does not have.
   std::vector<uint8_t> unknown = b;
@@ -350,6 +351,77 @@ TEST_CASE("attention quant: ggml block layouts, hand-computed") {
   CHECK(q4[2 + 15] == 0xF8);              // x15 = -1 -> 8 (-0.5 + 8.5), x31 = 15 -> 15 (clamped)
   const auto back = decode(gguf::type::Q4_0, q4, 32);
   for (int k = 0; k < 32; k += 2) CHECK(back[k] == w[k]);  // even values are exact
+}
+
+TEST_CASE("attention quant: Q5_0, Q4_K and Q6_K blocks built by hand decode as the format defines") {
+  // Q5_0: d = 1, element k's fifth bit is bit k of qh; value = (nibble | bit << 4) - 16.
+  std::vector<uint8_t> q5(22, 0);
+  q5[0] = 0x00, q5[1] = 0x3C;  // d = 1.0 (f16)
+  q5[2] = 0x01;                // element 0 has its fifth bit
+  q5[5] = 0x80;                // element 31 too
+  q5[6] = 0x0F;                // element 0: nibble 15; element 16: nibble 0
+  q5[21] = 0xA0;               // element 15: nibble 0; element 31: nibble 10
+  const auto v5 = decode(gguf::type::Q5_0, q5, 32);
+  CHECK(v5[0] == 31 - 16);
+  CHECK(v5[16] == -16);
+  CHECK(v5[15] == -16);
+  CHECK(v5[31] == 10 + 16 - 16);
+
+  // Q4_K: d = 1, dmin = 0.5; sub-block 0 scale 3 / min 2 (byte 4 / byte 8), sub-block 5 scale
+  // 17 = low nibble 1 of byte 13 + high bits 01 from byte 5, min 0; element 0 nibble 7, element
+  // 32 * 5 + 1 (sub-block 5, odd: high nibble of byte 16 + 32 * 2 + 1) nibble 9.
+  std::vector<uint8_t> q4k(144, 0);
+  q4k[0] = 0x00, q4k[1] = 0x3C, q4k[2] = 0x00, q4k[3] = 0x38;  // d = 1, dmin = 0.5
+  q4k[4 + 0] = 3, q4k[4 + 4] = 2;
+  q4k[4 + 9] = 0x01, q4k[4 + 1] = 0x40;
+  q4k[16 + 0] = 0x07;
+  q4k[16 + 64 + 1] = 0x90;
+  const auto vk = decode(gguf::type::Q4_K, q4k, 256);
+  CHECK(vk[0] == 1.0f * 3 * 7 - 0.5f * 2);
+  CHECK(vk[1] == -1.0f);  // nibble 0, min 2 * 0.5
+  CHECK(vk[32 * 5 + 1] == 17.0f * 9);
+
+  // Q6_K: d = 2; element 128 + 64 + 3 (half 1, quarter 2: high nibble of ql[64 + 3], bits 4-5
+  // of qh[32 + 3], scale index 8 + 0 + 4) = (nibble 5 | 2 << 4) - 32 = 5, scale -3.
+  std::vector<uint8_t> q6k(210, 0);
+  q6k[208] = 0x00, q6k[209] = 0x40;  // d = 2
+  q6k[64 + 3] = 0x50;
+  q6k[128 + 32 + 3] = 0x20;
+  q6k[192 + 8 + 4] = uint8_t(int8_t(-3));
+  const auto v6 = decode(gguf::type::Q6_K, q6k, 256);
+  CHECK(v6[128 + 64 + 3] == 2.0f * -3 * 5);
+  CHECK(v6[0] == 0.0f);  // scale 0
+}
+
+TEST_CASE("attention quant: every type's encoder round-trips within its resolution") {
+  std::mt19937 rng(5);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> x(1024);
+  for (float& v : x) v = normal(rng);
+  // Worst |error| relative to max|x|: plain types round, the blocks spend their bits.
+  const std::pair<uint32_t, double> bounds[] = {
+      {gguf::type::F32, 0},      {gguf::type::F16, 1e-3},  {gguf::type::BF16, 4e-3},  {gguf::type::Q8_0, 6e-3},
+      {gguf::type::Q4_0, 0.13},  {gguf::type::Q4_1, 0.07}, {gguf::type::Q5_0, 0.07},  {gguf::type::Q5_1, 0.04},
+      {gguf::type::Q2_K, 0.35},  {gguf::type::Q3_K, 0.26}, {gguf::type::Q4_K, 0.07},  {gguf::type::Q5_K, 0.04},
+      {gguf::type::Q6_K, 0.02}};
+  float amax = 0;
+  for (float v : x) amax = std::max(amax, std::fabs(v));
+  for (const auto& [type, bound] : bounds) {
+    INFO(gguf::type_name(type));
+    const auto bytes = encode(type, x);
+    CHECK(bytes.size() == x.size() / gguf::type_traits(type)->block_elements * gguf::type_traits(type)->block_bytes);
+    const auto back = decode(type, bytes, x.size());
+    double worst = 0;
+    for (size_t i = 0; i < x.size(); ++i) worst = std::max(worst, double(std::fabs(back[i] - x[i])));
+    CHECK(worst <= bound * amax);
+  }
+}
+
+TEST_CASE("attention quant: a K-quant tensor whose rows are not whole 256-element blocks is refused by name") {
+  SeededOptions o;  // dim 64
+  o.attn_type = gguf::type::Q4_K;
+  const std::string m = refusal([&] { seeded_model(o); });
+  CHECK(has(m, "tensor 'blk.0.attn_q.weight' has rows of 64 elements, not whole Q4_K blocks of 256"));
 }
 
 // gguf_regressions/: inputs from the libFuzzer corpus (workloads/attention/fuzz), one per distinct

@@ -1,6 +1,0 @@
-#version 450
-#extension GL_GOOGLE_include_directive : require
-// Token embedding lookup from f16 weights in a far segment (see embed.glsl).
-#define WTYPE 1
-#define FAR_WEIGHTS
-#include "embed.glsl"

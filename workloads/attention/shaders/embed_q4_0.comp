@@ -1,5 +1,0 @@
-#version 450
-#extension GL_GOOGLE_include_directive : require
-// Token embedding lookup from q4_0 weights (see embed.glsl).
-#define WTYPE 2
-#include "embed.glsl"

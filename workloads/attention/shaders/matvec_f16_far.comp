@@ -1,6 +1,0 @@
-#version 450
-#extension GL_GOOGLE_include_directive : require
-// Matrix-vector product over f16 weights in a far segment (see matvec.glsl).
-#define WTYPE 1
-#define FAR_WEIGHTS
-#include "matvec.glsl"

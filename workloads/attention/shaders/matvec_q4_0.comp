@@ -1,5 +1,0 @@
-#version 450
-#extension GL_GOOGLE_include_directive : require
-// Matrix-vector product over q4_0 weights (see matvec.glsl).
-#define WTYPE 2
-#include "matvec.glsl"
