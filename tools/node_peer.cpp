@@ -27,7 +27,8 @@ nlohmann::json run_node_peer(const std::string& script, const std::vector<std::s
   const std::string peers = peers_env && *peers_env ? peers_env : WEFT_DEFAULT_PEERS_DIR;
   const fs::path input_file = fs::temp_directory_path() / ("weft-peer-" + std::to_string(::getpid()) + ".in");
   std::ofstream(input_file, std::ios::binary) << input;
-  std::string command = environment + " NODE_PATH=" + quoted(peers + "/node_modules") + " node " + quoted(script);
+  // A peer that hangs must not hang the bench: coreutils' timeout ends it after 15 minutes.
+  std::string command = environment + " NODE_PATH=" + quoted(peers + "/node_modules") + " timeout 900 node " + quoted(script);
   for (const std::string& a : args) command += " " + quoted(a);
   command += " < " + quoted(input_file.string()) + " 2>&1";
   std::string output;

@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <weft/weft.h>
@@ -293,6 +294,40 @@ double copy_bandwidth(Device& dev, uint64_t bytes, uint32_t runs) {
   return 2.0 * double(bytes) / ns;  // GB/s (bytes per ns)
 }
 
+// llama.cpp on the same file in the same run (npm node-llama-cpp): its CPU backend on one thread
+// and on every core (lavapipe's share), and its Vulkan backend on the device Weft ran on. Wall
+// time per llama_decode call, against Weft's GPU timestamps; a missing peer is said so.
+void print_llama_cpp_lines(const Device& dev, const std::string& path, const std::string& label, const std::vector<uint32_t>& prompt,
+                           uint32_t steps, uint32_t runs, double weft_prefill_ns, double weft_decode_ns) {
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  struct Backend {
+    std::string name;
+    unsigned threads;
+  };
+  for (const Backend& b : {Backend{"cpu", 1}, Backend{"cpu", cores}, Backend{"vulkan", cores}}) {
+    if (b.name == "cpu" && b.threads == 1 && cores == 1) continue;
+    const nlohmann::json request = {{"model", path}, {"backend", b.name}, {"threads", b.threads}, {"prompt", prompt},
+                                    {"steps", steps}, {"runs", runs}};
+    // ggml-vulkan lists lavapipe only when asked for it by index.
+    const std::string env = b.name == "vulkan" && dev.info().type == "cpu" ? "GGML_VK_VISIBLE_DEVICES=0" : "";
+    const nlohmann::json peer = cli::run_node_peer(WEFT_ATTENTION_LLAMA_CPP_SPEED_PEER, {}, request.dump(), env);
+    bench::Line line("attention.llama_cpp", dev);
+    line.str("model", label).str("backend", b.name).num("threads", b.threads);
+    if (peer.contains("missing")) {
+      line.str("peer", "missing: " + peer["missing"].get<std::string>() + " (npm install --prefix build/peers node-llama-cpp)");
+    } else {
+      const double prefill_ms = peer["prefill_ms"].get<double>(), decode_ms = peer["decode_ms_per_token"].get<double>();
+      line.str("peer", "llama.cpp " + peer["llama_cpp"].get<std::string>() + " (node-llama-cpp) on " + peer["device"].get<std::string>())
+          .num("prefill_tokens", double(prompt.size()))
+          .num("peer_prefill_ms", prefill_ms)
+          .num("peer_decode_ms_per_token", decode_ms)
+          .num("weft_decode_speedup", decode_ms / (weft_decode_ns * 1e-6))
+          .num("weft_prefill_speedup", prefill_ms / (weft_prefill_ns * 1e-6));
+    }
+    line.print();
+  }
+}
+
 int run_bench(const cli::Args& a) {
   auto dev = open_device(a);
   const bool cpu = dev->info().type == "cpu";
@@ -393,6 +428,7 @@ int run_bench(const cli::Args& a) {
     for (const KindTime& t : *ops) line.num((t.kind + "_ms").c_str(), t.ns * 1e-6);
     line.print();
   }
+  print_llama_cpp_lines(*dev, path, label, prompt, steps, runs, prefill_ns, decode_ns);
   if (!dir.empty()) fs::remove_all(dir);
   return 0;
 }
