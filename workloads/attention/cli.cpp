@@ -8,7 +8,8 @@
 //   weft attention demo      the seeded model, written to a temp dir, generated and checked
 //   weft attention bench     prefill / decode tokens/s, decode vs the memory-bandwidth bound
 //   weft attention write-model PATH [--dim D --layers L --heads H --kv-heads K --ffn F
-//        --context C --seed S --tied --attn-type T --ffn-type T --embd-type T --output-type T]
+//        --context C --seed S --tied --attn-type T --ffn-type T --embd-type T --output-type T
+//        --arch llama|qwen2|qwen3 --head-dim H]
 //        [--vocab tokenizer.json [--pre NAME]]
 //     the seeded test model as a GGUF file, with the byte-level vocabulary or the given
 //     tokenizer.json's (as llama.cpp's converter writes it; --pre names a byte-level BPE's
@@ -54,7 +55,8 @@ const char* kUsage =
     "       weft attention bench [MODEL.gguf] [--dim D --layers L --heads H --kv-heads K --ffn F --context C]\n"
     "                      [--batch B] [--runs R] [--copy-mib M] [--weights auto|window|far]\n"
     "       weft attention write-model PATH [--dim D --layers L --heads H --kv-heads K --ffn F --context C\n"
-    "                      --seed S --tied --attn-type T --ffn-type T --embd-type T --output-type T]\n"
+    "                      --seed S --tied --attn-type T --ffn-type T --embd-type T --output-type T\n"
+    "                      --arch llama|qwen2|qwen3 --head-dim H]\n"
     "                      [--vocab tokenizer.json [--pre NAME]]\n"
     "       weft attention compare MODEL.gguf [--prompt TEXT | --tokens IDS] [-n N]\n"
     "  generate: a llama GGUF (F32/F16/Q8_0/Q4_0 weights) decoded on the device; greedy unless a\n"
@@ -90,6 +92,8 @@ SeededOptions seeded_options(const cli::Args& a, SeededOptions o = {}) {
   o.context = int_arg(a, "context", o.context);
   o.seed = int_arg(a, "seed", o.seed);
   o.tied = a.flag("tied");
+  o.arch = a.get("arch", o.arch);
+  o.head_dim = int_arg(a, "head-dim", o.head_dim);
   o.attn_type = type_arg(a, "attn-type", o.attn_type);
   o.ffn_type = type_arg(a, "ffn-type", o.ffn_type);
   o.embd_type = type_arg(a, "embd-type", o.embd_type);
@@ -513,7 +517,7 @@ int run_write_model(const cli::Args& a) {
 
 WEFT_CLI_COMMAND(attention) {
   return {.name = "attention", .options = {"prompt", "n", "temperature", "top-k", "seed", "tokens", "context", "batch", "norm-limit",
-              "damp", "device", "dim", "layers", "heads", "kv-heads", "ffn", "runs", "copy-mib", "weights", "vocab", "pre", "attn-type", "ffn-type", "embd-type", "output-type"},
+              "damp", "device", "dim", "layers", "heads", "kv-heads", "ffn", "runs", "copy-mib", "weights", "vocab", "pre", "attn-type", "ffn-type", "embd-type", "output-type", "arch", "head-dim"},
           .flags = {"check", "validation", "tied"}, .verbs = {{"generate", run_generate}, {"demo", run_demo}, {"bench", run_bench},
               {"write-model", run_write_model}, {"compare", run_compare}},
           .usage = kHelpLines, .help = kUsage, .short_options = {{"-n", "--n"}}};

@@ -212,7 +212,7 @@ Result rmsnorm_case(Device& dev) {
   return Result::pass("D=96 T=3, residual scale 0.5 applied, last-token mode; NMSE " + str(worst), worst);
 }
 
-Result rope_case(Device& dev) {
+Result rope_case(Device& dev, bool neox) {
   const uint32_t heads = 4, kvh = 2, hd = 16, T = 3, ctx = 40, pos0 = 33;
   const double base = 10000.0;
   const std::vector<float> q = randoms(size_t(T) * heads * hd, 5), k = randoms(size_t(ctx) * kvh * hd, 6);
@@ -222,7 +222,7 @@ Result rope_case(Device& dev) {
   b.p.globals().add("state", 8);
   b.p.globals().add("q", q.size() * 4);
   b.p.globals().add("k", k.size() * 4);
-  b.p.add_stage(ops::rope(b.in, b.g("q"), heads, b.g("k"), kvh, hd, b.h("table"), b.g("state"), {std::nullopt, {T, 1, 1}}));
+  b.p.add_stage(ops::rope(b.in, b.g("q"), heads, b.g("k"), kvh, hd, b.h("table"), b.g("state"), neox, {std::nullopt, {T, 1, 1}}));
   Executable exe(dev, b.p);
   put(exe, Binding::Heap, "table", table);
   const uint32_t state[2] = {pos0, T};
@@ -235,8 +235,8 @@ Result rope_case(Device& dev) {
   for (uint32_t t = 0; t < T; ++t) {
     std::vector<double> rq(q.begin() + t * heads * hd, q.begin() + (t + 1) * heads * hd);
     std::vector<double> rk(k.begin() + (pos0 + t) * kvh * hd, k.begin() + (pos0 + t + 1) * kvh * hd);
-    ref::rope(rq, heads, hd, pos0 + t, base);
-    ref::rope(rk, kvh, hd, pos0 + t, base);
+    ref::rope(rq, heads, hd, pos0 + t, base, neox);
+    ref::rope(rk, kvh, hd, pos0 + t, base, neox);
     const double eq = compare(std::vector<float>(dq.begin() + t * heads * hd, dq.begin() + (t + 1) * heads * hd), rq).nmse();
     const double ek = compare(std::vector<float>(dk.begin() + (pos0 + t) * kvh * hd, dk.begin() + (pos0 + t + 1) * kvh * hd), rk).nmse();
     worst = std::max({worst, eq, ek});
@@ -246,7 +246,7 @@ Result rope_case(Device& dev) {
     if (r < pos0 || r >= pos0 + T)
       for (uint32_t i = 0; i < kvh * hd; ++i)
         if (dk[r * kvh * hd + i] != k[r * kvh * hd + i]) return Result::fail("cache row " + std::to_string(r) + " was rotated");
-  return Result::pass("4 heads / 2 KV heads, hd 16, positions 33..35; NMSE " + str(worst), worst);
+  return Result::pass(std::string(neox ? "NeoX pairs" : "adjacent pairs") + ", 4 heads / 2 KV heads, hd 16, positions 33..35; NMSE " + str(worst), worst);
 }
 
 // scores -> softmax -> values for a batch of tokens against a cache, grouped-query.
@@ -547,6 +547,28 @@ Result tied_chunked_case(Device& dev) {
   return Result::pass("tied Q4_0 head, F32 attention, Q8_0 MLP, 8 heads / 2 KV heads, prefill 10 in chunks of 4; NMSE " + str(worst), worst);
 }
 
+Result architecture_case(Device& dev, const std::string& arch) {
+  // qwen2: q/k/v biases, NeoX RoPE; qwen3: per-head q/k norms before NeoX RoPE, and a head
+  // dimension (32) that is not dim / heads (64 / 4), so q_dim (128) differs from dim.
+  SeededOptions o;
+  o.arch = arch;
+  o.heads = 4, o.kv_heads = 2;
+  if (arch == "qwen3") o.head_dim = 32;
+  o.seed = 11;
+  const Model m = seeded(o);
+  Decoder dec(dev, m);
+  Reference ref(m, dec.context());
+  double worst = 0;
+  const auto prompt = prompt_of(7, 3);
+  if (Result r = compare_run(dec, ref, dec.prefill(prompt), ref.forward(prompt), worst, "prefill"); r.outcome != Outcome::Pass) return r;
+  for (uint32_t step = 0; step < 3; ++step) {
+    const uint32_t one[1] = {dec.sampled()};
+    if (Result r = compare_run(dec, ref, dec.step(one[0]), ref.forward(one), worst, "decode step " + std::to_string(step)); r.outcome != Outcome::Pass)
+      return r;
+  }
+  return Result::pass(arch + (arch == "qwen3" ? " (head_dim 32, q_dim 128 != dim 64)" : "") + ", prefill 7 + 3 steps; NMSE " + str(worst), worst);
+}
+
 Result f16_mha_case(Device& dev) {
   // The remaining variants: F16 attention, MLP and separate head, F32 embeddings, and plain
   // multi-head attention (kv_heads == heads); prefill then decode steps.
@@ -720,7 +742,8 @@ std::vector<Case> attention_cases() {
       {"attention.embed_all_types", "exact (the CPU decoder's operations in its order, no fused multiply-add)", [](Device& d) { return embed_case(d, false); }},
       {"attention.embed_far_all_types", "exact, as in the window", [](Device& d) { return embed_case(d, true); }},
       {"attention.rmsnorm", "NMSE <= 1e-10 (D-term sum of squares, inversesqrt 2 ulp)", rmsnorm_case},
-      {"attention.rope", "NMSE <= 1e-12 (host cos/sin table, 2 products and a sum)", rope_case},
+      {"attention.rope", "NMSE <= 1e-12 (host cos/sin table, 2 products and a sum)", [](Device& d) { return rope_case(d, false); }},
+      {"attention.rope_neox", "NMSE <= 1e-12, as attention.rope", [](Device& d) { return rope_case(d, true); }},
       {"attention.softmax", "NMSE <= 1e-10 (exp 3+2|x| ulp, one division)", softmax_case},
       {"attention.gqa_attention", "NMSE <= 1e-10 (scores, softmax, weighted sum of <= 12 rows)", attention_case},
       {"attention.swiglu", "NMSE <= 1e-10 (exp, a division, two products)", swiglu_case},
@@ -731,6 +754,8 @@ std::vector<Case> attention_cases() {
        kv_cache_case},
       {"attention.tied_head_chunked_prefill", "logits NMSE <= 1e-8", tied_chunked_case},
       {"attention.f16_weights_mha", "logits NMSE <= 1e-8", f16_mha_case},
+      {"attention.qwen2_bias_neox", "logits NMSE <= 1e-8", [](Device& d) { return architecture_case(d, "qwen2"); }},
+      {"attention.qwen3_head_norm", "logits NMSE <= 1e-8", [](Device& d) { return architecture_case(d, "qwen3"); }},
       {"attention.activation_norm_rule", "same anomaly verdicts as the reference (limit >= 0.1% from every RMS), not carried into the next run; NMSE <= 1e-8",
        norm_rule_case},
       {"attention.far_weights_decoder", "logits NMSE <= 1e-8 and bit-identical to the in-window decoder", far_weights_case},

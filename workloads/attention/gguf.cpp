@@ -409,6 +409,10 @@ void Writer::add_tensor(const std::string& name, std::vector<uint64_t> dims, uin
   tensors_.push_back({name, std::move(dims), ggml_type, std::move(data)});
 }
 
+void Writer::erase_tensor(const std::string& name) {
+  std::erase_if(tensors_, [&](const Tensor& t) { return t.name == name; });
+}
+
 std::vector<uint8_t> Writer::header() const {
   Out o;
   o.b.insert(o.b.end(), kMagic, kMagic + 4);

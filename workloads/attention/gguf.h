@@ -140,6 +140,7 @@ class Writer {
   void erase(const std::string& key);
   // `data` must hold exactly the tensor's bytes for its type and dims.
   void add_tensor(const std::string& name, std::vector<uint64_t> dims, uint32_t ggml_type, std::vector<uint8_t> data);
+  void erase_tensor(const std::string& name);
   std::vector<uint8_t> bytes() const;
   // Streams the file tensor by tensor (no second copy of the tensors is made).
   void write(const std::string& path) const;

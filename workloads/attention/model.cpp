@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <set>
 #include <unordered_map>
 
 #include "error.h"
@@ -102,33 +103,82 @@ Weight weight(const gguf::File& f, const std::string& name, uint64_t cols, uint6
 
 Model Model::load(const std::string& path) { return from(gguf::File::read(path)); }
 
+namespace {
+
+const char* const kArchitectures[] = {"llama", "qwen2", "qwen3"};
+
+// Hyperparameters from the "<arch>.*" keys, checked against each other.
+Config read_config(const gguf::File& f) {
+  Config c;
+  c.arch = f.get_string("general.architecture");  // required: a model that names none is not assumed llama
+  if (std::none_of(std::begin(kArchitectures), std::end(kArchitectures), [&](const char* a) { return c.arch == a; }))
+    bad(f, "general.architecture is '" + c.arch + "'; Weft runs llama, qwen2 and qwen3");
+  const auto K = [&](const char* key) { return c.arch + "." + key; };
+  c.dim = u32_key(f, K("embedding_length"));
+  c.layers = u32_key(f, K("block_count"));
+  c.ffn = u32_key(f, K("feed_forward_length"));
+  c.heads = u32_key(f, K("attention.head_count"));
+  c.kv_heads = u32_key(f, K("attention.head_count_kv"), c.heads);
+  c.context = u32_key(f, K("context_length"));
+  c.rope_base = float(f.get_float(K("rope.freq_base"), 10000.0));
+  c.rms_eps = float(f.get_float(K("attention.layer_norm_rms_epsilon"), 1e-5));
+  c.rope_neox = c.arch != "llama";
+  if (c.heads % c.kv_heads)
+    bad(f, K("attention.head_count") + " " + std::to_string(c.heads) + " is not a multiple of " + K("attention.head_count_kv") + " " + std::to_string(c.kv_heads));
+  if (f.find(K("attention.key_length"))) {
+    c.head_dim = u32_key(f, K("attention.key_length"));
+  } else {
+    if (c.dim % c.heads) bad(f, K("embedding_length") + " " + std::to_string(c.dim) + " is not a multiple of " + K("attention.head_count") + " " + std::to_string(c.heads));
+    c.head_dim = c.dim / c.heads;
+  }
+  if (f.get_uint(K("attention.value_length"), c.head_dim) != c.head_dim) bad(f, K("attention.value_length") + " differs from the key length");
+  if (c.head_dim % 2) bad(f, "head dimension " + std::to_string(c.head_dim) + " is odd; RoPE rotates pairs");
+  const uint64_t rope_dims = f.get_uint(K("rope.dimension_count"), c.head_dim);
+  if (rope_dims != c.head_dim)
+    bad(f, K("rope.dimension_count") + " " + std::to_string(rope_dims) + " differs from the head dimension " + std::to_string(c.head_dim) + " (partial RoPE is not supported)");
+  const std::string scaling = f.get_string(K("rope.scaling.type"), "none");
+  if (scaling != "none") bad(f, K("rope.scaling.type") + " is '" + scaling + "'; RoPE scaling is not supported");
+  if (!(c.rope_base > 0) || !std::isfinite(c.rope_base)) bad(f, K("rope.freq_base") + " must be a positive number");
+  if (!(c.rms_eps > 0) || !std::isfinite(c.rms_eps)) bad(f, K("attention.layer_norm_rms_epsilon") + " must be a positive number");
+  return c;
+}
+
+// A vector weight that may be absent.
+std::optional<Weight> optional_vector(const gguf::File& f, const std::string& name, uint64_t n) {
+  if (!f.find_tensor(name)) return std::nullopt;
+  return weight(f, name, n, 1, true);
+}
+
+LayerWeights read_layer(const gguf::File& f, const Config& c, uint32_t l) {
+  const std::string b = "blk." + std::to_string(l) + ".";
+  LayerWeights w;
+  w.attn_norm = weight(f, b + "attn_norm.weight", c.dim, 1, true);
+  w.wq = weight(f, b + "attn_q.weight", c.dim, c.q_dim());
+  w.wk = weight(f, b + "attn_k.weight", c.dim, c.kv_dim());
+  w.wv = weight(f, b + "attn_v.weight", c.dim, c.kv_dim());
+  w.wo = weight(f, b + "attn_output.weight", c.q_dim(), c.dim);
+  w.ffn_norm = weight(f, b + "ffn_norm.weight", c.dim, 1, true);
+  w.gate = weight(f, b + "ffn_gate.weight", c.dim, c.ffn);
+  w.up = weight(f, b + "ffn_up.weight", c.dim, c.ffn);
+  w.down = weight(f, b + "ffn_down.weight", c.ffn, c.dim);
+  w.bq = optional_vector(f, b + "attn_q.bias", c.q_dim());
+  w.bk = optional_vector(f, b + "attn_k.bias", c.kv_dim());
+  w.bv = optional_vector(f, b + "attn_v.bias", c.kv_dim());
+  if (c.arch == "qwen2" && !(w.bq && w.bk && w.bv)) bad(f, "qwen2 layer " + std::to_string(l) + " lacks its attn_q/k/v.bias tensors");
+  if (c.arch == "qwen3") {
+    w.q_norm = weight(f, b + "attn_q_norm.weight", c.head_dim, 1, true);
+    w.k_norm = weight(f, b + "attn_k_norm.weight", c.head_dim, 1, true);
+  }
+  return w;
+}
+
+}  // namespace
+
 Model Model::from(gguf::File file) {
   Model m;
   const gguf::File& f = file;
-  const std::string arch = f.get_string("general.architecture");  // required: a model that names none is not assumed llama
-  if (arch != "llama") bad(f, "general.architecture is '" + arch + "'; only 'llama' is supported");
   Config& c = m.config;
-  c.dim = u32_key(f, "llama.embedding_length");
-  c.layers = u32_key(f, "llama.block_count");
-  c.ffn = u32_key(f, "llama.feed_forward_length");
-  c.heads = u32_key(f, "llama.attention.head_count");
-  c.kv_heads = u32_key(f, "llama.attention.head_count_kv", c.heads);
-  c.context = u32_key(f, "llama.context_length");
-  c.rope_base = float(f.get_float("llama.rope.freq_base", 10000.0));
-  c.rms_eps = float(f.get_float("llama.attention.layer_norm_rms_epsilon", 1e-5));
-  if (c.dim % c.heads) bad(f, "llama.embedding_length " + std::to_string(c.dim) + " is not a multiple of llama.attention.head_count " + std::to_string(c.heads));
-  if (c.heads % c.kv_heads)
-    bad(f, "llama.attention.head_count " + std::to_string(c.heads) + " is not a multiple of llama.attention.head_count_kv " + std::to_string(c.kv_heads));
-  c.head_dim = c.dim / c.heads;
-  if (c.head_dim % 2) bad(f, "head dimension " + std::to_string(c.head_dim) + " is odd; RoPE rotates pairs");
-  const uint64_t rope_dims = f.get_uint("llama.rope.dimension_count", c.head_dim);
-  if (rope_dims != c.head_dim)
-    bad(f, "llama.rope.dimension_count " + std::to_string(rope_dims) + " differs from the head dimension " + std::to_string(c.head_dim) + " (partial RoPE is not supported)");
-  if (!(c.rope_base > 0) || !std::isfinite(c.rope_base)) bad(f, "llama.rope.freq_base must be a positive number");
-  if (!(c.rms_eps > 0) || !std::isfinite(c.rms_eps)) bad(f, "llama.attention.layer_norm_rms_epsilon must be a positive number");
-  const uint64_t key_len = f.get_uint("llama.attention.key_length", c.head_dim), value_len = f.get_uint("llama.attention.value_length", c.head_dim);
-  if (key_len != c.head_dim || value_len != c.head_dim) bad(f, "llama.attention.key_length/value_length differ from embedding_length / head_count");
-
+  c = read_config(f);
   const gguf::TensorInfo& emb = f.tensor("token_embd.weight");
   if (emb.dims.size() < 2 || emb.dims[1] > 0x7FFFFFFFu) bad(f, "tensor 'token_embd.weight': wrong dims, expected [embedding_length, vocab]");
   c.vocab = uint32_t(emb.dims[1]);
@@ -140,21 +190,13 @@ Model Model::from(gguf::File file) {
     m.output = m.token_embd;
     m.tied = true;
   }
-  for (uint32_t l = 0; l < c.layers; ++l) {
-    const std::string b = "blk." + std::to_string(l) + ".";
-    LayerWeights w;
-    w.attn_norm = weight(f, b + "attn_norm.weight", c.dim, 1, true);
-    w.wq = weight(f, b + "attn_q.weight", c.dim, c.q_dim());
-    w.wk = weight(f, b + "attn_k.weight", c.dim, c.kv_dim());
-    w.wv = weight(f, b + "attn_v.weight", c.dim, c.kv_dim());
-    w.wo = weight(f, b + "attn_output.weight", c.q_dim(), c.dim);
-    w.ffn_norm = weight(f, b + "ffn_norm.weight", c.dim, 1, true);
-    w.gate = weight(f, b + "ffn_gate.weight", c.dim, c.ffn);
-    w.up = weight(f, b + "ffn_up.weight", c.dim, c.ffn);
-    w.down = weight(f, b + "ffn_down.weight", c.ffn, c.dim);
-    m.layers.push_back(w);
-  }
-
+  for (uint32_t l = 0; l < c.layers; ++l) m.layers.push_back(read_layer(f, c, l));
+  // A tensor the decoder would not read (an output bias, RoPE frequency factors, an extra
+  // layer) changes what the model computes: refused rather than left out.
+  std::set<std::string> used = {m.token_embd.name, "output.weight"};
+  for (const Weight* w : m.weights()) used.insert(w->name);
+  for (const gguf::TensorInfo& t : f.tensors())
+    if (!used.count(t.name)) bad(f, "tensor '" + t.name + "' is not part of Weft's " + c.arch + " decoder (not supported)");
   m.vocab = read_vocabulary(f, c.vocab);
   m.file = std::move(file);
   return m;
@@ -162,8 +204,11 @@ Model Model::from(gguf::File file) {
 
 std::vector<const Weight*> Model::weights() const {
   std::vector<const Weight*> w;
-  for (const LayerWeights& l : layers)
+  for (const LayerWeights& l : layers) {
     for (const Weight* x : {&l.attn_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.ffn_norm, &l.gate, &l.up, &l.down}) w.push_back(x);
+    for (const std::optional<Weight>* x : {&l.bq, &l.bk, &l.bv, &l.q_norm, &l.k_norm})
+      if (*x) w.push_back(&**x);
+  }
   w.push_back(&output_norm);
   w.push_back(&output);
   return w;
@@ -234,14 +279,17 @@ void write_vocabulary(gguf::Writer& w, const tokenizer::GgufVocabulary& v) {
 }  // namespace
 
 gguf::Writer seeded_model(const SeededOptions& o) {
-  if (o.heads == 0 || o.kv_heads == 0 || o.dim % o.heads || o.heads % o.kv_heads || (o.dim / o.heads) % 2 || o.dim % 32 ||
-      o.ffn % 32 || o.layers == 0 || o.context == 0)
+  if (o.heads == 0 || o.kv_heads == 0 || (!o.head_dim && o.dim % o.heads) || o.heads % o.kv_heads ||
+      (o.head_dim ? o.head_dim : o.dim / o.heads) % 2 || o.dim % 32 || o.ffn % 32 || o.layers == 0 || o.context == 0)
     fail(ErrorCode::BadInput, "seeded model: dim and ffn must be multiples of 32, heads a multiple of kv_heads dividing dim into even head sizes");
+  if (o.arch != "llama" && o.arch != "qwen2" && o.arch != "qwen3")
+    fail(ErrorCode::BadInput, "seeded model: architecture '" + o.arch + "' is none of llama, qwen2, qwen3");
   std::mt19937 rng(o.seed);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   if (o.vocabulary && (o.vocabulary->tokens.empty() || o.vocabulary->tokens.size() >= (1u << 31)))
     fail(ErrorCode::BadInput, "seeded model: the vocabulary must have 1 .. 2^31-1 tokens");
-  const uint32_t V = o.vocabulary ? uint32_t(o.vocabulary->tokens.size()) : kSeededVocab, hd = o.dim / o.heads;
+  const uint32_t V = o.vocabulary ? uint32_t(o.vocabulary->tokens.size()) : kSeededVocab;
+  const uint32_t hd = o.head_dim ? o.head_dim : o.dim / o.heads, qd = o.heads * hd, kvd = o.kv_heads * hd;
   auto matrix = [&](uint64_t rows, uint64_t cols, float scale) {
     std::vector<float> w(rows * cols);
     for (float& x : w) x = normal(rng) * scale;
@@ -253,17 +301,22 @@ gguf::Writer seeded_model(const SeededOptions& o) {
     return w;
   };
   gguf::Writer w;
-  w.set("general.architecture", gguf::Value::str("llama"));
-  w.set("general.name", gguf::Value::str("weft-seeded-llama"));
-  w.set("llama.context_length", gguf::Value::u32(o.context));
-  w.set("llama.embedding_length", gguf::Value::u32(o.dim));
-  w.set("llama.block_count", gguf::Value::u32(o.layers));
-  w.set("llama.feed_forward_length", gguf::Value::u32(o.ffn));
-  w.set("llama.attention.head_count", gguf::Value::u32(o.heads));
-  w.set("llama.attention.head_count_kv", gguf::Value::u32(o.kv_heads));
-  w.set("llama.rope.freq_base", gguf::Value::f32(o.rope_base));
-  w.set("llama.rope.dimension_count", gguf::Value::u32(hd));
-  w.set("llama.attention.layer_norm_rms_epsilon", gguf::Value::f32(o.rms_eps));
+  const auto K = [&](const char* key) { return o.arch + "." + key; };
+  w.set("general.architecture", gguf::Value::str(o.arch));
+  w.set("general.name", gguf::Value::str("weft-seeded-" + o.arch));
+  w.set(K("context_length"), gguf::Value::u32(o.context));
+  w.set(K("embedding_length"), gguf::Value::u32(o.dim));
+  w.set(K("block_count"), gguf::Value::u32(o.layers));
+  w.set(K("feed_forward_length"), gguf::Value::u32(o.ffn));
+  w.set(K("attention.head_count"), gguf::Value::u32(o.heads));
+  w.set(K("attention.head_count_kv"), gguf::Value::u32(o.kv_heads));
+  w.set(K("rope.freq_base"), gguf::Value::f32(o.rope_base));
+  w.set(K("rope.dimension_count"), gguf::Value::u32(hd));
+  w.set(K("attention.layer_norm_rms_epsilon"), gguf::Value::f32(o.rms_eps));
+  if (o.head_dim) {
+    w.set(K("attention.key_length"), gguf::Value::u32(hd));
+    w.set(K("attention.value_length"), gguf::Value::u32(hd));
+  }
   write_vocabulary(w, o.vocabulary ? *o.vocabulary : byte_vocabulary());
   auto add = [&](const std::string& name, uint64_t cols, uint64_t rows, uint32_t type, const std::vector<float>& v) {
     if (const gguf::TypeTraits* tr = gguf::type_traits(type); !tr || cols % tr->block_elements)
@@ -278,14 +331,23 @@ gguf::Writer seeded_model(const SeededOptions& o) {
   for (uint32_t l = 0; l < o.layers; ++l) {
     const std::string b = "blk." + std::to_string(l) + ".";
     add(b + "attn_norm.weight", o.dim, 1, gguf::type::F32, norm(o.dim));
-    add(b + "attn_q.weight", o.dim, o.dim, o.attn_type, matrix(o.dim, o.dim, in_scale));
-    add(b + "attn_k.weight", o.dim, uint64_t(o.kv_heads) * hd, o.attn_type, matrix(uint64_t(o.kv_heads) * hd, o.dim, in_scale));
-    add(b + "attn_v.weight", o.dim, uint64_t(o.kv_heads) * hd, o.attn_type, matrix(uint64_t(o.kv_heads) * hd, o.dim, in_scale));
-    add(b + "attn_output.weight", o.dim, o.dim, o.attn_type, matrix(o.dim, o.dim, in_scale));
+    add(b + "attn_q.weight", o.dim, qd, o.attn_type, matrix(qd, o.dim, in_scale));
+    add(b + "attn_k.weight", o.dim, kvd, o.attn_type, matrix(kvd, o.dim, in_scale));
+    add(b + "attn_v.weight", o.dim, kvd, o.attn_type, matrix(kvd, o.dim, in_scale));
+    add(b + "attn_output.weight", qd, o.dim, o.attn_type, matrix(o.dim, qd, 1.0f / std::sqrt(float(qd))));
     add(b + "ffn_norm.weight", o.dim, 1, gguf::type::F32, norm(o.dim));
     add(b + "ffn_gate.weight", o.dim, o.ffn, o.ffn_type, matrix(o.ffn, o.dim, in_scale));
     add(b + "ffn_up.weight", o.dim, o.ffn, o.ffn_type, matrix(o.ffn, o.dim, in_scale));
     add(b + "ffn_down.weight", o.ffn, o.dim, o.ffn_type, matrix(o.dim, o.ffn, ffn_scale));
+    if (o.arch == "qwen2") {
+      add(b + "attn_q.bias", qd, 1, gguf::type::F32, matrix(qd, 1, 0.5f));
+      add(b + "attn_k.bias", kvd, 1, gguf::type::F32, matrix(kvd, 1, 0.5f));
+      add(b + "attn_v.bias", kvd, 1, gguf::type::F32, matrix(kvd, 1, 0.5f));
+    }
+    if (o.arch == "qwen3") {
+      add(b + "attn_q_norm.weight", hd, 1, gguf::type::F32, norm(hd));
+      add(b + "attn_k_norm.weight", hd, 1, gguf::type::F32, norm(hd));
+    }
   }
   add("output_norm.weight", o.dim, 1, gguf::type::F32, norm(o.dim));
   if (!o.tied) add("output.weight", o.dim, V, o.output_type, matrix(V, o.dim, 2.0f * in_scale));

@@ -14,17 +14,24 @@
 
 namespace weft::attention {
 
+// The architectures Weft runs (general.architecture); their keys are "<arch>.*".
+//   llama  RoPE on adjacent pairs
+//   qwen2  biases on q, k, v; RoPE on pairs (i, i + head_dim / 2) ("NeoX" order)
+//   qwen3  RMSNorm of each query and key head before RoPE (attn_q_norm / attn_k_norm); NeoX
+//          RoPE; the head dimension may differ from dim / heads (attention.key_length)
 struct Config {
-  uint32_t dim = 0;        // llama.embedding_length
-  uint32_t layers = 0;     // llama.block_count
-  uint32_t ffn = 0;        // llama.feed_forward_length
-  uint32_t heads = 0;      // llama.attention.head_count
-  uint32_t kv_heads = 0;   // llama.attention.head_count_kv (default: heads)
-  uint32_t head_dim = 0;   // dim / heads
+  std::string arch = "llama";  // general.architecture
+  uint32_t dim = 0;        // <arch>.embedding_length
+  uint32_t layers = 0;     // <arch>.block_count
+  uint32_t ffn = 0;        // <arch>.feed_forward_length
+  uint32_t heads = 0;      // <arch>.attention.head_count
+  uint32_t kv_heads = 0;   // <arch>.attention.head_count_kv (default: heads)
+  uint32_t head_dim = 0;   // <arch>.attention.key_length, else dim / heads
   uint32_t vocab = 0;      // rows of token_embd.weight
-  uint32_t context = 0;    // llama.context_length
-  float rope_base = 10000.0f;  // llama.rope.freq_base
-  float rms_eps = 1e-5f;       // llama.attention.layer_norm_rms_epsilon
+  uint32_t context = 0;    // <arch>.context_length
+  float rope_base = 10000.0f;  // <arch>.rope.freq_base
+  float rms_eps = 1e-5f;       // <arch>.attention.layer_norm_rms_epsilon
+  bool rope_neox = false;      // pairs (i, i + head_dim / 2) rather than (2i, 2i + 1)
   uint32_t q_dim() const { return heads * head_dim; }
   uint32_t kv_dim() const { return kv_heads * head_dim; }
 };
@@ -42,6 +49,8 @@ struct Weight {
 
 struct LayerWeights {
   Weight attn_norm, wq, wk, wv, wo, ffn_norm, gate, up, down;
+  std::optional<Weight> bq, bk, bv;        // attn_{q,k,v}.bias (qwen2; F32)
+  std::optional<Weight> q_norm, k_norm;    // attn_{q,k}_norm.weight per head dimension (qwen3; F32)
 };
 
 // The model's own tokenizer, from its tokenizer.ggml.* metadata, tokenizing as llama.cpp does
@@ -88,6 +97,8 @@ struct SeededOptions {
   uint32_t embd_type = gguf::type::F16;
   uint32_t output_type = gguf::type::F32;
   float rope_base = 10000.0f, rms_eps = 1e-5f;
+  std::string arch = "llama";  // llama, qwen2 (adds q/k/v biases) or qwen3 (adds q/k head norms)
+  uint32_t head_dim = 0;       // 0: dim / heads; otherwise written as <arch>.attention.key_length
   // A real vocabulary to carry (write-model --vocab); the byte-level one (kSeededVocab tokens)
   // when absent. The embedding and output rows follow its size.
   std::optional<tokenizer::GgufVocabulary> vocabulary;

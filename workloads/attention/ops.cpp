@@ -78,10 +78,24 @@ StageSpec rmsnorm(const Program& p, InstanceId in, Array x, Array out, Array w, 
   return s;
 }
 
-StageSpec rope(InstanceId in, Array q, uint32_t heads, Array k, uint32_t kv_heads, uint32_t hd, Array table, Array state, Dispatch d) {
+StageSpec rope(InstanceId in, Array q, uint32_t heads, Array k, uint32_t kv_heads, uint32_t hd, Array table, Array state, bool neox,
+               Dispatch d) {
   StageSpec s = base("rope", "rope", in, d);
-  s.args = RopeArgs{.q = q, .heads = heads, .k_cache = k, .kv_heads = kv_heads, .head_dim = hd, .table = table, .state = state}
+  s.args = RopeArgs{.q = q, .heads = heads, .k_cache = k, .kv_heads = kv_heads, .head_dim = hd, .table = table, .state = state,
+                    .neox = neox ? 1u : 0u}
                .bind();
+  return s;
+}
+
+StageSpec add_bias(InstanceId in, Array y, uint32_t y_stride, uint32_t n, Array bias, uint32_t flags, Array state, Dispatch d) {
+  StageSpec s = base("add_bias", "add_bias", in, d);
+  s.args = AddBiasArgs{.y = y, .y_stride = y_stride, .n = n, .bias = bias, .flags = flags, .state = state}.bind();
+  return s;
+}
+
+StageSpec head_norm(InstanceId in, Array x, uint32_t heads, uint32_t hd, Array weight, float eps, uint32_t flags, Array state, Dispatch d) {
+  StageSpec s = base("head_norm", "head_norm", in, d);
+  s.args = HeadNormArgs{.x = x, .heads = heads, .head_dim = hd, .weight = weight, .eps = eps, .flags = flags, .state = state}.bind();
   return s;
 }
 

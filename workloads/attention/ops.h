@@ -50,7 +50,12 @@ StageSpec rmsnorm(const Program& p, InstanceId in, Array x, Array out, Array w, 
                   bool last_only, Array state, Dispatch d);
 // rope: groups (T).
 StageSpec rope(InstanceId in, Array q, uint32_t heads, Array k_cache, uint32_t kv_heads, uint32_t head_dim, Array table,
-               Array state, Dispatch d);
+               Array state, bool neox, Dispatch d);
+// y[row][n] += bias[n] for the batch's rows (flags kCacheRow: the KV-cache rows); groups (T).
+StageSpec add_bias(InstanceId in, Array y, uint32_t y_stride, uint32_t n, Array bias, uint32_t flags, Array state, Dispatch d);
+// RMSNorm of each head row in place (flags kCacheRow: the KV-cache rows); groups (T).
+StageSpec head_norm(InstanceId in, Array x, uint32_t heads, uint32_t head_dim, Array weight, float eps, uint32_t flags, Array state,
+                    Dispatch d);
 // attn_scores, softmax, attn_values: groups (heads, T).
 StageSpec attn_scores(InstanceId in, Array q, Array k_cache, Array scores, uint32_t heads, uint32_t kv_heads,
                       uint32_t head_dim, uint32_t ctx, Array state, Dispatch d);

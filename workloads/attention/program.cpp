@@ -93,7 +93,16 @@ void append_decoder_step(Program& p, const Model& m, DecoderProgram& dp, const D
     add(ops::matvec(in, lw.wq.type, w(lw.wq), D, c.q_dim(), xn, D, q, c.q_dim(), 0, state, on(kQ)), L + ".q");
     add(ops::matvec(in, lw.wk.type, w(lw.wk), D, c.kv_dim(), xn, D, kc, c.kv_dim(), ops::kCacheRow, state, on(kKv)), L + ".k");
     add(ops::matvec(in, lw.wv.type, w(lw.wv), D, c.kv_dim(), xn, D, vc, c.kv_dim(), ops::kCacheRow, state, on(kKv)), L + ".v");
-    add(ops::rope(in, q, c.heads, kc, c.kv_heads, hd, rope_table, state, on(kTok)), L);
+    if (lw.bq) {  // qwen2
+      add(ops::add_bias(in, q, c.q_dim(), c.q_dim(), w(*lw.bq), 0, state, on(kTok)), L + ".q");
+      add(ops::add_bias(in, kc, c.kv_dim(), c.kv_dim(), w(*lw.bk), ops::kCacheRow, state, on(kTok)), L + ".k");
+      add(ops::add_bias(in, vc, c.kv_dim(), c.kv_dim(), w(*lw.bv), ops::kCacheRow, state, on(kTok)), L + ".v");
+    }
+    if (lw.q_norm) {  // qwen3
+      add(ops::head_norm(in, q, c.heads, hd, w(*lw.q_norm), c.rms_eps, 0, state, on(kTok)), L + ".q");
+      add(ops::head_norm(in, kc, c.kv_heads, hd, w(*lw.k_norm), c.rms_eps, ops::kCacheRow, state, on(kTok)), L + ".k");
+    }
+    add(ops::rope(in, q, c.heads, kc, c.kv_heads, hd, rope_table, state, c.rope_neox, on(kTok)), L);
     add(ops::attn_scores(in, q, kc, scores, c.heads, c.kv_heads, hd, ctx, state, on(kHeads)), L);
     add(ops::softmax(in, scores, c.heads, ctx, state, on(kHeads)), L);
     add(ops::attn_values(in, scores, vc, att, c.heads, c.kv_heads, hd, ctx, state, on(kHeads)), L);

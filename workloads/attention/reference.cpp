@@ -32,17 +32,27 @@ std::vector<double> rmsnorm(std::span<const double> x, std::span<const float> w,
   return y;
 }
 
-void rope(std::span<double> v, uint32_t heads, uint32_t hd, uint32_t pos, double base) {
+void rope(std::span<double> v, uint32_t heads, uint32_t hd, uint32_t pos, double base, bool neox) {
   for (uint32_t h = 0; h < heads; ++h)
     for (uint32_t i = 0; i < hd / 2; ++i) {
       const double theta = double(pos) * std::pow(base, -2.0 * i / double(hd));
       const double c = std::cos(theta), s = std::sin(theta);
-      double& a = v[h * hd + 2 * i];
-      double& b = v[h * hd + 2 * i + 1];
+      double& a = v[h * hd + (neox ? i : 2 * i)];
+      double& b = v[h * hd + (neox ? i + hd / 2 : 2 * i + 1)];
       const double a0 = a, b0 = b;
       a = a0 * c - b0 * s;
       b = a0 * s + b0 * c;
     }
+}
+
+void head_norm(std::span<double> v, uint32_t heads, uint32_t hd, std::span<const float> w, double eps) {
+  for (uint32_t h = 0; h < heads; ++h) {
+    const std::span<double> row = v.subspan(size_t(h) * hd, hd);
+    double ss = 0;
+    for (double x : row) ss += x * x;
+    const double inv = 1.0 / std::sqrt(ss / hd + eps);
+    for (uint32_t k = 0; k < hd; ++k) row[k] *= inv * double(w[k]);
+  }
 }
 
 void softmax(std::span<double> v) {
@@ -129,6 +139,11 @@ Reference::Reference(const Model& model, uint32_t context, Rules rules, uint32_t
   for (const LayerWeights& l : m_.layers) {
     norms_.push_back(f32(l.attn_norm));
     norms_.push_back(f32(l.ffn_norm));
+    LayerVectors lv;
+    for (auto [out, in] : {std::pair{&lv.bq, &l.bq}, std::pair{&lv.bk, &l.bk}, std::pair{&lv.bv, &l.bv},
+                           std::pair{&lv.q_norm, &l.q_norm}, std::pair{&lv.k_norm, &l.k_norm}})
+      if (*in) *out = f32(**in);
+    vectors_.push_back(std::move(lv));
   }
   norms_.push_back(f32(m_.output_norm));
 }
@@ -194,14 +209,24 @@ std::vector<double> Reference::run_rows(std::vector<std::vector<double>> x) {
     // Attention: every token's K and V enter the cache before any token attends (causality
     // comes from each token reading positions <= its own).
     std::vector<std::vector<double>> q(T);
+    const LayerVectors& lv = vectors_[l];
+    const auto add = [](std::vector<double>& y, const std::vector<float>& b) {
+      for (size_t i = 0; i < b.size(); ++i) y[i] += b[i];
+    };
     for (uint32_t t = 0; t < T; ++t) {
       const auto xn = ref::rmsnorm(x[t], norms_[2 * l], c.rms_eps);
       q[t] = ref::matvec(w.wq, data, xn);
       auto k = ref::matvec(w.wk, data, xn);
-      ref::rope(q[t], c.heads, c.head_dim, pos_ + t, c.rope_base);
-      ref::rope(k, c.kv_heads, c.head_dim, pos_ + t, c.rope_base);
+      auto v = ref::matvec(w.wv, data, xn);
+      add(q[t], lv.bq), add(k, lv.bk), add(v, lv.bv);
+      if (!lv.q_norm.empty()) {
+        ref::head_norm(q[t], c.heads, c.head_dim, lv.q_norm, c.rms_eps);
+        ref::head_norm(k, c.kv_heads, c.head_dim, lv.k_norm, c.rms_eps);
+      }
+      ref::rope(q[t], c.heads, c.head_dim, pos_ + t, c.rope_base, c.rope_neox);
+      ref::rope(k, c.kv_heads, c.head_dim, pos_ + t, c.rope_base, c.rope_neox);
       k_[l].push_back(std::move(k));
-      v_[l].push_back(ref::matvec(w.wv, data, xn));
+      v_[l].push_back(std::move(v));
     }
     for (uint32_t t = 0; t < T; ++t) {
       const auto a = ref::attention(q[t], k_[l], v_[l], pos_ + t, c.heads, c.kv_heads, c.head_dim);

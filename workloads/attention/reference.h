@@ -31,9 +31,11 @@ namespace ref {
 
 std::vector<double> matvec(const Weight& w, std::span<const uint8_t> data_section, std::span<const double> x);
 std::vector<double> rmsnorm(std::span<const double> x, std::span<const float> w, double eps);
-// Rotates the pairs (2i, 2i+1) of every head by pos * base^(-2i / head_dim) (ggml's "normal"
-// RoPE, the one llama GGUF files are converted for).
-void rope(std::span<double> v, uint32_t heads, uint32_t head_dim, uint32_t pos, double base);
+// Rotates pair i of every head by pos * base^(-2i / head_dim): the pairs (2i, 2i+1) in ggml's
+// "normal" RoPE (llama), (i, i + head_dim/2) in its NeoX RoPE (qwen2, qwen3).
+void rope(std::span<double> v, uint32_t heads, uint32_t head_dim, uint32_t pos, double base, bool neox = false);
+// RMSNorm of each of `heads` head rows of head_dim values in place, times w (qwen3's q/k norms).
+void head_norm(std::span<double> v, uint32_t heads, uint32_t head_dim, std::span<const float> w, double eps);
 void softmax(std::span<double> v);
 // Causal GQA attention of one token at position `pos`: q (heads x head_dim), caches holding
 // positions 0..pos (kv_heads x head_dim each). Query head h reads KV head h / (heads / kv_heads).
@@ -81,6 +83,10 @@ class Reference {
   uint32_t pos_ = 0;
   std::vector<std::vector<std::vector<double>>> k_, v_;  // [layer][pos][kv_dim]
   std::vector<std::vector<float>> norms_;               // attn/ffn norms per layer, then output
+  struct LayerVectors {
+    std::vector<float> bq, bk, bv, q_norm, k_norm;  // empty where the architecture has none
+  };
+  std::vector<LayerVectors> vectors_;
   std::vector<LayerReport> reports_;
   std::vector<double> hidden_;
 };

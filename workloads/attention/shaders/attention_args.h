@@ -29,10 +29,22 @@
   X(WEFT_IN(Heap), weight) X(WEFT_U32, dim) X(WEFT_F32, eps) X(WEFT_IN(Control), scale) X(WEFT_U32, mode) \
   X(WEFT_IN(Globals), state)
 /* rope: rotates each head's pairs of the token's query row and of the key row it wrote to the
- * cache at pos0 + t, by the (cos, sin) `table` [position][head_dim / 2]; one workgroup per token. */
+ * cache at pos0 + t, by the (cos, sin) `table` [position][head_dim / 2]; one workgroup per token.
+ * neox 0: pairs (2i, 2i + 1) (llama); 1: pairs (i, i + head_dim / 2) (qwen2, qwen3). */
 #define ATTENTION_ROPE_ARGS(X)                                                                       \
   X(WEFT_INOUT(Globals), q) X(WEFT_U32, heads) X(WEFT_INOUT(Globals), k_cache) X(WEFT_U32, kv_heads)  \
-  X(WEFT_U32, head_dim) X(WEFT_IN(Heap), table) X(WEFT_IN(Globals), state)
+  X(WEFT_U32, head_dim) X(WEFT_IN(Heap), table) X(WEFT_IN(Globals), state) X(WEFT_U32, neox)
+/* add_bias: y[row][n] += bias[n] for n < `n`, the batch's rows t (flags 0) or the KV-cache rows
+ * pos0 + t (flags 2, as matvec's); rows are y_stride words apart. One workgroup per token. */
+#define ATTENTION_ADD_BIAS_ARGS(X)                                                                  \
+  X(WEFT_INOUT(Globals), y) X(WEFT_U32, y_stride) X(WEFT_U32, n) X(WEFT_IN(Heap), bias) X(WEFT_U32, flags) \
+  X(WEFT_IN(Globals), state)
+/* head_norm: RMSNorm of each of `heads` head rows of `head_dim` words in place, times `weight`
+ * (head_dim F32 words): the batch's rows t (flags 0) or the KV-cache rows pos0 + t (flags 2),
+ * each heads * head_dim words. One workgroup per token. */
+#define ATTENTION_HEAD_NORM_ARGS(X)                                                                 \
+  X(WEFT_INOUT(Globals), x) X(WEFT_U32, heads) X(WEFT_U32, head_dim) X(WEFT_IN(Heap), weight) X(WEFT_F32, eps) \
+  X(WEFT_U32, flags) X(WEFT_IN(Globals), state)
 /* attn_scores: scores[t][h][j] = q[t][h] . k_cache[j][h / (heads / kv_heads)] * scale for the
  * causal positions j <= pos0 + t (scores rows are ctx words); one workgroup per (head, token). */
 #define ATTENTION_ATTN_SCORES_ARGS(X)                                                                \
@@ -65,6 +77,8 @@ WEFT_KERNEL_ARGS(EmbedArgs, ATTENTION_EMBED_ARGS)
 WEFT_KERNEL_ARGS(MatvecArgs, ATTENTION_MATVEC_ARGS)
 WEFT_KERNEL_ARGS(RmsnormArgs, ATTENTION_RMSNORM_ARGS)
 WEFT_KERNEL_ARGS(RopeArgs, ATTENTION_ROPE_ARGS)
+WEFT_KERNEL_ARGS(AddBiasArgs, ATTENTION_ADD_BIAS_ARGS)
+WEFT_KERNEL_ARGS(HeadNormArgs, ATTENTION_HEAD_NORM_ARGS)
 WEFT_KERNEL_ARGS(AttnScoresArgs, ATTENTION_ATTN_SCORES_ARGS)
 WEFT_KERNEL_ARGS(SoftmaxArgs, ATTENTION_SOFTMAX_ARGS)
 WEFT_KERNEL_ARGS(AttnValuesArgs, ATTENTION_ATTN_VALUES_ARGS)

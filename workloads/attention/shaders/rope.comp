@@ -1,7 +1,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// RoPE (ggml's "normal" mode, the one llama GGUF files use): in every head the pairs
-// (2i, 2i+1) are rotated by pos * base^(-2i / head_dim). One workgroup per token; it rotates
+// RoPE: in every head pair i — (2i, 2i+1) in ggml's "normal" mode (llama), (i, i + head_dim/2)
+// in its NeoX mode (qwen2, qwen3) — is rotated by pos * base^(-2i / head_dim). One workgroup per token; it rotates
 // the token's query row and the key row it wrote to the cache at pos0 + t. cos/sin come from a
 // table the host computed in double (Heap, [position][i] as (cos, sin)), so every device gets
 // the same rounding instead of its own sin/cos precision. q rows are heads*hd words apart, k
@@ -22,10 +22,10 @@ void main() {
     const uint pp = is_q ? p : p - q_pairs;
     const uint head = pp / half_hd, i = pp - head * half_hd;
     const uint base = is_q ? q + t * heads * hd : k + pos * kv_heads * hd;
-    const uint a = base + head * hd + 2u * i;
+    const uint a = base + head * hd + (pc.args.neox != 0u ? i : 2u * i), b = a + (pc.args.neox != 0u ? half_hd : 1u);
     const float c = heap_f[table + 2u * (pos * half_hd + i)], s = heap_f[table + 2u * (pos * half_hd + i) + 1u];
-    const float x0 = globals_f[a], x1 = globals_f[a + 1u];
+    const float x0 = globals_f[a], x1 = globals_f[b];
     globals_f[a] = x0 * c - x1 * s;
-    globals_f[a + 1u] = x0 * s + x1 * c;
+    globals_f[b] = x0 * s + x1 * c;
   }
 }

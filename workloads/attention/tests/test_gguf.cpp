@@ -236,7 +236,7 @@ TEST_CASE("attention gguf: shapes and hyperparameters that do not fit are named"
 
   gguf::Writer a = seeded_model({});
   a.set("general.architecture", gguf::Value::str("gpt2"));
-  CHECK(has(refusal([&] { Model::from(gguf::File::parse(a.bytes(), "a.gguf")); }), "only 'llama' is supported"));
+  CHECK(has(refusal([&] { Model::from(gguf::File::parse(a.bytes(), "a.gguf")); }), "general.architecture is 'gpt2'; Weft runs llama, qwen2 and qwen3"));
 
   gguf::Writer n = seeded_model({});  // regression: a model naming no architecture ran as llama
   n.erase("general.architecture");
@@ -321,6 +321,34 @@ TEST_CASE("attention gguf: write-model --vocab carries a tokenizer.json's vocabu
   CHECK(detokenize(m.vocab, {258, 258, 259}) == " the the");
   CHECK(token_text(m.vocab, 258) == " the");
   CHECK(token_text(m.vocab, 259).empty());
+}
+
+TEST_CASE("attention gguf: a tensor the decoder would not read is refused, not left out") {
+  gguf::Writer w = seeded_model({});
+  w.add_tensor("rope_freqs.weight", {8}, gguf::type::F32, std::vector<uint8_t>(32, 0));
+  CHECK(has(refusal([&] { Model::from(gguf::File::parse(w.bytes(), "r.gguf")); }),
+            "r.gguf: tensor 'rope_freqs.weight' is not part of Weft's llama decoder (not supported)"));
+  gguf::Writer s = seeded_model({});
+  s.set("llama.rope.scaling.type", gguf::Value::str("yarn"));
+  CHECK(has(refusal([&] { Model::from(gguf::File::parse(s.bytes(), "s.gguf")); }), "llama.rope.scaling.type is 'yarn'; RoPE scaling is not supported"));
+}
+
+TEST_CASE("attention gguf: qwen2 and qwen3 files read their extra tensors, and lacking them is refused") {
+  SeededOptions o;
+  o.arch = "qwen2";
+  const Model q2 = Model::from(gguf::File::parse(seeded_model(o).bytes(), "q2.gguf"));
+  CHECK(q2.config.rope_neox);
+  CHECK(q2.layers[1].bv->rows == 1);
+  CHECK(q2.layers[1].bv->cols == q2.config.kv_dim());
+  o.arch = "qwen3";
+  o.head_dim = 32;
+  const Model q3 = Model::from(gguf::File::parse(seeded_model(o).bytes(), "q3.gguf"));
+  CHECK(q3.config.head_dim == 32);
+  CHECK(q3.config.q_dim() == 128);
+  CHECK(q3.layers[0].k_norm->cols == 32);
+  gguf::Writer w = seeded_model(o);
+  w.erase_tensor("blk.1.attn_k_norm.weight");
+  CHECK(has(refusal([&] { Model::from(gguf::File::parse(w.bytes(), "n.gguf")); }), "missing tensor 'blk.1.attn_k_norm.weight'"));
 }
 
 TEST_CASE("attention quant: ggml block layouts, hand-computed") {
