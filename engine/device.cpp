@@ -399,7 +399,15 @@ PipelineCache& Device::pipelines() {
 
 VkMemoryPropertyFlags Device::memory_flags(uint32_t type) const { return memory_.memoryTypes[type].propertyFlags; }
 
+void Device::submit(const VkSubmitInfo& info, VkFence fence) {
+  std::lock_guard lock(queue_mutex_);
+  vk_check(vkQueueSubmit(queue_, 1, &info, fence), "vkQueueSubmit");
+}
+
 void Device::run_once(const std::function<void(VkCommandBuffer)>& fn) {
+  // The pool's command buffers may be recorded by one thread at a time (Vulkan's external
+  // synchronization of the pool): one one-shot submission at a time per device.
+  std::lock_guard once(once_mutex_);
   VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
   ai.commandPool = once_pool_;
   ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
@@ -426,7 +434,10 @@ void Device::run_once(const std::function<void(VkCommandBuffer)>& fn) {
       VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
       si.commandBufferCount = 1;
       si.pCommandBuffers = &cmd;
-      r = vkQueueSubmit(queue_, 1, &si, fence);
+      {
+        std::lock_guard lock(queue_mutex_);
+        r = vkQueueSubmit(queue_, 1, &si, fence);
+      }
       if (r == VK_SUCCESS) r = vkWaitForFences(device_, 1, &fence, VK_TRUE, UINT64_MAX);
     }
     vkDestroyFence(device_, fence, nullptr);

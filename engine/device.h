@@ -102,7 +102,12 @@ class Device {
   VkInstance instance() const { return instance_; }
   VkPhysicalDevice physical() const { return physical_; }
   VkDevice vk() const { return device_; }
+  // The one queue every executable of the device submits to. Vulkan requires submissions to a
+  // queue to be serialized, and executables may run on several threads: submit() does it; code
+  // that hands the raw queue to a library (VkFFT) holds queue_lock() while the library may use it.
   VkQueue queue() const { return queue_; }
+  void submit(const VkSubmitInfo& info, VkFence fence);
+  std::unique_lock<std::mutex> queue_lock() { return std::unique_lock(queue_mutex_); }
   uint32_t queue_family() const { return queue_family_; }
   bool validation_enabled() const { return validation_enabled_; }
   ValidationLog& validation() { return *validation_log_; }
@@ -146,6 +151,8 @@ class Device {
   std::unique_ptr<ValidationLog> validation_log_ = std::make_unique<ValidationLog>();
   std::unique_ptr<PipelineCache> pipelines_;
   std::mutex pipelines_mutex_;
+  std::mutex queue_mutex_;  // vkQueueSubmit on queue_
+  std::mutex once_mutex_;   // once_pool_: command buffers of run_once, recorded one at a time
   std::optional<uint32_t> loop_iteration_limit_;
   std::mutex probe_mutex_;
 };

@@ -193,7 +193,7 @@ Ticket Executable::submit() {
   si.pCommandBuffers = &command_buffer_;
   si.signalSemaphoreCount = 1;
   si.pSignalSemaphores = &timeline_;
-  vk_check(vkQueueSubmit(device_.queue(), 1, &si, VK_NULL_HANDLE), "vkQueueSubmit");
+  device_.submit(si, VK_NULL_HANDLE);
   submitted_ = value;
   return {value};
 }

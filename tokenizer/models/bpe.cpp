@@ -88,6 +88,7 @@ Bpe::Bpe(const Json& j, const JsonPath& at) : serial_(next_serial_++) {
   vocab_.reserve(vocab.size());
   for (const auto& [token, id] : vocab.items()) {
     if (!id.is_number_unsigned() || id.get<uint64_t>() >= (1u << 31)) fail_at(at / "vocab" / token, "expected an id below 2^31");
+    check_dense_id(id.get<uint64_t>(), vocab.size(), at / "vocab" / token);
     const TokenId v = TokenId(id.get<uint64_t>());
     vocab_.emplace(token, v);
     if (v >= id_to_token_.size()) id_to_token_.resize(v + 1), has_id_.resize(v + 1);

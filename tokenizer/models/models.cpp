@@ -6,11 +6,19 @@
 
 namespace weft::tokenizer {
 
+void check_dense_id(uint64_t id, size_t tokens, const JsonPath& at) {
+  const uint64_t limit = 16 * uint64_t(tokens) + 65536;
+  if (id >= limit)
+    fail_at(at, "id " + std::to_string(id) + " is far past the vocabulary's " + std::to_string(tokens) +
+                    " tokens (ids must be dense: below " + std::to_string(limit) + ")");
+}
+
 TokenVocabulary::TokenVocabulary(const Json& object, const JsonPath& at) {
   if (!object.is_object()) fail_at(at, "expected an object of token -> id");
   ids_.reserve(object.size());
   for (const auto& [token, id] : object.items()) {
     if (!id.is_number_unsigned() || id.get<uint64_t>() >= (1u << 31)) fail_at(at / token, "expected an id below 2^31");
+    check_dense_id(id.get<uint64_t>(), object.size(), at / token);
     const TokenId v = TokenId(id.get<uint64_t>());
     ids_.emplace(token, v);
     longest_ = std::max(longest_, token.size());

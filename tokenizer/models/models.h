@@ -17,6 +17,10 @@ std::unique_ptr<Model> make_unigram(const Json& j, const JsonPath& at);
 // the file in messages). tokens[id] and scores[id] per id.
 std::unique_ptr<Model> make_llama_spm(std::vector<std::string> tokens, std::vector<float> scores, std::string where);
 
+// A vocabulary's ids index dense arrays: an id far past the number of tokens (here, past
+// 16 x tokens + 65,536) is refused naming it, rather than allocating for every id below it.
+void check_dense_id(uint64_t id, size_t tokens, const JsonPath& at);
+
 // SentencePiece's name for a byte token: <0x0A>.
 inline std::string byte_token_name(uint8_t byte) {
   static const char* hex = "0123456789ABCDEF";

@@ -2,6 +2,8 @@
 // and the JSON path of what is wrong, at load time; hostile text is refused naming the byte.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 
 #include <weft/error.h>
@@ -92,4 +94,25 @@ TEST_CASE("text that is not UTF-8 is refused naming the byte") {
       CHECK_CONTAINS(e.what(), "not valid UTF-8 at byte 3");
     }
   }
+}
+
+TEST_CASE("an id far past the vocabulary's size is refused, not allocated for (found by fuzz_load)") {
+  CHECK_CONTAINS(refusal(R"({"model": {"type": "WordLevel", "vocab": {"a": 0, "b": 2147483000}, "unk_token": "a"}})"),
+                 "tok.json: model.vocab.b: id 2147483000 is far past the vocabulary's 2 tokens (ids must be dense: below 65568)");
+  CHECK_CONTAINS(refusal(R"({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1000000}, "merges": []}})"),
+                 "model.vocab.b: id 1000000 is far past");
+}
+
+TEST_CASE("every input the fuzzers found loads or is refused with BadInput") {
+  size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(WEFT_TOKENIZER_FUZZ_REGRESSIONS)) {
+    INFO(entry.path().filename().string());
+    try {
+      Tokenizer::load(entry.path().string());
+    } catch (const weft::Error& e) {
+      CHECK(e.code() == weft::ErrorCode::BadInput);
+    }
+    ++files;
+  }
+  CHECK(files > 0);
 }

@@ -84,7 +84,12 @@ VkfftTiming time_vkfft_c2c(Device& dev, uint32_t n, uint32_t batch, uint32_t rep
   config.normalize = 1;  // inverse divides by n, as Weft's output stage does: data stays bounded over replays
   glslang_initialize_process();
   VkFFTApplication app{};
-  if (const VkFFTResult r = initializeVkFFT(&app, config); r != VKFFT_SUCCESS) {
+  VkFFTResult init = VKFFT_SUCCESS;
+  {
+    auto queue_lock = dev.queue_lock();  // VkFFT submits its own uploads to the queue while initializing
+    init = initializeVkFFT(&app, config);
+  }
+  if (const VkFFTResult r = init; r != VKFFT_SUCCESS) {
     glslang_finalize_process();
     out.error = "initializeVkFFT failed with VkFFTResult " + std::to_string(int(r));
     return out;
@@ -125,7 +130,7 @@ VkfftTiming time_vkfft_c2c(Device& dev, uint32_t n, uint32_t batch, uint32_t rep
     si.commandBufferCount = 1;
     si.pCommandBuffers = &cmd;
     vk_check(vkResetFences(s.device, 1, &s.fence), "vkResetFences");
-    vk_check(vkQueueSubmit(dev.queue(), 1, &si, s.fence), "vkQueueSubmit");
+    dev.submit(si, s.fence);
     vk_check(vkWaitForFences(s.device, 1, &s.fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
     uint64_t t[2] = {0, 0};
     vk_check(vkGetQueryPoolResults(s.device, s.queries, 0, 2, sizeof t, t, sizeof t[0],
