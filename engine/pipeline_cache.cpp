@@ -1,10 +1,129 @@
 #include "pipeline_cache.h"
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <random>
+
 #include "device.h"
 #include "error.h"
 #include "weft_layout.h"
 
 namespace weft {
+
+namespace {
+
+constexpr char kMagic[8] = {'W', 'E', 'F', 'T', 'P', 'C', '1', '\0'};
+constexpr size_t kHeader = 8 + 8 + 8;  // magic, payload bytes, FNV-1a of the payload
+constexpr uint64_t kMaxCacheBytes = uint64_t(1) << 30;
+
+uint64_t fnv1a(const uint8_t* p, size_t n) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
+  return h;
+}
+
+uint64_t get64(const uint8_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+
+std::string hex(const uint8_t* p, size_t n) {
+  static const char* d = "0123456789abcdef";
+  std::string s;
+  for (size_t i = 0; i < n; ++i) s += d[p[i] >> 4], s += d[p[i] & 15];
+  return s;
+}
+
+// <folder>/pipelines-<vendor>-<device>-<pipelineCacheUUID>.bin, or "" when persistence is off.
+std::string cache_file(const Device& device) {
+  namespace fs = std::filesystem;
+  std::string dir;
+  if (const char* env = std::getenv("WEFT_PIPELINE_CACHE")) {
+    if (!*env || std::strcmp(env, "0") == 0 || std::strcmp(env, "off") == 0) return {};
+    dir = env;
+  } else if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) {
+    dir = std::string(xdg) + "/weft";
+  } else if (const char* home = std::getenv("HOME"); home && *home) {
+    dir = std::string(home) + "/.cache/weft";
+  } else {
+    return {};
+  }
+  VkPhysicalDeviceProperties props{};
+  vkGetPhysicalDeviceProperties(device.physical(), &props);
+  char ids[32];
+  std::snprintf(ids, sizeof ids, "%04x-%04x", props.vendorID, props.deviceID);
+  return (fs::path(dir) / ("pipelines-" + std::string(ids) + "-" + hex(props.pipelineCacheUUID, VK_UUID_SIZE) + ".bin")).string();
+}
+
+}  // namespace
+
+std::vector<uint8_t> PipelineCache::load() {
+  if (file_.empty()) return {};
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(file_, ec);
+  if (ec) return {};  // no cache yet
+  const auto reject = [&](const std::string& why) {
+    rejected_ = file_ + ": " + why;
+    return std::vector<uint8_t>{};
+  };
+  if (size < kHeader || size > kMaxCacheBytes) return reject("size " + std::to_string(size) + " is not a cache file's");
+  std::ifstream in(file_, std::ios::binary);
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (bytes.size() != size) return reject("could not be read whole");
+  if (std::memcmp(bytes.data(), kMagic, 8) != 0) return reject("not a Weft pipeline cache (magic)");
+  const uint64_t payload = get64(bytes.data() + 8);
+  if (payload != size - kHeader) return reject("its length field says " + std::to_string(payload) + " bytes, the file holds " + std::to_string(size - kHeader));
+  const uint8_t* data = bytes.data() + kHeader;
+  if (fnv1a(data, payload) != get64(bytes.data() + 16)) return reject("checksum mismatch (a torn or corrupted file)");
+  // The driver's own header (VkPipelineCacheHeaderVersionOne): length 32, version 1, vendor,
+  // device and pipelineCacheUUID of this device — another driver's data is never passed on.
+  VkPhysicalDeviceProperties props{};
+  vkGetPhysicalDeviceProperties(device_.physical(), &props);
+  uint32_t words[4];
+  if (payload < 16 + VK_UUID_SIZE) return reject("too short for a Vulkan pipeline cache header");
+  std::memcpy(words, data, 16);
+  if (words[0] < 16 + VK_UUID_SIZE || words[1] != VK_PIPELINE_CACHE_HEADER_VERSION_ONE || words[2] != props.vendorID ||
+      words[3] != props.deviceID || std::memcmp(data + 16, props.pipelineCacheUUID, VK_UUID_SIZE) != 0)
+    return reject("written by another device or driver");
+  return std::vector<uint8_t>(data, data + payload);
+}
+
+void PipelineCache::save() const {
+  namespace fs = std::filesystem;
+  if (file_.empty() || !vk_cache_) return;
+  size_t n = 0;
+  if (vkGetPipelineCacheData(device_.vk(), vk_cache_, &n, nullptr) != VK_SUCCESS || n == 0 || n > kMaxCacheBytes) return;
+  std::vector<uint8_t> out(kHeader + n);
+  if (vkGetPipelineCacheData(device_.vk(), vk_cache_, &n, out.data() + kHeader) != VK_SUCCESS) return;
+  out.resize(kHeader + n);
+  std::memcpy(out.data(), kMagic, 8);
+  const uint64_t len = n, sum = fnv1a(out.data() + kHeader, n);
+  std::memcpy(out.data() + 8, &len, 8);
+  std::memcpy(out.data() + 16, &sum, 8);
+  std::error_code ec;
+  fs::create_directories(fs::path(file_).parent_path(), ec);
+  // A unique temporary name per writer, then rename(2): readers see the old file or the new one,
+  // never a partial one, and concurrent writers each replace it whole.
+  const std::string tmp = file_ + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(std::random_device{}());
+  {
+    std::ofstream o(tmp, std::ios::binary | std::ios::trunc);
+    o.write(reinterpret_cast<const char*>(out.data()), std::streamsize(out.size()));
+    o.flush();
+    if (!o) {
+      fs::remove(tmp, ec);
+      return;
+    }
+  }
+  fs::rename(tmp, file_, ec);
+  if (ec) fs::remove(tmp, ec);
+}
 
 PipelineCache::PipelineCache(Device& device) : device_(device) {
   VkDescriptorSetLayoutBinding bindings[WEFT_BINDING_COUNT]{};
@@ -25,11 +144,19 @@ PipelineCache::PipelineCache(Device& device) : device_(device) {
   pi.pushConstantRangeCount = 1;
   pi.pPushConstantRanges = &push;
   vk_check(vkCreatePipelineLayout(device.vk(), &pi, nullptr, &pipeline_layout_), "vkCreatePipelineLayout");
+  file_ = cache_file(device);
+  const std::vector<uint8_t> data = load();
   VkPipelineCacheCreateInfo ci{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+  ci.initialDataSize = data.size();
+  ci.pInitialData = data.empty() ? nullptr : data.data();
   vk_check(vkCreatePipelineCache(device.vk(), &ci, nullptr, &vk_cache_), "vkCreatePipelineCache");
 }
 
 PipelineCache::~PipelineCache() {
+  try {
+    save();
+  } catch (...) {  // a cache that cannot be written only costs the next process its build time
+  }
   for (auto& [h, p] : pipelines_) vkDestroyPipeline(device_.vk(), p, nullptr);
   vkDestroyPipelineCache(device_.vk(), vk_cache_, nullptr);
   vkDestroyPipelineLayout(device_.vk(), pipeline_layout_, nullptr);

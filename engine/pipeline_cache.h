@@ -1,9 +1,17 @@
 // The one descriptor-set layout and pipeline layout every kernel shares, and compute pipelines
 // cached by the hash of their SPIR-V, so a kernel used by many stages or programs is built once.
+//
+// The driver's pipeline cache also persists between processes (WEFT_PIPELINE_CACHE: a folder;
+// default $XDG_CACHE_HOME/weft or ~/.cache/weft; "0" or "off": none), one file per device and
+// driver. It is written atomically (a temporary file renamed over the old one, so a process
+// killed mid-write leaves the previous cache intact) and checked on load — Weft's header, length
+// and checksum, then the Vulkan header's vendor, device and pipelineCacheUUID — and a file that
+// fails any check is ignored (the cache starts empty and is rewritten), never handed to the driver.
 #pragma once
 
 #include <cstdint>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -28,6 +36,10 @@ class PipelineCache {
   size_t size() const;
 
   static uint64_t hash(const std::vector<uint32_t>& spirv);
+  // The file this device's cache persists in; empty when persistence is off.
+  const std::string& file() const { return file_; }
+  // Why the file found at start was not used ("" when it was, or when there was none).
+  const std::string& rejected() const { return rejected_; }
 
  private:
   Device& device_;
@@ -36,6 +48,9 @@ class PipelineCache {
   VkPipelineCache vk_cache_ = VK_NULL_HANDLE;
   mutable std::mutex mutex_;
   std::unordered_map<uint64_t, VkPipeline> pipelines_;
+  std::string file_, rejected_;
+  std::vector<uint8_t> load();  // the validated driver data of file_, or none
+  void save() const;
 };
 
 }  // namespace weft
