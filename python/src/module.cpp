@@ -13,6 +13,7 @@
 
 #include "registry.h"
 #include "py_device.h"
+#include "tokenizer.h"
 
 namespace py = pybind11;
 using namespace weft;
@@ -244,6 +245,39 @@ PYBIND11_MODULE(_weft, m) {
       .def("timings", &PyProgram::timings, "GPU time of the last run: total_ns and per-stage ns.")
       .def("rules_fired", &PyProgram::rules_fired)
       .def("write_outputs", &PyProgram::write_outputs, py::arg("dir"));
+
+  using tokenizer::Tokenizer;
+  using tokenizer::TokenId;
+  // Text arrives as Python str (UTF-8 here) or bytes (refused naming the byte unless UTF-8).
+  py::class_<Tokenizer>(m, "Tokenizer", "A model's tokenizer.json, id for id as its own tokenizer (docs/tokenizer.md).")
+      .def_static("load", &Tokenizer::load, py::arg("path"), "Reads a tokenizer.json; refuses what it cannot do, naming the JSON path.")
+      .def_static("from_json", [](const std::string& json, const std::string& name) { return Tokenizer::from_json(json, name); },
+                  py::arg("json"), py::arg("name") = "tokenizer.json")
+      .def("encode", [](const Tokenizer& t, const std::string& text, bool special) { return t.encode(text, special); },
+           py::arg("text"), py::arg("add_special_tokens") = false, "Token ids of the text (BOS/EOS and the like with add_special_tokens).")
+      .def("encode_batch",
+           [](const Tokenizer& t, const std::vector<std::string>& texts, bool special, unsigned threads) {
+             py::gil_scoped_release unlocked;
+             return t.encode_batch(texts, special, threads);
+           },
+           py::arg("texts"), py::arg("add_special_tokens") = false, py::arg("threads") = 0, "Each text on its own, over threads (0: all cores).")
+      .def("decode",
+           [](const Tokenizer& t, const std::vector<int64_t>& ids, bool skip) {
+             std::vector<TokenId> v;
+             for (int64_t id : ids) {
+               if (id < 0 || id >= int64_t(t.vocab_size()) || !t.id_to_token(TokenId(id)))
+                 fail(ErrorCode::BadInput, "decode: " + std::to_string(id) + " is not a token id of this tokenizer (vocab_size " +
+                                               std::to_string(t.vocab_size()) + ")");
+               v.push_back(TokenId(id));
+             }
+             return py::bytes(t.decode(v, skip)).attr("decode")("utf-8", "replace");
+           },
+           py::arg("ids"), py::arg("skip_special_tokens") = false, "Hugging Face's decode; an id outside the vocabulary is BadInput.")
+      .def("token_to_id", &Tokenizer::token_to_id, py::arg("token"))
+      .def("id_to_token", &Tokenizer::id_to_token, py::arg("id"))
+      .def("token_bytes", [](const Tokenizer& t, TokenId id) { return py::bytes(t.token_bytes(id)); }, py::arg("id"))
+      .def_property_readonly("vocab_size", &Tokenizer::vocab_size)
+      .def_property_readonly("fingerprint", &Tokenizer::fingerprint);
 
   bind_workloads(m);  // each workload's submodule (generated from the registrations)
 

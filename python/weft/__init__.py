@@ -9,8 +9,10 @@
 
 Submodules, one per workload that has Python bindings: weft.hypothesis_update (Monty's
 hypothesis-update backend), weft.token_vm (the token VM).
+weft.Tokenizer is a model's tokenizer.json, id for id as its own tokenizer:
+    tok = weft.Tokenizer.load("tokenizer.json"); ids = tok.encode("Hello"); tok.decode(ids)
 Errors are weft.Error (weft.BadInput for malformed input, also a weft.Error).
 """
-from ._weft import BadInput, Device, Error, Program, conformance, devices
+from ._weft import BadInput, Device, Error, Program, Tokenizer, conformance, devices
 
-__all__ = ["BadInput", "Device", "Error", "Program", "conformance", "devices"]
+__all__ = ["BadInput", "Device", "Error", "Program", "Tokenizer", "conformance", "devices"]

@@ -1,5 +1,6 @@
 """The Python package `weft`: devices, manifest programs with numpy in and out, errors,
 the conformance runner and the workloads' submodules. Expected values are computed here."""
+import json
 import os
 
 import numpy as np
@@ -8,6 +9,7 @@ import pytest
 import weft
 
 EXAMPLES = os.environ.get("WEFT_EXAMPLES_DIR", os.path.join(os.path.dirname(__file__), "..", "..", "examples"))
+GOLDENS = os.path.join(os.path.dirname(__file__), "..", "..", "tokenizer", "goldens")
 GAIN = os.path.join(EXAMPLES, "gain", "gain.toml")
 CHAIN = os.path.join(EXAMPLES, "chain", "chain.toml")
 
@@ -114,3 +116,29 @@ def test_workload_modules_are_part_of_the_package():
 def test_workload_errors_are_weft_errors():
     from weft import hypothesis_update
     assert issubclass(hypothesis_update.Error, weft.Error)
+
+
+def _golden_lines(name):
+    with open(os.path.join(GOLDENS, name), encoding="utf-8") as f:
+        return [json.loads(line) for line in f]
+
+
+def test_tokenizer_gives_the_reference_ids_from_python():
+    tok = weft.Tokenizer.load(os.path.join(GOLDENS, "bert_wordpiece.tokenizer.json"))
+    texts = _golden_lines("corpus.jsonl")[:50]
+    want = _golden_lines("bert_wordpiece.ids.jsonl")[:50]
+    assert [tok.encode(t) for t in texts] == [w["ids"] for w in want]
+    assert [tok.encode(t, add_special_tokens=True) for t in texts] == [w["with_special"] for w in want]
+    assert [tok.decode(w["ids"]) for w in want] == [w["decoded"] for w in want]
+    assert tok.encode_batch(texts, threads=2) == [w["ids"] for w in want]
+    assert tok.vocab_size > 0 and len(tok.fingerprint) == 16
+
+
+def test_tokenizer_refuses_bad_input_by_name():
+    with pytest.raises(weft.BadInput, match="is not supported"):
+        weft.Tokenizer.from_json('{"model": {"type": "BPE", "vocab": {}, "merges": []}, "pre_tokenizer": {"type": "UnicodeScripts"}}')
+    tok = weft.Tokenizer.load(os.path.join(GOLDENS, "wordlevel_whitespace.tokenizer.json"))
+    with pytest.raises(weft.BadInput, match="-1 is not a token id"):
+        tok.decode([-1])
+    with pytest.raises(weft.BadInput, match="1000000000 is not a token id of this tokenizer"):
+        tok.decode([10**9])
