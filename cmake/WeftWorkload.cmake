@@ -56,9 +56,14 @@ function(weft_add_workload name)
   if(ARG_PYTHON)
     # One extension module holds the engine once (its Vulkan loader state is per copy): the
     # binding joins weft._weft as the submodule <name>, and weft/<name>.py re-exports it.
+    # Each binding compiles on its own with only its workload's include folders (two workloads'
+    # headers may share a name, e.g. reference.h), and its objects join the one module.
     list(POP_FRONT ARG_PYTHON binding_source)
-    target_sources(weft_python PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}/${binding_source}")
-    target_link_libraries(weft_python PRIVATE ${library} ${ARG_PYTHON_LINK})
+    add_library(weft_${name}_python OBJECT "${CMAKE_CURRENT_SOURCE_DIR}/${binding_source}")
+    set_target_properties(weft_${name}_python PROPERTIES POSITION_INDEPENDENT_CODE ON CXX_VISIBILITY_PRESET hidden)
+    target_include_directories(weft_${name}_python PRIVATE "${CMAKE_SOURCE_DIR}/python/src")
+    target_link_libraries(weft_${name}_python PRIVATE ${library} ${ARG_PYTHON_LINK} pybind11::module)
+    target_link_libraries(weft_python PRIVATE weft_${name}_python ${library} ${ARG_PYTHON_LINK})
     foreach(py ${ARG_PYTHON})
       get_filename_component(py_name "${py}" NAME)
       configure_file("${py}" "${WEFT_PYTHON_PACKAGE_DIR}/${py_name}" COPYONLY)

@@ -142,3 +142,45 @@ def test_tokenizer_refuses_bad_input_by_name():
         tok.decode([-1])
     with pytest.raises(weft.BadInput, match="1000000000 is not a token id of this tokenizer"):
         tok.decode([10**9])
+
+
+def test_attention_decoder_matches_the_cpu_reference_and_generates(device, tmp_path):
+    from weft import attention
+
+    path = str(tmp_path / "seeded.gguf")
+    attention.write_seeded_model(path, arch="qwen2")
+    model = attention.Model.load(path)
+    assert model.config["architecture"] == "qwen2" and model.config["vocab"] == 259
+    ids = model.tokenize("Hi,weft")
+    assert list(ids) == [1] + [3 + b for b in b"Hi,weft"]  # BOS, then a byte token per byte
+    assert model.detokenize(ids) == b"Hi,weft"
+    dec = attention.Decoder(device, model, context=32)
+    logits = dec.prefill(ids)
+    ref = model.reference_logits(ids)
+    assert logits.shape == (259,) and logits.dtype == np.float32
+    nmse = float(np.sum((logits - ref) ** 2) / np.sum(ref ** 2))
+    assert nmse < 1e-8
+    assert dec.sampled == int(np.argmax(ref))  # greedy by default
+    dec.reset()
+    out = dec.generate(ids, 5, stop_at_eos=False)
+    assert len(out) == 5 and out[0] == int(np.argmax(ref))
+    dec.reset()
+    pieces = list(attention.stream(dec, model, list(ids), 5, stop_at_eos=False))
+    assert b"".join(pieces) == b"".join(model.token_text(int(t)) for t in out)
+
+
+def test_attention_refuses_what_it_cannot_run(device, tmp_path):
+    from weft import attention
+
+    bad = tmp_path / "not.gguf"
+    bad.write_bytes(b"GGUF" + b"\0" * 20)
+    with pytest.raises(weft.BadInput):
+        attention.Model.load(str(bad))
+    path = str(tmp_path / "seeded.gguf")
+    attention.write_seeded_model(path)
+    model = attention.Model.load(path)
+    with pytest.raises(weft.BadInput, match="259 is not a token id of this model"):
+        model.detokenize([259])
+    dec = attention.Decoder(device, model, context=8)
+    with pytest.raises(weft.BadInput, match="need more than the context"):
+        dec.generate([1, 2, 3], 10)

@@ -1,0 +1,34 @@
+"""A llama, qwen2 or qwen3 GGUF model on a Vulkan device, from Python.
+
+    import weft
+    from weft.attention import Model, Decoder, stream
+    model = Model.load("model.gguf")                  # weights mapped, tokenizer from the file
+    dec = Decoder(weft.Device(), model, context=512)
+    dec.set_sampling(temperature=0.8, top_k=40, seed=1)
+    for piece in stream(dec, model, "Hello", 32):     # bytes of each token as it is sampled
+        print(piece.decode(errors="replace"), end="", flush=True)
+
+Decoder.generate(prompt_ids, n) does the loop without returning to Python per token;
+Model.reference_logits(ids) is the CPU reference (f64) to check a device against.
+"""
+from ._weft import attention as _native
+
+Model = _native.AttentionModel
+Decoder = _native.AttentionDecoder
+write_seeded_model = _native.write_seeded_model
+
+
+def stream(decoder, model, prompt, n, stop_at_eos=True):
+    """Prefills `prompt` (text or token ids), then yields each sampled token's bytes."""
+    ids = list(model.tokenize(prompt)) if isinstance(prompt, str) else list(prompt)
+    decoder.prefill(ids)
+    for i in range(n):
+        token = decoder.sampled
+        if stop_at_eos and model.eos is not None and token == model.eos:
+            return
+        yield model.token_text(token)
+        if i + 1 < n:
+            decoder.step(token)
+
+
+__all__ = ["Model", "Decoder", "stream", "write_seeded_model"]

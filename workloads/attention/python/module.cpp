@@ -1,0 +1,155 @@
+// The attention workload for Python, as the submodule weft._weft.attention: a GGUF model (its
+// configuration and its own tokenizer), a decoder on a device (prefill, step, sampling on the
+// device, generation), the CPU reference's logits to check it against, and the seeded test model.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "attention.h"
+#include "py_device.h"
+
+namespace py = pybind11;
+
+namespace weft::python {
+namespace {
+
+using namespace weft::attention;
+
+std::vector<uint32_t> token_ids(const std::vector<int64_t>& ids, uint32_t vocab, const std::string& where) {
+  std::vector<uint32_t> out;
+  for (int64_t id : ids) {
+    if (id < 0 || id >= int64_t(vocab))
+      fail(ErrorCode::BadInput, where + ": " + std::to_string(id) + " is not a token id of this model (vocab " + std::to_string(vocab) + ")");
+    out.push_back(uint32_t(id));
+  }
+  return out;
+}
+
+template <typename T>
+py::array_t<T> to_numpy(const std::vector<T>& v) {
+  py::array_t<T> out(py::ssize_t(v.size()));
+  std::copy(v.begin(), v.end(), out.mutable_data());
+  return out;
+}
+
+struct PyModel {
+  std::shared_ptr<const Model> model;
+  py::dict config() const {
+    const Config& c = model->config;
+    py::dict d;
+    d["architecture"] = c.arch, d["dim"] = c.dim, d["layers"] = c.layers, d["heads"] = c.heads, d["kv_heads"] = c.kv_heads;
+    d["head_dim"] = c.head_dim, d["ffn"] = c.ffn, d["vocab"] = c.vocab, d["context"] = c.context, d["rope_base"] = c.rope_base;
+    d["tied_output"] = model->tied, d["weight_bytes_per_token"] = model->weight_bytes();
+    return d;
+  }
+};
+
+struct PyDecoder {
+  std::shared_ptr<Device> device;
+  std::shared_ptr<const Model> model;
+  std::unique_ptr<Decoder> decoder;
+
+  PyDecoder(const PyDevice& dev, const PyModel& m, uint32_t context, uint32_t max_batch, const std::string& weights)
+      : device(dev.ptr()), model(m.model) {
+    DecoderOptions o;
+    o.context = context;
+    o.max_batch = max_batch;
+    o.weights = parse_placement(weights);
+    decoder = std::make_unique<Decoder>(*device, *model, o);
+  }
+  py::array_t<float> prefill(const std::vector<int64_t>& tokens) {
+    const auto ids = token_ids(tokens, model->config.vocab, "prefill");
+    if (ids.empty()) fail(ErrorCode::BadInput, "prefill: no tokens");
+    std::vector<float> logits;
+    {
+      py::gil_scoped_release unlocked;
+      logits = decoder->prefill(ids);
+    }
+    return to_numpy(logits);
+  }
+  // Prefill, then n - 1 steps, each feeding back the token the device sampled; the n tokens.
+  py::array_t<uint32_t> generate(const std::vector<int64_t>& prompt, uint32_t n, bool stop_at_eos) {
+    const auto ids = token_ids(prompt, model->config.vocab, "generate");
+    if (ids.empty()) fail(ErrorCode::BadInput, "generate: the prompt is empty");
+    if (uint64_t(decoder->position()) + ids.size() + n > uint64_t(decoder->context()) + 1)
+      fail(ErrorCode::BadInput, "generate: " + std::to_string(ids.size()) + " prompt tokens and " + std::to_string(n) +
+                                    " generated ones need more than the context's " + std::to_string(decoder->context()) + " positions");
+    std::vector<uint32_t> out;
+    py::gil_scoped_release unlocked;
+    decoder->prefill(ids);
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint32_t t = decoder->sampled();
+      out.push_back(t);
+      if ((stop_at_eos && model->vocab.eos && t == *model->vocab.eos) || i + 1 == n) break;
+      decoder->step(t);
+    }
+    py::gil_scoped_acquire locked;
+    return to_numpy(out);
+  }
+};
+
+}  // namespace
+
+void bind_attention(py::module_& m) {
+  m.doc() = "The attention workload's native half; import weft.attention instead.";
+  py::class_<PyModel>(m, "AttentionModel", "A llama/qwen2/qwen3 model read from a GGUF file (weights stay mapped).")
+      .def_static("load", [](const std::string& path) { return PyModel{std::make_shared<const Model>(Model::load(path))}; },
+                  py::arg("path"), "Reads and checks a GGUF file; anything Weft does not run is weft.BadInput naming it.")
+      .def_property_readonly("config", &PyModel::config)
+      .def("tokenize",
+           [](const PyModel& m, const std::string& text, bool add_special) { return to_numpy(tokenize(m.model->vocab, text, add_special)); },
+           py::arg("text"), py::arg("add_special") = true, "The file's own tokenizer, as llama.cpp tokenizes (uint32 array).")
+      .def("detokenize",
+           [](const PyModel& m, const std::vector<int64_t>& ids) {
+             return py::bytes(detokenize(m.model->vocab, token_ids(ids, m.model->config.vocab, "detokenize")));
+           },
+           py::arg("ids"), "The bytes the tokens spell (control tokens left out).")
+      .def("token_text",
+           [](const PyModel& m, int64_t id) { return py::bytes(token_text(m.model->vocab, token_ids({id}, m.model->config.vocab, "token_text")[0])); },
+           py::arg("id"), "One token's bytes as they appear inside a text (for streaming).")
+      .def_property_readonly("eos", [](const PyModel& m) { return m.model->vocab.eos; })
+      .def_property_readonly("bos", [](const PyModel& m) { return m.model->vocab.bos; })
+      .def("reference_logits",
+           [](const PyModel& m, const std::vector<int64_t>& tokens) {
+             const auto ids = token_ids(tokens, m.model->config.vocab, "reference_logits");
+             if (ids.empty()) fail(ErrorCode::BadInput, "reference_logits: no tokens");
+             Reference ref(*m.model, uint32_t(ids.size()));
+             py::gil_scoped_release unlocked;
+             const std::vector<double> logits = ref.forward(ids);
+             py::gil_scoped_acquire locked;
+             return to_numpy(logits);
+           },
+           py::arg("tokens"), "The CPU reference's (f64) logits after the tokens, to check a decoder against.");
+
+  py::class_<PyDecoder>(m, "AttentionDecoder", "The model decoding on a device: one recorded program, replayed per step.")
+      .def(py::init<const PyDevice&, const PyModel&, uint32_t, uint32_t, const std::string&>(), py::arg("device"), py::arg("model"),
+           py::arg("context") = 0, py::arg("max_batch") = 0, py::arg("weights") = "auto",
+           "context: KV-cache positions (0: min(model's, 2048)); weights: auto, window or far.")
+      .def("prefill", &PyDecoder::prefill, py::arg("tokens"), "Runs the tokens at the next positions; the last one's logits (float32).")
+      .def("step", [](PyDecoder& d, int64_t token) { return d.prefill({token}); }, py::arg("token"))
+      .def_property_readonly("sampled", [](PyDecoder& d) { return d.decoder->sampled(); },
+                             "The token the device sampled from the last logits.")
+      .def("set_sampling",
+           [](PyDecoder& d, float temperature, uint32_t top_k, uint32_t seed) { d.decoder->set_sampling({temperature, top_k, seed}); },
+           py::arg("temperature") = 0.0f, py::arg("top_k") = 0, py::arg("seed") = 0, "Greedy at temperature 0; top_k <= 64.")
+      .def("generate", &PyDecoder::generate, py::arg("prompt"), py::arg("n"), py::arg("stop_at_eos") = true,
+           "Prefills the prompt, then samples n tokens on the device (uint32 array; fewer when EOS ends it).")
+      .def("reset", [](PyDecoder& d) { d.decoder->reset(); }, "Starts again at position 0.")
+      .def_property_readonly("position", [](const PyDecoder& d) { return d.decoder->position(); })
+      .def_property_readonly("context", [](const PyDecoder& d) { return d.decoder->context(); })
+      .def("gpu_ms", [](PyDecoder& d) { return d.decoder->gpu_ns() * 1e-6; }, "GPU time of the last run.");
+
+  m.def("write_seeded_model",
+        [](const std::string& path, uint32_t dim, uint32_t layers, uint32_t heads, uint32_t kv_heads, uint32_t ffn, uint32_t context,
+           uint32_t seed, const std::string& arch) {
+          SeededOptions o;
+          o.dim = dim, o.layers = layers, o.heads = heads, o.kv_heads = kv_heads, o.ffn = ffn, o.context = context, o.seed = seed;
+          o.arch = arch;
+          write_seeded_model(path, o);
+        },
+        py::arg("path"), py::arg("dim") = 64, py::arg("layers") = 2, py::arg("heads") = 4, py::arg("kv_heads") = 2, py::arg("ffn") = 128,
+        py::arg("context") = 64, py::arg("seed") = 1, py::arg("arch") = "llama",
+        "Writes the seeded test model (random weights, byte-level vocabulary) as a GGUF file.");
+}
+
+}  // namespace weft::python
