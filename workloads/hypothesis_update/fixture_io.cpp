@@ -186,6 +186,29 @@ FixtureRun load_fixture_run(const std::string& run_dir, const std::string& objec
   fixture_json::fail_json(run_dir + "/run.json", e);
 }
 
+// The sensor's recorded location: three finite numbers, and from one step to the next it moves
+// by the recorded displacement — so a truncated, mistyped or corrupted file is found even though
+// the updater itself reads only the displacement.
+static void check_sensed_location(const FixtureRun& run, size_t step, const std::optional<std::array<double, 3>>& displacement) {
+  const auto sensed = [&](size_t s) {
+    const std::string path = step_dir(run, s) + "/sensed_location.npy";
+    const std::vector<double> v = load_doubles(path);
+    if (v.size() != 3) bad(path + ": expected 3 values, got " + std::to_string(v.size()));
+    for (double x : v)
+      if (!std::isfinite(x)) bad(path + ": a value is not finite");
+    return v;
+  };
+  const std::vector<double> now = sensed(step);
+  if (step == 0 || !displacement) return;
+  const std::vector<double> before = sensed(step - 1);
+  for (int k = 0; k < 3; ++k) {
+    const double moved = now[k] - before[k], said = (*displacement)[k];
+    if (std::fabs(moved - said) > 1e-6 * std::max(1.0, std::fabs(now[k])))
+      bad(step_dir(run, step) + "/sensed_location.npy: moved by " + std::to_string(moved) + " along axis " + std::to_string(k) +
+          " since the step before, but displacement.npy says " + std::to_string(said));
+  }
+}
+
 StepInput load_step_input(const FixtureRun& run, size_t step) try {
   const std::string dir = step_dir(run, step);
   const std::string where = run.dir + "/run.json steps[" + std::to_string(step) + "]";
@@ -216,6 +239,7 @@ StepInput load_step_input(const FixtureRun& run, size_t step) try {
     ch.features.insert(ch.features.end(), v.begin(), v.end());
   }
   in.channels.push_back(std::move(ch));
+  check_sensed_location(run, step, in.displacement);
   return in;
 } catch (const nlohmann::json::exception& e) {
   fixture_json::fail_json(run.dir + "/run.json", e);

@@ -197,6 +197,7 @@ struct GraphStepContext {
   const ObjectGraph& graph;
   const std::string& name;
   std::string dir;  // stepNN/<graph>
+  std::string previous_dir;  // the step before's <graph> folder ("" at the first step)
   bool burst;
   size_t frames;  // hypotheses per node this step
   bool trace_kernel;
@@ -206,6 +207,22 @@ struct GraphStepContext {
   double tie_tolerance;  // ReplayOptions::tie_tolerance
   double past_weight, present_weight;
 };
+
+// A step's recorded inputs are the step before's recorded outputs, value for value: in/ files
+// that were truncated, retyped or corrupted are refused rather than never looked at.
+void check_inputs_follow(const GraphStepContext& c) {
+  if (c.previous_dir.empty()) return;
+  for (const char* name : {"locations", "poses", "evidence"}) {
+    const std::string in = c.dir + "/in/" + name + ".npy", out = c.previous_dir + "/out/" + name + ".npy";
+    std::vector<uint64_t> in_shape, out_shape;
+    const std::vector<double> a = load_doubles(in, &in_shape), b = load_doubles(out, &out_shape);
+    if (in_shape != out_shape) fail(ErrorCode::BadInput, in + ": its shape differs from " + out + ", the state it should continue");
+    for (size_t i = 0; i < a.size(); ++i)
+      if (!(a[i] == b[i]))
+        fail(ErrorCode::BadInput, in + ": value " + std::to_string(i) + " differs from " + out + " (" + std::to_string(a[i]) + " vs " +
+                                      std::to_string(b[i]) + ")");
+  }
+}
 
 // Compares one graph's arrays after one step and advances its pairing; returns the pairing.
 Pairing compare_graph_step(const GraphStepContext& c, GraphReplay& gs, StepReport& sr) {
@@ -220,6 +237,7 @@ Pairing compare_graph_step(const GraphStepContext& c, GraphReplay& gs, StepRepor
   const std::vector<double> rec_r = load_doubles(c.dir + "/out/poses.npy");
   const std::vector<double> rec_p = load_doubles(c.dir + "/out/possible.npy");
   const std::vector<double> rec_in_e = load_doubles(c.dir + "/in/evidence.npy");
+  check_inputs_follow(c);
 
   // What each side removed and added this step.
   std::vector<int64_t> rec_removed, rec_added, our_removed = tel.removed_ids;
@@ -402,7 +420,8 @@ ReplayReport replay_fixture_run(const std::string& run_dir, const ReplayOptions&
     std::vector<Pairing> pairings(run.graphs.size());
     for (size_t g = 0; g < run.graphs.size(); ++g) {
       pairings[g] = compare_graph_step(
-          {backend, lm, graph_ids[g], run.graphs[g], run.graph_names[g], dir + "/" + run.graph_names[g], burst, frames,
+          {backend, lm, graph_ids[g], run.graphs[g], run.graph_names[g], dir + "/" + run.graph_names[g],
+           step ? step_dir(run, step - 1) + "/" + run.graph_names[g] : std::string(), burst, frames,
            options.trace_kernel, size_t(run.config.max_nneighbors), js, jwhere, options.tie_tolerance,
            run.config.past_weight, run.config.present_weight},
           state[g], sr);

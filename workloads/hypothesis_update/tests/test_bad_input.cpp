@@ -12,6 +12,7 @@
 
 #include "cpu_backend.h"
 #include "fixture_replay.h"
+#include "npy.h"
 #include "fixtures.h"
 #include "synthetic.h"
 
@@ -178,4 +179,48 @@ TEST_CASE("malformed or missing run.json fields name the file and the key") {
                  file + " steps[0] mlh.graph_id: expected a string"));
   CHECK(contains(replay_with("\"x_percent_threshold\": 20", "\"x_percent_threshold\": 20,,"), file + ": "));
   std::filesystem::remove_all(tmp);
+}
+
+namespace {
+
+// A full copy of default_cylinder with one file replaced, replayed: the message it is refused with.
+std::string replay_with_file(const std::string& relative, const weft::NpyArray& contents) {
+  namespace fs = std::filesystem;
+  const std::string monty = weft::hypothesis_update::test::monty_fixtures();
+  const fs::path tmp = fs::temp_directory_path() / "weft_hyp_cross_check";
+  fs::remove_all(tmp);
+  fs::copy(monty + "/default_cylinder", tmp, fs::copy_options::recursive);
+  fs::remove(tmp / relative);
+  weft::write_npy((tmp / relative).string(), contents);
+  const std::string message = bad_input([&] { replay_fixture_run(tmp.string(), {monty + "/objects", 1}); });
+  fs::remove_all(tmp);
+  return message;
+}
+
+}  // namespace
+
+TEST_CASE("fixture inputs the updater does not read are still cross-checked: sensed locations and in/ states") {
+  using weft::DType;
+  using weft::NpyArray;
+  const std::string monty = weft::hypothesis_update::test::monty_fixtures();
+  const NpyArray sensed = weft::read_npy(monty + "/default_cylinder/step01/sensed_location.npy");
+  std::vector<double> v = sensed.dtype == DType::F64 ? sensed.as<double>() : std::vector<double>();
+  if (v.empty())
+    for (float f : sensed.as<float>()) v.push_back(f);
+  CHECK(contains(replay_with_file("step01/sensed_location.npy", NpyArray::from(DType::F64, std::vector<double>{v[0], v[1]})),
+                 "step01/sensed_location.npy: expected 3 values, got 2"));
+  CHECK(contains(replay_with_file("step01/sensed_location.npy", NpyArray::from(DType::F64, std::vector<double>{v[0], NAN, v[2]})),
+                 "step01/sensed_location.npy: a value is not finite"));
+  CHECK(contains(replay_with_file("step01/sensed_location.npy", NpyArray::from(DType::F64, std::vector<double>{v[0] + 0.01, v[1], v[2]})),
+                 "step01/sensed_location.npy: moved by"));
+
+  const NpyArray locations = weft::read_npy(monty + "/default_cylinder/step01/cylinder/in/locations.npy");
+  std::vector<double> l = locations.as<double>();
+  REQUIRE(locations.dtype == DType::F64);
+  l[7] += 1e-9;
+  CHECK(contains(replay_with_file("step01/cylinder/in/locations.npy", NpyArray::from(DType::F64, l, locations.shape)),
+                 "step01/cylinder/in/locations.npy: value 7 differs from"));
+  l.resize(l.size() - 3);
+  CHECK(contains(replay_with_file("step01/cylinder/in/locations.npy", NpyArray::from(DType::F64, l, {l.size() / 3, 3})),
+                 "step01/cylinder/in/locations.npy: its shape differs from"));
 }
