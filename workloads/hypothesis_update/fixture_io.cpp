@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <cstdio>
 #include <filesystem>
 
@@ -29,25 +30,40 @@ std::vector<double> numbers(const Json& v, const std::string& where) {
   return out;
 }
 
-// Non-pose features in graph column order, from objects.json's feature_mapping.
-std::vector<std::pair<size_t, std::string>> feature_columns(const std::string& objects_dir) {
+// Non-pose features in graph column order, from objects.json's feature_mapping: (start, end,
+// name). Every range is checked — whole numbers, start < end, the fixed columns where Monty puts
+// them (node_ids [0, 1), pose_vectors [1, 10), pose_fully_defined [10, 11)).
+struct FeatureColumns {
+  size_t start, end;
+  std::string name;
+  bool operator<(const FeatureColumns& o) const { return start < o.start; }
+};
+std::vector<FeatureColumns> feature_columns(const std::string& objects_dir) {
   const std::string path = objects_dir + "/objects.json";
   const Json objects = fixture_json::parse_file(path);
   const Json& mapping = at(objects, "feature_mapping", path);
-  std::vector<std::pair<size_t, std::string>> columns;
+  std::vector<FeatureColumns> columns;
   if (!mapping.is_object()) return columns;
+  const std::map<std::string, std::pair<size_t, size_t>> fixed = {
+      {"node_ids", {0, 1}}, {"pose_vectors", {1, 10}}, {"pose_fully_defined", {10, 11}}};
   for (const auto& [name, range] : mapping.items()) {
-    if (name == "node_ids" || name == "pose_vectors" || name == "pose_fully_defined") continue;
-    const std::vector<double> r = numbers(range, path + " feature_mapping." + name);
-    if (r.size() != 2) bad(path + ": feature_mapping." + name + " must be [start, end]");
-    columns.push_back({size_t(r[0]), name});
+    const std::string where = path + " feature_mapping." + name;
+    const std::vector<double> r = numbers(range, where);
+    if (r.size() != 2) bad(where + " must be [start, end]");
+    if (!(r[0] >= 0 && r[0] < r[1] && r[1] < 1e6 && r[0] == std::floor(r[0]) && r[1] == std::floor(r[1])))
+      bad(where + ": [" + std::to_string(r[0]) + ", " + std::to_string(r[1]) + "] is not a range of whole columns");
+    if (const auto f = fixed.find(name); f != fixed.end()) {
+      if (size_t(r[0]) != f->second.first || size_t(r[1]) != f->second.second)
+        bad(where + " must be [" + std::to_string(f->second.first) + ", " + std::to_string(f->second.second) + "]");
+      continue;
+    }
+    columns.push_back({size_t(r[0]), size_t(r[1]), name});
   }
   std::sort(columns.begin(), columns.end());
   return columns;
 }
 
-UpdaterConfig parse_config(const Json& run, const std::string& path,
-                           const std::vector<std::pair<size_t, std::string>>& columns) {
+UpdaterConfig parse_config(const Json& run, const std::string& path, const std::vector<FeatureColumns>& columns) {
   UpdaterConfig c;
   const std::string updater = as_string(at(run, "updater", path), path + " updater");
   if (updater == "DefaultHypothesesUpdater")
@@ -79,7 +95,7 @@ UpdaterConfig parse_config(const Json& run, const std::string& path,
   c.sn_weight = pose_w[0];
   c.cd_weight = pose_w[1];
   size_t expected_column = kFirstFeatureColumn;
-  for (const auto& [column, name] : columns) {
+  for (const auto& [column, end, name] : columns) {
     if (column != expected_column)
       bad(path + ": feature '" + name + "' does not follow the previous feature's columns");
     FeatureSpec f;
@@ -89,6 +105,9 @@ UpdaterConfig parse_config(const Json& run, const std::string& path,
     f.first_column_circular = name == "hsv";
     if (name == "principal_curvatures_log") c.curvature_feature = int(c.features.size());
     expected_column += f.width();
+    if (end != expected_column)
+      bad(path + ": feature '" + name + "' has " + std::to_string(f.width()) + " tolerances but objects.json feature_mapping gives it columns [" +
+          std::to_string(column) + ", " + std::to_string(end) + ")");
     c.features.push_back(std::move(f));
   }
   if (const Json* b = find(run, "burst_params")) {

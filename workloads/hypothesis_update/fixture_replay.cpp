@@ -238,6 +238,14 @@ Pairing compare_graph_step(const GraphStepContext& c, GraphReplay& gs, StepRepor
   const std::vector<double> rec_p = load_doubles(c.dir + "/out/possible.npy");
   const std::vector<double> rec_in_e = load_doubles(c.dir + "/in/evidence.npy");
   check_inputs_follow(c);
+  // run.json's hypothesis counts agree with the arrays recorded beside them.
+  if (const Json* graphs = fixture_json::find(c.step_json, "graphs"))
+    if (const Json* g = fixture_json::find(*graphs, c.name))
+      for (const auto& [key, count] : {std::pair{"n_in", rec_in_e.size()}, std::pair{"n_out", rec_count}})
+        if (const Json* n = fixture_json::find(*g, key))
+          if (!n->is_number() || n->get<double>() != double(count))
+            fail(ErrorCode::BadInput, c.json_where + " graphs." + c.name + "." + key + ": says " + n->dump() + ", the step's " +
+                                          (key[2] == 'i' ? "in" : "out") + "/evidence.npy holds " + std::to_string(count));
 
   // What each side removed and added this step.
   std::vector<int64_t> rec_removed, rec_added, our_removed = tel.removed_ids;

@@ -174,6 +174,8 @@ TEST_CASE("malformed or missing run.json fields name the file and the key") {
   CHECK(contains(replay_with("\"updater\": \"DefaultHypothesesUpdater\"", "\"updater\": null"),
                  file + " updater: expected a string"));
   CHECK(contains(replay_with("\"steps\": [", "\"steps\": {"), file));
+  // run.json's hypothesis counts are checked against the arrays beside them.
+  CHECK(contains(replay_with("\"n_out\": 576", "\"n_out\": 575"), "graphs.cylinder.n_out: says 575, the step's out/evidence.npy holds 576"));
   CHECK(contains(replay_with("\"mlh_id\": 73", "\"mlh_idx\": 73"), file + " steps[0]: missing 'mlh_id'"));
   CHECK(contains(replay_with("\"graph_id\": \"cylinder\"", "\"graph_id\": Infinity"),
                  file + " steps[0] mlh.graph_id: expected a string"));
@@ -223,4 +225,42 @@ TEST_CASE("fixture inputs the updater does not read are still cross-checked: sen
   l.resize(l.size() - 3);
   CHECK(contains(replay_with_file("step01/cylinder/in/locations.npy", NpyArray::from(DType::F64, l, {l.size() / 3, 3})),
                  "step01/cylinder/in/locations.npy: its shape differs from"));
+}
+
+TEST_CASE("objects.json feature ranges are checked: whole columns, Monty's fixed columns, widths the tolerances agree with") {
+  namespace fs = std::filesystem;
+  const std::string monty = weft::hypothesis_update::test::monty_fixtures();
+  std::string original;
+  {
+    std::ifstream in(monty + "/objects/objects.json");
+    std::ostringstream s;
+    s << in.rdbuf();
+    original = s.str();
+  }
+  const fs::path tmp = fs::temp_directory_path() / "weft_hyp_bad_objects";
+  fs::remove_all(tmp);
+  fs::create_directories(tmp);
+  for (const auto& e : fs::directory_iterator(monty + "/objects"))
+    if (e.is_directory()) fs::create_directory_symlink(e.path(), tmp / e.path().filename());
+  auto replay_with = [&](const std::string& from, const std::string& to) {
+    std::string text = original;
+    const size_t at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(), to);
+    std::ofstream(tmp / "objects.json") << text;
+    return bad_input([&] { replay_fixture_run(monty + "/default_cylinder", {tmp.string(), 1}); });
+  };
+  const auto hsv_at = original.find("\"hsv\"");
+  REQUIRE(hsv_at != std::string::npos);
+  // The hsv range [11, 14] as written in the file, whitespace and all.
+  const size_t open = original.find('[', hsv_at), close = original.find(']', open);
+  const std::string hsv = original.substr(hsv_at, close + 1 - hsv_at);
+  CHECK(contains(replay_with(hsv, "\"hsv\": [11, 13]"), "feature 'hsv' has 3 tolerances but objects.json feature_mapping gives it columns [11, 13)"));
+  CHECK(contains(replay_with(hsv, "\"hsv\": [11.5, 14]"), "feature_mapping.hsv: [11.500000, 14.000000] is not a range of whole columns"));
+  CHECK(contains(replay_with(hsv, "\"hsv\": [14, 11]"), "is not a range of whole columns"));
+  const auto pfd_at = original.find("\"pose_fully_defined\"");
+  const size_t pfd_close = original.find(']', pfd_at);
+  CHECK(contains(replay_with(original.substr(pfd_at, pfd_close + 1 - pfd_at), "\"pose_fully_defined\": [10, 12]"),
+                 "feature_mapping.pose_fully_defined must be [10, 11]"));
+  fs::remove_all(tmp);
 }
