@@ -95,6 +95,18 @@ void scale_min_k4(uint p, uint j, out float sc, out float m) {
     m = float((b >> 4) | ((weight_byte(p + j) >> 6) << 4));
   }
 }
+// Q4_K / Q5_K: all eight (scale, min) pairs from the 12 packed bytes at `p`, three words read.
+void scales_mins_k4(uint p, out float sc[8], out float m[8]) {
+  const uint w0 = weight_u32_2(p), w1 = weight_u32_2(p + 4u), w2 = weight_u32_2(p + 8u);
+  for (uint j = 0u; j < 4u; ++j) {
+    const uint a = (w0 >> (8u * j)) & 0xFFu, b = (w1 >> (8u * j)) & 0xFFu, c = (w2 >> (8u * j)) & 0xFFu;
+    sc[j] = float(a & 63u);
+    m[j] = float(b & 63u);
+    sc[j + 4u] = float((c & 15u) | ((a >> 6) << 4));
+    m[j + 4u] = float((c >> 4) | ((b >> 6) << 4));
+  }
+}
+
 // Q3_K: signed scale k of the 12 packed bytes at `p`.
 float q3_scale(uint p, uint k) {
   const uint low = k < 8u ? weight_byte(p + k) & 15u : weight_byte(p + k - 8u) >> 4;
@@ -231,6 +243,79 @@ void block_dots(uint row, uint b, uint x, uint xs, uint nt, inout float acc[TOKE
 #elif WTYPE == 1 || WTYPE == 30
   const float w = weight_at(row, b);
   for (uint i = 0u; i < nt; ++i) acc[i] += w * globals_f[x + i * xs + b];
+#elif WTYPE == 12 || WTYPE == 13
+  // Q4_K / Q5_K, fused: a pair of sub-blocks shares 32 bytes of nibbles (low: sub-block 2p, high:
+  // 2p + 1), and a sub-block's dot is d sc sum(q x) - dmin m sum(x); the words stay in registers.
+  const uint blk = row + b * BLOCK_BYTES;
+  const float d = weight_half(blk), dmin = weight_half(blk + 2u);
+#if WTYPE == 13
+  uint qh[8];
+  for (uint w = 0u; w < 8u; ++w) qh[w] = weight_u32_2(blk + 16u + 4u * w);
+  const uint qs = blk + 48u;
+#else
+  const uint qs = blk + 16u;
+#endif
+  float sc[8], mn[8];
+  scales_mins_k4(blk + 4u, sc, mn);
+  for (uint p = 0u; p < 4u; ++p) {
+    const float sc0 = sc[2u * p], m0 = mn[2u * p], sc1 = sc[2u * p + 1u], m1 = mn[2u * p + 1u];
+    uint q[8];
+    for (uint w = 0u; w < 8u; ++w) q[w] = weight_u32_2(qs + 32u * p + 4u * w);
+    for (uint i = 0u; i < nt; ++i) {
+      const uint xb = x + i * xs + b * 256u + 64u * p;
+      float s0 = 0.0, s1 = 0.0, x0 = 0.0, x1 = 0.0;
+      for (uint w = 0u; w < 8u; ++w)
+        for (uint j = 0u; j < 4u; ++j) {
+          const uint byte = (q[w] >> (8u * j)) & 0xFFu, e = 4u * w + j;
+          uint lo = byte & 15u, hi = byte >> 4;
+#if WTYPE == 13
+          const uint h = (qh[w] >> (8u * j)) >> (2u * p);
+          lo |= (h & 1u) << 4;
+          hi |= ((h >> 1) & 1u) << 4;
+#endif
+          const float a = globals_f[xb + e], c = globals_f[xb + 32u + e];
+          s0 += float(lo) * a;
+          s1 += float(hi) * c;
+          x0 += a;
+          x1 += c;
+        }
+      acc[i] += d * (sc0 * s0 + sc1 * s1) - dmin * (m0 * x0 + m1 * x1);
+    }
+  }
+#elif WTYPE == 14
+  // Q6_K, fused: per half (128 elements) 64 bytes of low nibbles, 32 of high bit pairs and 8
+  // scales; element l of quarter j reads byte l (j even) or l + 32 (j odd) of the nibbles, bits
+  // 2j of high byte l, and scale 2j + l / 16. Sums per scale, then d sum(sc s).
+  const uint blk = row + b * 210u;
+  const float d = weight_half(blk + 208u);
+  for (uint n = 0u; n < 2u; ++n) {
+    uint ql[16], qh[8];
+    for (uint w = 0u; w < 16u; ++w) ql[w] = weight_u32_2(blk + 64u * n + 4u * w);
+    for (uint w = 0u; w < 8u; ++w) qh[w] = weight_u32_2(blk + 128u + 32u * n + 4u * w);
+    const uint sw0 = weight_u32_2(blk + 192u + 8u * n), sw1 = weight_u32_2(blk + 196u + 8u * n);
+    float sc[8];
+    for (uint k = 0u; k < 4u; ++k) {
+      sc[k] = float(bitfieldExtract(int(sw0), int(8u * k), 8));
+      sc[k + 4u] = float(bitfieldExtract(int(sw1), int(8u * k), 8));
+    }
+    for (uint i = 0u; i < nt; ++i) {
+      const uint xb = x + i * xs + b * 256u + 128u * n;
+      float s[8];
+      for (uint k = 0u; k < 8u; ++k) s[k] = 0.0;
+      for (uint w = 0u; w < 8u; ++w)
+        for (uint jj = 0u; jj < 4u; ++jj) {
+          const uint l = 4u * w + jj, h = w >> 2;
+          const uint a = (ql[w] >> (8u * jj)) & 0xFFu, c = (ql[w + 8u] >> (8u * jj)) & 0xFFu, hb = (qh[w] >> (8u * jj)) & 0xFFu;
+          s[h] += float(int((a & 15u) | ((hb & 3u) << 4)) - 32) * globals_f[xb + l];
+          s[2u + h] += float(int((c & 15u) | (((hb >> 2) & 3u) << 4)) - 32) * globals_f[xb + 32u + l];
+          s[4u + h] += float(int((a >> 4) | (((hb >> 4) & 3u) << 4)) - 32) * globals_f[xb + 64u + l];
+          s[6u + h] += float(int((c >> 4) | (((hb >> 6) & 3u) << 4)) - 32) * globals_f[xb + 96u + l];
+        }
+      float sum = 0.0;
+      for (uint k = 0u; k < 8u; ++k) sum += sc[k] * s[k];
+      acc[i] += d * sum;
+    }
+  }
 #elif defined(DEQUANT32)
   const uint blk = row + b * BLOCK_BYTES;
   for (uint s = 0u; s < BLOCK_ELEMS / 32u; ++s) {
