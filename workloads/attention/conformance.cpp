@@ -547,6 +547,20 @@ Result tied_chunked_case(Device& dev) {
   return Result::pass("tied Q4_0 head, F32 attention, Q8_0 MLP, 8 heads / 2 KV heads, prefill 10 in chunks of 4; NMSE " + str(worst), worst);
 }
 
+// A decoder against the reference: the prompt prefilled, then `steps` decode steps each feeding
+// back the device's sample; the worst logits NMSE in `worst`.
+Result prefill_then_steps(Device& dev, const Model& m, const std::vector<uint32_t>& prompt, uint32_t steps, double& worst) {
+  Decoder dec(dev, m);
+  Reference ref(m, dec.context());
+  if (Result r = compare_run(dec, ref, dec.prefill(prompt), ref.forward(prompt), worst, "prefill"); r.outcome != Outcome::Pass) return r;
+  for (uint32_t step = 0; step < steps; ++step) {
+    const uint32_t one[1] = {dec.sampled()};
+    if (Result r = compare_run(dec, ref, dec.step(one[0]), ref.forward(one), worst, "decode step " + std::to_string(step)); r.outcome != Outcome::Pass)
+      return r;
+  }
+  return Result::pass("", worst);
+}
+
 Result architecture_case(Device& dev, const std::string& arch) {
   // qwen2: q/k/v biases, NeoX RoPE; qwen3: per-head q/k norms before NeoX RoPE, and a head
   // dimension (32) that is not dim / heads (64 / 4), so q_dim (128) differs from dim.
@@ -556,16 +570,8 @@ Result architecture_case(Device& dev, const std::string& arch) {
   if (arch == "qwen3") o.head_dim = 32;
   o.seed = 11;
   const Model m = seeded(o);
-  Decoder dec(dev, m);
-  Reference ref(m, dec.context());
   double worst = 0;
-  const auto prompt = prompt_of(7, 3);
-  if (Result r = compare_run(dec, ref, dec.prefill(prompt), ref.forward(prompt), worst, "prefill"); r.outcome != Outcome::Pass) return r;
-  for (uint32_t step = 0; step < 3; ++step) {
-    const uint32_t one[1] = {dec.sampled()};
-    if (Result r = compare_run(dec, ref, dec.step(one[0]), ref.forward(one), worst, "decode step " + std::to_string(step)); r.outcome != Outcome::Pass)
-      return r;
-  }
+  if (Result r = prefill_then_steps(dev, m, prompt_of(7, 3), 3, worst); r.outcome != Outcome::Pass) return r;
   return Result::pass(arch + (arch == "qwen3" ? " (head_dim 32, q_dim 128 != dim 64)" : "") + ", prefill 7 + 3 steps; NMSE " + str(worst), worst);
 }
 
@@ -579,16 +585,8 @@ Result f16_mha_case(Device& dev) {
   o.layers = 3;
   o.seed = 7;
   const Model m = seeded(o);
-  Decoder dec(dev, m);
-  Reference ref(m, dec.context());
   double worst = 0;
-  const auto prompt = prompt_of(8, 5);
-  if (Result r = compare_run(dec, ref, dec.prefill(prompt), ref.forward(prompt), worst, "prefill"); r.outcome != Outcome::Pass) return r;
-  for (uint32_t step = 0; step < 3; ++step) {
-    const uint32_t one[1] = {dec.sampled()};
-    if (Result r = compare_run(dec, ref, dec.step(one[0]), ref.forward(one), worst, "decode step " + std::to_string(step)); r.outcome != Outcome::Pass)
-      return r;
-  }
+  if (Result r = prefill_then_steps(dev, m, prompt_of(8, 5), 3, worst); r.outcome != Outcome::Pass) return r;
   return Result::pass("F16 attention/MLP/head, F32 embeddings, 4 heads = 4 KV heads, 3 layers, prefill 8 + 3 steps; NMSE " + str(worst), worst);
 }
 
