@@ -164,13 +164,7 @@ PipelineCache::~PipelineCache() {
 }
 
 uint64_t PipelineCache::hash(const std::vector<uint32_t>& spirv) {
-  uint64_t h = 1469598103934665603ull;  // FNV-1a over the module's bytes
-  for (uint32_t w : spirv)
-    for (int b = 0; b < 4; ++b) {
-      h ^= (w >> (8 * b)) & 0xFFu;
-      h *= 1099511628211ull;
-    }
-  return h;
+  return fnv1a(reinterpret_cast<const uint8_t*>(spirv.data()), spirv.size() * 4);
 }
 
 size_t PipelineCache::size() const {
