@@ -456,6 +456,7 @@ int run_compare(const cli::Args& a) {
   const std::string path = a.positional[1];
   const Model m = Model::load(path);
   const uint32_t n = int_arg(a, "n", 64);
+  if (n == 0) fail(ErrorCode::BadInput, "compare needs -n of at least 1 position");
   const std::vector<uint32_t> prompt = a.options.count("tokens") ? parse_ids(a.get("tokens")) : tokenize(m.vocab, a.get("prompt", "Hello, weft"));
   if (prompt.empty()) fail(ErrorCode::BadInput, "the prompt is empty (give --prompt TEXT or --tokens IDS)");
   if (m.config.vocab > 32768) fail(ErrorCode::BadInput, "compare moves every logit row through JSON: use a model with at most 32768 tokens");
@@ -479,11 +480,19 @@ int run_compare(const cli::Args& a) {
     line.print();
     return 0;
   }
+  // An answer of another shape (llama.cpp counting the vocabulary differently) is refused, not read past.
+  const nlohmann::json rows = peer.value("logits", nlohmann::json::array());
+  const bool shaped = rows.is_array() && rows.size() == n && peer.value("greedy", nlohmann::json()).is_array() &&
+                      std::all_of(rows.begin(), rows.end(), [&](const nlohmann::json& r) { return r.is_array() && r.size() == m.config.vocab; });
+  if (!shaped)
+    fail(ErrorCode::BadInput, path + ": llama.cpp answered " + std::to_string(rows.size()) + " logit rows (the first of " +
+                                  std::to_string(rows.is_array() && !rows.empty() ? rows[0].size() : 0) + "); expected " +
+                                  std::to_string(n) + " rows of " + std::to_string(m.config.vocab) + " (the model's vocabulary)");
   double worst = 0, sum = 0;
   uint32_t top_agree = 0;
   for (uint32_t i = 0; i < n; ++i) {
     std::vector<double> theirs;
-    for (const auto& x : peer["logits"][i]) theirs.push_back(x.is_null() ? -INFINITY : x.get<double>());
+    for (const auto& x : rows[i]) theirs.push_back(x.is_null() ? -INFINITY : x.get<double>());
     const std::vector<double> pw = probabilities(weft_logits[i]), pl = probabilities(theirs);
     double d = 0;
     for (size_t k = 0; k < pw.size(); ++k) d = std::max(d, std::fabs(pw[k] - pl[k]));
@@ -493,7 +502,7 @@ int run_compare(const cli::Args& a) {
   const auto greedy = peer["greedy"].get<std::vector<uint32_t>>();
   uint32_t diverge = 0;
   while (diverge < n && diverge < greedy.size() && greedy[diverge] == tokens[prompt.size() + diverge]) ++diverge;
-  line.str("peer", "llama.cpp " + peer["llama_cpp"].get<std::string>() + " (node-llama-cpp, CPU backend, 1 thread)")
+  line.str("peer", "llama.cpp " + peer.value("llama_cpp", std::string("?")) + " (node-llama-cpp, CPU backend, 1 thread)")
       .num("max_prob_diff", worst)
       .num("mean_max_prob_diff", sum / n)
       .num("argmax_agree", top_agree)
