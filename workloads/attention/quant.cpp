@@ -235,51 +235,39 @@ void encode_q3_k(const float* x, uint8_t* b) {
   }
 }
 
-// Q4_K: d, dmin, scales[12], qs[128]. Sub-block s of 32: byte 16 + 32 (s / 2) + l, the low
-// nibble for even s, the high one for odd s.
-void decode_q4_k(const uint8_t* b, float* y) {
+// Q4_K: d, dmin, scales[12], qs[128]. Q5_K: d, dmin, scales[12], qh[32], qs[128]. Element e of
+// sub-block s = e / 32 is the low nibble of qs[32 (s / 2) + e % 32] for even s, the high one for
+// odd s; Q5_K adds bit s of qh[e % 32] as the fifth bit.
+int k_nibble(const uint8_t* qs, int e) {
+  const uint8_t v = qs[32 * (e / 64) + e % 32];
+  return e / 32 % 2 ? v >> 4 : v & 0xF;
+}
+void decode_k_affine(const uint8_t* b, const uint8_t* qh, const uint8_t* qs, float* y) {  // qh null: Q4_K
   const float d = half_at(b), dmin = half_at(b + 2);
   for (int e = 0; e < 256; ++e) {
-    const int s = e / 32, l = e % 32;
+    const int s = e / 32;
     int sc, m;
     scale_min_k4(s, b + 4, sc, m);
-    const int q = s % 2 ? b[16 + 32 * (s / 2) + l] >> 4 : b[16 + 32 * (s / 2) + l] & 0xF;
+    const int q = k_nibble(qs, e) | (qh ? (qh[e % 32] >> s & 1) << 4 : 0);
     y[e] = d * float(sc) * float(q) - dmin * float(m);
   }
 }
-void encode_q4_k(const float* x, uint8_t* b) {
-  AffineCodes c = affine_codes(x, 8, 32, 15, 63);
+void encode_k_affine(const float* x, uint8_t* b, uint8_t* qh, uint8_t* qs, int qmax) {
+  AffineCodes c = affine_codes(x, 8, 32, qmax, 63);
   c.d = store_half(b, c.d), c.dmin = store_half(b + 2, c.dmin);
   pack_scale_min_k4(c.sc.data(), c.m.data(), b + 4);
-  std::memset(b + 16, 0, 128);
+  std::memset(qs, 0, 128);
+  if (qh) std::memset(qh, 0, 32);
   for (int e = 0; e < 256; ++e) {
-    const int s = e / 32, q = affine_level(x[e], c.d, c.sc[s], c.dmin, c.m[s], 15);
-    b[16 + 32 * (s / 2) + e % 32] |= uint8_t(s % 2 ? q << 4 : q);
+    const int s = e / 32, q = affine_level(x[e], c.d, c.sc[s], c.dmin, c.m[s], qmax);
+    qs[32 * (e / 64) + e % 32] |= uint8_t(s % 2 ? (q & 0xF) << 4 : q & 0xF);
+    if (qh) qh[e % 32] |= uint8_t((q >> 4) << s);
   }
 }
-
-// Q5_K: d, dmin, scales[12], qh[32], qs[128]: Q4_K's nibbles plus bit s of qh[l] as the fifth.
-void decode_q5_k(const uint8_t* b, float* y) {
-  const float d = half_at(b), dmin = half_at(b + 2);
-  for (int e = 0; e < 256; ++e) {
-    const int s = e / 32, l = e % 32;
-    int sc, m;
-    scale_min_k4(s, b + 4, sc, m);
-    const int nibble = s % 2 ? b[48 + 32 * (s / 2) + l] >> 4 : b[48 + 32 * (s / 2) + l] & 0xF;
-    y[e] = d * float(sc) * float(nibble | (b[16 + l] >> s & 1) << 4) - dmin * float(m);
-  }
-}
-void encode_q5_k(const float* x, uint8_t* b) {
-  AffineCodes c = affine_codes(x, 8, 32, 31, 63);
-  c.d = store_half(b, c.d), c.dmin = store_half(b + 2, c.dmin);
-  pack_scale_min_k4(c.sc.data(), c.m.data(), b + 4);
-  std::memset(b + 16, 0, 160);
-  for (int e = 0; e < 256; ++e) {
-    const int s = e / 32, l = e % 32, q = affine_level(x[e], c.d, c.sc[s], c.dmin, c.m[s], 31);
-    b[48 + 32 * (s / 2) + l] |= uint8_t(s % 2 ? (q & 0xF) << 4 : q & 0xF);
-    b[16 + l] |= uint8_t((q >> 4) << s);
-  }
-}
+void decode_q4_k(const uint8_t* b, float* y) { decode_k_affine(b, nullptr, b + 16, y); }
+void encode_q4_k(const float* x, uint8_t* b) { encode_k_affine(x, b, nullptr, b + 16, 15); }
+void decode_q5_k(const uint8_t* b, float* y) { decode_k_affine(b, b + 16, b + 48, y); }
+void encode_q5_k(const float* x, uint8_t* b) { encode_k_affine(x, b, b + 16, b + 48, 31); }
 
 // Q6_K: ql[128], qh[64], scales[16] (int8), d. Element e: half n = e / 128, quarter
 // j = (e % 128) / 32, l = e % 32: low nibble of ql[64 n + l + 32 (j % 2)] (high nibble for
