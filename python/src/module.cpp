@@ -11,8 +11,9 @@
 #include <weft/manifest.h>
 #include <weft/weft.h>
 
-#include "registry.h"
+#include "errors.h"
 #include "py_device.h"
+#include "registry.h"
 #include "tokenizer.h"
 
 namespace py = pybind11;
@@ -21,12 +22,6 @@ using namespace weft;
 namespace weft::python {
 
 void bind_workloads(py::module_& m);
-
-namespace {
-py::exception<Error>* weft_error = nullptr;  // set when the module starts
-}  // namespace
-
-py::handle error_class() { return *weft_error; }
 
 py::dict info_dict(const DeviceInfo& d) {
   py::dict out;
@@ -190,22 +185,8 @@ py::list run_conformance(const PyDevice& device, const std::string& filter) {
 
 PYBIND11_MODULE(_weft, m) {
   m.doc() = "Weft's native module; import `weft` instead.";
-  // Every weft::Error, whichever module raised it, becomes weft.Error (weft.BadInput for bad
-  // input) with .code (the ErrorCode name) and .message (the text); str() is "Code: message".
-  static py::exception<Error> error(m, "Error", PyExc_RuntimeError);
-  static py::exception<Error> bad_input(m, "BadInput", error.ptr());
-  weft_error = &error;
-  py::register_exception_translator([](std::exception_ptr p) {
-    try {
-      if (p) std::rethrow_exception(p);
-    } catch (const Error& e) {
-      const py::handle type = e.code() == ErrorCode::BadInput ? bad_input : error;
-      py::object exc = py::reinterpret_borrow<py::object>(type)(std::string(code_name(e.code())) + ": " + e.message());
-      exc.attr("code") = code_name(e.code());
-      exc.attr("message") = e.message();
-      PyErr_SetObject(type.ptr(), exc.ptr());
-    }
-  });
+  m.attr("__version__") = WEFT_VERSION;
+  bind_errors(m);  // first: weft.Error and its subclasses, and the translator every binding relies on
 
   m.def("devices", [] {
     py::list out;

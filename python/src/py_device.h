@@ -12,9 +12,6 @@
 
 namespace weft::python {
 
-// weft.Error, for bindings that derive their own exception types from it.
-pybind11::handle error_class();
-
 pybind11::dict info_dict(const DeviceInfo& d);
 
 class PyDevice {

@@ -118,6 +118,43 @@ def test_workload_errors_are_weft_errors():
     assert issubclass(hypothesis_update.Error, weft.Error)
 
 
+def test_each_error_kind_is_a_weft_error_named_for_its_code():
+    kinds = [weft.NoDevice, weft.MissingFeature, weft.OutOfMemory, weft.InvalidProgram, weft.RegisterWindowOverflow,
+             weft.SegmentOutOfRange, weft.UndeclaredBinding, weft.ShaderCompile, weft.BadInput, weft.DeviceLost,
+             weft.Timeout, weft.Vulkan]
+    assert all(issubclass(k, weft.Error) and k.__module__ == "weft" for k in kinds)
+    assert issubclass(weft.BadInput, ValueError) and issubclass(weft.OutOfMemory, MemoryError)
+    assert issubclass(weft.Timeout, TimeoutError)
+    with pytest.raises(weft.NoDevice) as caught:
+        weft.Device("no-such-gpu")
+    assert caught.value.code == "NoDevice" and "no-such-gpu" in caught.value.message
+    assert str(caught.value) == "NoDevice: " + caught.value.message
+
+
+def test_a_wrong_argument_type_is_an_argument_error(device):
+    with pytest.raises(weft.ArgumentError, match="incompatible constructor arguments") as caught:
+        weft.Program(device, 42)
+    assert isinstance(caught.value, TypeError) and isinstance(caught.value, weft.BadInput)
+    assert caught.value.code == "BadInput"
+    prog = weft.Program(device, GAIN)
+    with pytest.raises(weft.ArgumentError, match="incompatible function arguments"):
+        prog.read()
+    with pytest.raises(weft.ArgumentError):
+        prog.set_control("gain", -1)       # a uint32 word
+    with pytest.raises(weft.ArgumentError):
+        weft.Tokenizer.load(None)
+    with pytest.raises(weft.ArgumentError, match="no constructor"):
+        from weft import hypothesis_update
+        hypothesis_update.StepInfo()
+
+
+def test_python_m_weft_info_lists_the_devices():
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-m", "weft", "info", "--json"], check=True, capture_output=True, text=True).stdout
+    assert [d["name"] for d in json.loads(out)] == [d["name"] for d in weft.devices()]
+
+
 def _golden_lines(name):
     with open(os.path.join(GOLDENS, name), encoding="utf-8") as f:
         return [json.loads(line) for line in f]

@@ -5,7 +5,9 @@
 
 See workloads/hypothesis_update/README.md for the API.
 """
-from ._weft import hypothesis_update as _native
+from ._weft import Error
+from ._weft.hypothesis_update import (FIRST_FEATURE_COLUMN, Backend, BurstTelemetry, MostLikely, StepInfo, cpu_backend,
+                                      default_config, vulkan_backend)
 
-globals().update({name: getattr(_native, name) for name in dir(_native) if not name.startswith("_")})
-del _native
+__all__ = ["Backend", "BurstTelemetry", "Error", "FIRST_FEATURE_COLUMN", "MostLikely", "StepInfo", "cpu_backend",
+           "default_config", "vulkan_backend"]

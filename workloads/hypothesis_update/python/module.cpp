@@ -16,6 +16,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "errors.h"
 #include "py_device.h"
 
 #include <weft/error.h>
