@@ -59,11 +59,18 @@ py::object new_class(py::module_& m, const std::string& name, py::tuple bases, c
   return cls;
 }
 
+// Messages may quote the caller's bytes (a path, a name), which need not be UTF-8.
+py::str readable(const std::string& text) {
+  PyObject* s = PyUnicode_DecodeUTF8(text.data(), py::ssize_t(text.size()), "replace");
+  if (!s) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(s);
+}
+
 // Raises cls(f"{code}: {message}") with .code and .message set.
 void set_error(const py::object& cls, const std::string& code, const std::string& message) {
-  py::object exc = cls(code + ": " + message);
+  py::object exc = cls(readable(code + ": " + message));
   exc.attr("code") = code;
-  exc.attr("message") = message;
+  exc.attr("message") = readable(message);
   PyErr_SetObject(cls.ptr(), exc.ptr());
 }
 

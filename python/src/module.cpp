@@ -64,6 +64,19 @@ void require_numeric(const py::dtype& dtype, const std::string& where) {
     fail(ErrorCode::BadInput, where + ": dtype " + std::string(py::str(py::handle(dtype))) + " is not a number type (bool, int, uint, float or complex)");
 }
 
+// A dtype argument as numpy understands it (None: float32), refused unless numeric.
+py::dtype numeric_dtype(const py::object& like, const std::string& where) {
+  if (like.is_none()) return py::dtype::of<float>();
+  py::dtype dtype;
+  try {
+    dtype = py::dtype::from_args(like);
+  } catch (const py::error_already_set& e) {
+    fail(ErrorCode::BadInput, where + ": " + py::str(like).cast<std::string>().substr(0, 80) + " is not a dtype (" + e.what() + ")");
+  }
+  require_numeric(dtype, where);
+  return dtype;
+}
+
 class PyProgram {
  public:
   PyProgram(const PyDevice& device, const Manifest& manifest)
@@ -90,8 +103,7 @@ class PyProgram {
 
   // Reads straight into a fresh numpy array (one copy: device -> the array's memory).
   py::array read(const std::string& segment, const std::string& binding, const py::object& dtype_like) {
-    const py::dtype dtype = dtype_like.is_none() ? py::dtype::of<float>() : py::dtype::from_args(dtype_like);
-    require_numeric(dtype, "read('" + segment + "')");
+    const py::dtype dtype = numeric_dtype(dtype_like, "read('" + segment + "')");
     const uint64_t bytes = segment_bytes(segment, binding);
     const auto item = uint64_t(dtype.itemsize());
     if (bytes % item)
@@ -154,7 +166,13 @@ class PyProgram {
     return out;
   }
   std::vector<std::pair<std::string, uint32_t>> rules_fired() { return runner_->rules_fired(); }
-  std::vector<std::string> write_outputs(const std::string& dir) { return runner_->write_outputs(dir); }
+  // The paths as os.fsdecode gives them: a folder's name need not be UTF-8.
+  py::list write_outputs(const std::string& dir) {
+    py::list out;
+    for (const std::string& path : runner_->write_outputs(dir))
+      out.append(py::reinterpret_steal<py::object>(PyUnicode_DecodeFSDefaultAndSize(path.data(), py::ssize_t(path.size()))));
+    return out;
+  }
 
  private:
   std::shared_ptr<Device> device_;  // outlives runner_

@@ -1,8 +1,16 @@
 #include "thread_pool.h"
 
+#include <string>
+
+#include <weft/error.h>
+
 namespace weft::hypothesis_update {
 
 ThreadPool::ThreadPool(unsigned threads) {
+  // A thread per requested unit, so an absurd count (a negative number cast to unsigned, a typo)
+  // must be refused before it tries to start billions of threads.
+  if (threads > kMaxThreads)
+    fail(ErrorCode::BadInput, "CPU backend: " + std::to_string(threads) + " threads requested, at most " + std::to_string(kMaxThreads));
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
 }

@@ -15,7 +15,8 @@ namespace weft::hypothesis_update {
 
 class ThreadPool {
  public:
-  explicit ThreadPool(unsigned threads);  // 0: hardware concurrency
+  static constexpr unsigned kMaxThreads = 1024;
+  explicit ThreadPool(unsigned threads);  // 0: hardware concurrency; above kMaxThreads: BadInput
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
