@@ -15,7 +15,8 @@
 #   [CONFORMANCE_LINK <target>...]
 #   [DATA <dir>]                    data its conformance cases read, found at <data dir>/<name>: in the
 #                                   build tree and the install, share/weft/data/<name> beside bin/
-#   [PYTHON <cpp> [<py>...]]        Python: the cpp defines void weft::python::bind_<name>(pybind11::module_&)
+#   [PYTHON <cpp> [<py>...]]        Python: the cpp defines void weft::python::bind_<name>(pybind11::module_&);
+#                                   each .py joins the package, a .pyi is the submodule's type stubs
 #                                   (the submodule weft._weft.<name>); the .py files join the package
 #   [PYTHON_LINK <target>...])
 #
@@ -66,7 +67,11 @@ function(weft_add_workload name)
     target_link_libraries(weft_python PRIVATE weft_${name}_python ${library} ${ARG_PYTHON_LINK})
     foreach(py ${ARG_PYTHON})
       get_filename_component(py_name "${py}" NAME)
-      configure_file("${py}" "${WEFT_PYTHON_PACKAGE_DIR}/${py_name}" COPYONLY)
+      if(py MATCHES "\\.pyi$")  # the submodule's type stubs
+        configure_file("${py}" "${WEFT_PYTHON_PACKAGE_DIR}/_weft/${name}.pyi" COPYONLY)
+      else()
+        configure_file("${py}" "${WEFT_PYTHON_PACKAGE_DIR}/${py_name}" COPYONLY)
+      endif()
     endforeach()
     set_property(GLOBAL APPEND PROPERTY WEFT_PYTHON_WORKLOADS ${name})
   endif()

@@ -14,8 +14,10 @@ import ast
 import operator
 import os
 from collections import defaultdict
+from typing import DefaultDict, List
 
 import numpy as np
+import numpy.typing as npt
 
 import weft
 from weft.token_vm import Machine, Workflow
@@ -36,9 +38,9 @@ class NgramModel:
     """Next-byte logits from counts of 4-grams (backing off to shorter contexts), plus a seeded
     random matrix over the last byte: the 'weights' that make each seed's model different."""
 
-    def __init__(self, corpus, order=4, seed=0, mix=0.5):
+    def __init__(self, corpus: List[str], order: int = 4, seed: int = 0, mix: float = 0.5) -> None:
         self.order = order
-        self.counts = defaultdict(lambda: np.zeros(257, dtype=np.float64))
+        self.counts: DefaultDict[bytes, npt.NDArray[np.float64]] = defaultdict(lambda: np.zeros(257, dtype=np.float64))
         for text in corpus:
             data = text.encode()
             for i in range(len(data)):
@@ -49,17 +51,21 @@ class NgramModel:
         self.weights = np.random.default_rng(seed).normal(0.0, mix, size=(257, 257))
         self.weights[:, PAD] = -1e9  # never "sample" the pad token
 
-    def logits(self, context):
+    def logits(self, context: List[int]) -> npt.NDArray[np.float64]:
+        """float64[257]: the next byte's logits (256 bytes and the pad token) after the context."""
         tail = bytes(context[-(self.order - 1):])
+        c = self.counts[b""]  # the shortest context: every byte of the corpus
         for k in range(len(tail), -1, -1):
-            c = self.counts.get(tail[len(tail) - k:])
-            if c is not None and c.sum() > 0:
+            found = self.counts.get(tail[len(tail) - k:])
+            if found is not None and found.sum() > 0:
+                c = found
                 break
-        base = np.log(c / c.sum() + 1e-4)
-        return base + self.weights[context[-1] if context else 0]
+        base: npt.NDArray[np.float64] = np.log(c / c.sum() + 1e-4)
+        row: npt.NDArray[np.float64] = self.weights[context[-1] if context else 0]
+        return base + row
 
 
-def sample(logits, rng, temperature):
+def sample(logits: npt.NDArray[np.float64], rng: np.random.Generator, temperature: float) -> int:
     z = logits / temperature
     p = np.exp(z - z.max())
     p /= p.sum()
@@ -69,13 +75,14 @@ def sample(logits, rng, temperature):
 _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul}
 
 
-def calculator(text):
+def calculator(text: str) -> str:
     """The workflow's tool: integer + - * over what the model wrote, up to an '=' or ',' (its
     closing [EOS] removed); anything else gets "error"."""
 
-    def value(node):
+    def value(node: ast.AST) -> int:
         if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
-            return _OPS[type(node.op)](value(node.left), value(node.right))
+            result: int = _OPS[type(node.op)](value(node.left), value(node.right))
+            return result
         if isinstance(node, ast.Constant) and isinstance(node.value, int):
             return node.value
         raise ValueError("not arithmetic")
@@ -87,8 +94,8 @@ def calculator(text):
         return "error\n"
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--batch", type=int, default=4)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--temperature", type=float, default=0.6)
@@ -100,12 +107,16 @@ def main():
                                 resources={"problem": "What is 17 * 23 + 4?"})
     device = None if args.reference else weft.Device()
     vm = Machine(workflow, batch=args.batch, device=device)
-    calls = []
-    vm.set_tool("calculator", lambda text: calls.append(text) or calculator(text))
+    calls: List[str] = []
+
+    def tool(text: str) -> str:
+        calls.append(text)
+        return calculator(text)
+    vm.set_tool("calculator", tool)
 
     model = NgramModel(CORPUS, seed=args.seed)
     rng = np.random.default_rng(args.seed)
-    context = [[] for _ in range(args.batch)]  # what each stream's model has consumed
+    context: List[List[int]] = [[] for _ in range(args.batch)]  # what each stream's model has consumed
     steps = 0
     while not vm.done and steps < args.max_steps:
         sampled = np.array([sample(model.logits(c), rng, args.temperature) for c in context], dtype=np.uint32)

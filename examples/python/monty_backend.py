@@ -7,13 +7,15 @@ all LMs, one wait, then each LM reads only what it needs. Run from the repositor
     PYTHONPATH=build/python python3 examples/python/monty_backend.py [--vulkan]
 """
 import sys
+from typing import Dict, Tuple
 
 import numpy as np
+import numpy.typing as npt
 
 from weft import hypothesis_update as hypothesis
 
 
-def ball(n, radius, hue, seed):
+def ball(n: int, radius: float, hue: float, seed: int) -> Tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
     """A graph as Monty stores it: node locations (N,3) and features (N,16): node id, pose vectors
     (surface normal, two curvature directions), pose_fully_defined, hsv, log curvatures."""
     sn = np.random.default_rng(seed).normal(size=(n, 3))
@@ -37,7 +39,7 @@ config = dict(kind="default", threshold="80%", max_match_distance=0.01, max_nnei
 lms = [backend.add_learning_module(ids, config) for _ in range(2)]  # Monty's learning modules
 
 pos, x = graphs["mug"]  # the sensors move over the mug
-last = {}
+last: Dict[int, int] = {}
 for step, nodes in enumerate(np.random.default_rng(0).choice(len(pos), (5, len(lms)), replace=False)):
     # What each LM's _update_evidence hands over: its displacement and sensed features.
     inputs = {lm: {"displacement": None if lm not in last else (pos[n] - pos[last[lm]]).astype(np.float64),

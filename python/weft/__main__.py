@@ -3,7 +3,7 @@
 import argparse
 import json
 import sys
-from typing import Any, Dict, List, Optional
+from typing import Any, List, Mapping, Optional, Sequence
 
 import weft
 
@@ -12,7 +12,7 @@ def _mib(n: int) -> str:
     return f"{n / 2**20:.0f} MiB"
 
 
-def _print_devices(devices: List[Dict[str, Any]]) -> None:
+def _print_devices(devices: Sequence[Mapping[str, Any]]) -> None:
     print(f"Weft {weft.__version__} ({weft.__file__}) — {len(devices)} Vulkan device(s)")
     for d in devices:
         print(f"\n* device {d['index']}: {d['name']}")

@@ -7,6 +7,7 @@ weft.ArgumentError (a weft.BadInput and a TypeError, with pybind11's list of acc
 A TypeError raised by a Python callback the caller passed in goes through unchanged.
 """
 import functools
+import inspect
 import types
 from typing import Any, Callable
 
@@ -36,6 +37,8 @@ def _checked(fn: Callable[..., Any]) -> Callable[..., Any]:
 def _no_constructor(cls: type) -> Callable[..., None]:
     def refuse(self: Any, *args: Any, **kwargs: Any) -> None:
         raise _argument_error(f"{cls.__name__} has no constructor: Weft's functions return it")
+    # What the stubs declare (object's own __init__): the type checker refuses any argument.
+    setattr(refuse, "__signature__", inspect.Signature([inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)]))
     return refuse
 
 

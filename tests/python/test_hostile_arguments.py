@@ -7,14 +7,14 @@ The parameters and their types come from the signatures pybind11 writes into eac
 so a function added later is covered without touching this file."""
 import faulthandler
 import os
-import re
 from typing import Any, Callable, Dict, Iterator, List, Tuple
 
 import numpy as np
 import pytest
 
 import weft
-from weft import _weft, attention, hypothesis_update, token_vm
+from native_api import Parameter, natives
+from weft import attention, hypothesis_update, token_vm
 
 EXAMPLES = os.environ.get("WEFT_EXAMPLES_DIR", os.path.join(os.path.dirname(__file__), "..", "..", "examples"))
 GOLDENS = os.path.join(os.path.dirname(__file__), "..", "..", "tokenizer", "goldens")
@@ -43,20 +43,6 @@ for array_type in ("numpy.ndarray", "buffer", "handle", "object"):
     EXTREMES[array_type] = ARRAYS
 BASELINE = {"int": 0, "float": 0.0, "bool": False, "str": "x", "List[int]": [0], "List[str]": ["x"],
             "List[List[int]]": [[0]], "Dict[str, str]": {}, "dict": {}, "function": lambda *args: None}
-
-
-def parameters(doc: str) -> List[Tuple[str, str, bool]]:
-    """(name, type, has_default) of each parameter after self, from pybind11's signature line."""
-    match = re.match(r"\w+\((.*)\) ->", doc.split("\n")[0])
-    assert match, doc
-    out = []
-    for part in re.split(r", (?![^\[]*\])", match.group(1)):
-        if not part or part.startswith("self:") or part.startswith("**"):
-            continue
-        name, _, rest = part.partition(": ")
-        type_text, _, default = rest.partition(" = ")
-        out.append((name, type_text, bool(default)))
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -99,35 +85,27 @@ def baseline(type_text: str, objects: Dict[str, Any]) -> Any:
     return objects[type_text] if type_text in objects else BASELINE.get(type_text, np.zeros(4, np.float32))
 
 
-def native_callables(objects: Dict[str, Any]) -> Iterator[Tuple[str, Callable[..., Any], str]]:
-    """(name, bound callable, pybind11 docstring) of every function, method and property setter."""
-    for module in (_weft, _weft.attention, _weft.token_vm, _weft.hypothesis_update):
-        for name, member in vars(module).items():
-            if callable(member) and not isinstance(member, type) and getattr(member, "__wrapped__", None):
-                yield f"{module.__name__}.{name}", member, member.__doc__ or ""
-            if not isinstance(member, type) or issubclass(member, BaseException):
-                continue
-            owner = objects.get(f"{module.__name__}.{name}")
-            for attr, value in vars(member).items():
-                target = value.__func__ if isinstance(value, staticmethod) else value
-                if not getattr(target, "__wrapped__", None) or attr == "__init__" and owner is None:
-                    continue
-                if attr == "__init__":
-                    yield f"{name}()", member, target.__doc__ or ""
-                elif isinstance(value, staticmethod):
-                    yield f"{name}.{attr}", target, target.__doc__ or ""
-                elif owner is not None:
-                    yield f"{name}.{attr}", getattr(owner, attr), target.__doc__ or ""
+def calls_to_make(objects: Dict[str, Any]) -> Iterator[Tuple[str, Callable[..., Any], List[Parameter]]]:
+    """(name, callable, parameters) of each native callable that can be reached with the objects."""
+    for native in natives():
+        owner_type = f"{native.module.__name__}.{native.cls.__name__}" if native.cls else ""
+        if native.name in SLOW:
+            continue
+        if native.cls is None:
+            yield f"{native.module.__name__}.{native.name}", getattr(native.module, native.name), native.parameters
+        elif native.name == "__init__":
+            yield f"{native.cls.__name__}()", native.cls, native.parameters
+        elif native.static:
+            yield f"{native.cls.__name__}.{native.name}", getattr(native.cls, native.name), native.parameters
+        elif owner_type in objects:
+            yield f"{native.cls.__name__}.{native.name}", getattr(objects[owner_type], native.name), native.parameters
 
 
 def test_hostile_arguments_raise_only_weft_errors(objects: Dict[str, Any]) -> None:
     faulthandler.dump_traceback_later(240, exit=True)  # a hang fails the test, with the stack
     failures, calls = [], 0
     try:
-        for name, fn, doc in native_callables(objects):
-            if name.split(".")[-1] in SLOW:
-                continue
-            params = parameters(doc)
+        for name, fn, params in calls_to_make(objects):
             base = [baseline(t, objects) for _, t, _ in params]
             for i, (param, type_text, _) in enumerate(params):
                 for value in values_of(type_text, objects):

@@ -11,17 +11,21 @@
 Decoder.generate(prompt_ids, n) does the loop without returning to Python per token;
 Model.reference_logits(ids) is the CPU reference (f64) to check a device against.
 """
-from ._weft import attention as _native
+from typing import Any, Iterator, Sequence, Union
 
-Model = _native.AttentionModel
-Decoder = _native.AttentionDecoder
-write_seeded_model = _native.write_seeded_model
+import numpy as np
+import numpy.typing as npt
+
+from ._weft.attention import AttentionDecoder as Decoder
+from ._weft.attention import AttentionModel as Model
+from ._weft.attention import write_seeded_model
 
 
-def stream(decoder, model, prompt, n, stop_at_eos=True):
-    """Prefills `prompt` (text or token ids), then yields each sampled token's bytes."""
-    ids = list(model.tokenize(prompt)) if isinstance(prompt, str) else list(prompt)
-    decoder.prefill(ids)
+def stream(decoder: Decoder, model: Model, prompt: Union[str, Sequence[int], npt.NDArray[np.integer[Any]]], n: int,
+           stop_at_eos: bool = True) -> Iterator[bytes]:
+    """Prefills `prompt` (text, or token ids as a sequence or an integer array), then yields each
+    sampled token's bytes, n tokens at most (fewer when the model samples EOS)."""
+    decoder.prefill(model.tokenize(prompt) if isinstance(prompt, str) else prompt)
     for i in range(n):
         token = decoder.sampled
         if stop_at_eos and model.eos is not None and token == model.eos:

@@ -11,13 +11,15 @@ The synthetic object is a 2 cm sphere of nodes with hsv and curvature features; 
 walks over the surface of one of the two objects and reports what a node there looks like.
 """
 import argparse
+from typing import Any, Dict, Tuple
 
 import numpy as np
+import numpy.typing as npt
 
 from weft import hypothesis_update as wh
 
 
-def sphere_graph(n, radius, hue, seed):
+def sphere_graph(n: int, radius: float, hue: float, seed: int) -> Tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
     """pos (N,3) and x (N,16): node id, pose vectors (sn, cd1, cd2), pose_fully_defined, hsv, pcl."""
     rng = np.random.default_rng(seed)
     sn = rng.normal(size=(n, 3))
@@ -35,7 +37,7 @@ def sphere_graph(n, radius, hue, seed):
     return pos.astype(np.float32), x
 
 
-def main():
+def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--backend", choices=["cpu", "vulkan"], default="cpu")
     ap.add_argument("--steps", type=int, default=8)
@@ -61,9 +63,9 @@ def main():
     pos, x = objects["red_ball"]
     rng = np.random.default_rng(0)
     path = {lm: rng.choice(len(pos), args.steps, replace=False) for lm in lms}
-    last = {}  # the node each LM last sensed: displacements are relative to it
+    last: Dict[int, int] = {}  # the node each LM last sensed: displacements are relative to it
     for step in range(args.steps):
-        inputs = {}
+        inputs: Dict[int, Dict[str, Any]] = {}
         for lm in lms:
             if lm == lms[1] and step == 2:
                 continue  # this LM's sensor is off-object this step: a no-op for it

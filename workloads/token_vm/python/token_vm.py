@@ -16,10 +16,8 @@ stepped once per generated token, on a device or on the CPU reference (bit-ident
 Tools run on the thread that calls resolve_callbacks(), with the GIL held; step() and run()
 release the GIL while the device works.
 """
-from ._weft import token_vm as _native
-
-Machine = _native.TokenVmMachine
-Workflow = _native.TokenVmWorkflow
+from ._weft.token_vm import TokenVmMachine as Machine
+from ._weft.token_vm import TokenVmWorkflow as Workflow
 
 RUNNING, WAIT_TOOL, DONE = 0, 1, 2
 SOURCE_FORCED, SOURCE_FEED, SOURCE_SAMPLED, SOURCE_TIMEOUT, SOURCE_WAIT, SOURCE_DONE = range(6)
