@@ -5,6 +5,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cmath>
 #include <cstring>
 #include <memory>
 
@@ -88,7 +89,9 @@ class PyProgram {
   }
   uint64_t submit() { return runner_->executable().submit().value; }
   void wait(uint64_t ticket, double timeout_s) {
-    const uint64_t ns = timeout_s < 0 ? UINT64_MAX : uint64_t(timeout_s * 1e9);
+    if (std::isnan(timeout_s)) fail(ErrorCode::BadInput, "wait: timeout is NaN (seconds; negative waits forever)");
+    const double ns_wanted = timeout_s * 1e9;  // beyond uint64_t (inf, 1e308) is forever too
+    const uint64_t ns = timeout_s < 0 || ns_wanted >= 18e18 ? UINT64_MAX : uint64_t(ns_wanted);
     Status s;
     {
       py::gil_scoped_release unlocked;

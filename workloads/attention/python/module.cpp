@@ -98,7 +98,7 @@ void bind_attention(py::module_& m) {
       .def_property_readonly("config", &PyModel::config)
       .def("tokenize",
            [](const PyModel& m, const std::string& text, bool add_special) { return to_numpy(tokenize(m.model->vocab, text, add_special)); },
-           py::arg("text"), py::arg("add_special") = true, "The file's own tokenizer, as llama.cpp tokenizes (uint32 array).")
+           py::arg("text"), py::arg("add_special") = true, "The file's own tokenizer, as llama.cpp tokenizes: uint32[n] token ids.")
       .def("detokenize",
            [](const PyModel& m, const std::vector<int64_t>& ids) {
              return py::bytes(detokenize(m.model->vocab, token_ids(ids, m.model->config.vocab, "detokenize")));
@@ -119,21 +119,22 @@ void bind_attention(py::module_& m) {
              py::gil_scoped_acquire locked;
              return to_numpy(logits);
            },
-           py::arg("tokens"), "The CPU reference's (f64) logits after the tokens, to check a decoder against.");
+           py::arg("tokens"), "float64[vocab]: the CPU reference's logits after the tokens (a sequence or integer array), to check a decoder against.");
 
   py::class_<PyDecoder>(m, "AttentionDecoder", "The model decoding on a device: one recorded program, replayed per step.")
       .def(py::init<const PyDevice&, const PyModel&, uint32_t, uint32_t, const std::string&>(), py::arg("device"), py::arg("model"),
            py::arg("context") = 0, py::arg("max_batch") = 0, py::arg("weights") = "auto",
            "context: KV-cache positions (0: min(model's, 2048)); weights: auto, window or far.")
-      .def("prefill", &PyDecoder::prefill, py::arg("tokens"), "Runs the tokens at the next positions; the last one's logits (float32).")
-      .def("step", [](PyDecoder& d, int64_t token) { return d.prefill({token}); }, py::arg("token"))
+      .def("prefill", &PyDecoder::prefill, py::arg("tokens"), "Runs the tokens (a sequence or integer array) at the next positions; returns the last one's logits, float32[vocab].")
+      .def("step", [](PyDecoder& d, int64_t token) { return d.prefill({token}); }, py::arg("token"),
+           "Runs one token at the next position; returns its logits, float32[vocab].")
       .def_property_readonly("sampled", [](PyDecoder& d) { return d.decoder->sampled(); },
                              "The token the device sampled from the last logits.")
       .def("set_sampling",
            [](PyDecoder& d, float temperature, uint32_t top_k, uint32_t seed) { d.decoder->set_sampling({temperature, top_k, seed}); },
            py::arg("temperature") = 0.0f, py::arg("top_k") = 0, py::arg("seed") = 0, "Greedy at temperature 0; top_k <= 64.")
       .def("generate", &PyDecoder::generate, py::arg("prompt"), py::arg("n"), py::arg("stop_at_eos") = true,
-           "Prefills the prompt, then samples n tokens on the device (uint32 array; fewer when EOS ends it).")
+           "Prefills the prompt, then samples n tokens on the device: uint32[n], fewer when EOS ends it.")
       .def("reset", [](PyDecoder& d) { d.decoder->reset(); }, "Starts again at position 0.")
       .def_property_readonly("position", [](const PyDecoder& d) { return d.decoder->position(); })
       .def_property_readonly("context", [](const PyDecoder& d) { return d.decoder->context(); })

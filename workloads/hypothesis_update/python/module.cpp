@@ -564,24 +564,24 @@ void bind_hypothesis_update(py::module_& m) {
            "Releases the GIL.")
       .def("wait", &Backend::wait, "Blocks until the dispatched step is done. Releases the GIL.")
       .def("hypotheses", [](const Backend& b, int lm, int g) { return hypotheses_dict(b.arrays(lm, g)); },
-           py::arg("lm"), py::arg("graph"), "dict of evidence (H,), locations (H,3), rotations (H,3,3), possible (H,) bool")
+           py::arg("lm"), py::arg("graph"), "{'evidence': float64[H], 'locations': float64[H, 3], 'rotations': float64[H, 3, 3], 'possible': bool[H]}")
       .def("evidence", [](const Backend& b, int lm, int g) {
         HypothesisArrays h = b.arrays(lm, g);
         const py::ssize_t n = py::ssize_t(h.size());
         return own(std::move(h.evidence), {n});
-      }, py::arg("lm"), py::arg("graph"))
+      }, py::arg("lm"), py::arg("graph"), "float64[H]: each hypothesis's evidence.")
       .def("locations", [](const Backend& b, int lm, int g) {
         HypothesisArrays h = b.arrays(lm, g);
         const py::ssize_t n = py::ssize_t(h.size());
         return own(std::move(h.locations), {n, 3});
-      }, py::arg("lm"), py::arg("graph"))
+      }, py::arg("lm"), py::arg("graph"), "float64[H, 3]: each hypothesis's location in the object's frame.")
       .def("rotations", [](const Backend& b, int lm, int g) {
         HypothesisArrays h = b.arrays(lm, g);
         const py::ssize_t n = py::ssize_t(h.size());
         return own(std::move(h.rotations), {n, 3, 3});
-      }, py::arg("lm"), py::arg("graph"))
+      }, py::arg("lm"), py::arg("graph"), "float64[H, 3, 3]: each hypothesis's rotation matrix.")
       .def("possible", [](const Backend& b, int lm, int g) { return own_bool(b.arrays(lm, g).possible); },
-           py::arg("lm"), py::arg("graph"))
+           py::arg("lm"), py::arg("graph"), "bool[H]: Monty's per-hypothesis possible flag, as its updater leaves it.")
       .def("step_info", [](const Backend& b, int lm, int g) {
         return b.call([&](HypothesisBackend& x) { return x.step_info(lm, g); });
       }, py::arg("lm"), py::arg("graph"))

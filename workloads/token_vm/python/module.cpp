@@ -201,7 +201,7 @@ void bind_token_vm(py::module_& m) {
       })
       .def_property_readonly("zone_count", [](const PyWorkflow& w) { return w.workflow.zones.size(); })
       .def("encode", [](const PyWorkflow& w, const std::string& text) { return to_numpy(w.tokenizer->encode(text)); },
-           py::arg("text"))
+           py::arg("text"), "The text's token ids with the workflow's tokenizer: uint32[n].")
       .def("decode",
            [](const PyWorkflow& w, const py::array& token_ids) {
              const Tokens tokens = token_array(token_ids, "decode");
@@ -218,7 +218,7 @@ void bind_token_vm(py::module_& m) {
       .def_property_readonly("batch", &PyMachine::batch)
       .def("step", &PyMachine::step, py::arg("sampled"), py::arg("tags") = false,
            "sampled: uint32[batch], the model's tokens. Returns the tokens the model must consume (and their tags).")
-      .def("run", &PyMachine::run, py::arg("sampled"), "Scripted tokens [steps, batch], steps_per_submit per submission.")
+      .def("run", &PyMachine::run, py::arg("sampled"), "Scripted tokens, uint32[steps, batch], steps_per_submit steps per submission.")
       .def_property_readonly("done", [](const PyMachine& p) { return p.m().done(); })
       .def_property_readonly("callbacks_ready", [](const PyMachine& p) { return p.m().callbacks_ready(); })
       .def("pending_calls", &PyMachine::pending_calls)
@@ -241,17 +241,17 @@ void bind_token_vm(py::module_& m) {
         py::list out;
         for (const std::string& s : p.m().generative_sequence()) out.append(py::bytes(s));
         return out;
-      })
-      .def("decisions", [](const PyMachine& p) { return p.m().decisions(); })
+      }, "Per stream, the bytes of every token the model consumed (pad tokens left out).")
+      .def("decisions", [](const PyMachine& p) { return p.m().decisions(); }, "Per stream, the zones visited, in order.")
       .def("raw_stream", [](const PyMachine& p) {
         py::list out;
         for (const std::vector<Token>& s : p.m().raw_stream()) out.append(to_numpy(s));
         return out;
-      })
+      }, "Per stream, uint32[steps]: every token the stream emitted, pad tokens included.")
       .def("records", &PyMachine::records, py::arg("stream"),
-           "Per step of the stream: token, tags, zone, token in zone, source (0 forced, 1 feed, 2 sampled, 3 timeout, 4 wait, 5 done).")
+           "uint32[steps, 5]: per step of the stream, token, tags, zone, token in zone, source (0 forced, 1 feed, 2 sampled, 3 timeout, 4 wait, 5 done).")
       .def("stream_status", [](const PyMachine& p) { return to_numpy(p.m().stream_status()); },
-           "Per stream: 0 running, 1 waiting for a tool, 2 done.")
+           "uint32[batch]: per stream, 0 running, 1 waiting for a tool, 2 done.")
       .def_property_readonly("steps_taken", [](const PyMachine& p) { return p.m().steps_taken(); });
 }
 
