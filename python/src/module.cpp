@@ -13,6 +13,7 @@
 #include <weft/weft.h>
 
 #include "errors.h"
+#include "py_arrays.h"
 #include "py_device.h"
 #include "registry.h"
 #include "tokenizer.h"
@@ -264,9 +265,9 @@ PYBIND11_MODULE(_weft, m) {
            },
            py::arg("texts"), py::arg("add_special_tokens") = false, py::arg("threads") = 0, "Each text on its own, over threads (0: all cores).")
       .def("decode",
-           [](const Tokenizer& t, const std::vector<int64_t>& ids, bool skip) {
+           [](const Tokenizer& t, const py::object& ids, bool skip) {
              std::vector<TokenId> v;
-             for (int64_t id : ids) {
+             for (int64_t id : integer_values(ids, "decode")) {
                if (id < 0 || id >= int64_t(t.vocab_size()) || !t.id_to_token(TokenId(id)))
                  fail(ErrorCode::BadInput, "decode: " + std::to_string(id) + " is not a token id of this tokenizer (vocab_size " +
                                                std::to_string(t.vocab_size()) + ")");
@@ -276,8 +277,15 @@ PYBIND11_MODULE(_weft, m) {
            },
            py::arg("ids"), py::arg("skip_special_tokens") = false, "Hugging Face's decode; an id outside the vocabulary is BadInput.")
       .def("token_to_id", &Tokenizer::token_to_id, py::arg("token"))
-      .def("id_to_token", &Tokenizer::id_to_token, py::arg("id"))
-      .def("token_bytes", [](const Tokenizer& t, TokenId id) { return py::bytes(t.token_bytes(id)); }, py::arg("id"))
+      .def("id_to_token", &Tokenizer::id_to_token, py::arg("id").noconvert())
+      .def("token_bytes",
+           [](const Tokenizer& t, TokenId id) {
+             if (!t.id_to_token(id))
+               fail(ErrorCode::BadInput, "token_bytes: " + std::to_string(id) + " is not a token id of this tokenizer (vocab_size " +
+                                             std::to_string(t.vocab_size()) + ")");
+             return py::bytes(t.token_bytes(id));
+           },
+           py::arg("id").noconvert(), "The bytes one token stands for inside a text; an id outside the vocabulary is BadInput.")
       .def_property_readonly("vocab_size", &Tokenizer::vocab_size)
       .def_property_readonly("fingerprint", &Tokenizer::fingerprint);
 

@@ -16,7 +16,8 @@ from ._weft import ArgumentError
 _MISMATCH = ("incompatible function arguments", "incompatible constructor arguments")
 
 
-def _argument_error(text: str) -> ArgumentError:
+def argument_error(text: str) -> ArgumentError:
+    """weft.ArgumentError with its code and message, for the package's Python functions too."""
     error = ArgumentError("BadInput: " + text)
     error.code, error.message = "BadInput", text
     return error
@@ -30,13 +31,13 @@ def _checked(fn: Callable[..., Any]) -> Callable[..., Any]:
         except TypeError as e:
             if type(e) is not TypeError or not any(m in str(e) for m in _MISMATCH):
                 raise
-            raise _argument_error(str(e)) from None
+            raise argument_error(str(e)) from None
     return call
 
 
 def _no_constructor(cls: type) -> Callable[..., None]:
     def refuse(self: Any, *args: Any, **kwargs: Any) -> None:
-        raise _argument_error(f"{cls.__name__} has no constructor: Weft's functions return it")
+        raise argument_error(f"{cls.__name__} has no constructor: Weft's functions return it")
     # What the stubs declare (object's own __init__): the type checker refuses any argument.
     setattr(refuse, "__signature__", inspect.Signature([inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)]))
     return refuse

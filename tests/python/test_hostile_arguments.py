@@ -121,3 +121,20 @@ def test_hostile_arguments_raise_only_weft_errors(objects: Dict[str, Any]) -> No
         faulthandler.cancel_dump_traceback_later()
     assert calls > 1000
     assert not failures, "\n".join(failures)
+
+
+def test_hostile_arguments_to_the_python_functions_raise_only_weft_errors(objects: Dict[str, Any]) -> None:
+    decoder, model = objects["weft._weft.attention.AttentionDecoder"], objects["weft._weft.attention.AttentionModel"]
+    base = [decoder, model, "Hi", 2, True]
+    failures = []
+    for i in range(len(base)):
+        for value in WRONG_TYPE + EXTREMES["int"] + EXTREMES["List[int]"] + ARRAYS:
+            args = base[:i] + [value] + base[i + 1:]
+            decoder.reset()
+            try:
+                list(attention.stream(*args))
+            except weft.Error:
+                pass
+            except Exception as e:  # noqa: BLE001
+                failures.append(f"attention.stream(argument {i} = {value!r:.40}): {type(e).__name__}: {e}")
+    assert not failures, "\n".join(failures)

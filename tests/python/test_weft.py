@@ -179,6 +179,10 @@ def test_tokenizer_refuses_bad_input_by_name():
         tok.decode([-1])
     with pytest.raises(weft.BadInput, match="1000000000 is not a token id of this tokenizer"):
         tok.decode([10**9])
+    with pytest.raises(weft.BadInput, match="expected integers, got dtype float64"):
+        tok.decode([1.5])
+    with pytest.raises(weft.BadInput, match="1000000000 is not a token id"):
+        tok.token_bytes(10**9)
 
 
 def test_attention_decoder_matches_the_cpu_reference_and_generates(device, tmp_path):
@@ -221,3 +225,10 @@ def test_attention_refuses_what_it_cannot_run(device, tmp_path):
     dec = attention.Decoder(device, model, context=8)
     with pytest.raises(weft.BadInput, match="need more than the context"):
         dec.generate([1, 2, 3], 10)
+    # Token ids are integers: a float or complex id is refused, not truncated to one.
+    with pytest.raises(weft.BadInput, match="prefill: expected integers, got dtype float32"):
+        dec.prefill(np.array([1.7], np.float32))
+    with pytest.raises(weft.BadInput, match="expected integers, got dtype complex64"):
+        model.detokenize(np.zeros(2, np.complex64))
+    with pytest.raises(weft.ArgumentError):
+        dec.step(np.float32(3.0))

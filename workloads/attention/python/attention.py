@@ -16,6 +16,7 @@ from typing import Any, Iterator, Sequence, Union
 import numpy as np
 import numpy.typing as npt
 
+from ._arguments import argument_error
 from ._weft.attention import AttentionDecoder as Decoder
 from ._weft.attention import AttentionModel as Model
 from ._weft.attention import write_seeded_model
@@ -25,6 +26,12 @@ def stream(decoder: Decoder, model: Model, prompt: Union[str, Sequence[int], npt
            stop_at_eos: bool = True) -> Iterator[bytes]:
     """Prefills `prompt` (text, or token ids as a sequence or an integer array), then yields each
     sampled token's bytes, n tokens at most (fewer when the model samples EOS)."""
+    if not isinstance(decoder, Decoder) or not isinstance(model, Model):
+        raise argument_error(f"stream: decoder and model must be a weft.attention Decoder and Model, got "
+                             f"{type(decoder).__name__} and {type(model).__name__}")
+    if not isinstance(n, int) or isinstance(n, bool) or not isinstance(stop_at_eos, (bool, int)):
+        raise argument_error(f"stream: n must be an int and stop_at_eos a bool, got {type(n).__name__} and "
+                             f"{type(stop_at_eos).__name__}")
     decoder.prefill(model.tokenize(prompt) if isinstance(prompt, str) else prompt)
     for i in range(n):
         token = decoder.sampled

@@ -6,6 +6,7 @@
 #include <pybind11/stl.h>
 
 #include "attention.h"
+#include "py_arrays.h"
 #include "py_device.h"
 
 namespace py = pybind11;
@@ -23,6 +24,11 @@ std::vector<uint32_t> token_ids(const std::vector<int64_t>& ids, uint32_t vocab,
     out.push_back(uint32_t(id));
   }
   return out;
+}
+
+// Token ids as the caller gives them: a sequence of ints or an integer array.
+std::vector<uint32_t> token_ids(py::handle given, uint32_t vocab, const std::string& where) {
+  return token_ids(integer_values(given, where), vocab, where);
 }
 
 template <typename T>
@@ -57,8 +63,9 @@ struct PyDecoder {
     o.weights = parse_placement(weights);
     decoder = std::make_unique<Decoder>(*device, *model, o);
   }
-  py::array_t<float> prefill(const std::vector<int64_t>& tokens) {
-    const auto ids = token_ids(tokens, model->config.vocab, "prefill");
+  py::array_t<float> prefill(const py::object& tokens) { return run(token_ids(tokens, model->config.vocab, "prefill")); }
+  py::array_t<float> step(int64_t token) { return run(token_ids(std::vector<int64_t>{token}, model->config.vocab, "step")); }
+  py::array_t<float> run(const std::vector<uint32_t>& ids) {
     if (ids.empty()) fail(ErrorCode::BadInput, "prefill: no tokens");
     std::vector<float> logits;
     {
@@ -68,7 +75,7 @@ struct PyDecoder {
     return to_numpy(logits);
   }
   // Prefill, then n - 1 steps, each feeding back the token the device sampled; the n tokens.
-  py::array_t<uint32_t> generate(const std::vector<int64_t>& prompt, uint32_t n, bool stop_at_eos) {
+  py::array_t<uint32_t> generate(const py::object& prompt, uint32_t n, bool stop_at_eos) {
     const auto ids = token_ids(prompt, model->config.vocab, "generate");
     if (ids.empty()) fail(ErrorCode::BadInput, "generate: the prompt is empty");
     if (uint64_t(decoder->position()) + ids.size() + n > uint64_t(decoder->context()) + 1)
@@ -100,17 +107,17 @@ void bind_attention(py::module_& m) {
            [](const PyModel& m, const std::string& text, bool add_special) { return to_numpy(tokenize(m.model->vocab, text, add_special)); },
            py::arg("text"), py::arg("add_special") = true, "The file's own tokenizer, as llama.cpp tokenizes: uint32[n] token ids.")
       .def("detokenize",
-           [](const PyModel& m, const std::vector<int64_t>& ids) {
+           [](const PyModel& m, const py::object& ids) {
              return py::bytes(detokenize(m.model->vocab, token_ids(ids, m.model->config.vocab, "detokenize")));
            },
            py::arg("ids"), "The bytes the tokens spell (control tokens left out).")
       .def("token_text",
-           [](const PyModel& m, int64_t id) { return py::bytes(token_text(m.model->vocab, token_ids({id}, m.model->config.vocab, "token_text")[0])); },
-           py::arg("id"), "One token's bytes as they appear inside a text (for streaming).")
+           [](const PyModel& m, int64_t id) { return py::bytes(token_text(m.model->vocab, token_ids(std::vector<int64_t>{id}, m.model->config.vocab, "token_text")[0])); },
+           py::arg("id").noconvert(), "One token's bytes as they appear inside a text (for streaming).")
       .def_property_readonly("eos", [](const PyModel& m) { return m.model->vocab.eos; })
       .def_property_readonly("bos", [](const PyModel& m) { return m.model->vocab.bos; })
       .def("reference_logits",
-           [](const PyModel& m, const std::vector<int64_t>& tokens) {
+           [](const PyModel& m, const py::object& tokens) {
              const auto ids = token_ids(tokens, m.model->config.vocab, "reference_logits");
              if (ids.empty()) fail(ErrorCode::BadInput, "reference_logits: no tokens");
              Reference ref(*m.model, uint32_t(ids.size()));
@@ -126,7 +133,7 @@ void bind_attention(py::module_& m) {
            py::arg("context") = 0, py::arg("max_batch") = 0, py::arg("weights") = "auto",
            "context: KV-cache positions (0: min(model's, 2048)); weights: auto, window or far.")
       .def("prefill", &PyDecoder::prefill, py::arg("tokens"), "Runs the tokens (a sequence or integer array) at the next positions; returns the last one's logits, float32[vocab].")
-      .def("step", [](PyDecoder& d, int64_t token) { return d.prefill({token}); }, py::arg("token"),
+      .def("step", &PyDecoder::step, py::arg("token").noconvert(),
            "Runs one token at the next position; returns its logits, float32[vocab].")
       .def_property_readonly("sampled", [](PyDecoder& d) { return d.decoder->sampled(); },
                              "The token the device sampled from the last logits.")
