@@ -65,6 +65,7 @@
  * control words. Allocation is append-only, so a word index never moves once handed out; a
  * stage finds its instance record through WeftPushHeader.control. */
 #define WEFT_CONTROL_HEADER_WORDS   16u
+#define WEFT_CONTROL_LOOP_CUT_WORD  9u  /* WeftControlHeader.loop_cut */
 #define WEFT_INSTANCE_CONTROL_WORDS 8u
 #define WEFT_INDIRECT_SLOT_WORDS    4u
 #define WEFT_RULE_WORDS             16u
@@ -134,7 +135,9 @@ struct WeftControlHeader {
   uint control_words;     /* size of the whole Control buffer in words */
   uint heap_far_table;    /* Control word of the Heap far-segment table (see the top) */
   uint globals_far_table; /* Control word of the Globals far-segment table */
-  uint reserved[7];
+  uint loop_cut;          /* stage + 1 of a kernel whose loop the driver stopped early (weft_require_loop_end); 0: none.
+                             Written only through WeftEngineStatus, never reset by a run: the program's results are void */
+  uint reserved[6];
 };
 
 struct WeftInstanceControl {

@@ -513,6 +513,49 @@ Result loop_iteration_limit(Device& dev) {
   return Result::pass("the driver stops loops after " + std::to_string(limit) + " iterations per invocation");
 }
 
+// A loop of n iterations followed by a check, weft_require_loop_end(the loop ended) or, at the
+// kernel's end, weft_require_loops_whole(): the count it reached, or the typed error that says
+// the driver stopped it early.
+uint32_t counted_loop(Device& dev, uint32_t n, const std::string& check) {
+  const std::string src =
+      "#version 450\n#extension GL_GOOGLE_include_directive : require\n"
+      "#define WEFT_ARGS(X) X(WEFT_OUT(Globals), ran) X(WEFT_U32, n)\n#include \"weft.glsl\"\n"
+      "layout(local_size_x = 1) in;\n"
+      "void main() { uint i = 0u; for (; i < pc.args.n; ++i) {} globals_u[pc.args.ran] = i; " + check + "; }\n";
+  Program p("counted_loop");
+  p.globals().add("ran", 4);
+  StageSpec s;
+  s.name = "count";
+  s.kernel = compile_kernel_source("counted_loop.comp", src, {});
+  s.instance = p.add_instance("a", 1);
+  s.args = {arg("ran", p.segment(Binding::Globals, "ran")), arg("n", n)};
+  p.add_stage(s);
+  Executable exe(dev, std::move(p));
+  exe.run();
+  return exe.read_segment<uint32_t>(Binding::Globals, "ran")[0];
+}
+
+// A loop the driver stops early is a MissingFeature naming the stage, never a wrong count, with
+// either check; a loop within the device's cap runs whole and passes both.
+Result loop_cut_is_reported(Device& dev) {
+  const uint32_t limit = dev.loop_iteration_limit();
+  const uint32_t whole = limit == UINT32_MAX ? 1u << 20 : limit / 2;
+  for (const std::string check : {"weft_require_loop_end(i == pc.args.n)", "weft_require_loops_whole()"}) {
+    if (const uint32_t ran = counted_loop(dev, whole, check); ran != whole)
+      return Result::fail(check + ": a loop of " + std::to_string(whole) + " iterations ran " + std::to_string(ran));
+    if (limit == UINT32_MAX) continue;
+    try {
+      const uint32_t ran = counted_loop(dev, limit + 1000, check);
+      return Result::fail(check + ": a loop stopped after " + std::to_string(ran) + " of " + std::to_string(limit + 1000) +
+                          " iterations was not reported");
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::MissingFeature) return Result::fail(check + ": wrong error code: " + e.what());
+      if (std::string(e.what()).find("stage 'count'") == std::string::npos) return Result::fail(check + ": stage not named: " + e.what());
+    }
+  }
+  return Result::pass(limit == UINT32_MAX ? "no cap: nothing to report" : "both checks report a stopped loop");
+}
+
 }  // namespace
 
 std::vector<Case> engine_cases() {
@@ -532,6 +575,7 @@ std::vector<Case> engine_cases() {
       {"pipelines.cached_by_spirv", "exact", pipelines_are_cached},
       {"timing.stage_timestamps", "consistent", stage_timestamps},
       {"limits.loop_iterations", "exact", loop_iteration_limit},
+      {"limits.loop_stopped_early_is_an_error", "exact", loop_cut_is_reported},
   };
 }
 

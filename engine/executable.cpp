@@ -86,6 +86,8 @@ Executable::Executable(Device& device, Program program, RecordOptions options)
                                            "Control.initial");
   control_init_->write(0, control_image_.data(), control_image_.size() * 4);
   buffer(Binding::Control).write(0, control_image_.data(), control_image_.size() * 4);
+  loop_cut_ = std::make_unique<Buffer>(device, 16, 0, MemoryUse::HostVisible, "Control.loop_cut");
+  loop_cut_->fill(0, loop_cut_->size(), 0);
 
   PipelineCache& cache = device.pipelines();
   for (const Stage& s : program_.stages()) pipelines_.push_back(cache.pipeline(*s.kernel));
@@ -163,8 +165,11 @@ void Executable::record_into(VkCommandBuffer cmd) {
     // Earlier runs on this queue must be done with Control/Metrics before the reset copies.
     barrier(cmd, kCompute, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
     if (options_.reset_control) {
-      VkBufferCopy c{0, 0, control_image_.size() * 4};
-      vkCmdCopyBuffer(cmd, control_init_->vk(), buffer(Binding::Control).vk(), 1, &c);
+      // All but loop_cut: once a kernel's loop was stopped early the program's state is void,
+      // and every later wait says so.
+      constexpr uint64_t cut = WEFT_CONTROL_LOOP_CUT_WORD * 4;
+      const VkBufferCopy c[2] = {{0, 0, cut}, {cut + 4, cut + 4, control_image_.size() * 4 - cut - 4}};
+      vkCmdCopyBuffer(cmd, control_init_->vk(), buffer(Binding::Control).vk(), 2, c);
     }
     if (options_.reset_metrics) vkCmdFillBuffer(cmd, buffer(Binding::Metrics).vk(), 0, VK_WHOLE_SIZE, 0);
   }
@@ -180,6 +185,22 @@ void Executable::record_into(VkCommandBuffer cmd) {
   // Results become visible to host reads (mapped) and to staged copies.
   barrier(cmd, kCompute, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
           VK_ACCESS_HOST_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT);
+  const VkBufferCopy cut{WEFT_CONTROL_LOOP_CUT_WORD * 4, 0, 4};
+  vkCmdCopyBuffer(cmd, buffer(Binding::Control).vk(), loop_cut_->vk(), 1, &cut);
+  barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+}
+
+// A kernel's loop the driver stopped early (weft_require_loop_end) voids the run's results.
+Status Executable::loop_cut_status() {
+  uint32_t stage_plus_one = 0;
+  loop_cut_->read(0, &stage_plus_one, 4);  // mapped: written by the run's last copy
+  if (stage_plus_one == 0) return Status::success();
+  const Stage& s = program_.stages().at(stage_plus_one - 1);
+  return Status::failure(ErrorCode::MissingFeature,
+                         "program '" + program_.name() + "', stage '" + s.name + "' (kernel '" + s.kernel->name() +
+                             "'): device '" + device_.info().name + "' stopped one of the kernel's loops before its end (it stops "
+                             "a kernel's loops after " + std::to_string(device_.loop_iteration_limit()) +
+                             " iterations per invocation), so the results are wrong; this program cannot run these sizes on this device");
 }
 
 Ticket Executable::submit() {
@@ -207,7 +228,8 @@ Status Executable::wait(Ticket ticket, uint64_t timeout_ns) {
   wi.pValues = &ticket.value;
   VkResult r = vkWaitSemaphores(device_.vk(), &wi, timeout_ns);
   if (r == VK_TIMEOUT) return Status::failure(ErrorCode::Timeout, "wait: run " + std::to_string(ticket.value) + " not done");
-  return vk_status(r, "vkWaitSemaphores");
+  if (r != VK_SUCCESS) return vk_status(r, "vkWaitSemaphores");
+  return loop_cut_status();
 }
 
 bool Executable::done(Ticket ticket) const {

@@ -111,14 +111,18 @@ class Executable {
 
   // ---- execution ----
   Ticket submit();                                        // non-blocking
-  Status wait(Ticket ticket, uint64_t timeout_ns = UINT64_MAX);  // DeviceLost / Timeout as status
+  // DeviceLost / Timeout as status; MissingFeature once a kernel's loop was stopped early by the
+  // driver (weft_require_loop_end), for this and every later wait: the results are void.
+  Status wait(Ticket ticket, uint64_t timeout_ns = UINT64_MAX);
   bool done(Ticket ticket) const;
   void run();                                             // submit + wait (the run deadline), throwing on failure
   Timings timings();                                      // of the last completed run
 
   // Appends this program to a command buffer the caller records and submits (VkFFT style):
   // binds the shared descriptor set, resets Control/Metrics if asked, records every stage.
+  // Once the caller's submission is done, loop_cut_status() says whether its results stand.
   void record_into(VkCommandBuffer cmd);
+  Status loop_cut_status();
 
  private:
   void wait_idle();
@@ -135,6 +139,7 @@ class Executable {
   std::unique_ptr<FarMemory> far_;
   TransferProgress progress_;
   std::unique_ptr<Buffer> control_init_;
+  std::unique_ptr<Buffer> loop_cut_;  // host-visible copy of Control's loop_cut word, written at the end of each run
   std::vector<uint32_t> control_image_;
   std::vector<VkPipeline> pipelines_;
   VkDescriptorPool pool_ = VK_NULL_HANDLE;

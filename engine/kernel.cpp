@@ -41,6 +41,7 @@ KernelInterface reflect(const std::vector<uint32_t>& words, const std::string& n
   std::map<uint32_t, uint32_t> binding_of;  // decorated id -> binding
   std::map<uint32_t, uint32_t> root;        // pointer id -> binding it points into
   uint32_t args_struct = 0;                  // the id named WeftArgs
+  uint32_t engine_status = 0;                // the variable weft_engine_status: the engine's, never a stage's
   std::map<std::pair<uint32_t, uint32_t>, std::string> member_names;  // (struct id, member) -> name
   // Byte sizes of the types shared variables are made of (types are declared before use).
   std::map<uint32_t, uint64_t> type_bytes, constant, pointee;
@@ -53,6 +54,7 @@ KernelInterface reflect(const std::vector<uint32_t>& words, const std::string& n
     switch (op) {
       case OpName:
         if (count >= 3 && literal_string(w + 2, count - 2) == "WeftArgs") args_struct = w[1];
+        if (count >= 3 && literal_string(w + 2, count - 2) == "weft_engine_status") engine_status = w[1];
         break;
       case OpMemberName:
         if (count >= 4) member_names[{w[1], w[2]}] = literal_string(w + 3, count - 3);
@@ -68,7 +70,8 @@ KernelInterface reflect(const std::vector<uint32_t>& words, const std::string& n
         if (count >= 4 && w[2] == DecorationBinding) binding_of[w[1]] = w[3];
         break;
       case OpVariable:
-        if (count >= 4 && (w[3] == StorageClassStorageBuffer || w[3] == StorageClassUniform) && binding_of.count(w[2]))
+        if (count >= 4 && (w[3] == StorageClassStorageBuffer || w[3] == StorageClassUniform) && binding_of.count(w[2]) &&
+            w[2] != engine_status)
           root[w[2]] = binding_of[w[2]];
         if (count >= 4 && w[3] == StorageClassWorkgroup) out.shared_bytes += size_of(pointee[w[1]]);
         break;

@@ -41,6 +41,9 @@ layout(set = 0, binding = WEFT_BINDING_CONTROL, std430) buffer WeftControl {
   WeftControlHeader header;
   uint words[];  // word w of the whole buffer is words[w - WEFT_CONTROL_HEADER_WORDS]
 } control;
+// The engine's own view of Control: only weft_require_loop_end writes through it. Kernels need
+// not declare it, and the barrier planner leaves it out (the engine reads it after the run).
+layout(set = 0, binding = WEFT_BINDING_CONTROL, std430) buffer WeftEngineStatus { uint words[]; } weft_engine_status;
 layout(set = 0, binding = WEFT_BINDING_HEAP, std430) readonly buffer WeftHeapU { uint heap_u[]; };
 layout(set = 0, binding = WEFT_BINDING_HEAP, std430) readonly buffer WeftHeapF { float heap_f[]; };
 
@@ -55,6 +58,26 @@ layout(push_constant, std430) uniform WeftPushBlock {
   WeftArgs args;  // a kernel without arguments declares no WEFT_ARGS
 #endif
 } pc;
+
+// ---- loops a driver may stop early ----------------------------------------------------------
+// Some drivers stop a kernel's loops after a fixed number of iterations per invocation and go on
+// after the loop (llvmpipe: 65535, all the invocation's loops together). A loop whose length
+// depends on the data is followed by weft_require_loop_end(it ran to its end): when it did not,
+// the run fails with MissingFeature naming this stage, rather than returning a wrong answer.
+void weft_require_loop_end(bool ended) {
+  if (!ended) atomicCompSwap(weft_engine_status.words[WEFT_CONTROL_LOOP_CUT_WORD], 0u, pc.header.stage + 1u);
+}
+// The same for every loop of the kernel at once, called last: a driver that counts all of an
+// invocation's loops together (llvmpipe; Device::loop_iteration_limit measures it) lets a loop
+// that starts after the count ran out make one iteration only, so a two-iteration loop here ends
+// early exactly when an earlier loop may have been stopped. (Its bound is not a constant, so no
+// compiler unrolls it away.)
+void weft_require_loops_whole() {
+  const uint two = 2u + (pc.header.stage >> 31);
+  uint i = 0u;
+  for (; i < two; ++i) {}
+  weft_require_loop_end(i == two);
+}
 
 // ---- control -----------------------------------------------------------------------------
 uint weft_control_word(uint w) { return control.words[w - WEFT_CONTROL_HEADER_WORDS]; }
