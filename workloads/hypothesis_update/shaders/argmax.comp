@@ -39,6 +39,7 @@ void main() {
     }
     barrier();
   }
+  weft_require_loops_whole();
   if (t != 0u) return;
   for (uint s = s0; s < s0 + spaces; ++s) {
     const uint count = globals_u[stat_word(s, S_RETAINED)] + globals_u[stat_word(s, S_ADDED)];
@@ -52,4 +53,5 @@ void main() {
   }
   const uint steps = globals_u[lm_state(m, M_BURST)];
   if (steps > 0u) globals_u[lm_state(m, M_BURST)] = steps - 1u;
+  weft_require_loops_whole();
 }

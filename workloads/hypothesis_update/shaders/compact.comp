@@ -66,4 +66,5 @@ void main() {
     globals_u[stat_word(s, S_RETAINED)] = s_out;
     globals_u[stat_word(s, S_REMOVED)] = count - s_out;
   }
+  weft_require_loops_whole();
 }

@@ -63,6 +63,7 @@ void main() {
     }
     barrier();
   }
+  weft_require_loops_whole();
   if (t != 0u) return;
   float pe = uintBitsToFloat(0x7fc00000u);  // NaN: nothing tested
   if (globals_u[stat_word(s, S_TESTED)] > 0u) {
@@ -75,4 +76,5 @@ void main() {
     pe = (2.0 * float(channels) - total) / (3.0 * float(channels));
   }
   globals_f[stat_word(s, S_PE)] = pe;
+  weft_require_loops_whole();
 }

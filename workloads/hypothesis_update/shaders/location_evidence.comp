@@ -158,4 +158,5 @@ void main() {
     }
     hyp_set_new(c, h, tested ? best : HYP_INF);
   }
+  weft_require_loops_whole();
 }

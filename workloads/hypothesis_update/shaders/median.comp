@@ -63,4 +63,5 @@ void main() {
     median = (lo + hi) / 2.0;
   }
   if (gl_LocalInvocationID.x == 0u) globals_f[stat_word(s, S_MEDIAN)] = median;
+  weft_require_loops_whole();
 }

@@ -136,9 +136,11 @@ void main() {
     introsort(int(nodes));
   } else {
     for (uint n = t; n < nodes; n += HYP_WG) globals_u[g_order + n] = n;
+    weft_require_loops_whole();
     if (t != 0u) return;
   }
   globals_u[stat_word(s, S_NSEL)] = nsel;
   globals_u[stat_word(s, S_SEL_FIRST)] = by_evidence ? nodes - nsel : 0u;
   globals_u[stat_word(s, S_ADDED)] = nsel * j;
+  weft_require_loops_whole();
 }

@@ -61,6 +61,7 @@ void main() {
     }
     barrier();
   }
+  weft_require_loops_whole();
   if (t != 0u) return;
   float best = -HYP_INF, slope = -HYP_INF;
   for (uint s = s0; s < s0 + spaces; ++s) {
@@ -89,4 +90,5 @@ void main() {
   }
   globals_u[lm_state(m, M_BURST_IN_STEP)] = steps;
   globals_f[lm_state(m, M_MAX_SLOPE)] = slope;
+  weft_require_loops_whole();
 }

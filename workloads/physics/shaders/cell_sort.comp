@@ -23,4 +23,5 @@ void main() {
       globals_u[s + b] = key;
     }
   }
+  weft_require_loops_whole();
 }

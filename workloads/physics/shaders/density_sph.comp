@@ -32,4 +32,5 @@ void main() {
     globals_f[rho_at + 2u * i] = rho;
     globals_f[rho_at + 2u * i + 1u] = par_f(PHYS_SPH_STIFF) * max(rho - par_f(PHYS_SPH_REST), 0.0);
   }
+  weft_require_loops_whole();
 }

@@ -47,4 +47,5 @@ void main() {
     globals_f[acc_at + 4u * i + 2u] = f.z / m;
     globals_f[acc_at + 4u * i + 3u] = pe;
   }
+  weft_require_loops_whole();
 }

@@ -41,4 +41,5 @@ void main() {
     globals_f[acc_at + 4u * i + 2u] = a.z;
     globals_f[acc_at + 4u * i + 3u] = -mass(i) * dot(g, pi);
   }
+  weft_require_loops_whole();
 }

@@ -57,4 +57,5 @@ void main() {
     globals_u[o + 6u] = s_u[0][0];
     globals_u[o + 7u] = s_u[1][0];
   }
+  weft_require_loops_whole();
 }

@@ -33,4 +33,5 @@ void main() {
     globals_u[at + k] = run;
     run += c;
   }
+  weft_require_loops_whole();
 }

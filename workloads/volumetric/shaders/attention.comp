@@ -36,4 +36,5 @@ void main() {
       for (uint i = 0u; i < dh; ++i) globals_f[o + t * d + h * dh + i] += p * globals_f[v + s * d + h * dh + i];
     }
   }
+  weft_require_loops_whole();
 }

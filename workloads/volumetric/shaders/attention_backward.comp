@@ -58,4 +58,5 @@ void main() {
       }
     }
   }
+  weft_require_loops_whole();
 }

@@ -16,4 +16,5 @@ void main() {
   const bool acc = pc.args.accumulate != 0u;
   for (uint k = gl_GlobalInvocationID.x; k < count; k += gl_NumWorkGroups.x * 64u)
     globals_f[to + k] = (acc ? globals_f[to + k] : 0.0) + globals_f[from + k];
+  weft_require_loops_whole();
 }

@@ -96,4 +96,5 @@ void main() {
     if (zw != ~0u) globals_f[zw + at] = z;
     globals_f[y + at] = activation(act, z);
   }
+  weft_require_loops_whole();
 }

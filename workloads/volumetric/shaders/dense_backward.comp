@@ -103,4 +103,5 @@ void main() {
       globals_f[gW + k] = a;
     }
   }
+  weft_require_loops_whole();
 }

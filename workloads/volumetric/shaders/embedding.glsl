@@ -25,4 +25,5 @@ void main() {
     const bool ok = v >= 0.0 && v < float(vocab) && v == floor(v);
     globals_f[y + k] = ok ? weight_at(W, S, row_words, blocks, uint(v), j) : 0.0;
   }
+  weft_require_loops_whole();
 }

@@ -26,4 +26,5 @@ void main() {
       if (globals_f[x + t] == float(r)) g += globals_f[dy + t * dim + j];
     globals_f[grad + k] = g;
   }
+  weft_require_loops_whole();
 }

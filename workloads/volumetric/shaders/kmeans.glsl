@@ -27,4 +27,5 @@ void main() {
     }
     globals_f[s + id] = -d;
   }
+  weft_require_loops_whole();
 }

@@ -26,4 +26,5 @@ void main() {
       globals_f[dx + id] = g;
     }
   }
+  weft_require_loops_whole();
 }

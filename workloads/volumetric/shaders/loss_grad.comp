@@ -18,4 +18,5 @@ void main() {
     globals_f[dy + i] = 2.0 * d / float(n);
   }
   globals_f[loss] = s / float(n);
+  weft_require_loops_whole();
 }

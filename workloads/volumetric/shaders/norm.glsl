@@ -35,4 +35,5 @@ void main() {
     for (uint i = 0u; i < n; ++i)
       globals_f[y + r * n + i] = (globals_f[row + i] - mean) * inv * PARAM_F[g + i] + (layer ? PARAM_F[beta + i] : 0.0);
   }
+  weft_require_loops_whole();
 }

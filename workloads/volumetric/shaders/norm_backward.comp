@@ -66,4 +66,5 @@ void main() {
       if (LAYER) globals_f[gbeta + k] = b;
     }
   }
+  weft_require_loops_whole();
 }

@@ -30,4 +30,5 @@ void main() {
       globals_f[p + k] -= lr_t * mk / (sqrt(vk) + eps_t);
     }
   }
+  weft_require_loops_whole();
 }

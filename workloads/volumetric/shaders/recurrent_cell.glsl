@@ -70,4 +70,5 @@ void main() {
     if (kind == 0u && store != ~0u) globals_f[store + t * H + j] = h;
     globals_f[y + t * H + j] = h;
   }
+  weft_require_loops_whole();
 }

@@ -54,4 +54,5 @@ void main() {
       globals_f[dcn + j] = dc * f;
     }
   }
+  weft_require_loops_whole();
 }

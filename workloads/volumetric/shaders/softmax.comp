@@ -18,4 +18,5 @@ void main() {
     for (uint i = 0u; i < n; ++i) s += exp(globals_f[row + i] - mx);
     for (uint i = 0u; i < n; ++i) globals_f[y + r * n + i] = exp(globals_f[row + i] - mx) / s;
   }
+  weft_require_loops_whole();
 }

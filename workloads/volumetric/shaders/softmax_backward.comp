@@ -15,4 +15,5 @@ void main() {
     for (uint i = 0u; i < n; ++i) s += globals_f[dy + r * n + i] * globals_f[y + r * n + i];
     for (uint i = 0u; i < n; ++i) globals_f[dx + r * n + i] = globals_f[y + r * n + i] * (globals_f[dy + r * n + i] - s);
   }
+  weft_require_loops_whole();
 }

@@ -14,4 +14,5 @@ void main() {
     const float z = globals_f[a + k];
     globals_f[h + k] = z / (1.0 + exp(-z)) * globals_f[b + k];
   }
+  weft_require_loops_whole();
 }

@@ -16,4 +16,5 @@ void main() {
     globals_f[da + k] = d * globals_f[b + k] * activation_grad(4u, z);
     globals_f[db + k] = d * activation(4u, z);
   }
+  weft_require_loops_whole();
 }
