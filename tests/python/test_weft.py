@@ -232,3 +232,28 @@ def test_attention_refuses_what_it_cannot_run(device, tmp_path):
         model.detokenize(np.zeros(2, np.complex64))
     with pytest.raises(weft.ArgumentError):
         dec.step(np.float32(3.0))
+
+
+def test_objects_keep_what_they_need_alive(tmp_path):
+    import gc
+    from weft import attention, token_vm
+
+    # Each object holds its device (and a decoder its model, a machine its workflow): dropping
+    # the caller's references first must not break the object still in use.
+    path = str(tmp_path / "seeded.gguf")
+    attention.write_seeded_model(path)
+    dev = weft.Device()
+    model = attention.Model.load(path)
+    dec = attention.Decoder(dev, model, context=8)
+    prog = weft.Program(dev, CHAIN)
+    wf = token_vm.Workflow.compile(os.path.join(EXAMPLES, "token_vm", "prompts.toml"),
+                                   flow=os.path.join(EXAMPLES, "token_vm", "flow.toml"), resources={"problem": "1 + 1"})
+    vm = token_vm.Machine(wf, batch=2, device=dev)
+    ref = model.reference_logits([1, 2])
+    del dev, model, wf
+    gc.collect()
+    logits = dec.prefill([1, 2])
+    assert float(np.sum((logits - ref) ** 2) / np.sum(ref ** 2)) < 1e-8
+    prog.run()
+    assert prog.read("result").shape == (4,)
+    assert vm.step(np.full(2, 256, np.uint32)).shape == (2,)
