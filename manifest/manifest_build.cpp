@@ -207,8 +207,8 @@ Built build(const Manifest& m) {
   }
   for (const auto& in : m.instances) res.instances[in.name] = at_key(m, in.key, [&] { return p.add_instance(in.name, in.width); });
   for (size_t c = 0; c < m.connections.size(); ++c) {
-    const auto& [from, to] = m.connections[c];
-    at_key(m, "chain", [&] { p.connect(res.instances.at(from), res.instances.at(to)); });
+    const auto& link = m.connections[c];  // not a structured binding: clang 14 cannot capture one
+    at_key(m, "chain", [&] { p.connect(res.instances.at(link.first), res.instances.at(link.second)); });
   }
   for (const auto& s : m.slots) res.slots[s.name] = p.add_slot(s.name, s.groups);
   for (const auto& c : m.controls) {
