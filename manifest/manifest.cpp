@@ -340,6 +340,41 @@ void parse_outputs(Manifest& m, const Table& root) {
   });
 }
 
+// TOML allows non-ASCII text only inside strings and comments. toml++ 3.3 (Debian 12) reaches
+// __builtin_unreachable() when it meets U+00A1..U+0499 where it expects whitespace (found by
+// fuzzing: `values = [1.\u03a2`), so such a byte is refused here, by line and column, before
+// the parser sees it.
+void require_ascii_outside_strings(const std::string& text, const std::string& path) {
+  enum { Code, Comment, Basic, Literal, MultiBasic, MultiLiteral } state = Code;
+  size_t line = 1, column = 1;
+  for (size_t i = 0; i < text.size(); ++i, ++column) {
+    const char c = text[i];
+    const bool triple = i + 2 < text.size() && text[i + 1] == c && text[i + 2] == c;
+    if (c == '\n') line += 1, column = 0;
+    switch (state) {
+      case Code:
+        if (c == '#') state = Comment;
+        else if (c == '"') state = triple ? (i += 2, column += 2, MultiBasic) : Basic;
+        else if (c == '\'') state = triple ? (i += 2, column += 2, MultiLiteral) : Literal;
+        else if (static_cast<unsigned char>(c) >= 0x80)
+          fail(ErrorCode::BadInput, path + ":" + std::to_string(line) + ":" + std::to_string(column) +
+                                        ": TOML syntax error: a non-ASCII character outside a string or comment");
+        break;
+      case Comment: if (c == '\n') state = Code; break;
+      case Basic:
+        if (c == '\\') ++i, ++column;
+        else if (c == '"' || c == '\n') state = Code;
+        break;
+      case Literal: if (c == '\'' || c == '\n') state = Code; break;
+      case MultiBasic:
+        if (c == '\\') ++i, ++column;
+        else if (c == '"' && triple) i += 2, column += 2, state = Code;
+        break;
+      case MultiLiteral: if (c == '\'' && triple) i += 2, column += 2, state = Code; break;
+    }
+  }
+}
+
 }  // namespace
 
 
@@ -348,6 +383,7 @@ Manifest parse_manifest(const std::string& text, const std::string& path) {
   m.path = path;
   m.dir = fs::path(path).parent_path().string();
   if (m.dir.empty()) m.dir = ".";
+  require_ascii_outside_strings(text, path);
   toml::table doc;
   try {
     doc = toml::parse(text, path);
