@@ -480,6 +480,14 @@ TEST_CASE("manifest errors: a non-ASCII character outside a string or comment is
   }
 }
 
+TEST_CASE("manifest: non-ASCII text inside strings reads as written, after a line-ending backslash too") {
+  TempDir dir("manifest-test");
+  const std::string text = fixture_with("name = \"fixture\"", "name = \"\"\"\\\n   \xc3\xa9t\xc3\xa9 \xf0\x9f\x99\x82 \xce\xa2\"\"\"");
+  const Manifest m = load_manifest(conformance::write_manifest_fixture(dir.path(), text));
+  CHECK(m.name == "\xc3\xa9t\xc3\xa9 \xf0\x9f\x99\x82 \xce\xa2");
+  CHECK(load_error(fixture_with("name = \"fixture\"", "name = \"\xc3\x28\"")).code() == ErrorCode::BadInput);  // not UTF-8
+}
+
 // ---- far segments ------------------------------------------------------------------------------
 
 namespace {
