@@ -1,6 +1,7 @@
 #include "input_file.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -87,6 +88,80 @@ MappedFile::MappedFile(const std::string& path, const std::string& cannot, const
 
 MappedFile::~MappedFile() {
   if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
+}
+
+namespace {
+
+// The code point of the UTF-8 sequence at text[i] (advancing i past it), or -1 if malformed.
+long utf8_code_point(const std::string& text, size_t& i) {
+  const auto byte = [&](size_t k) { return k < text.size() ? static_cast<unsigned char>(text[k]) : 0u; };
+  const unsigned lead = byte(i);
+  const int extra = lead >= 0xF0 && lead < 0xF5 ? 3 : lead >= 0xE0 ? 2 : lead >= 0xC2 ? 1 : -1;
+  if (extra < 0 || lead >= 0xF5) return -1;
+  long cp = lead & (0x3F >> extra);
+  for (int k = 1; k <= extra; ++k) {
+    if ((byte(i + k) & 0xC0) != 0x80) return -1;
+    cp = (cp << 6) | (byte(i + k) & 0x3F);
+  }
+  if ((extra == 2 && cp < 0x800) || (extra == 3 && (cp < 0x10000 || cp > 0x10FFFF)) || (cp >= 0xD800 && cp <= 0xDFFF)) return -1;
+  i += size_t(extra);
+  return cp;
+}
+
+}  // namespace
+
+std::string toml_text_for_parser(const std::string& text, const std::string& path) {
+  enum { Code, Comment, Basic, Literal, MultiBasic, MultiLiteral } state = Code;
+  std::string out;
+  out.reserve(text.size());
+  size_t line = 1, column = 1;
+  const auto refuse = [&](const char* what) {
+    fail(ErrorCode::BadInput, path + ":" + std::to_string(line) + ":" + std::to_string(column) + ": TOML syntax error: " + what);
+  };
+  // The character a backslash escapes, copied as it is (an escape is ASCII or it is no escape).
+  const auto escaped = [&](size_t& at) {
+    if (at + 1 >= text.size()) return;
+    if (static_cast<unsigned char>(text[at + 1]) >= 0x80) refuse("a backslash before a non-ASCII character is not an escape");
+    if (text[at + 1] == '\n') line += 1, column = 0;
+    out += text[++at];
+    ++column;
+  };
+  for (size_t i = 0; i < text.size(); ++i, ++column) {
+    const char c = text[i];
+    const bool triple = i + 2 < text.size() && text[i + 1] == c && text[i + 2] == c;
+    const size_t take = triple && (c == '"' || c == '\'') && (state == Code || state == MultiBasic || state == MultiLiteral) ? 3 : 1;
+    if (c == '\n') line += 1, column = 0;
+    if ((state == Basic || state == MultiBasic) && static_cast<unsigned char>(c) >= 0x80) {
+      const long cp = utf8_code_point(text, i);
+      if (cp < 0) refuse("malformed UTF-8 in a string");
+      char escape[16];
+      std::snprintf(escape, sizeof escape, cp > 0xFFFF ? "\\U%08lX" : "\\u%04lX", cp);
+      out += escape;
+      continue;
+    }
+    out.append(text, i, take);
+    switch (state) {
+      case Code:
+        if (c == '#') state = Comment;
+        else if (c == '"') state = take == 3 ? MultiBasic : Basic;
+        else if (c == '\'') state = take == 3 ? MultiLiteral : Literal;
+        else if (static_cast<unsigned char>(c) >= 0x80) refuse("a non-ASCII character outside a string or comment");
+        break;
+      case Comment: if (c == '\n') state = Code; break;
+      case Basic:
+        if (c == '\\') escaped(i);
+        else if (c == '"' || c == '\n') state = Code;
+        break;
+      case Literal: if (c == '\'' || c == '\n') state = Code; break;
+      case MultiBasic:
+        if (c == '\\') escaped(i);
+        else if (take == 3 && c == '"') state = Code;
+        break;
+      case MultiLiteral: if (take == 3 && c == '\'') state = Code; break;
+    }
+    i += take - 1, column += take - 1;
+  }
+  return out;
 }
 
 void check_json_nesting(std::string_view json, const std::string& where, uint64_t max_depth) {

@@ -64,4 +64,13 @@ class MappedFile {
 // error names the line and column where the limit is passed.
 void check_json_nesting(std::string_view json, const std::string& where, uint64_t max_depth = 0);
 
+// TOML text as Debian 12's toml++ 3.3 can parse it safely: that version reaches
+// __builtin_unreachable() when it asks whether a character in U+00A1..U+0499 is whitespace
+// (found by fuzzing: after a number, and where a line-ending backslash trims a multi-line string).
+// A non-ASCII character outside a string or comment, never valid TOML, is BadInput naming
+// `path`, line and column; inside a basic string ("..." or """...""") it becomes the \uXXXX or
+// \UXXXXXXXX escape that means the same; malformed UTF-8 there and a backslash before a
+// non-ASCII character are BadInput too. Comments and literal strings pass unchanged.
+std::string toml_text_for_parser(const std::string& text, const std::string& path);
+
 }  // namespace weft

@@ -166,7 +166,7 @@ class FlowReader {
 Program parse_flow(std::string_view text, const std::string& path, std::shared_ptr<const Prompts> prompts) {
   toml::table root;
   try {
-    root = toml::parse(text, path);
+    root = toml::parse(toml_text_for_parser(std::string(text), path), path);
   } catch (const toml::parse_error& e) {
     fail(ErrorCode::BadInput, path + ":" + std::to_string(e.source().begin.line) + ":" +
                                   std::to_string(e.source().begin.column) + ": TOML syntax error: " +

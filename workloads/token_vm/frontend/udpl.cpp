@@ -301,7 +301,7 @@ struct Document {
 
 Document parse_document(const std::string& path, std::string_view text) {
   try {
-    return {path, toml::parse(text, path)};
+    return {path, toml::parse(toml_text_for_parser(std::string(text), path), path)};
   } catch (const toml::parse_error& e) {
     fail(ErrorCode::BadInput, path + ":" + std::to_string(e.source().begin.line) + ":" +
                                   std::to_string(e.source().begin.column) + ": TOML syntax error: " +
