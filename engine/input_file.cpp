@@ -108,61 +108,85 @@ long utf8_code_point(const std::string& text, size_t& i) {
   return cp;
 }
 
+// Rewrites TOML text so that no byte above 0x7F reaches the parser, meaning the same: strings
+// become basic strings with \u escapes, comments lose their non-ASCII bytes (they mean nothing).
+class TomlAscii {
+ public:
+  TomlAscii(const std::string& text, const std::string& path) : text_(text), path_(path) { out_.reserve(text.size()); }
+
+  std::string run() {
+    while (i_ < text_.size()) {
+      const char c = text_[i_];
+      if (c == '#') comment();
+      else if (c == '"' || c == '\'') string(c);
+      else if (high(c)) refuse("a non-ASCII character outside a string or comment");
+      else out_ += c, ++i_;
+    }
+    return std::move(out_);
+  }
+
+ private:
+  static bool high(char c) { return static_cast<unsigned char>(c) >= 0x80; }
+
+  [[noreturn]] void refuse(const char* what) const {
+    size_t line = 1, column = 1;
+    for (size_t k = 0; k < i_; ++k) text_[k] == '\n' ? (++line, column = 1) : ++column;
+    fail(ErrorCode::BadInput, path_ + ":" + std::to_string(line) + ":" + std::to_string(column) + ": TOML syntax error: " + what);
+  }
+
+  size_t run_of(char quote) const {
+    size_t r = 0;
+    while (i_ + r < text_.size() && text_[i_ + r] == quote) ++r;
+    return r;
+  }
+
+  void comment() {
+    for (; i_ < text_.size() && text_[i_] != '\n'; ++i_) out_ += high(text_[i_]) ? '?' : text_[i_];
+  }
+
+  void code_point() {
+    const long cp = utf8_code_point(text_, i_);
+    if (cp < 0) refuse("malformed UTF-8 in a string");
+    char escape[16];
+    std::snprintf(escape, sizeof escape, cp > 0xFFFF ? "\\U%08lX" : "\\u%04lX", cp);
+    out_ += escape;
+    ++i_;
+  }
+
+  // One string, written as a basic string (a literal one's backslashes and double quotes escaped).
+  void string(char quote) {
+    const bool multi = run_of(quote) >= 3, literal = quote == '\'';
+    out_ += multi ? "\"\"\"" : "\"";
+    i_ += multi ? 3 : 1;
+    while (i_ < text_.size()) {
+      const char c = text_[i_];
+      if (c == '\n' && !multi) return;  // unterminated: the parser reports it
+      if (c == quote && (!multi || run_of(quote) >= 3)) {
+        // A multi-line string may end with up to two quotes of its own before the delimiter.
+        const size_t own = multi ? std::min<size_t>(run_of(quote) - 3, 2) : 0;
+        out_ += std::string(own, literal ? '\'' : '"') + (multi ? "\"\"\"" : "\"");
+        i_ += own + (multi ? 3 : 1);
+        return;
+      }
+      if (high(c)) code_point();
+      else if (literal && (c == '\\' || c == '"')) out_ += '\\', out_ += c, ++i_;
+      else if (!literal && c == '\\' && i_ + 1 < text_.size()) {
+        ++i_;
+        if (high(text_[i_])) refuse("a backslash before a non-ASCII character is not an escape");
+        out_ += c, out_ += text_[i_++];
+      } else out_ += c, ++i_;
+    }
+  }
+
+  const std::string& text_;
+  const std::string& path_;
+  std::string out_;
+  size_t i_ = 0;
+};
+
 }  // namespace
 
-std::string toml_text_for_parser(const std::string& text, const std::string& path) {
-  enum { Code, Comment, Basic, Literal, MultiBasic, MultiLiteral } state = Code;
-  std::string out;
-  out.reserve(text.size());
-  size_t line = 1, column = 1;
-  const auto refuse = [&](const char* what) {
-    fail(ErrorCode::BadInput, path + ":" + std::to_string(line) + ":" + std::to_string(column) + ": TOML syntax error: " + what);
-  };
-  // The character a backslash escapes, copied as it is (an escape is ASCII or it is no escape).
-  const auto escaped = [&](size_t& at) {
-    if (at + 1 >= text.size()) return;
-    if (static_cast<unsigned char>(text[at + 1]) >= 0x80) refuse("a backslash before a non-ASCII character is not an escape");
-    if (text[at + 1] == '\n') line += 1, column = 0;
-    out += text[++at];
-    ++column;
-  };
-  for (size_t i = 0; i < text.size(); ++i, ++column) {
-    const char c = text[i];
-    const bool triple = i + 2 < text.size() && text[i + 1] == c && text[i + 2] == c;
-    const size_t take = triple && (c == '"' || c == '\'') && (state == Code || state == MultiBasic || state == MultiLiteral) ? 3 : 1;
-    if (c == '\n') line += 1, column = 0;
-    if ((state == Basic || state == MultiBasic) && static_cast<unsigned char>(c) >= 0x80) {
-      const long cp = utf8_code_point(text, i);
-      if (cp < 0) refuse("malformed UTF-8 in a string");
-      char escape[16];
-      std::snprintf(escape, sizeof escape, cp > 0xFFFF ? "\\U%08lX" : "\\u%04lX", cp);
-      out += escape;
-      continue;
-    }
-    out.append(text, i, take);
-    switch (state) {
-      case Code:
-        if (c == '#') state = Comment;
-        else if (c == '"') state = take == 3 ? MultiBasic : Basic;
-        else if (c == '\'') state = take == 3 ? MultiLiteral : Literal;
-        else if (static_cast<unsigned char>(c) >= 0x80) refuse("a non-ASCII character outside a string or comment");
-        break;
-      case Comment: if (c == '\n') state = Code; break;
-      case Basic:
-        if (c == '\\') escaped(i);
-        else if (c == '"' || c == '\n') state = Code;
-        break;
-      case Literal: if (c == '\'' || c == '\n') state = Code; break;
-      case MultiBasic:
-        if (c == '\\') escaped(i);
-        else if (take == 3 && c == '"') state = Code;
-        break;
-      case MultiLiteral: if (take == 3 && c == '\'') state = Code; break;
-    }
-    i += take - 1, column += take - 1;
-  }
-  return out;
-}
+std::string toml_text_for_parser(const std::string& text, const std::string& path) { return TomlAscii(text, path).run(); }
 
 void check_json_nesting(std::string_view json, const std::string& where, uint64_t max_depth) {
   const uint64_t max = max_depth ? max_depth : input_limit(kNestingDepth);

@@ -67,10 +67,12 @@ void check_json_nesting(std::string_view json, const std::string& where, uint64_
 // TOML text as Debian 12's toml++ 3.3 can parse it safely: that version reaches
 // __builtin_unreachable() when it asks whether a character in U+00A1..U+0499 is whitespace
 // (found by fuzzing: after a number, and where a line-ending backslash trims a multi-line string).
-// A non-ASCII character outside a string or comment, never valid TOML, is BadInput naming
-// `path`, line and column; inside a basic string ("..." or """...""") it becomes the \uXXXX or
-// \UXXXXXXXX escape that means the same; malformed UTF-8 there and a backslash before a
-// non-ASCII character are BadInput too. Comments and literal strings pass unchanged.
+// So no byte above 0x7F reaches it: a non-ASCII character outside a string or comment, never
+// valid TOML, is BadInput naming `path`, line and column; every string becomes a basic string
+// whose non-ASCII characters are \uXXXX / \UXXXXXXXX escapes (a literal string's backslashes
+// and double quotes escaped too), so the parsed values are unchanged; comments lose their
+// non-ASCII bytes. Malformed UTF-8 in a string and a backslash before a non-ASCII character are
+// BadInput.
 std::string toml_text_for_parser(const std::string& text, const std::string& path);
 
 }  // namespace weft
