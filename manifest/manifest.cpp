@@ -109,7 +109,8 @@ void parse_kernels(Manifest& m, const Table& root) {
     for (const auto& other : m.kernels)
       if (other.name == k.name) t.bad_key("name", "duplicate kernel name '" + k.name + "'");
     k.path = resolve(m, t.str("file", true));
-    if (!fs::is_regular_file(k.path)) t.bad_key("file", "kernel source '" + k.path + "' does not exist");
+    std::error_code ec;  // the throwing form lets e.g. "File name too long" escape as filesystem_error
+    if (!fs::is_regular_file(k.path, ec)) t.bad_key("file", "kernel source '" + k.path + "' does not exist");
     if (const toml::node* d = t.get("defines")) {
       if (!d->is_table()) t.bad_key("defines", std::string("expected a table of NAME = value, got ") + type_name(*d));
       for (auto&& [name, v] : *d->as_table()) {
