@@ -225,7 +225,10 @@ std::vector<TokenId> Tokenizer::encode(std::string_view text, bool add_special_t
 std::vector<std::vector<TokenId>> Tokenizer::encode_batch(std::span<const std::string> texts, bool add_special_tokens,
                                                           unsigned threads) const {
   std::vector<std::vector<TokenId>> out(texts.size());
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  // More threads than a few per core only cost memory, and a count in the billions (a negative
+  // number cast to unsigned) would fail part-way through starting them: the ids are the same.
+  threads = threads == 0 ? cores : std::min(threads, 4 * cores);
   threads = unsigned(std::min<size_t>(threads, texts.size()));
   if (threads <= 1) {
     for (size_t i = 0; i < texts.size(); ++i) out[i] = encode(texts[i], add_special_tokens);

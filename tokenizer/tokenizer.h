@@ -33,7 +33,8 @@ class Tokenizer {
   // Text must be valid UTF-8 (BadInput naming the byte otherwise). With add_special_tokens the
   // post-processor's tokens (BOS, [CLS] ...) surround the ids, as Hugging Face's default does.
   std::vector<TokenId> encode(std::string_view text, bool add_special_tokens = false) const;
-  // Each text on its own, spread over `threads` threads (0: all hardware threads).
+  // Each text on its own, spread over `threads` threads (0: all hardware threads; at most four
+  // per hardware thread are started, whatever is asked).
   std::vector<std::vector<TokenId>> encode_batch(std::span<const std::string> texts, bool add_special_tokens = false,
                                                  unsigned threads = 0) const;
   // Hugging Face's decode: ids outside the vocabulary are left out; invalid UTF-8 the decoder
