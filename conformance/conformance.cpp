@@ -35,6 +35,11 @@ std::string data_dir() {
 
 }  // namespace
 
+bool large_tests_enabled() {
+  const char* v = std::getenv("WEFT_LARGE_TESTS");
+  return v && std::string(v) == "1";
+}
+
 void set_data_dir(const std::string& dir) { explicit_data_dir() = dir; }
 
 std::string data_path(const std::string& relative) {

@@ -83,6 +83,9 @@ std::string format_junit(const std::vector<DeviceReport>& reports);
 // share/weft/data beside the running program's bin/ folder (so in the build tree and in an
 // installed prefix alike).
 void set_data_dir(const std::string& dir);
+
+// WEFT_LARGE_TESTS=1: the cases and tests too slow or too large for every run run too.
+bool large_tests_enabled();
 // <data dir>/<relative> when it exists, else "" (the case then skips, saying where it looked:
 // data_not_found(relative)).
 std::string data_path(const std::string& relative);

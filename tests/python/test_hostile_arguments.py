@@ -46,9 +46,10 @@ BASELINE = {"int": 0, "float": 0.0, "bool": False, "str": "x", "List[int]": [0],
 
 
 @pytest.fixture(scope="module")
-def objects(tmp_path_factory: pytest.TempPathFactory) -> Dict[str, Any]:
+def objects(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dict[str, Any]]:
     tmp = tmp_path_factory.mktemp("hostile")
-    os.chdir(tmp)  # functions given "x" as a path write there
+    before = os.getcwd()
+    os.chdir(tmp)  # functions given "x" as a path write there, until the module's tests end
     device = weft.Device(validation=True)
     model_path = str(tmp / "seeded.gguf")
     attention.write_seeded_model(model_path)
@@ -60,7 +61,7 @@ def objects(tmp_path_factory: pytest.TempPathFactory) -> Dict[str, Any]:
     rng = np.random.default_rng(1)
     graph = backend.add_graph(rng.normal(size=(4, 3)), np.hstack([np.arange(4)[:, None], rng.normal(size=(4, 10))]))
     backend.add_learning_module([graph])
-    return {
+    yield {
         "weft._weft.Device": device,
         "weft._weft.Program": weft.Program(device, os.path.join(EXAMPLES, "gain", "gain.toml")),
         "weft._weft.Tokenizer": weft.Tokenizer.load(os.path.join(GOLDENS, "wordlevel_whitespace.tokenizer.json")),
@@ -70,6 +71,7 @@ def objects(tmp_path_factory: pytest.TempPathFactory) -> Dict[str, Any]:
         "weft._weft.token_vm.TokenVmMachine": token_vm.Machine(workflow, batch=2, device=device),
         "weft._weft.hypothesis_update.Backend": backend,
     }
+    os.chdir(before)
 
 
 def values_of(type_text: str, objects: Dict[str, Any]) -> List[Any]:

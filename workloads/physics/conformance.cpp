@@ -16,7 +16,6 @@
 // K + |U|), the reference in double: bound 2e-5 of K + |U|.
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <functional>
 #include <cstring>
 #include <sstream>
@@ -370,14 +369,13 @@ Result bad_input(Device& dev) {
 
 }  // namespace
 
-// One crowded cell: 600 particles must come out sorted. With WEFT_LARGE_TESTS set, on a device
+// One crowded cell: 600 particles must come out sorted. With WEFT_LARGE_TESTS=1, on a device
 // that stops loops early (llvmpipe: after 65,535 iterations per invocation), a cell of more
 // particles than that, which one invocation can neither sort nor walk, must be refused naming a
 // stage, where it used to leave the cell half sorted and sum forces over some neighbours only
 // (20 s on lavapipe: every particle walks 65,535 neighbours before the refusal).
 Result crowded_cell(Device& dev) {
-  const bool large = std::getenv("WEFT_LARGE_TESTS") != nullptr;
-  const uint32_t limit = large ? dev.loop_iteration_limit() : UINT32_MAX;
+  const uint32_t limit = large_tests_enabled() ? dev.loop_iteration_limit() : UINT32_MAX;
   const uint32_t n = limit == UINT32_MAX ? 600 : limit + 1000;
   Scenario sc = lj_gas(n, 0.5f, 0.0f, 0.001f, 5);
   Params& p = sc.config.params;

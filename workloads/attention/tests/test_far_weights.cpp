@@ -199,12 +199,7 @@ TEST_CASE("attention: a context longer than the driver's loop cap allows is refu
 // The Done-when item: a GGUF model over 1 GiB (so over lavapipe's 128 MiB window: Auto puts the
 // weights far) decodes a few tokens as its CPU reference does. The reference reads every weight
 // in f64 per token (seconds each), so the prompt is short.
-bool large_tests() {
-  const char* v = std::getenv("WEFT_LARGE_TESTS");
-  return v && std::string(v) == "1";
-}
-
-TEST_CASE("far weights: a seeded model over 1 GiB decodes as its CPU reference (WEFT_LARGE_TESTS=1)" * doctest::skip(!large_tests())) {
+TEST_CASE("far weights: a seeded model over 1 GiB decodes as its CPU reference (WEFT_LARGE_TESTS=1)" * doctest::skip(!weft::conformance::large_tests_enabled())) {
   test::ValidationClean clean;
   using clock = std::chrono::steady_clock;
   auto secs = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
