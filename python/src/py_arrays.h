@@ -14,16 +14,20 @@
 
 namespace weft::python {
 
+// BadInput "<what>, got dtype D" unless the array holds signed or unsigned integers.
+inline void require_integer_dtype(const pybind11::array& a, const std::string& what) {
+  const char kind = a.dtype().kind();
+  if (kind != 'i' && kind != 'u') fail(ErrorCode::BadInput, what + ", got dtype " + std::string(pybind11::str(pybind11::handle(a.dtype()))));
+}
+
 // A 1-D sequence or array of integers: its values, in order.
 inline std::vector<int64_t> integer_values(pybind11::handle given, const std::string& where) {
   const auto a = pybind11::array::ensure(given);  // a list of Python ints becomes an int64 array
   if (!a) fail(ErrorCode::BadInput, where + ": expected a sequence of integers, got " + std::string(pybind11::str(given.get_type())));
   if (a.size() == 0 && a.ndim() == 1) return {};  // numpy gives an empty list a float dtype
-  const char kind = a.dtype().kind();
-  if (kind != 'i' && kind != 'u')
-    fail(ErrorCode::BadInput, where + ": expected integers, got dtype " + std::string(pybind11::str(pybind11::handle(a.dtype()))));
+  require_integer_dtype(a, where + ": expected integers");
   if (a.ndim() != 1) fail(ErrorCode::BadInput, where + ": expected a 1-D sequence, got " + std::to_string(a.ndim()) + " dimensions");
-  if (kind == 'u' && a.itemsize() == 8 && pybind11::int_(a.attr("max")()).cast<uint64_t>() > uint64_t(INT64_MAX))
+  if (a.dtype().kind() == 'u' && a.itemsize() == 8 && pybind11::int_(a.attr("max")()).cast<uint64_t>() > uint64_t(INT64_MAX))
     fail(ErrorCode::BadInput, where + ": " + std::string(pybind11::str(a.attr("max")())) + " does not fit a signed 64-bit integer");
   const auto values = pybind11::array_t<int64_t, pybind11::array::c_style | pybind11::array::forcecast>::ensure(a);
   if (!values) fail(ErrorCode::BadInput, where + ": not convertible to 64-bit integers");

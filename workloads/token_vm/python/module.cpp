@@ -12,6 +12,7 @@
 #include "flow.h"
 #include "flow_file.h"
 #include "machine.h"
+#include "py_arrays.h"
 #include "py_device.h"
 #include "reference.h"
 #include "serialize.h"
@@ -28,9 +29,7 @@ using Tokens = py::array_t<uint32_t, py::array::c_style | py::array::forcecast>;
 // Token ids as uint32: an integer array whose values fit. A float array (1.7 became 1) or a
 // negative or too large id (-1 became 4294967295) is refused by name, not converted.
 Tokens token_array(const py::array& a, const std::string& where) {
-  const char kind = a.dtype().kind();
-  if (kind != 'i' && kind != 'u')
-    fail(ErrorCode::BadInput, where + ": token ids must be an integer array, got dtype " + std::string(py::str(py::handle(a.dtype()))));
+  require_integer_dtype(a, where + ": token ids must be an integer array");
   if (a.size() > 0) {
     const long long lo = py::int_(a.attr("min")()).cast<long long>();
     if (lo < 0) fail(ErrorCode::BadInput, where + ": token id " + std::to_string(lo) + " is negative");
