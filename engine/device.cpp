@@ -400,11 +400,26 @@ PipelineCache& Device::pipelines() {
 VkMemoryPropertyFlags Device::memory_flags(uint32_t type) const { return memory_.memoryTypes[type].propertyFlags; }
 
 void Device::submit(const VkSubmitInfo& info, VkFence fence) {
+  require_not_lost("vkQueueSubmit");
   std::lock_guard lock(queue_mutex_);
-  vk_check(vkQueueSubmit(queue_, 1, &info, fence), "vkQueueSubmit");
+  const VkResult r = vkQueueSubmit(queue_, 1, &info, fence);
+  if (r == VK_ERROR_DEVICE_LOST) throw note_lost("vkQueueSubmit");
+  vk_check(r, "vkQueueSubmit");
+}
+
+Error Device::note_lost(const std::string& what) {
+  lost_ = true;
+  return Error(ErrorCode::DeviceLost, "device '" + info_.name + "' was lost (" + what +
+                                          " answered VK_ERROR_DEVICE_LOST); the results of its programs are void: open a new device");
+}
+
+void Device::require_not_lost(const std::string& what) const {
+  if (lost_)
+    fail(ErrorCode::DeviceLost, what + ": device '" + info_.name + "' was lost earlier; open a new device");
 }
 
 void Device::run_once(const std::function<void(VkCommandBuffer)>& fn) {
+  require_not_lost("one-shot submission");
   // The pool's command buffers may be recorded by one thread at a time (Vulkan's external
   // synchronization of the pool): one one-shot submission at a time per device.
   std::lock_guard once(once_mutex_);
@@ -443,6 +458,7 @@ void Device::run_once(const std::function<void(VkCommandBuffer)>& fn) {
     vkDestroyFence(device_, fence, nullptr);
   }
   vkFreeCommandBuffers(device_, once_pool_, 1, &cmd);
+  if (r == VK_ERROR_DEVICE_LOST) throw note_lost("one-shot submission");
   vk_check(r, "one-shot submission");
 }
 

@@ -1,6 +1,7 @@
 // Devices: choosing one, what it can do, and the one-shot command helper transfers use.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "error.h"
 #include "vk.h"
 
 namespace weft {
@@ -107,6 +109,14 @@ class Device {
   // that hands the raw queue to a library (VkFFT) holds queue_lock() while the library may use it.
   VkQueue queue() const { return queue_; }
   void submit(const VkSubmitInfo& info, VkFence fence);
+  // A device that answered VK_ERROR_DEVICE_LOST stays lost: every later submission, wait and
+  // host access of its executables fails with DeviceLost, and the results of its programs are
+  // void. Recovery is a new Device (the old one and its executables can still be destroyed).
+  bool lost() const { return lost_; }
+  // Records a loss seen by `what` and returns the DeviceLost error to throw or report.
+  Error note_lost(const std::string& what);
+  // DeviceLost naming `what` when the device is lost.
+  void require_not_lost(const std::string& what) const;
   std::unique_lock<std::mutex> queue_lock() { return std::unique_lock(queue_mutex_); }
   uint32_t queue_family() const { return queue_family_; }
   bool validation_enabled() const { return validation_enabled_; }
@@ -154,6 +164,7 @@ class Device {
   std::mutex queue_mutex_;  // vkQueueSubmit on queue_
   std::mutex once_mutex_;   // once_pool_: command buffers of run_once, recorded one at a time
   std::optional<uint32_t> loop_iteration_limit_;
+  std::atomic<bool> lost_{false};
   std::mutex probe_mutex_;
 };
 

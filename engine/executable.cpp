@@ -147,7 +147,7 @@ Executable::Executable(Device& device, Program program, RecordOptions options)
 }
 
 Executable::~Executable() {
-  wait_idle();
+  if (submitted_ && timeline_) (void)wait(Ticket{submitted_});  // a lost device answers at once
   VkDevice d = device_.vk();
   if (command_pool_) vkDestroyCommandPool(d, command_pool_, nullptr);
   if (queries_) vkDestroyQueryPool(d, queries_, nullptr);
@@ -226,15 +226,19 @@ Status Executable::wait(Ticket ticket, uint64_t timeout_ns) {
   wi.semaphoreCount = 1;
   wi.pSemaphores = &timeline_;
   wi.pValues = &ticket.value;
+  const std::string what = "program '" + program_.name() + "', run " + std::to_string(ticket.value);
+  if (device_.lost()) return Status::failure(ErrorCode::DeviceLost, what + ": device '" + device_.info().name + "' was lost; open a new device");
   VkResult r = vkWaitSemaphores(device_.vk(), &wi, timeout_ns);
   if (r == VK_TIMEOUT) return Status::failure(ErrorCode::Timeout, "wait: run " + std::to_string(ticket.value) + " not done");
+  if (r == VK_ERROR_DEVICE_LOST) return Status::failure(ErrorCode::DeviceLost, device_.note_lost("waiting for " + what).message());
   if (r != VK_SUCCESS) return vk_status(r, "vkWaitSemaphores");
   return loop_cut_status();
 }
 
 bool Executable::done(Ticket ticket) const {
   uint64_t value = 0;
-  vkGetSemaphoreCounterValue(device_.vk(), timeline_, &value);
+  // A lost device finishes nothing more: done, and wait() says how.
+  if (vkGetSemaphoreCounterValue(device_.vk(), timeline_, &value) != VK_SUCCESS) return true;
   return value >= ticket.value;
 }
 
@@ -267,8 +271,13 @@ std::string Executable::describe_overrun(Ticket ticket) const {
   return head + ", past its last stage";
 }
 
+// Host access first waits for the runs in flight. On a lost device it refuses: the buffers'
+// contents are void. (A loop cut is reported by wait() and run(), not by every access after it.)
 void Executable::wait_idle() {
-  if (submitted_ && timeline_) wait(Ticket{submitted_});
+  device_.require_not_lost("program '" + program_.name() + "'");
+  if (!submitted_ || !timeline_) return;
+  const Status s = wait(Ticket{submitted_});
+  if (!s && s.code == ErrorCode::DeviceLost) s.throw_if_failed();
 }
 
 Timings Executable::timings() {
@@ -365,6 +374,7 @@ void Executable::read_register(InstanceId id, uint32_t reg, void* data, uint64_t
 abi::WeftMetrics Executable::metrics(InstanceId id) {
   const Range r = program_.metrics(id);
   abi::WeftMetrics m{};
+  device_.require_not_lost("program '" + program_.name() + "', metrics of '" + program_.instance(id).name + "'");
   buffer(Binding::Metrics).read(r.offset, &m, sizeof m);  // mapped: no wait, a live poll
   return m;
 }
