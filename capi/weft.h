@@ -274,7 +274,8 @@ WEFT_API weft_status weft_token_vm_pending_count(const weft_token_vm_machine* ma
 /* Call index of the pending list; tool/text point into the machine, valid until it changes. */
 WEFT_API weft_status weft_token_vm_pending_call(weft_token_vm_machine* machine, uint32_t index, uint32_t* stream,
                                            const char** tool, const char** text);
-/* Every pending call through its registered tool; the answers feed the streams' next zones. */
+/* Every pending call through its registered tool; the answers feed the streams' next zones.
+ * resolved (how many were answered) may be NULL. */
 WEFT_API weft_status weft_token_vm_resolve_callbacks(weft_token_vm_machine* machine, uint64_t* resolved);
 /* The stream's oldest pending call answered by the host directly. */
 WEFT_API weft_status weft_token_vm_resolve(weft_token_vm_machine* machine, uint32_t stream, const char* answer);
