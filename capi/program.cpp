@@ -71,6 +71,13 @@ weft_status weft_program_wait(weft_program* program, uint64_t ticket, uint64_t t
   });
 }
 
+weft_status weft_program_cancel(weft_program* program) {
+  return guard([&] {
+    require(program, "weft_program_cancel", "program");
+    program->runner->executable().cancel();
+  });
+}
+
 weft_status weft_program_run(weft_program* program) {
   return guard([&] {
     require(program, "weft_program_run", "program");

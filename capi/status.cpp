@@ -31,6 +31,7 @@ weft_status status_of(ErrorCode code) noexcept {
     case ErrorCode::DeviceLost: return WEFT_ERROR_DEVICE_LOST;
     case ErrorCode::Timeout: return WEFT_ERROR_TIMEOUT;
     case ErrorCode::Vulkan: return WEFT_ERROR_VULKAN;
+    case ErrorCode::Cancelled: return WEFT_ERROR_CANCELLED;
   }
   return WEFT_ERROR_INTERNAL;
 }
@@ -60,6 +61,7 @@ const char* weft_status_name(weft_status status) {
     case WEFT_ERROR_VULKAN: return "WEFT_ERROR_VULKAN";
     case WEFT_ERROR_INVALID_ARGUMENT: return "WEFT_ERROR_INVALID_ARGUMENT";
     case WEFT_ERROR_INTERNAL: return "WEFT_ERROR_INTERNAL";
+    case WEFT_ERROR_CANCELLED: return "WEFT_ERROR_CANCELLED";
   }
   return "WEFT_ERROR_UNKNOWN";
 }

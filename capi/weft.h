@@ -7,8 +7,8 @@
  *   keeps what it depends on alive (a program keeps its device), so release order is free.
  *   Releasing NULL is a no-op.
  * - Threads: different handles may be used from different threads at once. One handle is used
- *   by one thread at a time (the caller synchronises), except weft_program_metrics, which may
- *   poll a program while another thread waits on it.
+ *   by one thread at a time (the caller synchronises), except weft_program_metrics and
+ *   weft_program_cancel, which may poll or cancel a program while another thread waits on it.
  * - Structs passed in carry their own size in their first field (`struct_size`), so later
  *   versions can grow them without breaking callers built against this one.
  * - No C++ type, exception or allocation crosses this boundary. */
@@ -45,7 +45,8 @@ typedef enum weft_status {
   WEFT_ERROR_TIMEOUT = 11,
   WEFT_ERROR_VULKAN = 12,
   WEFT_ERROR_INVALID_ARGUMENT = 13, /* a NULL handle or pointer, a struct_size this library does not know */
-  WEFT_ERROR_INTERNAL = 14          /* anything else; a bug: please report the message */
+  WEFT_ERROR_INTERNAL = 14,         /* anything else; a bug: please report the message */
+  WEFT_ERROR_CANCELLED = 15         /* the run was cancelled (weft_program_cancel) before it ended: results void */
 } weft_status;
 
 /* ---- library ---- */
@@ -122,6 +123,10 @@ WEFT_API weft_status weft_program_submit(weft_program* program, uint64_t* ticket
 /* WEFT_ERROR_TIMEOUT when timeout_ns passes first (the run goes on); UINT64_MAX waits forever. */
 WEFT_API weft_status weft_program_wait(weft_program* program, uint64_t ticket, uint64_t timeout_ns);
 WEFT_API weft_status weft_program_run(weft_program* program); /* submit + wait */
+/* Cancels the runs in flight (their workgroups return as they start; a wait on them is then
+ * WEFT_ERROR_CANCELLED); the next submit runs normally. Callable from any thread, also while
+ * another thread waits on the program. */
+WEFT_API weft_status weft_program_cancel(weft_program* program);
 /* Named segments of Heap or Globals; bytes + offset must lie inside the segment. */
 WEFT_API weft_status weft_program_segment_size(weft_program* program, weft_binding binding, const char* segment,
                                                uint64_t* bytes);

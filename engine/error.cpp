@@ -16,6 +16,7 @@ const char* to_string(ErrorCode code) {
     case ErrorCode::DeviceLost: return "device lost";
     case ErrorCode::Timeout: return "timeout";
     case ErrorCode::Vulkan: return "vulkan error";
+    case ErrorCode::Cancelled: return "cancelled";
   }
   return "unknown error";
 }
@@ -34,6 +35,7 @@ const char* code_name(ErrorCode code) {
     case ErrorCode::DeviceLost: return "DeviceLost";
     case ErrorCode::Timeout: return "Timeout";
     case ErrorCode::Vulkan: return "Vulkan";
+    case ErrorCode::Cancelled: return "Cancelled";
   }
   return "Unknown";
 }

@@ -20,6 +20,7 @@ enum class ErrorCode {
   DeviceLost,              // the device was lost; the Device must be recreated
   Timeout,                 // wait() ran out of time
   Vulkan,                  // any other Vulkan failure
+  Cancelled,               // the run was cancelled before it ended (Executable::cancel): its results are void
 };
 
 const char* to_string(ErrorCode code);  // "bad input": how messages start

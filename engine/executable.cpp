@@ -88,6 +88,10 @@ Executable::Executable(Device& device, Program program, RecordOptions options)
   buffer(Binding::Control).write(0, control_image_.data(), control_image_.size() * 4);
   loop_cut_ = std::make_unique<Buffer>(device, 16, 0, MemoryUse::HostVisible, "Control.loop_cut");
   loop_cut_->fill(0, loop_cut_->size(), 0);
+  dispatch_image_ = dispatch_table_image(program_);
+  dispatch_table_ = std::make_unique<Buffer>(device, dispatch_image_.size() * sizeof(VkDispatchIndirectCommand),
+                                             VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, MemoryUse::HostVisible, "dispatch table");
+  dispatch_table_->write(0, dispatch_image_.data(), dispatch_table_->size());
 
   PipelineCache& cache = device.pipelines();
   for (const Stage& s : program_.stages()) pipelines_.push_back(cache.pipeline(*s.kernel));
@@ -180,7 +184,7 @@ void Executable::record_into(VkCommandBuffer cmd) {
                           nullptr);
   if (queries_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries_, 0);
   record_stages(cmd, program_, plan_, pipelines_, device_.pipelines().pipeline_layout(), buffer(Binding::Control).vk(),
-                options_.stage_timestamps ? queries_ : VK_NULL_HANDLE);
+                dispatch_table_->vk(), options_.stage_timestamps ? queries_ : VK_NULL_HANDLE);
   if (queries_ && !options_.stage_timestamps) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, 1);
   // Results become visible to host reads (mapped) and to staged copies.
   barrier(cmd, kCompute, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
@@ -204,6 +208,7 @@ Status Executable::loop_cut_status() {
 }
 
 Ticket Executable::submit() {
+  settle_cancel();
   const uint64_t value = submitted_ + 1;
   VkTimelineSemaphoreSubmitInfo ts{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
   ts.signalSemaphoreValueCount = 1;
@@ -222,17 +227,23 @@ Ticket Executable::submit() {
 Status Executable::wait(Ticket ticket, uint64_t timeout_ns) {
   if (ticket.value == 0 || ticket.value > submitted_)
     return Status::failure(ErrorCode::BadInput, "wait: ticket " + std::to_string(ticket.value) + " was never submitted");
+  if (Status s = wait_semaphore(ticket.value, timeout_ns); !s) return s;
+  if (Status s = cancel_status(ticket); !s) return s;
+  return loop_cut_status();
+}
+
+// Until the timeline reaches `value`: Timeout, or DeviceLost (which marks the device lost).
+Status Executable::wait_semaphore(uint64_t value, uint64_t timeout_ns) {
+  const std::string what = "program '" + program_.name() + "', run " + std::to_string(value);
+  if (device_.lost()) return Status::failure(ErrorCode::DeviceLost, what + ": device '" + device_.info().name + "' was lost; open a new device");
   VkSemaphoreWaitInfo wi{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
   wi.semaphoreCount = 1;
   wi.pSemaphores = &timeline_;
-  wi.pValues = &ticket.value;
-  const std::string what = "program '" + program_.name() + "', run " + std::to_string(ticket.value);
-  if (device_.lost()) return Status::failure(ErrorCode::DeviceLost, what + ": device '" + device_.info().name + "' was lost; open a new device");
-  VkResult r = vkWaitSemaphores(device_.vk(), &wi, timeout_ns);
-  if (r == VK_TIMEOUT) return Status::failure(ErrorCode::Timeout, "wait: run " + std::to_string(ticket.value) + " not done");
+  wi.pValues = &value;
+  const VkResult r = vkWaitSemaphores(device_.vk(), &wi, timeout_ns);
+  if (r == VK_TIMEOUT) return Status::failure(ErrorCode::Timeout, "wait: run " + std::to_string(value) + " not done");
   if (r == VK_ERROR_DEVICE_LOST) return Status::failure(ErrorCode::DeviceLost, device_.note_lost("waiting for " + what).message());
-  if (r != VK_SUCCESS) return vk_status(r, "vkWaitSemaphores");
-  return loop_cut_status();
+  return vk_status(r, "vkWaitSemaphores");
 }
 
 bool Executable::done(Ticket ticket) const {
@@ -245,8 +256,58 @@ bool Executable::done(Ticket ticket) const {
 void Executable::run() {
   const Ticket ticket = submit();
   const Status s = wait(ticket, run_deadline_ns_);
-  if (!s && s.code == ErrorCode::Timeout) fail(ErrorCode::Timeout, describe_overrun(ticket));
+  if (!s && s.code == ErrorCode::Timeout) {
+    std::string message = describe_overrun(ticket);
+    cancel();
+    // The workgroups already running end on their own: give them the deadline again, between
+    // one and ten seconds.
+    const uint64_t grace_ns = std::clamp<uint64_t>(run_deadline_ns_, 1'000'000'000, 10'000'000'000);
+    if (wait_semaphore(ticket.value, grace_ns))
+      message += "; the rest of the run was cancelled (its results are void; the program can run again)";
+    else
+      message += "; cancelled, but its running workgroups had not ended " + std::to_string(grace_ns / 1000000) + " ms later";
+    fail(ErrorCode::Timeout, message);
+  }
   s.throw_if_failed();
+}
+
+// ---- cancelling ------------------------------------------------------------------------------
+// The queue cannot drop work it was given, but every stage with fixed group counts dispatches
+// indirectly from the host-visible dispatch table: zeroed, the stages a run has not reached yet
+// dispatch nothing. A stage already dispatched runs to its end.
+
+void Executable::cancel() {
+  std::lock_guard lock(cancel_mutex_);
+  uint64_t ended = 0;
+  if (vkGetSemaphoreCounterValue(device_.vk(), timeline_, &ended) != VK_SUCCESS) return;  // lost: nothing runs
+  const uint64_t through = submitted_;
+  if (through <= ended) return;
+  if (!cancel_pending_) {
+    cancelled_from_ = ended + 1;
+    const std::vector<VkDispatchIndirectCommand> none(dispatch_image_.size(), {0, 0, 0});
+    dispatch_table_->write(0, none.data(), dispatch_table_->size());
+  }
+  cancelled_through_ = through;
+  cancel_pending_ = true;
+}
+
+// A run in the cancelled span ended after the cancel: void, whatever it had done by then.
+Status Executable::cancel_status(Ticket ticket) {
+  std::lock_guard lock(cancel_mutex_);
+  if (ticket.value < cancelled_from_ || ticket.value > cancelled_through_) return Status::success();
+  return Status::failure(ErrorCode::Cancelled, "program '" + program_.name() + "', run " + std::to_string(ticket.value) +
+                                                   " was cancelled (stages it had not reached were not dispatched): "
+                                                   "its results are void");
+}
+
+// Before the next submission: the cancelled runs end, then the dispatch table gets its group
+// counts back, so that the new run is whole.
+void Executable::settle_cancel() {
+  std::lock_guard lock(cancel_mutex_);
+  if (!cancel_pending_) return;
+  wait_semaphore(cancelled_through_, UINT64_MAX).throw_if_failed();
+  dispatch_table_->write(0, dispatch_image_.data(), dispatch_table_->size());
+  cancel_pending_ = false;
 }
 
 // Which stage a run that passed its deadline is in: the first one in recorded order whose

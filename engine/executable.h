@@ -3,8 +3,10 @@
 // replayed by every submit().
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -110,12 +112,19 @@ class Executable {
   uint32_t control_word(uint32_t word);
 
   // ---- execution ----
-  Ticket submit();                                        // non-blocking
+  Ticket submit();                                        // non-blocking; settles an earlier cancel() first
   // DeviceLost / Timeout as status; MissingFeature once a kernel's loop was stopped early by the
   // driver (weft_require_loop_end), for this and every later wait: the results are void.
   Status wait(Ticket ticket, uint64_t timeout_ns = UINT64_MAX);
   bool done(Ticket ticket) const;
   void run();                                             // submit + wait (the run deadline), throwing on failure
+  // Cancels the runs submitted so far and not yet ended: the stages they have not reached yet are
+  // not dispatched (a stage already running, and one dispatched from a regulator's indirect slot,
+  // runs to its end), so they end soon. Safe from any thread, also while another one waits.
+  // wait() on a cancelled run reports Cancelled (its results are void); a run that had ended
+  // before stays good. The next submit() runs whole. run() past its deadline cancels its run this
+  // way. Runs appended to a caller's command buffer are not cancelled.
+  void cancel();
   Timings timings();                                      // of the last completed run
 
   // Appends this program to a command buffer the caller records and submits (VkFFT style):
@@ -128,6 +137,9 @@ class Executable {
   void wait_idle();
   uint32_t query_count() const;
   std::string describe_overrun(Ticket ticket) const;
+  Status wait_semaphore(uint64_t value, uint64_t timeout_ns);
+  Status cancel_status(Ticket ticket);
+  void settle_cancel();
   void check_fits_device(const DeviceInfo& info) const;
 
   Device& device_;
@@ -148,7 +160,14 @@ class Executable {
   VkCommandBuffer command_buffer_ = VK_NULL_HANDLE;
   VkSemaphore timeline_ = VK_NULL_HANDLE;
   VkQueryPool queries_ = VK_NULL_HANDLE;
-  uint64_t submitted_ = 0;
+  std::atomic<uint64_t> submitted_{0};
+  // Every fixed-size stage's group counts, read by its indirect dispatch (record_stages); zeroed
+  // by cancel() while runs cancelled_from_ .. cancelled_through_ end, restored by the next submit().
+  std::vector<VkDispatchIndirectCommand> dispatch_image_;
+  std::unique_ptr<Buffer> dispatch_table_;
+  std::mutex cancel_mutex_;
+  uint64_t cancelled_from_ = 0, cancelled_through_ = 0;
+  bool cancel_pending_ = false;
 };
 
 }  // namespace weft

@@ -162,7 +162,7 @@ std::string Plan::describe(const Program& program) const {
 
 void record_stages(VkCommandBuffer cmd, const Program& program, const Plan& plan,
                    const std::vector<VkPipeline>& pipelines, VkPipelineLayout layout, VkBuffer control,
-                   VkQueryPool queries) {
+                   VkBuffer dispatch_table, VkQueryPool queries) {
   const auto& stages = program.stages();
   size_t next_barrier = 0;
   VkPipeline bound = VK_NULL_HANDLE;
@@ -200,9 +200,16 @@ void record_stages(VkCommandBuffer cmd, const Program& program, const Plan& plan
     if (s.indirect)
       vkCmdDispatchIndirect(cmd, control, uint64_t(program.slot_word(*s.indirect)) * 4);
     else
-      vkCmdDispatch(cmd, s.groups[0], s.groups[1], s.groups[2]);
+      vkCmdDispatchIndirect(cmd, dispatch_table, uint64_t(s.index) * sizeof(VkDispatchIndirectCommand));
     if (queries) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries, uint32_t(pos + 1));
   }
+}
+
+std::vector<VkDispatchIndirectCommand> dispatch_table_image(const Program& program) {
+  std::vector<VkDispatchIndirectCommand> table(std::max<size_t>(program.stages().size(), 1), {0, 0, 0});
+  for (const Stage& s : program.stages())
+    if (!s.indirect) table[s.index] = {s.groups[0], s.groups[1], s.groups[2]};
+  return table;
 }
 
 }  // namespace weft

@@ -55,9 +55,15 @@ Plan plan_program(const Program& program, BarrierMode mode);
 
 // Records the stages in plan order with their barriers, pushes and dispatches. The caller has
 // bound the descriptor set. Writes a timestamp after each stage when `queries` is non-null
-// (query i + 1 after the stage at position i; query 0 is the caller's).
+// (query i + 1 after the stage at position i; query 0 is the caller's). Stages with fixed group
+// counts dispatch indirectly from `dispatch_table` (VkDispatchIndirectCommand at stage index x 12
+// bytes: dispatch_table_image), so that the host can cancel stages of a run in flight by zeroing
+// them; stages on an indirect slot dispatch from Control.
 void record_stages(VkCommandBuffer cmd, const Program& program, const Plan& plan,
                    const std::vector<VkPipeline>& pipelines, VkPipelineLayout layout, VkBuffer control,
-                   VkQueryPool queries);
+                   VkBuffer dispatch_table, VkQueryPool queries);
+
+// The dispatch table record_stages reads: every stage's fixed group counts, by stage index.
+std::vector<VkDispatchIndirectCommand> dispatch_table_image(const Program& program);
 
 }  // namespace weft

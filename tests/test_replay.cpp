@@ -1,3 +1,6 @@
+#include <thread>
+#include <vector>
+
 #include "support.h"
 
 using namespace weft;
@@ -105,10 +108,61 @@ TEST_CASE("a run past its deadline is a Timeout naming the program and, where th
   CHECK(msg.find("timeout: program 'spinning': run 1 still running after 1 ms") == 0);
   if (test::device().info().type == "cpu") CHECK(msg.find("a CPU device reports no stage") != std::string::npos);
   else CHECK(msg.find("in stage 1 'spin' (2 of 3 in recorded order)") != std::string::npos);
-  // The run still ends (the queue cannot drop it), and the next one is judged the same way.
-  REQUIRE(exe.wait(Ticket{1}));
+  CHECK(msg.find("the rest of the run was cancelled") != std::string::npos);
+  // The run is cancelled, not left running: waiting on it says so, and the next run is judged the same way.
+  CHECK(exe.wait(Ticket{1}).code == ErrorCode::Cancelled);
   CHECK(test::error_code_of([&] { exe.run(); }) == ErrorCode::Timeout);
-  REQUIRE(exe.wait(Ticket{2}));
+  CHECK(exe.wait(Ticket{2}).code == ErrorCode::Cancelled);
+}
+
+namespace {
+// The spinning program, then acc[0..3] += 1: whether the last stage ran shows in acc.
+Program spin_then_add(uint32_t groups) {
+  Program p = spinning_program(groups);
+  const InstanceId a = p.add_instance("adder", 4);
+  p.globals().add("acc", 16);
+  StageSpec s;
+  s.name = "acc+=1";
+  s.kernel = weft_test_kernels.get("globals_add");
+  s.instance = a;
+  s.args = conformance::GlobalsAddArgs{.words = p.segment(Binding::Globals, "acc"), .count = 4, .add = 1}.bind();
+  s.reads.push_back(p.segment(Binding::Globals, "out"));  // after the spin stages, not beside them
+  p.add_stage(s);
+  return p;
+}
+
+std::vector<uint32_t> acc_after(Executable& exe) { return exe.read_segment<uint32_t>(Binding::Globals, "acc"); }
+}  // namespace
+
+TEST_CASE("cancel from another thread ends a run early: its later stages do no work and waiting on it is Cancelled") {
+  test::ValidationClean clean;
+  Executable exe(test::device(), spin_then_add(1024));
+  const Ticket ticket = exe.submit();
+  std::thread([&] { exe.cancel(); }).join();
+  const Status waited = exe.wait(ticket);
+  CHECK(waited.code == ErrorCode::Cancelled);
+  CHECK(waited.message.find("were not dispatched") != std::string::npos);
+  CHECK(acc_after(exe) == std::vector<uint32_t>(4, 0));  // the last stage was not dispatched
+}
+
+TEST_CASE("after a cancel the next run is whole") {
+  test::ValidationClean clean;
+  Executable exe(test::device(), spin_then_add(1024));
+  exe.submit();
+  exe.cancel();
+  exe.run();  // waits for the cancelled run first (its adder was not dispatched), then restores the table
+  CHECK(acc_after(exe) == std::vector<uint32_t>(4, 1));
+}
+
+TEST_CASE("cancel leaves a run that had ended, and later runs, good") {
+  test::ValidationClean clean;
+  Executable exe(test::device(), spin_then_add(1));
+  const Ticket first = exe.submit();
+  REQUIRE(exe.wait(first));
+  exe.cancel();  // nothing in flight
+  CHECK(exe.wait(first));
+  exe.run();
+  CHECK(acc_after(exe) == std::vector<uint32_t>(4, 2));
 }
 
 TEST_CASE("the run deadline comes from WEFT_RUN_DEADLINE_S, and 0 there means none") {

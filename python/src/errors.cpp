@@ -11,7 +11,7 @@ namespace py = pybind11;
 namespace weft::python {
 namespace {
 
-constexpr size_t kCodes = size_t(ErrorCode::Vulkan) + 1;
+constexpr size_t kCodes = size_t(ErrorCode::Cancelled) + 1;
 
 struct Classes {
   py::object error;                      // weft.Error
@@ -35,6 +35,7 @@ const char* meaning(ErrorCode code) {
     case ErrorCode::DeviceLost: return "The device was lost; open a new weft.Device.";
     case ErrorCode::Timeout: return "A wait ran out of time (also a TimeoutError).";
     case ErrorCode::Vulkan: return "Any other Vulkan failure.";
+    case ErrorCode::Cancelled: return "The run was cancelled (Program.cancel) before it ended: its results are void.";
   }
   return "";
 }

@@ -89,6 +89,7 @@ class PyProgram {
     runner_->run();
   }
   uint64_t submit() { return runner_->executable().submit().value; }
+  void cancel() { runner_->executable().cancel(); }
   void wait(uint64_t ticket, double timeout_s) {
     if (std::isnan(timeout_s)) fail(ErrorCode::BadInput, "wait: timeout is NaN (seconds; negative waits forever)");
     const double ns_wanted = timeout_s * 1e9;  // beyond uint64_t (inf, 1e308) is forever too
@@ -232,6 +233,8 @@ PYBIND11_MODULE(_weft, m) {
                   py::arg("device"), py::arg("text"), py::arg("base_dir") = ".")
       .def("run", &PyProgram::run, "Submits and waits (releases the GIL).")
       .def("submit", &PyProgram::submit, "Non-blocking; returns a ticket for wait().")
+      .def("cancel", &PyProgram::cancel,
+           "Cancels the runs in flight: waiting on them raises weft.Cancelled; the next run is normal. Any thread.")
       .def("wait", &PyProgram::wait, py::arg("ticket"), py::arg("timeout") = -1.0,
            "Waits for a ticket (seconds; negative waits forever). Releases the GIL.")
       .def("read", &PyProgram::read, py::arg("segment"), py::arg("binding") = "globals",

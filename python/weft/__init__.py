@@ -15,19 +15,19 @@ weft.Tokenizer is a model's tokenizer.json, id for id as its own tokenizer:
 Every error Weft raises is a weft.Error, with .code (the kind) and .message; each kind is a
 subclass named after it: weft.BadInput (also a ValueError), weft.OutOfMemory (also a MemoryError),
 weft.Timeout (also a TimeoutError), weft.NoDevice, weft.MissingFeature, weft.InvalidProgram,
-weft.SegmentOutOfRange, weft.ShaderCompile, weft.DeviceLost, ...; an argument of the wrong type or
+weft.SegmentOutOfRange, weft.ShaderCompile, weft.DeviceLost, weft.Cancelled, ...; an argument of the wrong type or
 count is weft.ArgumentError (a weft.BadInput and a TypeError). `python3 -m weft info` lists the
 devices.
 """
 from . import _weft
 from ._arguments import check_arguments
-from ._weft import (ArgumentError, BadInput, DeviceLost, Error, InvalidProgram, MissingFeature, NoDevice, OutOfMemory,
+from ._weft import (ArgumentError, BadInput, Cancelled, DeviceLost, Error, InvalidProgram, MissingFeature, NoDevice, OutOfMemory,
                     RegisterWindowOverflow, SegmentOutOfRange, ShaderCompile, Timeout, UndeclaredBinding, Vulkan)
 
 check_arguments(_weft)
 
 from ._weft import Device, Program, Tokenizer, __version__, conformance, devices  # noqa: E402  (the checked versions)
 
-__all__ = ["ArgumentError", "BadInput", "Device", "DeviceLost", "Error", "InvalidProgram", "MissingFeature", "NoDevice",
+__all__ = ["ArgumentError", "BadInput", "Cancelled", "Device", "DeviceLost", "Error", "InvalidProgram", "MissingFeature", "NoDevice",
            "OutOfMemory", "Program", "RegisterWindowOverflow", "SegmentOutOfRange", "ShaderCompile", "Timeout",
            "Tokenizer", "UndeclaredBinding", "Vulkan", "__version__", "conformance", "devices"]

@@ -118,10 +118,19 @@ def test_workload_errors_are_weft_errors():
     assert issubclass(hypothesis_update.Error, weft.Error)
 
 
+def test_cancel_with_nothing_in_flight_leaves_runs_good(device):
+    prog = weft.Program(device, CHAIN)
+    ticket = prog.submit()
+    prog.wait(ticket)
+    prog.cancel()
+    prog.wait(ticket)  # it had ended before the cancel
+    prog.run()
+
+
 def test_each_error_kind_is_a_weft_error_named_for_its_code():
     kinds = [weft.NoDevice, weft.MissingFeature, weft.OutOfMemory, weft.InvalidProgram, weft.RegisterWindowOverflow,
              weft.SegmentOutOfRange, weft.UndeclaredBinding, weft.ShaderCompile, weft.BadInput, weft.DeviceLost,
-             weft.Timeout, weft.Vulkan]
+             weft.Timeout, weft.Vulkan, weft.Cancelled]
     assert all(issubclass(k, weft.Error) and k.__module__ == "weft" for k in kinds)
     assert issubclass(weft.BadInput, ValueError) and issubclass(weft.OutOfMemory, MemoryError)
     assert issubclass(weft.Timeout, TimeoutError)
