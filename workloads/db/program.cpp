@@ -3,7 +3,6 @@
 // whole query runs in one submission with no host round trip.
 #include <algorithm>
 #include <array>
-#include <bit>
 
 #include "db.h"
 #include "db_ops.h"
@@ -184,35 +183,19 @@ class Builder {
     if (e.kind != BExpr::Compare) return false;
     const BExpr *l = e.args[0].get(), *r = e.args[1].get();
     std::string op = e.op;
-    if (l->kind == BExpr::Const || (l->kind == BExpr::ToFloat && l->args[0]->kind == BExpr::Const)) {
+    if (l->kind == BExpr::Const) {
       std::swap(l, r);  // constant <op> column: column <flipped op> constant
       op = op == "<" ? ">" : op == ">" ? "<" : op == "<=" ? ">=" : op == ">=" ? "<=" : op;
     }
-    const BExpr* col = nullptr;
-    uint32_t kind = DB_TERM_INT;
-    if (column(*l)) {
-      col = l;
-      kind = l->type == Type::Float ? DB_TERM_FLOAT : DB_TERM_INT;
-    } else if (l->kind == BExpr::ToFloat && column(*l->args[0])) {
-      col = l->args[0].get();
-      kind = DB_TERM_INT_AS_FLOAT;
-    } else {
-      return false;
-    }
-    // The constant, in the column's comparison type (the planner made both sides agree).
-    uint64_t bits = 0;
-    const bool want_float = kind != DB_TERM_INT;
-    if (r->kind == BExpr::Const && !r->null && (r->type == Type::Float) == want_float) {
-      bits = r->bits;
-    } else if (want_float && r->kind == BExpr::ToFloat && r->args[0]->kind == BExpr::Const && !r->args[0]->null &&
-               r->args[0]->type == Type::Int) {
-      bits = std::bit_cast<uint64_t>(double(int64_t(r->args[0]->bits)));
-    } else {
-      return false;
-    }
+    if (!column(*l) || r->kind != BExpr::Const || r->null) return false;
+    // Int against Float is compared exactly on the device, whichever side is the column.
+    const bool float_column = l->type == Type::Float, float_constant = r->type == Type::Float;
+    const uint32_t kind = float_column == float_constant ? (float_column ? DB_TERM_FLOAT : DB_TERM_INT)
+                        : float_column                   ? DB_TERM_FLOAT_VS_INT
+                                                         : DB_TERM_INT_VS_FLOAT;
     const uint32_t cmp = op == "=" ? DB_CMP_EQ : op == "!=" ? DB_CMP_NE : op == "<" ? DB_CMP_LT : op == "<=" ? DB_CMP_LE
                        : op == ">" ? DB_CMP_GT : DB_CMP_GE;
-    push(*col, kind, cmp, bits);
+    push(*l, kind, cmp, r->bits);
     return true;
   }
 
@@ -362,7 +345,8 @@ class Builder {
                          .probe_nulls = or_absent<GlobalsIn>(pk.nulls), .build_values = bk.values,
                          .build_nulls = or_absent<GlobalsIn>(bk.nulls), .out_count = out.count,
                          .out_ids0 = *out.ids0_list, .out_ids1 = *out.ids1_list, .capacity = uint32_t(cap),
-                         .err = counter(kError), .loop_budget = q_.loop_budget}
+                         .err = counter(kError), .loop_budget = q_.loop_budget,
+                         .left = j.left ? 1u : 0u}
               .bind(),
           {});
     // The hash stages declare the other side's rows and key as the nested loop does.
@@ -378,7 +362,8 @@ class Builder {
                         .build_values = bk.values, .build_nulls = or_absent<GlobalsIn>(bk.nulls),
                         .heads = range("join.heads"), .hash_mask = uint32_t(heads - 1), .next = range("join.next"),
                         .out_count = out.count, .out_ids0 = *out.ids0_list, .out_ids1 = *out.ids1_list,
-                        .capacity = uint32_t(cap), .err = counter(kError), .loop_budget = q_.loop_budget}
+                        .capacity = uint32_t(cap), .err = counter(kError), .loop_budget = q_.loop_budget,
+                         .left = j.left ? 1u : 0u}
               .bind(),
           {build.count});
     report(*q_.join, "join.report", build.count_word, 0, out.count_word, q_.nested_slot_word);

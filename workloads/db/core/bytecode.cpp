@@ -46,11 +46,16 @@ struct Emitter {
         gen(*e.args[1]);
         emit(e.type == Type::Float ? DB_OP_ARITH_F : DB_OP_ARITH_I, arith_code(e.op), 0, 0, -1);
         return;
-      case BExpr::Compare:
+      case BExpr::Compare: {
         gen(*e.args[0]);
         gen(*e.args[1]);
-        emit(e.args[0]->type == Type::Float ? DB_OP_CMP_F : DB_OP_CMP_I, cmp_code(e.op), 0, 0, -1);
+        const Type l = e.args[0]->type, r = e.args[1]->type;
+        const uint32_t code = cmp_code(e.op);
+        if (l == Type::Int && r == Type::Float) emit(DB_OP_CMP_IF, code, 0, 0, -1);
+        else if (l == Type::Float && r == Type::Int) emit(DB_OP_CMP_IF, code, 1, 0, -1);
+        else emit(l == Type::Float ? DB_OP_CMP_F : DB_OP_CMP_I, code, 0, 0, -1);
         return;
+      }
       case BExpr::And:
       case BExpr::Or:
         gen(*e.args[0]);

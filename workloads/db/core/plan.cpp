@@ -172,10 +172,8 @@ class Binder {
       if (is_null_const(l) || is_null_const(r)) return null_const(Type::Int);
       if ((l->type == Type::Text) != (r->type == Type::Text))
         err(e, "cannot compare " + std::string(type_name(l->type)) + " with " + type_name(r->type) + " in '" + e.text() + "'");
-      if (l->type != r->type) {
-        l = to_float(l);
-        r = to_float(r);
-      }
+      // Int against Float keeps both types: the device compares them exactly, as SQLite does
+      // (converting the int to a double would make 2^53 + 1 equal 2^53).
       c.kind = BExpr::Compare;
       c.op = op;
       c.type = Type::Int;
@@ -313,6 +311,17 @@ void conjuncts(const ExprPtr& e, std::vector<ExprPtr>& out) {
   }
 }
 
+// A LEFT JOIN ON condition besides the key: one on the right table alone (or on no table)
+// limits which right rows match; one that reads the left table would keep the left row with
+// NULLs where it fails, which the join kernels do not evaluate.
+BExprPtr left_join_condition(const Expr& c, Binder& b) {
+  BExprPtr bc = truth(c, b.bind(c, false), "a condition");
+  if (bc->uses_side(0))
+    err(c, "LEFT JOIN ... ON conditions that read the left table are not supported (only the key equality and "
+           "conditions on the right table)");
+  return bc;
+}
+
 BExprPtr and_of(BExprPtr a, BExprPtr b) {
   if (!a) return b;
   BExpr c;
@@ -341,6 +350,8 @@ Plan plan_query(const Query& q, const Database& db) {
     if (has_aggregate(*q.on)) err(*q.on, "aggregates are not allowed in ON");
     conjuncts(q.on, on);
   }
+  const bool left = q.join && q.join_kind == JoinKind::Left;
+  std::vector<BExprPtr> build_only;  // LEFT JOIN: ON conditions on the right table
   if (q.join) {
     for (const ExprPtr& c : on) {
       // The key: the first column = column between the two sides (bound one by one, so that a
@@ -357,7 +368,11 @@ Plan plan_query(const Query& q, const Database& db) {
         if (l.type != r.type || l.type == Type::Float)
           err(*c, "join keys must both be int or both be text (got " + std::string(type_name(l.type)) + " and " +
                       type_name(r.type) + ")");
-        plan.join = JoinPlan{l.column, r.column, l.type};
+        plan.join = JoinPlan{l.column, r.column, l.type, left};
+        continue;
+      }
+      if (left) {
+        build_only.push_back(left_join_condition(*c, b));
         continue;
       }
       conds.push_back(c);
@@ -365,10 +380,14 @@ Plan plan_query(const Query& q, const Database& db) {
     if (!plan.join)
       err(*q.on, "JOIN ... ON needs an equality between a column of each table (t1.a = t2.b)");
   }
+  // A LEFT JOIN's ON conditions on the right table filter the rows that may match (the build
+  // scan); its WHERE conditions that read the right table see the NULL-extended rows, so they
+  // filter the joined rows.
+  for (const BExprPtr& bc : build_only) plan.scan_filters[1] = and_of(plan.scan_filters[1], bc);
   for (const ExprPtr& c : conds) {
     BExprPtr bc = truth(*c, b.bind(*c, false), "a condition");
     const bool s0 = bc->uses_side(0), s1 = sides > 1 && bc->uses_side(1);
-    if (s0 && s1) plan.residual = and_of(plan.residual, bc);
+    if ((s0 && s1) || (left && s1)) plan.residual = and_of(plan.residual, bc);
     else {
       const size_t s = s1 ? 1 : 0;
       plan.scan_filters[s] = and_of(plan.scan_filters[s], bc);
@@ -486,7 +505,7 @@ std::string Plan::explain(const Database& db) const {
   if (join) {
     const Table& l = db.table(size_t(tables[0]));
     const Table& r = db.table(size_t(tables[1]));
-    o << "join " << table_names[0] << "." << l.columns[join->probe_column].name << " = " << table_names[1] << "."
+    o << (join->left ? "left join " : "join ") << table_names[0] << "." << l.columns[join->probe_column].name << " = " << table_names[1] << "."
       << r.columns[join->build_column].name << " (build side " << table_names[1]
       << "; nested loop, switched to hash join on the device when the filtered build side exceeds the threshold)\n";
   }

@@ -64,6 +64,13 @@ std::vector<Token> lex(const std::string& s) {
       while (i < s.size() && s[i] != '\n') step(1);
       continue;
     }
+    if (c == '/' && i + 1 < s.size() && s[i + 1] == '*') {
+      // Block comment; as in SQLite, an unterminated one runs to the end of the text.
+      const size_t close = s.find("*/", i + 2);
+      step((close == std::string::npos ? s.size() : close + 2) - i);
+      continue;
+    }
+    if (c == '|' && i + 1 < s.size() && s[i + 1] == '|') err(line, col, "the '||' operator (concatenation) is not supported");
     Token t;
     t.line = line;
     t.col = col;
@@ -144,8 +151,18 @@ std::vector<Token> lex(const std::string& s) {
   return out;
 }
 
+// Keywords, never names: the subset's own and those of the SQL forms it refuses by name (a
+// reserved word read as an alias turned `FROM l LEFT JOIN r` into an inner join of l AS LEFT).
 const char* kReserved[] = {"SELECT", "FROM", "WHERE", "GROUP", "BY", "ORDER", "LIMIT", "OFFSET", "JOIN", "INNER", "ON",
-                           "AS", "AND", "OR", "NOT", "IS", "NULL", "ASC", "DESC"};
+                           "AS", "AND", "OR", "NOT", "IS", "NULL", "ASC", "DESC", "LEFT", "RIGHT", "FULL", "OUTER",
+                           "CROSS", "NATURAL", "USING", "ALL", "DISTINCT", "HAVING", "CASE", "WHEN", "THEN", "ELSE",
+                           "END", "IN", "BETWEEN", "LIKE", "GLOB", "REGEXP", "MATCH", "ESCAPE", "COLLATE", "EXISTS",
+                           "CAST", "UNION", "INTERSECT", "EXCEPT", "WITH", "OVER", "FILTER", "WINDOW", "INSERT",
+                           "UPDATE", "DELETE", "VALUES"};
+
+// Statements other than SELECT, named when a query starts with one.
+const char* kOtherStatements[] = {"WITH", "INSERT", "UPDATE", "DELETE", "VALUES", "CREATE", "DROP", "ALTER",
+                                  "REPLACE", "PRAGMA", "EXPLAIN", "ATTACH", "BEGIN"};
 
 class Parser {
  public:
@@ -153,7 +170,11 @@ class Parser {
 
   Query query() {
     Query q;
+    for (const char* kw : kOtherStatements)
+      if (peek_kw(kw)) err_here(upper(kw) + " is not supported (one SELECT statement only)");
     expect_kw("SELECT");
+    if (peek_kw("DISTINCT")) err_here("SELECT DISTINCT is not supported");
+    accept_kw("ALL");  // the default: keep duplicate rows
     do {
       SelectItem it;
       if (peek_op("*")) {
@@ -171,20 +192,16 @@ class Parser {
     } while (accept_op(","));
     expect_kw("FROM");
     q.from = table_ref();
-    if (accept_kw("INNER")) {
-      if (!peek_kw("JOIN")) err_here("expected JOIN after INNER");
-    }
-    if (accept_kw("JOIN")) {
-      q.join = table_ref();
-      expect_kw("ON");
-      q.on = expr();
-    }
+    join_clause(q);
+    if (peek_op(",") || peek_join())
+      err_here(q.join ? "more than one JOIN is not supported" : "a comma join (FROM a, b) is not supported; use JOIN ... ON");
     if (accept_kw("WHERE")) q.where = expr();
     if (accept_kw("GROUP")) {
       expect_kw("BY");
       do q.group_by.push_back(expr());
       while (accept_op(","));
     }
+    if (peek_kw("HAVING")) err_here("HAVING is not supported");
     if (accept_kw("ORDER")) {
       expect_kw("BY");
       do {
@@ -199,12 +216,45 @@ class Parser {
       q.limit = count("LIMIT");
       if (accept_kw("OFFSET")) q.offset = count("OFFSET");
     }
+    for (const char* kw : {"UNION", "INTERSECT", "EXCEPT", "WINDOW"})
+      if (peek_kw(kw)) err_here(upper(kw) + " is not supported");
     accept_op(";");
     if (cur().kind != Tok::End) err_here("unexpected '" + cur().text + "' after the end of the query");
     return q;
   }
 
  private:
+  // [INNER] JOIN or LEFT [OUTER] JOIN, then the table and ON; the other join kinds are refused
+  // by name where they start.
+  bool peek_join() const {
+    for (const char* kw : {"JOIN", "INNER", "LEFT", "RIGHT", "FULL", "OUTER", "CROSS", "NATURAL"})
+      if (peek_kw(kw)) return true;
+    return false;
+  }
+  void join_clause(Query& q) {
+    if (!peek_join()) return;
+    const Token& at = cur();
+    q.join_line = at.line;
+    q.join_col = at.col;
+    for (const char* kw : {"RIGHT", "FULL", "CROSS", "NATURAL"})
+      if (peek_kw(kw)) err_here(upper(kw) + " JOIN is not supported (JOIN and LEFT JOIN are)");
+    if (peek_kw("OUTER")) err_here("OUTER JOIN needs LEFT before it (LEFT OUTER JOIN)");
+    if (accept_kw("LEFT")) {
+      q.join_kind = JoinKind::Left;
+      accept_kw("OUTER");
+    } else {
+      accept_kw("INNER");
+    }
+    expect_kw("JOIN");
+    q.join = table_ref();
+    if (peek_kw("USING")) err_here("JOIN ... USING is not supported; use ON");
+    expect_kw("ON");
+    q.on = expr();
+  }
+  static std::string upper(std::string s) {
+    for (char& c : s) c = char(std::toupper(static_cast<unsigned char>(c)));
+    return s;
+  }
   const Token& cur() const { return toks_[pos_]; }
   const Token& next() { return toks_[pos_ < toks_.size() - 1 ? pos_++ : pos_]; }
   [[noreturn]] void err_here(const std::string& msg) const { err(cur().line, cur().col, msg); }
@@ -319,10 +369,20 @@ class Parser {
     }
     return cmp_expr();
   }
+  // Postfix operators outside the subset, refused by name where they start.
+  void refuse_postfix_operator() const {
+    static const char* ops[] = {"IN", "BETWEEN", "LIKE", "GLOB", "REGEXP", "MATCH", "COLLATE", "ESCAPE"};
+    const bool negated = peek_kw("NOT");
+    const Token& word = negated ? toks_[pos_ + 1] : cur();
+    if (word.kind != Tok::Ident) return;
+    for (const char* op : ops)
+      if (iequals(word.text, op)) err_here(std::string(negated ? "NOT " : "") + op + " is not supported");
+  }
   ExprPtr cmp_expr() {
     const size_t b = pos_;
     ExprPtr l = add_expr();
     for (;;) {
+      refuse_postfix_operator();
       if (peek_kw("IS")) {
         auto e = make(ExprKind::IsNull, next());
         e->line = l->line;
@@ -421,6 +481,7 @@ class Parser {
       case Tok::Op:
         if (t.text == "(") {
           next();
+          if (peek_kw("SELECT")) err_here("subqueries are not supported");
           ExprPtr e = expr();
           expect_op(")");
           return e;
@@ -434,6 +495,8 @@ class Parser {
       next();
       return finish(make(ExprKind::Null, t), b);
     }
+    for (const char* kw : {"CASE", "CAST", "EXISTS"})
+      if (t.kind == Tok::Ident && iequals(t.text, kw)) err_here(std::string(kw) + " is not supported");
     static const std::pair<const char*, AggFn> aggs[] = {
         {"COUNT", AggFn::Count}, {"SUM", AggFn::Sum}, {"MIN", AggFn::Min}, {"MAX", AggFn::Max}, {"AVG", AggFn::Avg}};
     if (t.kind == Tok::Ident && toks_[pos_ + 1].kind == Tok::Op && toks_[pos_ + 1].text == "(") {
@@ -446,10 +509,13 @@ class Parser {
           if (fn == AggFn::Count && accept_op("*")) {
             e->star = true;
           } else {
-            if (peek_kw("DISTINCT")) err_here("DISTINCT is not supported");
+            if (peek_kw("DISTINCT")) err_here(std::string(agg_name(fn)) + "(DISTINCT ...) is not supported");
+            accept_kw("ALL");  // the default: every value
             e->args = {expr()};
           }
           expect_op(")");
+          if (peek_kw("OVER") || peek_kw("FILTER"))
+            err_here("window functions and aggregate FILTER (" + upper(cur().text) + ") are not supported");
           return finish(e, b);
         }
       err_here("unknown function '" + t.text + "' (COUNT, SUM, MIN, MAX, AVG)");

@@ -1,13 +1,16 @@
-// The SQL subset: one SELECT with an optional inner equi-JOIN.
+// The SQL subset: one SELECT with an optional inner or left equi-JOIN.
 //
-//   SELECT [*|expr [[AS] alias], ...] FROM table [[AS] alias] [[INNER] JOIN table [[AS] alias] ON expr]
+//   SELECT [ALL] [*|expr [[AS] alias], ...] FROM table [[AS] alias]
+//   [[INNER|LEFT [OUTER]] JOIN table [[AS] alias] ON expr]
 //   [WHERE expr] [GROUP BY expr, ...] [ORDER BY expr|position|alias [ASC|DESC], ...]
 //   [LIMIT n [OFFSET m]] [;]
 //
 // expr: literals (integers, decimals, 'strings', NULL), [table.]column, + - * / %, unary -,
 // = == != <> < <= > >=, IS [NOT] NULL, NOT, AND, OR, parentheses, and the aggregates COUNT(*),
-// COUNT(e), SUM(e), MIN(e), MAX(e), AVG(e). Keywords are case-insensitive. Every syntax error is
-// a BadInput error "sql:line:col: message". Vulkan-free.
+// COUNT(e), SUM(e), MIN(e), MAX(e), AVG(e). Keywords are case-insensitive and reserved (never an
+// alias: `FROM l LEFT JOIN r` must not read LEFT as l's alias). Comments: -- to the end of the
+// line and /* ... */. Every syntax error, and every SQL form outside the subset, is a BadInput
+// error "sql:line:col: message" that names it. Vulkan-free.
 #pragma once
 
 #include <cstdint>
@@ -55,6 +58,8 @@ struct TableRef {
   size_t line = 0, col = 0;
 };
 
+enum class JoinKind { Inner, Left };
+
 struct OrderItem {
   ExprPtr expr;
   bool desc = false;
@@ -64,6 +69,8 @@ struct Query {
   std::vector<SelectItem> select;
   TableRef from;
   std::optional<TableRef> join;
+  JoinKind join_kind = JoinKind::Inner;
+  size_t join_line = 0, join_col = 0;  // where the join's first keyword starts
   ExprPtr on;
   ExprPtr where;
   std::vector<ExprPtr> group_by;

@@ -101,6 +101,37 @@ TEST_CASE("db sql: malformed or unsupported SQL names line and column") {
             .find("nested too deeply") != std::string::npos);
 }
 
+TEST_CASE("db sql: every SQL form outside the subset is refused by name with line and column") {
+  CHECK(error_of("SELECT DISTINCT id FROM items") == "sql:1:8: SELECT DISTINCT is not supported");
+  CHECK(error_of("SELECT CASE WHEN id > 1 THEN 1 END FROM items") == "sql:1:8: CASE is not supported");
+  CHECK(error_of("SELECT CAST(id AS TEXT) FROM items") == "sql:1:8: CAST is not supported");
+  CHECK(error_of("SELECT id FROM items WHERE EXISTS (SELECT 1)") == "sql:1:28: EXISTS is not supported");
+  CHECK(error_of("SELECT (SELECT 1) FROM items") == "sql:1:9: subqueries are not supported");
+  CHECK(error_of("SELECT id FROM items WHERE id IN (1, 2)") == "sql:1:31: IN is not supported");
+  CHECK(error_of("SELECT id FROM items WHERE id NOT IN (1, 2)") == "sql:1:31: NOT IN is not supported");
+  CHECK(error_of("SELECT id FROM items WHERE id\n  BETWEEN 1 AND 2") == "sql:2:3: BETWEEN is not supported");
+  CHECK(error_of("SELECT id FROM items WHERE name NOT LIKE 'a%'") == "sql:1:33: NOT LIKE is not supported");
+  CHECK(error_of("SELECT id FROM items WHERE name GLOB 'a*'") == "sql:1:33: GLOB is not supported");
+  CHECK(error_of("SELECT COUNT(DISTINCT id) FROM items") == "sql:1:14: COUNT(DISTINCT ...) is not supported");
+  CHECK(error_of("SELECT id FROM items GROUP BY id HAVING COUNT(*) > 1") == "sql:1:34: HAVING is not supported");
+  CHECK(error_of("SELECT id FROM items UNION SELECT id FROM items") == "sql:1:22: UNION is not supported");
+  CHECK(error_of("SELECT id FROM items EXCEPT SELECT id FROM items") == "sql:1:22: EXCEPT is not supported");
+  CHECK(error_of("WITH x AS (SELECT 1) SELECT id FROM items") == "sql:1:1: WITH is not supported (one SELECT statement only)");
+  CHECK(error_of("DELETE FROM items") == "sql:1:1: DELETE is not supported (one SELECT statement only)");
+  CHECK(error_of("SELECT name || 'x' FROM items") == "sql:1:13: the '||' operator (concatenation) is not supported");
+  CHECK(error_of("SELECT COUNT(*) OVER () FROM items") ==
+        "sql:1:17: window functions and aggregate FILTER (OVER) are not supported");
+  CHECK(error_of("SELECT id distinct FROM items") == "sql:1:11: expected FROM, got 'distinct'");
+}
+
+TEST_CASE("db sql: /* */ comments and ALL are accepted, as in SQLite") {
+  const Database db = small_db();
+  const Plan p = plan_sql("SELECT /* the key */ ALL id, /* a\nmultiline */ SUM(ALL qty) -- total\nFROM items GROUP BY id /* open", db);
+  CHECK(p.names == std::vector<std::string>{"id", "SUM(ALL qty)"});
+  CHECK(p.aggs.size() == 1);
+  CHECK(error_of("SELECT id /* x */ nope FROM items /* y */ WHERE") == "sql:1:48: expected an expression at the end of the query");
+}
+
 // Operator chains are parsed by loops, so their height is bounded separately: a chain of 60000
 // terms overflowed the stack in the planner (and kept one copy of its text per node) before.
 TEST_CASE("db sql: long operator chains are refused with line and column, not a stack overflow") {
