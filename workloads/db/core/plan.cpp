@@ -322,6 +322,30 @@ BExprPtr left_join_condition(const Expr& c, Binder& b) {
   return bc;
 }
 
+// SELECT DISTINCT e1, e2, ... is GROUP BY e1, e2, ... (NULLs one group, as DISTINCT has them).
+std::vector<ExprPtr> distinct_keys(const Query& q, bool aggregates) {
+  auto refuse = [&](const std::string& what) {
+    fail(ErrorCode::BadInput, "sql:" + std::to_string(q.distinct_line) + ":" + std::to_string(q.distinct_col) +
+                                  ": SELECT DISTINCT " + what + " is not supported");
+  };
+  if (aggregates) refuse("with GROUP BY or aggregates");
+  std::vector<ExprPtr> keys;
+  for (const SelectItem& it : q.select) {
+    if (!it.expr) refuse("* (name the columns)");
+    keys.push_back(it.expr);
+  }
+  return keys;
+}
+
+// An ORDER BY term of SELECT DISTINCT must be one of the selected expressions (SQLite would
+// sort by a value of an arbitrary row of each distinct row).
+void require_selected(const Expr& e, Binder& b, const Plan& plan) {
+  const BExprPtr be = b.bind(e, false);
+  for (const BExprPtr& k : plan.keys)
+    if (same_bound(*k, *be)) return;
+  err(e, "ORDER BY of SELECT DISTINCT must name a selected expression ('" + e.text() + "' is not one)");
+}
+
 BExprPtr and_of(BExprPtr a, BExprPtr b) {
   if (!a) return b;
   BExpr c;
@@ -398,10 +422,11 @@ Plan plan_query(const Query& q, const Database& db) {
   bool any_agg = !q.group_by.empty();
   for (const SelectItem& it : q.select) any_agg |= it.expr && has_aggregate(*it.expr);
   for (const OrderItem& o : q.order_by) any_agg |= has_aggregate(*o.expr);
-  plan.aggregate = any_agg;
-  for (const ExprPtr& g : q.group_by) {
+  const std::vector<ExprPtr> group_by = q.distinct ? distinct_keys(q, any_agg) : q.group_by;
+  plan.aggregate = any_agg || q.distinct;
+  for (const ExprPtr& g : group_by) {
     if (has_aggregate(*g)) err(*g, "aggregates are not allowed in GROUP BY");
-    if (g->kind == ExprKind::Int) err(*g, "GROUP BY position is not supported; name the expression");
+    if (g->kind == ExprKind::Int && !q.distinct) err(*g, "GROUP BY position is not supported; name the expression");
     plan.keys.push_back(b.bind(*g, false));
   }
 
@@ -448,6 +473,7 @@ Plan plan_query(const Query& q, const Database& db) {
         }
       if (found) continue;
     }
+    if (q.distinct) require_selected(e, b, plan);
     BExprPtr be = b.bind(e, plan.aggregate);
     uint32_t idx = uint32_t(plan.outputs.size());
     for (size_t k = 0; k < plan.outputs.size(); ++k)

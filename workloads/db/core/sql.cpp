@@ -173,8 +173,14 @@ class Parser {
     for (const char* kw : kOtherStatements)
       if (peek_kw(kw)) err_here(upper(kw) + " is not supported (one SELECT statement only)");
     expect_kw("SELECT");
-    if (peek_kw("DISTINCT")) err_here("SELECT DISTINCT is not supported");
-    accept_kw("ALL");  // the default: keep duplicate rows
+    if (peek_kw("DISTINCT")) {
+      q.distinct_line = cur().line;
+      q.distinct_col = cur().col;
+      next();
+      q.distinct = true;
+    } else {
+      accept_kw("ALL");  // the default: keep duplicate rows
+    }
     do {
       SelectItem it;
       if (peek_op("*")) {
@@ -371,18 +377,62 @@ class Parser {
   }
   // Postfix operators outside the subset, refused by name where they start.
   void refuse_postfix_operator() const {
-    static const char* ops[] = {"IN", "BETWEEN", "LIKE", "GLOB", "REGEXP", "MATCH", "COLLATE", "ESCAPE"};
+    static const char* ops[] = {"LIKE", "GLOB", "REGEXP", "MATCH", "COLLATE", "ESCAPE"};
     const bool negated = peek_kw("NOT");
     const Token& word = negated ? toks_[pos_ + 1] : cur();
     if (word.kind != Tok::Ident) return;
     for (const char* op : ops)
       if (iequals(word.text, op)) err_here(std::string(negated ? "NOT " : "") + op + " is not supported");
   }
+  // Whether the next words are `[NOT] word`; consumes them when they are.
+  bool accept_maybe_not(const char* word, bool& negated) {
+    negated = peek_kw("NOT") && toks_[pos_ + 1].kind == Tok::Ident && iequals(toks_[pos_ + 1].text, word);
+    if (negated) next();
+    return accept_kw(word);
+  }
+  ExprPtr negate(ExprPtr e, size_t begin) {
+    auto n = std::make_shared<Expr>();
+    n->kind = ExprKind::Unary;
+    n->op = "NOT";
+    n->line = e->line;
+    n->col = e->col;
+    n->args = {e};
+    return finish(n, begin);
+  }
+  // x [NOT] BETWEEN lo AND hi is (x >= lo AND x <= hi), x [NOT] IN (a, b, ...) is (x = a OR x = b
+  // ...): SQLite defines both so, NULLs included. Null pointer when neither follows.
+  ExprPtr between_or_in(const ExprPtr& x, size_t begin) {
+    bool negated = false;
+    ExprPtr e;
+    if (accept_maybe_not("BETWEEN", negated)) {
+      ExprPtr lo = add_expr();
+      expect_kw("AND");
+      ExprPtr hi = add_expr();
+      e = binary("AND", binary(">=", x, lo, begin), binary("<=", x, hi, begin), begin);
+    } else if (accept_maybe_not("IN", negated)) {
+      expect_op("(");
+      if (peek_kw("SELECT")) err_here("IN (subquery) is not supported");
+      if (peek_op(")")) err_here("an empty IN list is not supported");
+      do {
+        ExprPtr eq = binary("=", x, expr(), begin);
+        e = e ? binary("OR", e, eq, begin) : eq;
+      } while (accept_op(","));
+      expect_op(")");
+      e = finish(e, begin);
+    } else {
+      return nullptr;
+    }
+    return negated ? negate(e, begin) : e;
+  }
   ExprPtr cmp_expr() {
     const size_t b = pos_;
     ExprPtr l = add_expr();
     for (;;) {
       refuse_postfix_operator();
+      if (ExprPtr e = between_or_in(l, b)) {
+        l = e;
+        continue;
+      }
       if (peek_kw("IS")) {
         auto e = make(ExprKind::IsNull, next());
         e->line = l->line;

@@ -1,12 +1,13 @@
 // The SQL subset: one SELECT with an optional inner or left equi-JOIN.
 //
-//   SELECT [ALL] [*|expr [[AS] alias], ...] FROM table [[AS] alias]
+//   SELECT [ALL|DISTINCT] [*|expr [[AS] alias], ...] FROM table [[AS] alias]
 //   [[INNER|LEFT [OUTER]] JOIN table [[AS] alias] ON expr]
 //   [WHERE expr] [GROUP BY expr, ...] [ORDER BY expr|position|alias [ASC|DESC], ...]
 //   [LIMIT n [OFFSET m]] [;]
 //
 // expr: literals (integers, decimals, 'strings', NULL), [table.]column, + - * / %, unary -,
-// = == != <> < <= > >=, IS [NOT] NULL, NOT, AND, OR, parentheses, and the aggregates COUNT(*),
+// = == != <> < <= > >=, IS [NOT] NULL, [NOT] BETWEEN, [NOT] IN (list), NOT, AND, OR,
+// parentheses, and the aggregates COUNT(*),
 // COUNT(e), SUM(e), MIN(e), MAX(e), AVG(e). Keywords are case-insensitive and reserved (never an
 // alias: `FROM l LEFT JOIN r` must not read LEFT as l's alias). Comments: -- to the end of the
 // line and /* ... */. Every syntax error, and every SQL form outside the subset, is a BadInput
@@ -66,6 +67,8 @@ struct OrderItem {
 };
 
 struct Query {
+  bool distinct = false;  // SELECT DISTINCT (planned as GROUP BY of the selected expressions)
+  size_t distinct_line = 0, distinct_col = 0;
   std::vector<SelectItem> select;
   TableRef from;
   std::optional<TableRef> join;
