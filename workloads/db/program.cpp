@@ -70,6 +70,7 @@ class Builder {
     if (plan_.join) q_.join = p_.add_instance("join", 1);
     q_.filter = p_.add_instance("filter", 1);
     if (plan_.aggregate) q_.aggregate = p_.add_instance("aggregate", 1);
+    if (plan_.having) q_.having = p_.add_instance("having", 1);
     q_.output = p_.add_instance("output", 4);
 
     fill("reset.counters", counters_, kCounters, 0, range("counters"));
@@ -81,6 +82,7 @@ class Builder {
     if (plan_.residual) r = filter(r, *plan_.residual, q_.filter, "filter", kFiltered, cap_of(r));
     q_.input_rows = r;
     RowSet out = plan_.aggregate ? aggregate(r) : r;
+    if (plan_.having) out = filter(out, *plan_.having, *q_.having, "having", kHaving, out.cap);
     project_outputs(out);
     sort(out);
     finish(out);
@@ -106,6 +108,7 @@ class Builder {
     add(plan_.residual);
     for (const BExprPtr& k : plan_.keys) add(k);
     for (const AggPlan& a : plan_.aggs) add(a.arg);
+    add(plan_.having);
     for (const BExprPtr& o : plan_.outputs) add(o);
     uint64_t descs = plan_.keys.size() + plan_.aggs.size();
     for (int t : plan_.tables) descs += db_.table(size_t(t)).columns.size();
@@ -380,6 +383,7 @@ class Builder {
     out.count = counter(cnt);
     out.ids0_list = range(name + ".ids0");
     if (in.ids1 != DB_NONE) out.ids1_list = range(name + ".ids1");
+    out.columns = in.columns;  // the groups' columns, when HAVING filters them
     auto [cw, ni] = code(pred);
     StageSpec st;
     st.name = name;
@@ -504,8 +508,10 @@ class Builder {
                                          : ColRef{});
     for (size_t k = 0; k < K; ++k) g.gkeys.push_back(computed("group.key" + std::to_string(k), g.gcap));
     for (size_t a = 0; a < A; ++a) g.gaggs.push_back(computed("group.agg" + std::to_string(a), g.gcap));
-    for (size_t k = 0; k < K; ++k) set_desc(group_desc_[k], {g.gkeys[k].values, g.gkeys[k].nulls, kSideDirect, 0});
-    for (size_t a = 0; a < A; ++a) set_desc(group_desc_[K + a], {g.gaggs[a].values, g.gaggs[a].nulls, kSideDirect, 0});
+    // The groups are the rows of every later stage, read like base rows through id list 0: the
+    // identity (no list) after the reduction, the passing group ids after a HAVING filter.
+    for (size_t k = 0; k < K; ++k) set_desc(group_desc_[k], {g.gkeys[k].values, g.gkeys[k].nulls, 0, 0});
+    for (size_t a = 0; a < A; ++a) set_desc(group_desc_[K + a], {g.gaggs[a].values, g.gaggs[a].nulls, 0, 0});
   }
 
   static uint32_t agg_function(const AggPlan& ag) {

@@ -38,6 +38,16 @@ struct Emitter {
       case BExpr::Const: emit(DB_OP_CONST, uint32_t(e.bits), uint32_t(e.bits >> 32), e.null ? 1u : 0u, +1); return;
       case BExpr::Col: emit(DB_OP_LOAD, desc(e.side, e.column), 0, 0, +1); return;
       case BExpr::ToFloat: gen(*e.args[0]); emit(DB_OP_TOFLOAT); return;
+      case BExpr::ToInt: gen(*e.args[0]); emit(DB_OP_TOINT); return;
+      case BExpr::Abs: gen(*e.args[0]); emit(e.type == Type::Float ? DB_OP_ABS_F : DB_OP_ABS_I); return;
+      case BExpr::Round: gen(*e.args[0]); emit(DB_OP_ROUND_F); return;
+      case BExpr::Choose:
+        // The otherwise value first: a chain of WHENs nests there and keeps the stack shallow.
+        gen(*e.args[2]);
+        gen(*e.args[0]);
+        gen(*e.args[1]);
+        emit(DB_OP_CHOOSE, 0, 0, 0, -2);
+        return;
       case BExpr::Neg: gen(*e.args[0]); emit(e.type == Type::Float ? DB_OP_NEG_F : DB_OP_NEG_I); return;
       case BExpr::Not: gen(*e.args[0]); emit(DB_OP_NOT); return;
       case BExpr::IsNull: gen(*e.args[0]); emit(DB_OP_ISNULL, e.negated ? 1u : 0u); return;

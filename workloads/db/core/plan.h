@@ -32,7 +32,9 @@ struct BExpr;
 using BExprPtr = std::shared_ptr<const BExpr>;
 
 struct BExpr {
-  enum Kind { Const, Col, Neg, Not, Arith, Compare, And, Or, IsNull, ToFloat } kind = Const;
+  // Choose: args {condition, value, otherwise} (CASE, coalesce); ToInt: double -> int64 as SQLite's
+  // CAST (truncating, saturating); Abs; Round: SQLite's round(x) of a double.
+  enum Kind { Const, Col, Neg, Not, Arith, Compare, And, Or, IsNull, ToFloat, ToInt, Choose, Abs, Round } kind = Const;
   Type type = Type::Int;
   bool null = false;     // Const: NULL
   uint64_t bits = 0;     // Const: int64 / double bits / text code
@@ -73,6 +75,7 @@ struct Plan {
   bool aggregate = false;
   std::vector<BExprPtr> keys;              // GROUP BY, over input rows
   std::vector<AggPlan> aggs;
+  BExprPtr having;                         // over the groups, null when none
   std::vector<BExprPtr> outputs;           // visible columns first, then hidden sort keys
   size_t visible = 0;
   std::vector<std::string> names;          // of the visible columns

@@ -207,7 +207,7 @@ class Parser {
       do q.group_by.push_back(expr());
       while (accept_op(","));
     }
-    if (peek_kw("HAVING")) err_here("HAVING is not supported");
+    if (accept_kw("HAVING")) q.having = expr();
     if (accept_kw("ORDER")) {
       expect_kw("BY");
       do {
@@ -545,8 +545,9 @@ class Parser {
       next();
       return finish(make(ExprKind::Null, t), b);
     }
-    for (const char* kw : {"CASE", "CAST", "EXISTS"})
-      if (t.kind == Tok::Ident && iequals(t.text, kw)) err_here(std::string(kw) + " is not supported");
+    if (t.kind == Tok::Ident && iequals(t.text, "CASE")) return case_expr();
+    if (t.kind == Tok::Ident && iequals(t.text, "CAST")) return cast_expr();
+    if (t.kind == Tok::Ident && iequals(t.text, "EXISTS")) err_here("EXISTS is not supported");
     static const std::pair<const char*, AggFn> aggs[] = {
         {"COUNT", AggFn::Count}, {"SUM", AggFn::Sum}, {"MIN", AggFn::Min}, {"MAX", AggFn::Max}, {"AVG", AggFn::Avg}};
     if (t.kind == Tok::Ident && toks_[pos_ + 1].kind == Tok::Op && toks_[pos_ + 1].text == "(") {
@@ -568,7 +569,8 @@ class Parser {
             err_here("window functions and aggregate FILTER (" + upper(cur().text) + ") are not supported");
           return finish(e, b);
         }
-      err_here("unknown function '" + t.text + "' (COUNT, SUM, MIN, MAX, AVG)");
+      if (ExprPtr call = scalar_call()) return call;
+      err_here("unknown function '" + t.text + "' (COUNT, SUM, MIN, MAX, AVG, abs, round, coalesce, ifnull)");
     }
     if (t.kind == Tok::Ident && reserved(t.text)) err_here("expected an expression, got keyword '" + t.text + "'");
     auto e = make(ExprKind::Column, t);
@@ -577,6 +579,70 @@ class Parser {
       e->table = e->s;
       e->s = name("a column name");
     }
+    return finish(e, b);
+  }
+
+  // name(args): a scalar function of the subset, with its argument count checked; null when the
+  // name is not one.
+  ExprPtr scalar_call() {
+    struct Fn {
+      const char* name;
+      size_t min_args, max_args;
+    };
+    static const Fn fns[] = {{"abs", 1, 1}, {"round", 1, 2}, {"coalesce", 2, 1000}, {"ifnull", 2, 2}};
+    const size_t b = pos_;
+    const Token& t = cur();
+    for (const Fn& fn : fns) {
+      if (!iequals(t.text, fn.name)) continue;
+      auto e = make(ExprKind::Call, next());
+      e->s = fn.name;
+      next();  // (
+      if (peek_kw("DISTINCT")) err_here(std::string("DISTINCT in ") + fn.name + "() is not supported");
+      do e->args.push_back(expr());
+      while (accept_op(","));
+      expect_op(")");
+      if (e->args.size() < fn.min_args || e->args.size() > fn.max_args)
+        err(t.line, t.col, std::string(fn.name) + "() takes " + std::to_string(fn.min_args) +
+                               (fn.max_args == fn.min_args ? "" : fn.max_args > 2 ? " or more" : " or " + std::to_string(fn.max_args)) +
+                               " arguments, not " + std::to_string(e->args.size()));
+      return finish(e, b);
+    }
+    return nullptr;
+  }
+  // CASE [x] WHEN c THEN v ... [ELSE e] END.
+  ExprPtr case_expr() {
+    const size_t b = pos_;
+    auto e = make(ExprKind::Case, next());
+    ExprPtr operand;
+    if (!peek_kw("WHEN")) operand = expr();
+    if (!peek_kw("WHEN")) err_here("expected WHEN" + got());
+    while (accept_kw("WHEN")) {
+      const size_t w = pos_;
+      ExprPtr when = expr();
+      e->args.push_back(operand ? binary("=", operand, when, w) : when);
+      expect_kw("THEN");
+      e->args.push_back(expr());
+    }
+    if (accept_kw("ELSE")) {
+      e->args.push_back(expr());
+    } else {
+      auto null = make(ExprKind::Null, cur());
+      null->source = sql_;
+      e->args.push_back(null);
+    }
+    expect_kw("END");
+    return finish(e, b);
+  }
+  // CAST(e AS type).
+  ExprPtr cast_expr() {
+    const size_t b = pos_;
+    auto e = make(ExprKind::Cast, next());
+    expect_op("(");
+    e->args.push_back(expr());
+    expect_kw("AS");
+    if (cur().kind != Tok::Ident) err_here("expected a type name" + got());
+    e->s = upper(next().text);
+    expect_op(")");
     return finish(e, b);
   }
 
@@ -601,6 +667,8 @@ bool same_expr(const Expr& a, const Expr& b) {
       break;
     case ExprKind::IsNull: if (a.negated != b.negated) return false; break;
     case ExprKind::Aggregate: if (a.agg != b.agg || a.star != b.star) return false; break;
+    case ExprKind::Call:
+    case ExprKind::Cast: if (!iequals(a.s, b.s)) return false; break;
     default: break;
   }
   for (size_t k = 0; k < a.args.size(); ++k)

@@ -2,12 +2,13 @@
 //
 //   SELECT [ALL|DISTINCT] [*|expr [[AS] alias], ...] FROM table [[AS] alias]
 //   [[INNER|LEFT [OUTER]] JOIN table [[AS] alias] ON expr]
-//   [WHERE expr] [GROUP BY expr, ...] [ORDER BY expr|position|alias [ASC|DESC], ...]
+//   [WHERE expr] [GROUP BY expr, ...] [HAVING expr] [ORDER BY expr|position|alias [ASC|DESC], ...]
 //   [LIMIT n [OFFSET m]] [;]
 //
 // expr: literals (integers, decimals, 'strings', NULL), [table.]column, + - * / %, unary -,
 // = == != <> < <= > >=, IS [NOT] NULL, [NOT] BETWEEN, [NOT] IN (list), NOT, AND, OR,
-// parentheses, and the aggregates COUNT(*),
+// CASE [x] WHEN .. THEN .. [ELSE ..] END, CAST(e AS INTEGER|REAL), the scalar functions abs,
+// round, coalesce and ifnull, parentheses, and the aggregates COUNT(*),
 // COUNT(e), SUM(e), MIN(e), MAX(e), AVG(e). Keywords are case-insensitive and reserved (never an
 // alias: `FROM l LEFT JOIN r` must not read LEFT as l's alias). Comments: -- to the end of the
 // line and /* ... */. Every syntax error, and every SQL form outside the subset, is a BadInput
@@ -25,7 +26,10 @@ namespace weft::db {
 struct Expr;
 using ExprPtr = std::shared_ptr<Expr>;
 
-enum class ExprKind { Int, Float, String, Null, Column, Unary, Binary, IsNull, Aggregate, Star };
+// Call: a scalar function (s: its name in lower case). Case: args are WHEN condition, THEN value
+// pairs then the ELSE value (a Null node when absent); CASE x WHEN a ... is parsed as WHEN x = a.
+// Cast: s is the type name as written (upper case).
+enum class ExprKind { Int, Float, String, Null, Column, Unary, Binary, IsNull, Aggregate, Star, Call, Case, Cast };
 enum class AggFn { Count, Sum, Min, Max, Avg };
 const char* agg_name(AggFn f);
 
@@ -77,6 +81,7 @@ struct Query {
   ExprPtr on;
   ExprPtr where;
   std::vector<ExprPtr> group_by;
+  ExprPtr having;
   std::vector<OrderItem> order_by;
   std::optional<int64_t> limit;
   int64_t offset = 0;

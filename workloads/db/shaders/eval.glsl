@@ -56,6 +56,38 @@ void db_eval(uint code, uint ninstr, uint desc_word, uint err_word, uint r0, uin
       sv[sp - 1] = db_int_bits(-x);
       continue;
     }
+    if (op == DB_OP_TOINT) {
+      const double x = db_as_float(sv[sp - 1]);
+      const int64_t i = x >= 9223372036854775808.0lf ? int64_t(0x7FFFFFFFFFFFFFFFul)
+                      : x <= -9223372036854775808.0lf ? DB_INT64_MIN : int64_t(x);
+      sv[sp - 1] = db_int_bits(i);
+      continue;
+    }
+    if (op == DB_OP_ABS_I) {
+      const int64_t x = db_as_int(sv[sp - 1]);
+      if (!sn[sp - 1] && x == DB_INT64_MIN) db_error(err_word, DB_ERROR_OVERFLOW);
+      sv[sp - 1] = db_int_bits(x < 0l ? -x : x);
+      continue;
+    }
+    if (op == DB_OP_ABS_F) {
+      const double x = db_as_float(sv[sp - 1]);
+      sv[sp - 1] = db_float_bits(x < 0.0 ? -x : x);
+      continue;
+    }
+    if (op == DB_OP_ROUND_F) {
+      const double x = db_as_float(sv[sp - 1]);
+      const bool whole = x < -4503599627370496.0lf || x > 4503599627370496.0lf;  // beyond 2^52: no fraction
+      sv[sp - 1] = db_float_bits(whole ? x : double(int64_t(x + (x < 0.0 ? -0.5 : 0.5))));
+      continue;
+    }
+    if (op == DB_OP_CHOOSE) {  // otherwise at sp-3, condition at sp-2, value at sp-1
+      if (!sn[sp - 2] && db_as_int(sv[sp - 2]) != 0l) {
+        sv[sp - 3] = sv[sp - 1];
+        sn[sp - 3] = sn[sp - 1];
+      }
+      sp -= 2;
+      continue;
+    }
     if (op == DB_OP_NEG_F) {
       sv[sp - 1] = db_float_bits(-db_as_float(sv[sp - 1]));
       continue;
