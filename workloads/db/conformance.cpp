@@ -3,9 +3,9 @@
 // ORDER BY + LIMIT, and the COUNT = 0 anomaly rule. Small tables (a few thousand rows).
 //
 // Tolerance: Int and Text values exact, NULLs exact, row multisets exact (in order with ORDER
-// BY); Float SUM/AVG within 1e-9 relative, since the device adds in another order than SQLite
-// (n = 2000 terms: the reordering error is ~n * eps = 4e-13 relative to the sum of magnitudes,
-// and these sums are not near cancellation).
+// BY); Float SUM/AVG within 1e-9 relative: the device rounds the exact sum once
+// (shaders/exact_sum.glsl), SQLite rounds after every term in row order (n = 2000 terms: ~n * eps
+// = 4e-13 relative to the sum of magnitudes, and these sums are not near cancellation).
 #include "conformance.h"
 #include "db.h"
 

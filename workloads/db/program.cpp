@@ -3,7 +3,6 @@
 // whole query runs in one submission with no host round trip.
 #include <algorithm>
 #include <array>
-#include <bit>
 
 #include "db.h"
 #include "db_ops.h"
@@ -71,6 +70,7 @@ class Builder {
     if (plan_.join) q_.join = p_.add_instance("join", 1);
     q_.filter = p_.add_instance("filter", 1);
     if (plan_.aggregate) q_.aggregate = p_.add_instance("aggregate", 1);
+    if (plan_.having) q_.having = p_.add_instance("having", 1);
     q_.output = p_.add_instance("output", 4);
 
     fill("reset.counters", counters_, kCounters, 0, range("counters"));
@@ -82,6 +82,7 @@ class Builder {
     if (plan_.residual) r = filter(r, *plan_.residual, q_.filter, "filter", kFiltered, cap_of(r));
     q_.input_rows = r;
     RowSet out = plan_.aggregate ? aggregate(r) : r;
+    if (plan_.having) out = filter(out, *plan_.having, *q_.having, "having", kHaving, out.cap);
     project_outputs(out);
     sort(out);
     finish(out);
@@ -107,6 +108,7 @@ class Builder {
     add(plan_.residual);
     for (const BExprPtr& k : plan_.keys) add(k);
     for (const AggPlan& a : plan_.aggs) add(a.arg);
+    add(plan_.having);
     for (const BExprPtr& o : plan_.outputs) add(o);
     uint64_t descs = plan_.keys.size() + plan_.aggs.size();
     for (int t : plan_.tables) descs += db_.table(size_t(t)).columns.size();
@@ -184,35 +186,19 @@ class Builder {
     if (e.kind != BExpr::Compare) return false;
     const BExpr *l = e.args[0].get(), *r = e.args[1].get();
     std::string op = e.op;
-    if (l->kind == BExpr::Const || (l->kind == BExpr::ToFloat && l->args[0]->kind == BExpr::Const)) {
+    if (l->kind == BExpr::Const) {
       std::swap(l, r);  // constant <op> column: column <flipped op> constant
       op = op == "<" ? ">" : op == ">" ? "<" : op == "<=" ? ">=" : op == ">=" ? "<=" : op;
     }
-    const BExpr* col = nullptr;
-    uint32_t kind = DB_TERM_INT;
-    if (column(*l)) {
-      col = l;
-      kind = l->type == Type::Float ? DB_TERM_FLOAT : DB_TERM_INT;
-    } else if (l->kind == BExpr::ToFloat && column(*l->args[0])) {
-      col = l->args[0].get();
-      kind = DB_TERM_INT_AS_FLOAT;
-    } else {
-      return false;
-    }
-    // The constant, in the column's comparison type (the planner made both sides agree).
-    uint64_t bits = 0;
-    const bool want_float = kind != DB_TERM_INT;
-    if (r->kind == BExpr::Const && !r->null && (r->type == Type::Float) == want_float) {
-      bits = r->bits;
-    } else if (want_float && r->kind == BExpr::ToFloat && r->args[0]->kind == BExpr::Const && !r->args[0]->null &&
-               r->args[0]->type == Type::Int) {
-      bits = std::bit_cast<uint64_t>(double(int64_t(r->args[0]->bits)));
-    } else {
-      return false;
-    }
+    if (!column(*l) || r->kind != BExpr::Const || r->null) return false;
+    // Int against Float is compared exactly on the device, whichever side is the column.
+    const bool float_column = l->type == Type::Float, float_constant = r->type == Type::Float;
+    const uint32_t kind = float_column == float_constant ? (float_column ? DB_TERM_FLOAT : DB_TERM_INT)
+                        : float_column                   ? DB_TERM_FLOAT_VS_INT
+                                                         : DB_TERM_INT_VS_FLOAT;
     const uint32_t cmp = op == "=" ? DB_CMP_EQ : op == "!=" ? DB_CMP_NE : op == "<" ? DB_CMP_LT : op == "<=" ? DB_CMP_LE
                        : op == ">" ? DB_CMP_GT : DB_CMP_GE;
-    push(*col, kind, cmp, bits);
+    push(*l, kind, cmp, r->bits);
     return true;
   }
 
@@ -362,7 +348,8 @@ class Builder {
                          .probe_nulls = or_absent<GlobalsIn>(pk.nulls), .build_values = bk.values,
                          .build_nulls = or_absent<GlobalsIn>(bk.nulls), .out_count = out.count,
                          .out_ids0 = *out.ids0_list, .out_ids1 = *out.ids1_list, .capacity = uint32_t(cap),
-                         .err = counter(kError), .loop_budget = q_.loop_budget}
+                         .err = counter(kError), .loop_budget = q_.loop_budget,
+                         .left = j.left ? 1u : 0u}
               .bind(),
           {});
     // The hash stages declare the other side's rows and key as the nested loop does.
@@ -378,7 +365,8 @@ class Builder {
                         .build_values = bk.values, .build_nulls = or_absent<GlobalsIn>(bk.nulls),
                         .heads = range("join.heads"), .hash_mask = uint32_t(heads - 1), .next = range("join.next"),
                         .out_count = out.count, .out_ids0 = *out.ids0_list, .out_ids1 = *out.ids1_list,
-                        .capacity = uint32_t(cap), .err = counter(kError), .loop_budget = q_.loop_budget}
+                        .capacity = uint32_t(cap), .err = counter(kError), .loop_budget = q_.loop_budget,
+                         .left = j.left ? 1u : 0u}
               .bind(),
           {build.count});
     report(*q_.join, "join.report", build.count_word, 0, out.count_word, q_.nested_slot_word);
@@ -395,6 +383,7 @@ class Builder {
     out.count = counter(cnt);
     out.ids0_list = range(name + ".ids0");
     if (in.ids1 != DB_NONE) out.ids1_list = range(name + ".ids1");
+    out.columns = in.columns;  // the groups' columns, when HAVING filters them
     auto [cw, ni] = code(pred);
     StageSpec st;
     st.name = name;
@@ -519,8 +508,10 @@ class Builder {
                                          : ColRef{});
     for (size_t k = 0; k < K; ++k) g.gkeys.push_back(computed("group.key" + std::to_string(k), g.gcap));
     for (size_t a = 0; a < A; ++a) g.gaggs.push_back(computed("group.agg" + std::to_string(a), g.gcap));
-    for (size_t k = 0; k < K; ++k) set_desc(group_desc_[k], {g.gkeys[k].values, g.gkeys[k].nulls, kSideDirect, 0});
-    for (size_t a = 0; a < A; ++a) set_desc(group_desc_[K + a], {g.gaggs[a].values, g.gaggs[a].nulls, kSideDirect, 0});
+    // The groups are the rows of every later stage, read like base rows through id list 0: the
+    // identity (no list) after the reduction, the passing group ids after a HAVING filter.
+    for (size_t k = 0; k < K; ++k) set_desc(group_desc_[k], {g.gkeys[k].values, g.gkeys[k].nulls, 0, 0});
+    for (size_t a = 0; a < A; ++a) set_desc(group_desc_[K + a], {g.gaggs[a].values, g.gaggs[a].nulls, 0, 0});
   }
 
   static uint32_t agg_function(const AggPlan& ag) {

@@ -11,7 +11,7 @@ namespace weft::db {
 
 // Counter words (segment "counters"), reset to 0 every run.
 enum Counter : uint32_t {
-  kError, kScan0, kScan1, kJoined, kFiltered, kGroups, kFirst, kCount, kGroupsKept, kGroupsClaimed, kCounters
+  kError, kScan0, kScan1, kJoined, kFiltered, kGroups, kFirst, kCount, kGroupsKept, kGroupsClaimed, kHaving, kCounters
 };
 
 // Rows flowing between stages: a count word and one row-id list per side (DB_NONE: identity /
@@ -58,7 +58,7 @@ struct BuiltQuery {
   std::vector<Upload> uploads;
   std::vector<HostTable> host_tables;
   std::vector<InstanceId> scans;
-  std::optional<InstanceId> join, aggregate;
+  std::optional<InstanceId> join, aggregate, having;
   InstanceId filter, output;
   RowSet input_rows;
   std::vector<OutputColumn> outputs;

@@ -38,6 +38,16 @@ struct Emitter {
       case BExpr::Const: emit(DB_OP_CONST, uint32_t(e.bits), uint32_t(e.bits >> 32), e.null ? 1u : 0u, +1); return;
       case BExpr::Col: emit(DB_OP_LOAD, desc(e.side, e.column), 0, 0, +1); return;
       case BExpr::ToFloat: gen(*e.args[0]); emit(DB_OP_TOFLOAT); return;
+      case BExpr::ToInt: gen(*e.args[0]); emit(DB_OP_TOINT); return;
+      case BExpr::Abs: gen(*e.args[0]); emit(e.type == Type::Float ? DB_OP_ABS_F : DB_OP_ABS_I); return;
+      case BExpr::Round: gen(*e.args[0]); emit(DB_OP_ROUND_F); return;
+      case BExpr::Choose:
+        // The otherwise value first: a chain of WHENs nests there and keeps the stack shallow.
+        gen(*e.args[2]);
+        gen(*e.args[0]);
+        gen(*e.args[1]);
+        emit(DB_OP_CHOOSE, 0, 0, 0, -2);
+        return;
       case BExpr::Neg: gen(*e.args[0]); emit(e.type == Type::Float ? DB_OP_NEG_F : DB_OP_NEG_I); return;
       case BExpr::Not: gen(*e.args[0]); emit(DB_OP_NOT); return;
       case BExpr::IsNull: gen(*e.args[0]); emit(DB_OP_ISNULL, e.negated ? 1u : 0u); return;
@@ -46,11 +56,16 @@ struct Emitter {
         gen(*e.args[1]);
         emit(e.type == Type::Float ? DB_OP_ARITH_F : DB_OP_ARITH_I, arith_code(e.op), 0, 0, -1);
         return;
-      case BExpr::Compare:
+      case BExpr::Compare: {
         gen(*e.args[0]);
         gen(*e.args[1]);
-        emit(e.args[0]->type == Type::Float ? DB_OP_CMP_F : DB_OP_CMP_I, cmp_code(e.op), 0, 0, -1);
+        const Type l = e.args[0]->type, r = e.args[1]->type;
+        const uint32_t code = cmp_code(e.op);
+        if (l == Type::Int && r == Type::Float) emit(DB_OP_CMP_IF, code, 0, 0, -1);
+        else if (l == Type::Float && r == Type::Int) emit(DB_OP_CMP_IF, code, 1, 0, -1);
+        else emit(l == Type::Float ? DB_OP_CMP_F : DB_OP_CMP_I, code, 0, 0, -1);
         return;
+      }
       case BExpr::And:
       case BExpr::Or:
         gen(*e.args[0]);

@@ -2,8 +2,10 @@
 
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
+#include <utility>
 
 #include <weft/error.h>
 
@@ -102,7 +104,25 @@ class Binder {
     return bind_node(e, true);
   }
 
+  // HAVING may name a result column by its alias where no table column has the name (SQLite's
+  // rule: a column wins over an alias).
+  void allow_aliases(const std::vector<SelectItem>* select) { aliases_ = select; }
+  const Expr* alias_target(const Expr& e) const {
+    if (!aliases_ || e.kind != ExprKind::Column || !e.table.empty()) return nullptr;
+    for (const Table* t : tables_)
+      if (t->find(e.s) >= 0) return nullptr;
+    for (const SelectItem& it : *aliases_)
+      if (it.expr && !it.alias.empty() && iequals(it.alias, e.s)) return it.expr.get();
+    return nullptr;
+  }
+
   BExprPtr bind_node(const Expr& e, bool grouped) {
+    if (const Expr* aliased = alias_target(e)) {
+      const std::vector<SelectItem>* saved = std::exchange(aliases_, nullptr);  // an alias names no alias
+      BExprPtr r = bind(*aliased, grouped);
+      aliases_ = saved;
+      return r;
+    }
     if (grouped) {
       if (!contains_aggregate(e) && e.kind != ExprKind::Int && e.kind != ExprKind::Float && e.kind != ExprKind::String &&
           e.kind != ExprKind::Null) {
@@ -154,6 +174,9 @@ class Binder {
         return node(c);
       }
       case ExprKind::Binary: return binary(e, bind(*e.args[0], grouped), bind(*e.args[1], grouped));
+      case ExprKind::Call: return call(e, grouped);
+      case ExprKind::Case: return case_of(e, grouped);
+      case ExprKind::Cast: return cast(e, bind(*e.args[0], grouped));
       case ExprKind::Aggregate: break;
     }
     err(e, "unsupported expression");
@@ -172,10 +195,8 @@ class Binder {
       if (is_null_const(l) || is_null_const(r)) return null_const(Type::Int);
       if ((l->type == Type::Text) != (r->type == Type::Text))
         err(e, "cannot compare " + std::string(type_name(l->type)) + " with " + type_name(r->type) + " in '" + e.text() + "'");
-      if (l->type != r->type) {
-        l = to_float(l);
-        r = to_float(r);
-      }
+      // Int against Float keeps both types: the device compares them exactly, as SQLite does
+      // (converting the int to a double would make 2^53 + 1 equal 2^53).
       c.kind = BExpr::Compare;
       c.op = op;
       c.type = Type::Int;
@@ -199,10 +220,96 @@ class Binder {
     return node(c);
   }
 
+  // The one type of the values a CASE or coalesce may return (NULL literals take it). SQLite
+  // keeps each value's own type, so int with float would change the answer's type: refused.
+  Type result_type(const Expr& at, const std::vector<BExprPtr>& values, const char* what) {
+    std::optional<Type> t;
+    for (const BExprPtr& v : values) {
+      if (is_null_const(v)) continue;
+      if (t && *t != v->type)
+        err(at, std::string(what) + " values of different types (" + type_name(*t) + " and " + type_name(v->type) +
+                    ") are not supported");
+      t = v->type;
+    }
+    return t.value_or(Type::Int);
+  }
+  BExprPtr choose(BExprPtr condition, BExprPtr value, BExprPtr otherwise, Type t) {
+    if (is_null_const(value)) value = null_const(t);
+    if (is_null_const(otherwise)) otherwise = null_const(t);
+    BExpr c;
+    c.kind = BExpr::Choose;
+    c.type = t;
+    c.args = {condition, value, otherwise};
+    return node(c);
+  }
+  // CASE WHEN c1 THEN v1 WHEN c2 THEN v2 ELSE e END = choose(c1, v1, choose(c2, v2, e)).
+  BExprPtr case_of(const Expr& e, bool grouped) {
+    std::vector<BExprPtr> conditions, values;
+    for (size_t k = 0; k + 1 < e.args.size(); k += 2) {
+      conditions.push_back(truth(*e.args[k], bind(*e.args[k], grouped), "a WHEN condition"));
+      values.push_back(bind(*e.args[k + 1], grouped));
+    }
+    values.push_back(bind(*e.args.back(), grouped));
+    const Type t = result_type(e, values, "CASE");
+    BExprPtr r = is_null_const(values.back()) ? null_const(t) : values.back();
+    for (size_t k = conditions.size(); k-- > 0;) r = choose(conditions[k], values[k], r, t);
+    return r;
+  }
+  BExprPtr numeric_argument(const Expr& e, BExprPtr a) {
+    if (a->type == Type::Text && !is_null_const(a)) err(e, e.s + "() of text is not supported");
+    return a;
+  }
+  BExprPtr call(const Expr& e, bool grouped) {
+    std::vector<BExprPtr> args;
+    for (const ExprPtr& a : e.args) args.push_back(bind(*a, grouped));
+    if (e.s == "coalesce" || e.s == "ifnull") {  // the first non-NULL argument
+      const Type t = result_type(e, args, e.s.c_str());
+      BExprPtr r = is_null_const(args.back()) ? null_const(t) : args.back();
+      for (size_t k = args.size() - 1; k-- > 0;) {
+        if (is_null_const(args[k])) continue;
+        BExpr present;
+        present.kind = BExpr::IsNull;
+        present.negated = true;
+        present.args = {args[k]};
+        r = choose(node(present), args[k], r, t);
+      }
+      return r;
+    }
+    BExprPtr a = numeric_argument(e, args[0]);
+    BExpr c;
+    c.kind = e.s == "abs" ? BExpr::Abs : BExpr::Round;
+    if (c.kind == BExpr::Round) {
+      if (args.size() == 2 && !(e.args[1]->kind == ExprKind::Int && e.args[1]->i == 0))
+        err(*e.args[1], "round() to digits after the point is not supported (only round(x) and round(x, 0))");
+      a = to_float(a);  // round() of anything is a REAL in SQLite
+    }
+    if (is_null_const(a)) return null_const(c.kind == BExpr::Round ? Type::Float : a->type);
+    c.type = a->type;
+    c.args = {a};
+    return node(c);
+  }
+  // CAST(x AS INTEGER | REAL), by SQLite's affinity rule on the type name.
+  BExprPtr cast(const Expr& e, BExprPtr a) {
+    const bool to_int = e.s.find("INT") != std::string::npos;
+    const bool to_real = !to_int && (e.s.find("REAL") != std::string::npos || e.s.find("FLOA") != std::string::npos ||
+                                     e.s.find("DOUB") != std::string::npos);
+    if (!to_int && !to_real) err(e, "CAST to " + e.s + " is not supported (only to INTEGER or REAL types)");
+    if (a->type == Type::Text && !is_null_const(a)) err(e, "CAST of text is not supported");
+    if (is_null_const(a)) return null_const(to_int ? Type::Int : Type::Float);
+    if (to_real) return to_float(a);
+    if (a->type == Type::Int) return a;
+    BExpr c;
+    c.kind = BExpr::ToInt;
+    c.type = Type::Int;
+    c.args = {a};
+    return node(c);
+  }
+
   bool contains_aggregate(const Expr& e) {
     auto it = has_agg_.find(&e);
     if (it != has_agg_.end()) return it->second;
     bool r = e.kind == ExprKind::Aggregate;
+    if (const Expr* aliased = alias_target(e)) r = contains_aggregate(*aliased);
     for (const ExprPtr& a : e.args) r = r || contains_aggregate(*a);
     has_agg_.emplace(&e, r);
     return r;
@@ -302,6 +409,7 @@ class Binder {
   std::vector<std::string> names_;
   std::unordered_map<const Expr*, BExprPtr> plain_;  // plain bindings, by node
   std::unordered_map<const Expr*, bool> has_agg_;     // contains_aggregate, by node
+  const std::vector<SelectItem>* aliases_ = nullptr;  // while binding HAVING
 };
 
 void conjuncts(const ExprPtr& e, std::vector<ExprPtr>& out) {
@@ -311,6 +419,41 @@ void conjuncts(const ExprPtr& e, std::vector<ExprPtr>& out) {
   } else {
     out.push_back(e);
   }
+}
+
+// A LEFT JOIN ON condition besides the key: one on the right table alone (or on no table)
+// limits which right rows match; one that reads the left table would keep the left row with
+// NULLs where it fails, which the join kernels do not evaluate.
+BExprPtr left_join_condition(const Expr& c, Binder& b) {
+  BExprPtr bc = truth(c, b.bind(c, false), "a condition");
+  if (bc->uses_side(0))
+    err(c, "LEFT JOIN ... ON conditions that read the left table are not supported (only the key equality and "
+           "conditions on the right table)");
+  return bc;
+}
+
+// SELECT DISTINCT e1, e2, ... is GROUP BY e1, e2, ... (NULLs one group, as DISTINCT has them).
+std::vector<ExprPtr> distinct_keys(const Query& q, bool aggregates) {
+  auto refuse = [&](const std::string& what) {
+    fail(ErrorCode::BadInput, "sql:" + std::to_string(q.distinct_line) + ":" + std::to_string(q.distinct_col) +
+                                  ": SELECT DISTINCT " + what + " is not supported");
+  };
+  if (aggregates) refuse("with GROUP BY or aggregates");
+  std::vector<ExprPtr> keys;
+  for (const SelectItem& it : q.select) {
+    if (!it.expr) refuse("* (name the columns)");
+    keys.push_back(it.expr);
+  }
+  return keys;
+}
+
+// An ORDER BY term of SELECT DISTINCT must be one of the selected expressions (SQLite would
+// sort by a value of an arbitrary row of each distinct row).
+void require_selected(const Expr& e, Binder& b, const Plan& plan) {
+  const BExprPtr be = b.bind(e, false);
+  for (const BExprPtr& k : plan.keys)
+    if (same_bound(*k, *be)) return;
+  err(e, "ORDER BY of SELECT DISTINCT must name a selected expression ('" + e.text() + "' is not one)");
 }
 
 BExprPtr and_of(BExprPtr a, BExprPtr b) {
@@ -341,6 +484,8 @@ Plan plan_query(const Query& q, const Database& db) {
     if (has_aggregate(*q.on)) err(*q.on, "aggregates are not allowed in ON");
     conjuncts(q.on, on);
   }
+  const bool left = q.join && q.join_kind == JoinKind::Left;
+  std::vector<BExprPtr> build_only;  // LEFT JOIN: ON conditions on the right table
   if (q.join) {
     for (const ExprPtr& c : on) {
       // The key: the first column = column between the two sides (bound one by one, so that a
@@ -357,7 +502,11 @@ Plan plan_query(const Query& q, const Database& db) {
         if (l.type != r.type || l.type == Type::Float)
           err(*c, "join keys must both be int or both be text (got " + std::string(type_name(l.type)) + " and " +
                       type_name(r.type) + ")");
-        plan.join = JoinPlan{l.column, r.column, l.type};
+        plan.join = JoinPlan{l.column, r.column, l.type, left};
+        continue;
+      }
+      if (left) {
+        build_only.push_back(left_join_condition(*c, b));
         continue;
       }
       conds.push_back(c);
@@ -365,10 +514,14 @@ Plan plan_query(const Query& q, const Database& db) {
     if (!plan.join)
       err(*q.on, "JOIN ... ON needs an equality between a column of each table (t1.a = t2.b)");
   }
+  // A LEFT JOIN's ON conditions on the right table filter the rows that may match (the build
+  // scan); its WHERE conditions that read the right table see the NULL-extended rows, so they
+  // filter the joined rows.
+  for (const BExprPtr& bc : build_only) plan.scan_filters[1] = and_of(plan.scan_filters[1], bc);
   for (const ExprPtr& c : conds) {
     BExprPtr bc = truth(*c, b.bind(*c, false), "a condition");
     const bool s0 = bc->uses_side(0), s1 = sides > 1 && bc->uses_side(1);
-    if (s0 && s1) plan.residual = and_of(plan.residual, bc);
+    if ((s0 && s1) || (left && s1)) plan.residual = and_of(plan.residual, bc);
     else {
       const size_t s = s1 ? 1 : 0;
       plan.scan_filters[s] = and_of(plan.scan_filters[s], bc);
@@ -379,11 +532,19 @@ Plan plan_query(const Query& q, const Database& db) {
   bool any_agg = !q.group_by.empty();
   for (const SelectItem& it : q.select) any_agg |= it.expr && has_aggregate(*it.expr);
   for (const OrderItem& o : q.order_by) any_agg |= has_aggregate(*o.expr);
-  plan.aggregate = any_agg;
-  for (const ExprPtr& g : q.group_by) {
+  any_agg |= q.having != nullptr;
+  const std::vector<ExprPtr> group_by = q.distinct ? distinct_keys(q, any_agg) : q.group_by;
+  plan.aggregate = any_agg || q.distinct;
+  for (const ExprPtr& g : group_by) {
     if (has_aggregate(*g)) err(*g, "aggregates are not allowed in GROUP BY");
-    if (g->kind == ExprKind::Int) err(*g, "GROUP BY position is not supported; name the expression");
+    if (g->kind == ExprKind::Int && !q.distinct) err(*g, "GROUP BY position is not supported; name the expression");
     plan.keys.push_back(b.bind(*g, false));
+  }
+
+  if (q.having) {
+    b.allow_aliases(&q.select);
+    plan.having = truth(*q.having, b.bind(*q.having, true), "HAVING");
+    b.allow_aliases(nullptr);
   }
 
   // Outputs.
@@ -429,6 +590,7 @@ Plan plan_query(const Query& q, const Database& db) {
         }
       if (found) continue;
     }
+    if (q.distinct) require_selected(e, b, plan);
     BExprPtr be = b.bind(e, plan.aggregate);
     uint32_t idx = uint32_t(plan.outputs.size());
     for (size_t k = 0; k < plan.outputs.size(); ++k)
@@ -466,6 +628,10 @@ std::string show(const BExpr& e, const Plan& p, const Database& db) {
     case BExpr::Neg: return "-(" + a(0) + ")";
     case BExpr::Not: return "NOT (" + a(0) + ")";
     case BExpr::ToFloat: return "float(" + a(0) + ")";
+    case BExpr::ToInt: return "int(" + a(0) + ")";
+    case BExpr::Abs: return "abs(" + a(0) + ")";
+    case BExpr::Round: return "round(" + a(0) + ")";
+    case BExpr::Choose: return "(CASE WHEN " + a(0) + " THEN " + a(1) + " ELSE " + a(2) + " END)";
     case BExpr::IsNull: return "(" + a(0) + (e.negated ? " IS NOT NULL)" : " IS NULL)");
     case BExpr::And: return "(" + a(0) + " AND " + a(1) + ")";
     case BExpr::Or: return "(" + a(0) + " OR " + a(1) + ")";
@@ -486,7 +652,7 @@ std::string Plan::explain(const Database& db) const {
   if (join) {
     const Table& l = db.table(size_t(tables[0]));
     const Table& r = db.table(size_t(tables[1]));
-    o << "join " << table_names[0] << "." << l.columns[join->probe_column].name << " = " << table_names[1] << "."
+    o << (join->left ? "left join " : "join ") << table_names[0] << "." << l.columns[join->probe_column].name << " = " << table_names[1] << "."
       << r.columns[join->build_column].name << " (build side " << table_names[1]
       << "; nested loop, switched to hash join on the device when the filtered build side exceeds the threshold)\n";
   }
@@ -499,6 +665,7 @@ std::string Plan::explain(const Database& db) const {
       o << (k ? ", " : "") << "agg" << k << "=" << agg_name(aggs[k].fn) << "("
         << (aggs[k].star ? std::string("*") : show(*aggs[k].arg, *this, db)) << ")";
     o << "] (COUNT = 0 rule: anomaly status)\n";
+    if (having) o << "having " << show(*having, *this, db) << "\n";
   }
   o << "project [";
   for (size_t k = 0; k < outputs.size(); ++k)

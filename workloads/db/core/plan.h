@@ -1,13 +1,14 @@
 // The planner: binds a parsed Query to a Database (names, types, NULL literals) and lays out the
 // plan the device executes:
 //
-//   scan[side] (fused scan+filter, WHERE conjuncts pushed down) -> [join: nested loop or hash,
-//   chosen on the device by a cardinality rule] -> residual filter -> [group-by aggregate] ->
+//   scan[side] (fused scan+filter, WHERE conjuncts pushed down) -> [inner or left join: nested
+//   loop or hash, chosen on the device by a cardinality rule] -> residual filter -> [group-by aggregate] ->
 //   projection (outputs + hidden ORDER BY keys) -> sort -> limit/offset.
 //
 // Typing follows SQLite on typed columns: Int op Int -> Int (integer division truncates; x/0 and
-// x%0 are NULL), any Float operand -> Float (x/0.0 is NULL), comparisons -> Int 0/1, Int vs Float
-// compares as double. Text supports comparisons only (between Text values). Aggregates skip NULLs;
+// x%0 are NULL), any Float operand -> Float (x/0.0 is NULL; a NaN result is NULL), comparisons
+// -> Int 0/1, Int vs Float compares exactly (not in double). Text supports comparisons only
+// (between Text values). Aggregates skip NULLs;
 // COUNT(*) counts rows; SUM/MIN/MAX/AVG of no values are NULL; COUNT of none is 0; SUM of Int is an
 // Int (overflow is an error, as in SQLite), AVG is a Float. Vulkan-free.
 #pragma once
@@ -31,12 +32,14 @@ struct BExpr;
 using BExprPtr = std::shared_ptr<const BExpr>;
 
 struct BExpr {
-  enum Kind { Const, Col, Neg, Not, Arith, Compare, And, Or, IsNull, ToFloat } kind = Const;
+  // Choose: args {condition, value, otherwise} (CASE, coalesce); ToInt: double -> int64 as SQLite's
+  // CAST (truncating, saturating); Abs; Round: SQLite's round(x) of a double.
+  enum Kind { Const, Col, Neg, Not, Arith, Compare, And, Or, IsNull, ToFloat, ToInt, Choose, Abs, Round } kind = Const;
   Type type = Type::Int;
   bool null = false;     // Const: NULL
   uint64_t bits = 0;     // Const: int64 / double bits / text code
   uint32_t side = 0, column = 0;  // Col
-  std::string op;        // Arith: + - * / %; Compare: = != < <= > >=
+  std::string op;        // Arith: + - * / %; Compare: = != < <= > >= (operands Int/Float mixed or alike)
   bool negated = false;  // IsNull: IS NOT NULL
   std::vector<BExprPtr> args;
   bool uses_side(uint32_t s) const;
@@ -53,6 +56,9 @@ struct JoinPlan {
   uint32_t probe_column = 0;  // side 0
   uint32_t build_column = 0;  // side 1
   Type key = Type::Int;
+  // LEFT JOIN: a probe row that matches no build row is kept once, its side-1 row id DB_NONE,
+  // which every column read of side 1 takes as NULL.
+  bool left = false;
 };
 
 struct SortKey {
@@ -69,6 +75,7 @@ struct Plan {
   bool aggregate = false;
   std::vector<BExprPtr> keys;              // GROUP BY, over input rows
   std::vector<AggPlan> aggs;
+  BExprPtr having;                         // over the groups, null when none
   std::vector<BExprPtr> outputs;           // visible columns first, then hidden sort keys
   size_t visible = 0;
   std::vector<std::string> names;          // of the visible columns

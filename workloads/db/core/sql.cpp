@@ -64,6 +64,13 @@ std::vector<Token> lex(const std::string& s) {
       while (i < s.size() && s[i] != '\n') step(1);
       continue;
     }
+    if (c == '/' && i + 1 < s.size() && s[i + 1] == '*') {
+      // Block comment; as in SQLite, an unterminated one runs to the end of the text.
+      const size_t close = s.find("*/", i + 2);
+      step((close == std::string::npos ? s.size() : close + 2) - i);
+      continue;
+    }
+    if (c == '|' && i + 1 < s.size() && s[i + 1] == '|') err(line, col, "the '||' operator (concatenation) is not supported");
     Token t;
     t.line = line;
     t.col = col;
@@ -144,8 +151,18 @@ std::vector<Token> lex(const std::string& s) {
   return out;
 }
 
+// Keywords, never names: the subset's own and those of the SQL forms it refuses by name (a
+// reserved word read as an alias turned `FROM l LEFT JOIN r` into an inner join of l AS LEFT).
 const char* kReserved[] = {"SELECT", "FROM", "WHERE", "GROUP", "BY", "ORDER", "LIMIT", "OFFSET", "JOIN", "INNER", "ON",
-                           "AS", "AND", "OR", "NOT", "IS", "NULL", "ASC", "DESC"};
+                           "AS", "AND", "OR", "NOT", "IS", "NULL", "ASC", "DESC", "LEFT", "RIGHT", "FULL", "OUTER",
+                           "CROSS", "NATURAL", "USING", "ALL", "DISTINCT", "HAVING", "CASE", "WHEN", "THEN", "ELSE",
+                           "END", "IN", "BETWEEN", "LIKE", "GLOB", "REGEXP", "MATCH", "ESCAPE", "COLLATE", "EXISTS",
+                           "CAST", "UNION", "INTERSECT", "EXCEPT", "WITH", "OVER", "FILTER", "WINDOW", "INSERT",
+                           "UPDATE", "DELETE", "VALUES"};
+
+// Statements other than SELECT, named when a query starts with one.
+const char* kOtherStatements[] = {"WITH", "INSERT", "UPDATE", "DELETE", "VALUES", "CREATE", "DROP", "ALTER",
+                                  "REPLACE", "PRAGMA", "EXPLAIN", "ATTACH", "BEGIN"};
 
 class Parser {
  public:
@@ -153,7 +170,17 @@ class Parser {
 
   Query query() {
     Query q;
+    for (const char* kw : kOtherStatements)
+      if (peek_kw(kw)) err_here(upper(kw) + " is not supported (one SELECT statement only)");
     expect_kw("SELECT");
+    if (peek_kw("DISTINCT")) {
+      q.distinct_line = cur().line;
+      q.distinct_col = cur().col;
+      next();
+      q.distinct = true;
+    } else {
+      accept_kw("ALL");  // the default: keep duplicate rows
+    }
     do {
       SelectItem it;
       if (peek_op("*")) {
@@ -171,20 +198,16 @@ class Parser {
     } while (accept_op(","));
     expect_kw("FROM");
     q.from = table_ref();
-    if (accept_kw("INNER")) {
-      if (!peek_kw("JOIN")) err_here("expected JOIN after INNER");
-    }
-    if (accept_kw("JOIN")) {
-      q.join = table_ref();
-      expect_kw("ON");
-      q.on = expr();
-    }
+    join_clause(q);
+    if (peek_op(",") || peek_join())
+      err_here(q.join ? "more than one JOIN is not supported" : "a comma join (FROM a, b) is not supported; use JOIN ... ON");
     if (accept_kw("WHERE")) q.where = expr();
     if (accept_kw("GROUP")) {
       expect_kw("BY");
       do q.group_by.push_back(expr());
       while (accept_op(","));
     }
+    if (accept_kw("HAVING")) q.having = expr();
     if (accept_kw("ORDER")) {
       expect_kw("BY");
       do {
@@ -199,12 +222,45 @@ class Parser {
       q.limit = count("LIMIT");
       if (accept_kw("OFFSET")) q.offset = count("OFFSET");
     }
+    for (const char* kw : {"UNION", "INTERSECT", "EXCEPT", "WINDOW"})
+      if (peek_kw(kw)) err_here(upper(kw) + " is not supported");
     accept_op(";");
     if (cur().kind != Tok::End) err_here("unexpected '" + cur().text + "' after the end of the query");
     return q;
   }
 
  private:
+  // [INNER] JOIN or LEFT [OUTER] JOIN, then the table and ON; the other join kinds are refused
+  // by name where they start.
+  bool peek_join() const {
+    for (const char* kw : {"JOIN", "INNER", "LEFT", "RIGHT", "FULL", "OUTER", "CROSS", "NATURAL"})
+      if (peek_kw(kw)) return true;
+    return false;
+  }
+  void join_clause(Query& q) {
+    if (!peek_join()) return;
+    const Token& at = cur();
+    q.join_line = at.line;
+    q.join_col = at.col;
+    for (const char* kw : {"RIGHT", "FULL", "CROSS", "NATURAL"})
+      if (peek_kw(kw)) err_here(upper(kw) + " JOIN is not supported (JOIN and LEFT JOIN are)");
+    if (peek_kw("OUTER")) err_here("OUTER JOIN needs LEFT before it (LEFT OUTER JOIN)");
+    if (accept_kw("LEFT")) {
+      q.join_kind = JoinKind::Left;
+      accept_kw("OUTER");
+    } else {
+      accept_kw("INNER");
+    }
+    expect_kw("JOIN");
+    q.join = table_ref();
+    if (peek_kw("USING")) err_here("JOIN ... USING is not supported; use ON");
+    expect_kw("ON");
+    q.on = expr();
+  }
+  static std::string upper(std::string s) {
+    for (char& c : s) c = char(std::toupper(static_cast<unsigned char>(c)));
+    return s;
+  }
   const Token& cur() const { return toks_[pos_]; }
   const Token& next() { return toks_[pos_ < toks_.size() - 1 ? pos_++ : pos_]; }
   [[noreturn]] void err_here(const std::string& msg) const { err(cur().line, cur().col, msg); }
@@ -319,10 +375,64 @@ class Parser {
     }
     return cmp_expr();
   }
+  // Postfix operators outside the subset, refused by name where they start.
+  void refuse_postfix_operator() const {
+    static const char* ops[] = {"LIKE", "GLOB", "REGEXP", "MATCH", "COLLATE", "ESCAPE"};
+    const bool negated = peek_kw("NOT");
+    const Token& word = negated ? toks_[pos_ + 1] : cur();
+    if (word.kind != Tok::Ident) return;
+    for (const char* op : ops)
+      if (iequals(word.text, op)) err_here(std::string(negated ? "NOT " : "") + op + " is not supported");
+  }
+  // Whether the next words are `[NOT] word`; consumes them when they are.
+  bool accept_maybe_not(const char* word, bool& negated) {
+    negated = peek_kw("NOT") && toks_[pos_ + 1].kind == Tok::Ident && iequals(toks_[pos_ + 1].text, word);
+    if (negated) next();
+    return accept_kw(word);
+  }
+  ExprPtr negate(ExprPtr e, size_t begin) {
+    auto n = std::make_shared<Expr>();
+    n->kind = ExprKind::Unary;
+    n->op = "NOT";
+    n->line = e->line;
+    n->col = e->col;
+    n->args = {e};
+    return finish(n, begin);
+  }
+  // x [NOT] BETWEEN lo AND hi is (x >= lo AND x <= hi), x [NOT] IN (a, b, ...) is (x = a OR x = b
+  // ...): SQLite defines both so, NULLs included. Null pointer when neither follows.
+  ExprPtr between_or_in(const ExprPtr& x, size_t begin) {
+    bool negated = false;
+    ExprPtr e;
+    if (accept_maybe_not("BETWEEN", negated)) {
+      ExprPtr lo = add_expr();
+      expect_kw("AND");
+      ExprPtr hi = add_expr();
+      e = binary("AND", binary(">=", x, lo, begin), binary("<=", x, hi, begin), begin);
+    } else if (accept_maybe_not("IN", negated)) {
+      expect_op("(");
+      if (peek_kw("SELECT")) err_here("IN (subquery) is not supported");
+      if (peek_op(")")) err_here("an empty IN list is not supported");
+      do {
+        ExprPtr eq = binary("=", x, expr(), begin);
+        e = e ? binary("OR", e, eq, begin) : eq;
+      } while (accept_op(","));
+      expect_op(")");
+      e = finish(e, begin);
+    } else {
+      return nullptr;
+    }
+    return negated ? negate(e, begin) : e;
+  }
   ExprPtr cmp_expr() {
     const size_t b = pos_;
     ExprPtr l = add_expr();
     for (;;) {
+      refuse_postfix_operator();
+      if (ExprPtr e = between_or_in(l, b)) {
+        l = e;
+        continue;
+      }
       if (peek_kw("IS")) {
         auto e = make(ExprKind::IsNull, next());
         e->line = l->line;
@@ -421,6 +531,7 @@ class Parser {
       case Tok::Op:
         if (t.text == "(") {
           next();
+          if (peek_kw("SELECT")) err_here("subqueries are not supported");
           ExprPtr e = expr();
           expect_op(")");
           return e;
@@ -434,6 +545,9 @@ class Parser {
       next();
       return finish(make(ExprKind::Null, t), b);
     }
+    if (t.kind == Tok::Ident && iequals(t.text, "CASE")) return case_expr();
+    if (t.kind == Tok::Ident && iequals(t.text, "CAST")) return cast_expr();
+    if (t.kind == Tok::Ident && iequals(t.text, "EXISTS")) err_here("EXISTS is not supported");
     static const std::pair<const char*, AggFn> aggs[] = {
         {"COUNT", AggFn::Count}, {"SUM", AggFn::Sum}, {"MIN", AggFn::Min}, {"MAX", AggFn::Max}, {"AVG", AggFn::Avg}};
     if (t.kind == Tok::Ident && toks_[pos_ + 1].kind == Tok::Op && toks_[pos_ + 1].text == "(") {
@@ -446,13 +560,17 @@ class Parser {
           if (fn == AggFn::Count && accept_op("*")) {
             e->star = true;
           } else {
-            if (peek_kw("DISTINCT")) err_here("DISTINCT is not supported");
+            if (peek_kw("DISTINCT")) err_here(std::string(agg_name(fn)) + "(DISTINCT ...) is not supported");
+            accept_kw("ALL");  // the default: every value
             e->args = {expr()};
           }
           expect_op(")");
+          if (peek_kw("OVER") || peek_kw("FILTER"))
+            err_here("window functions and aggregate FILTER (" + upper(cur().text) + ") are not supported");
           return finish(e, b);
         }
-      err_here("unknown function '" + t.text + "' (COUNT, SUM, MIN, MAX, AVG)");
+      if (ExprPtr call = scalar_call()) return call;
+      err_here("unknown function '" + t.text + "' (COUNT, SUM, MIN, MAX, AVG, abs, round, coalesce, ifnull)");
     }
     if (t.kind == Tok::Ident && reserved(t.text)) err_here("expected an expression, got keyword '" + t.text + "'");
     auto e = make(ExprKind::Column, t);
@@ -461,6 +579,70 @@ class Parser {
       e->table = e->s;
       e->s = name("a column name");
     }
+    return finish(e, b);
+  }
+
+  // name(args): a scalar function of the subset, with its argument count checked; null when the
+  // name is not one.
+  ExprPtr scalar_call() {
+    struct Fn {
+      const char* name;
+      size_t min_args, max_args;
+    };
+    static const Fn fns[] = {{"abs", 1, 1}, {"round", 1, 2}, {"coalesce", 2, 1000}, {"ifnull", 2, 2}};
+    const size_t b = pos_;
+    const Token& t = cur();
+    for (const Fn& fn : fns) {
+      if (!iequals(t.text, fn.name)) continue;
+      auto e = make(ExprKind::Call, next());
+      e->s = fn.name;
+      next();  // (
+      if (peek_kw("DISTINCT")) err_here(std::string("DISTINCT in ") + fn.name + "() is not supported");
+      do e->args.push_back(expr());
+      while (accept_op(","));
+      expect_op(")");
+      if (e->args.size() < fn.min_args || e->args.size() > fn.max_args)
+        err(t.line, t.col, std::string(fn.name) + "() takes " + std::to_string(fn.min_args) +
+                               (fn.max_args == fn.min_args ? "" : fn.max_args > 2 ? " or more" : " or " + std::to_string(fn.max_args)) +
+                               " arguments, not " + std::to_string(e->args.size()));
+      return finish(e, b);
+    }
+    return nullptr;
+  }
+  // CASE [x] WHEN c THEN v ... [ELSE e] END.
+  ExprPtr case_expr() {
+    const size_t b = pos_;
+    auto e = make(ExprKind::Case, next());
+    ExprPtr operand;
+    if (!peek_kw("WHEN")) operand = expr();
+    if (!peek_kw("WHEN")) err_here("expected WHEN" + got());
+    while (accept_kw("WHEN")) {
+      const size_t w = pos_;
+      ExprPtr when = expr();
+      e->args.push_back(operand ? binary("=", operand, when, w) : when);
+      expect_kw("THEN");
+      e->args.push_back(expr());
+    }
+    if (accept_kw("ELSE")) {
+      e->args.push_back(expr());
+    } else {
+      auto null = make(ExprKind::Null, cur());
+      null->source = sql_;
+      e->args.push_back(null);
+    }
+    expect_kw("END");
+    return finish(e, b);
+  }
+  // CAST(e AS type).
+  ExprPtr cast_expr() {
+    const size_t b = pos_;
+    auto e = make(ExprKind::Cast, next());
+    expect_op("(");
+    e->args.push_back(expr());
+    expect_kw("AS");
+    if (cur().kind != Tok::Ident) err_here("expected a type name" + got());
+    e->s = upper(next().text);
+    expect_op(")");
     return finish(e, b);
   }
 
@@ -485,6 +667,8 @@ bool same_expr(const Expr& a, const Expr& b) {
       break;
     case ExprKind::IsNull: if (a.negated != b.negated) return false; break;
     case ExprKind::Aggregate: if (a.agg != b.agg || a.star != b.star) return false; break;
+    case ExprKind::Call:
+    case ExprKind::Cast: if (!iequals(a.s, b.s)) return false; break;
     default: break;
   }
   for (size_t k = 0; k < a.args.size(); ++k)

@@ -1,13 +1,18 @@
-// The SQL subset: one SELECT with an optional inner equi-JOIN.
+// The SQL subset: one SELECT with an optional inner or left equi-JOIN.
 //
-//   SELECT [*|expr [[AS] alias], ...] FROM table [[AS] alias] [[INNER] JOIN table [[AS] alias] ON expr]
-//   [WHERE expr] [GROUP BY expr, ...] [ORDER BY expr|position|alias [ASC|DESC], ...]
+//   SELECT [ALL|DISTINCT] [*|expr [[AS] alias], ...] FROM table [[AS] alias]
+//   [[INNER|LEFT [OUTER]] JOIN table [[AS] alias] ON expr]
+//   [WHERE expr] [GROUP BY expr, ...] [HAVING expr] [ORDER BY expr|position|alias [ASC|DESC], ...]
 //   [LIMIT n [OFFSET m]] [;]
 //
 // expr: literals (integers, decimals, 'strings', NULL), [table.]column, + - * / %, unary -,
-// = == != <> < <= > >=, IS [NOT] NULL, NOT, AND, OR, parentheses, and the aggregates COUNT(*),
-// COUNT(e), SUM(e), MIN(e), MAX(e), AVG(e). Keywords are case-insensitive. Every syntax error is
-// a BadInput error "sql:line:col: message". Vulkan-free.
+// = == != <> < <= > >=, IS [NOT] NULL, [NOT] BETWEEN, [NOT] IN (list), NOT, AND, OR,
+// CASE [x] WHEN .. THEN .. [ELSE ..] END, CAST(e AS INTEGER|REAL), the scalar functions abs,
+// round, coalesce and ifnull, parentheses, and the aggregates COUNT(*),
+// COUNT(e), SUM(e), MIN(e), MAX(e), AVG(e). Keywords are case-insensitive and reserved (never an
+// alias: `FROM l LEFT JOIN r` must not read LEFT as l's alias). Comments: -- to the end of the
+// line and /* ... */. Every syntax error, and every SQL form outside the subset, is a BadInput
+// error "sql:line:col: message" that names it. Vulkan-free.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +26,10 @@ namespace weft::db {
 struct Expr;
 using ExprPtr = std::shared_ptr<Expr>;
 
-enum class ExprKind { Int, Float, String, Null, Column, Unary, Binary, IsNull, Aggregate, Star };
+// Call: a scalar function (s: its name in lower case). Case: args are WHEN condition, THEN value
+// pairs then the ELSE value (a Null node when absent); CASE x WHEN a ... is parsed as WHEN x = a.
+// Cast: s is the type name as written (upper case).
+enum class ExprKind { Int, Float, String, Null, Column, Unary, Binary, IsNull, Aggregate, Star, Call, Case, Cast };
 enum class AggFn { Count, Sum, Min, Max, Avg };
 const char* agg_name(AggFn f);
 
@@ -55,18 +63,25 @@ struct TableRef {
   size_t line = 0, col = 0;
 };
 
+enum class JoinKind { Inner, Left };
+
 struct OrderItem {
   ExprPtr expr;
   bool desc = false;
 };
 
 struct Query {
+  bool distinct = false;  // SELECT DISTINCT (planned as GROUP BY of the selected expressions)
+  size_t distinct_line = 0, distinct_col = 0;
   std::vector<SelectItem> select;
   TableRef from;
   std::optional<TableRef> join;
+  JoinKind join_kind = JoinKind::Inner;
+  size_t join_line = 0, join_col = 0;  // where the join's first keyword starts
   ExprPtr on;
   ExprPtr where;
   std::vector<ExprPtr> group_by;
+  ExprPtr having;
   std::vector<OrderItem> order_by;
   std::optional<int64_t> limit;
   int64_t offset = 0;

@@ -15,7 +15,9 @@ void db_store2(uint word, uvec2 v) {
 // Row `row` of the column whose values `column` references (db_ops.h). Stages that read a far
 // column declare it, so the engine runs their far variant (WEFT_FAR_ACCESS); the plain variant
 // never sees a far reference.
+// Row DB_NONE is the right side of a LEFT JOIN's unmatched row: NULL in every column.
 uvec2 db_value(uint column, uint row) {
+  if (row == DB_NONE) return uvec2(0u);
 #ifdef WEFT_FAR_ACCESS
   if (weft_ref_is_far(column)) {
     const WeftFar f = weft_ref_far_globals(column);
@@ -29,7 +31,9 @@ uvec2 db_int_bits(int64_t x) { return unpackUint2x32(uint64_t(x)); }
 double db_as_float(uvec2 v) { return packDouble2x32(v); }
 uvec2 db_float_bits(double d) { return unpackDouble2x32(d); }
 
+// NULL bit of `row`; row DB_NONE (a LEFT JOIN's missing right row) is NULL in every column.
 bool db_bit(uint bitmap_word, uint row) {
+  if (row == DB_NONE) return true;
   return bitmap_word != DB_NONE && ((globals_u[bitmap_word + (row >> 5u)] >> (row & 31u)) & 1u) != 0u;
 }
 // Sets or clears one NULL bit without a prior clear (other rows share the word).
@@ -62,14 +66,27 @@ uint db_hash(uvec2 v, uint seed) {
   return h;
 }
 
+// Three-way comparisons of non-NULL values: int64, double, and an int64 with a double compared
+// exactly, as SQLite compares an INTEGER with a REAL (in double, 2^53 + 1 would equal 2^53).
+// NaN never reaches them: arithmetic turns it into NULL.
+int db_compare_ints(int64_t x, int64_t y) { return x < y ? -1 : (x > y ? 1 : 0); }
+int db_compare_floats(double x, double y) { return x < y ? -1 : (x > y ? 1 : 0); }
+int db_compare_int_float(int64_t i, double r) {
+  if (r >= 9223372036854775808.0lf) return -1;  // beyond every int64 (+inf included)
+  if (r < -9223372036854775808.0lf) return 1;
+  const double whole = trunc(r);  // |whole| < 2^63: exact as an int64
+  const int c = db_compare_ints(i, int64_t(whole));
+  return c != 0 ? c : db_compare_floats(whole, r);  // equal integer parts: r's fraction decides
+}
+// Whether a three-way comparison satisfies the DB_CMP_* operator `op`.
+bool db_cmp_holds(uint op, int cmp) {
+  return op == DB_CMP_EQ ? cmp == 0 : op == DB_CMP_NE ? cmp != 0 : op == DB_CMP_LT ? cmp < 0
+       : op == DB_CMP_LE ? cmp <= 0 : op == DB_CMP_GT ? cmp > 0 : cmp >= 0;
+}
+
 // Three-way comparison of two typed values with NULL smallest (SQLite's order).
 int db_compare(uvec2 a, bool an, uvec2 b, bool bn, uint type) {
   if (an || bn) return an == bn ? 0 : (an ? -1 : 1);
-  if (type == DB_KEY_FLOAT) {
-    const double x = db_as_float(a), y = db_as_float(b);
-    return x < y ? -1 : (x > y ? 1 : 0);
-  }
-  const int64_t x = db_as_int(a), y = db_as_int(b);
-  return x < y ? -1 : (x > y ? 1 : 0);
+  return type == DB_KEY_FLOAT ? db_compare_floats(db_as_float(a), db_as_float(b)) : db_compare_ints(db_as_int(a), db_as_int(b));
 }
 #endif

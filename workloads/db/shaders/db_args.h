@@ -38,26 +38,27 @@
   X(WEFT_IN(Control), nested_slot)
 /* join_nested: every probe row compares its key with every build row's; matching pairs go to
  * the output lists while they fit in `capacity` (counted on past it: DB_ERROR_JOIN_CAPACITY).
+ * `left` = 1 (LEFT JOIN): a probe row without a match goes out once, paired with DB_NONE.
  * Both join kernels stop with DB_ERROR_LOOP_LIMIT past `loop_budget` loop steps per invocation. */
 #define DB_JOIN_NESTED_ARGS(X)                                                                                     \
   X(WEFT_IN(Globals), probe_count) X(WEFT_IN(Globals), probe_ids) X(WEFT_IN(Globals), build_count)                  \
   X(WEFT_IN(Globals), build_ids) X(WEFT_REF_IN(Globals), probe_values) X(WEFT_IN(Globals), probe_nulls)                 \
   X(WEFT_REF_IN(Globals), build_values) X(WEFT_IN(Globals), build_nulls) X(WEFT_OUT(Globals), out_count)                \
   X(WEFT_OUT(Globals), out_ids0) X(WEFT_OUT(Globals), out_ids1) X(WEFT_U32, capacity) X(WEFT_OUT(Globals), err) \
-  X(WEFT_U32, loop_budget)
+  X(WEFT_U32, loop_budget) X(WEFT_U32, left)
 /* join_build: chains every build row into the bucket of its key's hash (`heads`: last row of a
  * bucket, `next`: the row chained before it; `hash_mask` = buckets - 1). */
 #define DB_JOIN_BUILD_ARGS(X)                                                                                   \
   X(WEFT_IN(Globals), build_count) X(WEFT_IN(Globals), build_ids) X(WEFT_REF_IN(Globals), build_values)              \
   X(WEFT_IN(Globals), build_nulls) X(WEFT_OUT(Globals), heads) X(WEFT_U32, hash_mask) X(WEFT_OUT(Globals), next)
 /* join_probe: every probe row walks its key's bucket chain and emits the matching pairs (as
- * join_nested). */
+ * join_nested, `left` included). */
 #define DB_JOIN_PROBE_ARGS(X)                                                                                      \
   X(WEFT_IN(Globals), probe_count) X(WEFT_IN(Globals), probe_ids) X(WEFT_IN(Globals), build_ids)                    \
   X(WEFT_REF_IN(Globals), probe_values) X(WEFT_IN(Globals), probe_nulls) X(WEFT_REF_IN(Globals), build_values)              \
   X(WEFT_IN(Globals), build_nulls) X(WEFT_IN(Globals), heads) X(WEFT_U32, hash_mask) X(WEFT_IN(Globals), next)       \
   X(WEFT_OUT(Globals), out_count) X(WEFT_OUT(Globals), out_ids0) X(WEFT_OUT(Globals), out_ids1) X(WEFT_U32, capacity) \
-  X(WEFT_OUT(Globals), err) X(WEFT_U32, loop_budget)
+  X(WEFT_OUT(Globals), err) X(WEFT_U32, loop_budget) X(WEFT_U32, left)
 /* group_claim: every input row (of `count`, through `ids0`/`ids1`) finds the hash slot of its
  * key (`nkeys` keys described at `key_table`) in `heads` (`hash_mask` = slots - 1), claiming an
  * empty one as its group's representative, and records it in `slot_of_row`. Past `max_claims`

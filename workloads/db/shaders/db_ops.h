@@ -18,6 +18,12 @@
 #define DB_OP_OR      10u
 #define DB_OP_NOT     11u
 #define DB_OP_ISNULL  12u /* a = 1: IS NOT NULL */
+#define DB_OP_CMP_IF  13u /* a: DB_CMP_*; int64 <a> double exactly; b = 1: the operands are double, int64 */
+#define DB_OP_TOINT   14u /* double -> int64, truncating, saturating at the int64 ends (SQLite's CAST) */
+#define DB_OP_ABS_I   15u /* abs of int64; of the smallest sets DB_ERROR_OVERFLOW (SQLite: integer overflow) */
+#define DB_OP_ABS_F   16u
+#define DB_OP_ROUND_F 17u /* SQLite's round(x): half away from zero, |x| > 2^52 kept */
+#define DB_OP_CHOOSE  18u /* pops otherwise, condition, value: value if the condition is true, else otherwise */
 
 #define DB_ARITH_ADD 0u
 #define DB_ARITH_SUB 1u
@@ -64,7 +70,8 @@
 #define DB_TERM_WORDS        8u
 #define DB_TERM_INT          0u  /* int64 or Text code column <op> constant */
 #define DB_TERM_FLOAT        1u  /* double column <op> double constant */
-#define DB_TERM_INT_AS_FLOAT 2u  /* int64 column converted to double <op> double constant */
+#define DB_TERM_INT_VS_FLOAT 2u  /* int64 column <op> double constant, compared exactly */
+#define DB_TERM_FLOAT_VS_INT 5u  /* double column <op> int64 constant, compared exactly */
 #define DB_TERM_IS_NULL      3u
 #define DB_TERM_IS_NOT_NULL  4u
 

@@ -2,7 +2,8 @@
 // side 0 and 1 come from the base tables through the stage's row-id lists; side 2 (computed
 // columns) is indexed by the row's position. Types are fixed by the planner, so each op knows
 // how to read its 64-bit operands. SQL semantics: NULL propagates through arithmetic and
-// comparisons, AND/OR use three-valued logic, x/0 and x%0 are NULL, integer overflow sets
+// comparisons, AND/OR use three-valued logic, x/0 and x%0 are NULL, a NaN float result is NULL
+// (SQLite's rule), Int vs Float compares exactly, integer overflow sets
 // DB_ERROR_OVERFLOW (the query then fails, as SUM overflow does in SQLite).
 #ifndef DB_EVAL_GLSL
 #define DB_EVAL_GLSL
@@ -55,6 +56,38 @@ void db_eval(uint code, uint ninstr, uint desc_word, uint err_word, uint r0, uin
       sv[sp - 1] = db_int_bits(-x);
       continue;
     }
+    if (op == DB_OP_TOINT) {
+      const double x = db_as_float(sv[sp - 1]);
+      const int64_t i = x >= 9223372036854775808.0lf ? int64_t(0x7FFFFFFFFFFFFFFFul)
+                      : x <= -9223372036854775808.0lf ? DB_INT64_MIN : int64_t(x);
+      sv[sp - 1] = db_int_bits(i);
+      continue;
+    }
+    if (op == DB_OP_ABS_I) {
+      const int64_t x = db_as_int(sv[sp - 1]);
+      if (!sn[sp - 1] && x == DB_INT64_MIN) db_error(err_word, DB_ERROR_OVERFLOW);
+      sv[sp - 1] = db_int_bits(x < 0l ? -x : x);
+      continue;
+    }
+    if (op == DB_OP_ABS_F) {
+      const double x = db_as_float(sv[sp - 1]);
+      sv[sp - 1] = db_float_bits(x < 0.0 ? -x : x);
+      continue;
+    }
+    if (op == DB_OP_ROUND_F) {
+      const double x = db_as_float(sv[sp - 1]);
+      const bool whole = x < -4503599627370496.0lf || x > 4503599627370496.0lf;  // beyond 2^52: no fraction
+      sv[sp - 1] = db_float_bits(whole ? x : double(int64_t(x + (x < 0.0 ? -0.5 : 0.5))));
+      continue;
+    }
+    if (op == DB_OP_CHOOSE) {  // otherwise at sp-3, condition at sp-2, value at sp-1
+      if (!sn[sp - 2] && db_as_int(sv[sp - 2]) != 0l) {
+        sv[sp - 3] = sv[sp - 1];
+        sn[sp - 3] = sn[sp - 1];
+      }
+      sp -= 2;
+      continue;
+    }
     if (op == DB_OP_NEG_F) {
       sv[sp - 1] = db_float_bits(-db_as_float(sv[sp - 1]));
       continue;
@@ -85,18 +118,13 @@ void db_eval(uint code, uint ninstr, uint desc_word, uint err_word, uint r0, uin
         else res = db_int_bits(0l);
       }
     } else if (!rnull) {
-      if (op == DB_OP_CMP_I || op == DB_OP_CMP_F) {
+      if (op == DB_OP_CMP_I || op == DB_OP_CMP_F || op == DB_OP_CMP_IF) {
         int cmp;
-        if (op == DB_OP_CMP_I) {
-          const int64_t x = db_as_int(lv), y = db_as_int(rv);
-          cmp = x < y ? -1 : (x > y ? 1 : 0);
-        } else {
-          const double x = db_as_float(lv), y = db_as_float(rv);
-          cmp = x < y ? -1 : (x > y ? 1 : 0);
-        }
-        bool t = a == DB_CMP_EQ ? cmp == 0 : a == DB_CMP_NE ? cmp != 0 : a == DB_CMP_LT ? cmp < 0
-               : a == DB_CMP_LE ? cmp <= 0 : a == DB_CMP_GT ? cmp > 0 : cmp >= 0;
-        res = db_int_bits(t ? 1l : 0l);
+        if (op == DB_OP_CMP_I) cmp = db_compare_ints(db_as_int(lv), db_as_int(rv));
+        else if (op == DB_OP_CMP_F) cmp = db_compare_floats(db_as_float(lv), db_as_float(rv));
+        else if (b == 0u) cmp = db_compare_int_float(db_as_int(lv), db_as_float(rv));
+        else cmp = -db_compare_int_float(db_as_int(rv), db_as_float(lv));
+        res = db_int_bits(db_cmp_holds(a, cmp) ? 1l : 0l);
       } else if (op == DB_OP_ARITH_I) {
         const int64_t x = db_as_int(lv), y = db_as_int(rv);
         int64_t r = 0l;
@@ -130,7 +158,8 @@ void db_eval(uint code, uint ninstr, uint desc_word, uint err_word, uint r0, uin
         else if (a == DB_ARITH_MUL) r = x * y;
         else if (y == 0.0) rnull = true;
         else r = x / y;
-        res = db_float_bits(r);
+        if (isnan(r)) rnull = true;  // inf - inf, 0 * inf, inf / inf: NULL, as in SQLite
+        res = db_float_bits(rnull ? 0.0 : r);
       }
     }
     sv[sp - 1] = res;

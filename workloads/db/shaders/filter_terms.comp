@@ -23,16 +23,11 @@ bool term_true(uint t, uint row) {
   const uvec2 v = db_value(globals_u[base], row);
   const uvec2 c = uvec2(globals_u[base + 4u], globals_u[base + 5u]);
   int cmp;
-  if (kind == DB_TERM_INT) {
-    const int64_t x = db_as_int(v), y = db_as_int(c);
-    cmp = x < y ? -1 : (x > y ? 1 : 0);
-  } else {
-    const double x = kind == DB_TERM_INT_AS_FLOAT ? double(db_as_int(v)) : db_as_float(v), y = db_as_float(c);
-    cmp = x < y ? -1 : (x > y ? 1 : 0);
-  }
-  const uint op = globals_u[base + 3u];
-  return op == DB_CMP_EQ ? cmp == 0 : op == DB_CMP_NE ? cmp != 0 : op == DB_CMP_LT ? cmp < 0
-       : op == DB_CMP_LE ? cmp <= 0 : op == DB_CMP_GT ? cmp > 0 : cmp >= 0;
+  if (kind == DB_TERM_INT) cmp = db_compare_ints(db_as_int(v), db_as_int(c));
+  else if (kind == DB_TERM_FLOAT) cmp = db_compare_floats(db_as_float(v), db_as_float(c));
+  else if (kind == DB_TERM_INT_VS_FLOAT) cmp = db_compare_int_float(db_as_int(v), db_as_float(c));
+  else cmp = -db_compare_int_float(db_as_int(c), db_as_float(v));  // DB_TERM_FLOAT_VS_INT
+  return db_cmp_holds(globals_u[base + 3u], cmp);
 }
 
 void main() {

@@ -4,7 +4,8 @@
 // scan found, grid-striding past 65535) reduces every aggregate over the group's members with a
 // shared-memory tree, then writes the group's key values (from its representative row) and
 // aggregate results. Integer SUM is exact int64 with overflow detection (an error, as in
-// SQLite); SUM/AVG of floats and AVG of ints accumulate in double.
+// SQLite); SUM/AVG of floats and AVG of ints add exactly and round once (exact_sum.glsl), so
+// they do not depend on the order of the members.
 //
 // Aggregate table: 8 words each (fn, arg values, arg nulls, out values, out nulls, arg side);
 // key table: 8 words each (src values, src nulls, out values, out nulls, src side). Side 0/1
@@ -14,16 +15,17 @@
 #define WEFT_ARGS DB_GROUP_REDUCE_ARGS
 #include "weft.glsl"
 #include "db.glsl"
+#include "exact_sum.glsl"
 
 layout(local_size_x = 64) in;
 
 shared int64_t sh_i[64];
-shared double sh_f[64];
+shared i64vec4 sh_sum[64];
 shared uvec2 sh_b[64];
 shared uint sh_c[64];
 shared uint sh_o[64];
-
-const int64_t INT64_MIN_V = int64_t(0x8000000000000000ul);
+// Float sums (exact_sum.glsl): the group's largest exponent and its infinite terms.
+shared uint sh_anchor, sh_pos_inf, sh_neg_inf;
 
 bool add_overflows(int64_t x, int64_t y, out int64_t r) {
   r = x + y;
@@ -43,6 +45,42 @@ bool better(uint fn, uvec2 cand, uvec2 cur) {
   return db_as_float(cand) > db_as_float(cur);
 }
 
+bool float_sum(uint fn) { return fn == DB_AGG_SUM_F || fn == DB_AGG_AVG_F || fn == DB_AGG_AVG_I; }
+double sum_term(uint fn, uvec2 v) { return fn == DB_AGG_AVG_I ? double(db_as_int(v)) : db_as_float(v); }
+
+// First pass of a float sum: the largest exponent of the group's finite terms and the count of
+// each infinity, into the shared words (max and sums: the same whatever the order).
+void float_sum_anchor(uint fn, uint vals, uint nulls, uint side, uint begin, uint size, inout uint steps) {
+  uint anchor = 0u, pos_inf = 0u, neg_inf = 0u;
+  for (uint m = gl_LocalInvocationID.x; m < size; m += 64u) {
+    if (++steps > pc.args.loop_budget) {
+      db_error(pc.args.err, DB_ERROR_LOOP_LIMIT);
+      break;
+    }
+    const uint row = pos_row(side, db_row(pc.args.members, begin + m));
+    if (db_bit(nulls, row)) continue;
+    const double x = sum_term(fn, db_value(vals, row));
+    if (isinf(x)) {
+      if (x > 0.0) ++pos_inf;
+      else ++neg_inf;
+    } else {
+      anchor = max(anchor, db_sum_exponent(x));
+    }
+  }
+  atomicMax(sh_anchor, anchor);
+  atomicAdd(sh_pos_inf, pos_inf);
+  atomicAdd(sh_neg_inf, neg_inf);
+  barrier();
+}
+
+// A float sum's total: NULL when it holds both infinities (NaN, as SQLite makes it).
+bool float_sum_total(out double total) {
+  if (sh_pos_inf > 0u && sh_neg_inf > 0u) return false;
+  const double inf = packDouble2x32(uvec2(0u, 0x7FF00000u));
+  total = sh_pos_inf > 0u ? inf : sh_neg_inf > 0u ? -inf : db_sum_round(sh_sum[0], sh_anchor);
+  return true;
+}
+
 void main() {
   const uint G = globals_u[pc.args.groups_kept], t = gl_LocalInvocationID.x;
   const uint members = pc.args.members, naggs = pc.args.naggs, aggs = pc.args.agg_table;
@@ -57,11 +95,14 @@ void main() {
       const uint fn = globals_u[aggs + 8u * a], vals = globals_u[aggs + 8u * a + 1u], nulls = globals_u[aggs + 8u * a + 2u];
       const uint side = globals_u[aggs + 8u * a + 5u];
       int64_t si = 0l;
-      double sf = 0.0;
+      i64vec4 sum = i64vec4(0l);
       uvec2 best = uvec2(0u);
       uint cnt = 0u, ovf = 0u;
       // COUNT(*) is the group's size: no pass over the members.
       if (fn == DB_AGG_COUNT_STAR) cnt = t == 0u ? size : 0u;
+      if (t == 0u) sh_anchor = sh_pos_inf = sh_neg_inf = 0u;
+      barrier();
+      if (float_sum(fn)) float_sum_anchor(fn, vals, nulls, side, begin, size, steps);
       for (uint m = t; fn != DB_AGG_COUNT_STAR && m < size; m += 64u) {
         if (++steps > pc.args.loop_budget) {
           db_error(pc.args.err, DB_ERROR_LOOP_LIMIT);
@@ -74,17 +115,16 @@ void main() {
           int64_t r;
           if (add_overflows(si, db_as_int(v), r)) ovf = 1u;
           si = r;
-        } else if (fn == DB_AGG_SUM_F || fn == DB_AGG_AVG_F) {
-          sf += db_as_float(v);
-        } else if (fn == DB_AGG_AVG_I) {
-          sf += double(db_as_int(v));
+        } else if (float_sum(fn)) {
+          const double x = sum_term(fn, v);
+          if (!isinf(x)) db_sum_add(sum, x, sh_anchor);
         } else if (fn != DB_AGG_COUNT) {
           if (cnt == 0u || better(fn, v, best)) best = v;
         }
         ++cnt;
       }
       sh_i[t] = si;
-      sh_f[t] = sf;
+      sh_sum[t] = sum;
       sh_b[t] = best;
       sh_c[t] = cnt;
       sh_o[t] = ovf;
@@ -98,7 +138,7 @@ void main() {
               if (add_overflows(sh_i[t], sh_i[u], r)) sh_o[t] = 1u;
               sh_i[t] = r;
             }
-            sh_f[t] += sh_f[u];
+            sh_sum[t] += sh_sum[u];
             if (fn >= DB_AGG_MIN_I && fn <= DB_AGG_MAX_F && (sh_c[t] == 0u || better(fn, sh_b[u], sh_b[t]))) sh_b[t] = sh_b[u];
           }
           sh_c[t] += sh_c[u];
@@ -116,10 +156,10 @@ void main() {
         } else if (fn == DB_AGG_SUM_I) {
           out_v = db_int_bits(sh_i[0]);
           if (sh_o[0] != 0u) db_error(pc.args.err, DB_ERROR_OVERFLOW);
-        } else if (fn == DB_AGG_SUM_F) {
-          out_v = db_float_bits(sh_f[0]);
-        } else if (fn == DB_AGG_AVG_I || fn == DB_AGG_AVG_F) {
-          out_v = db_float_bits(c == 0u ? 0.0 : sh_f[0] / double(c));
+        } else if (float_sum(fn)) {
+          double total = 0.0;
+          out_null = out_null || !float_sum_total(total);
+          out_v = db_float_bits(fn == DB_AGG_SUM_F || c == 0u ? total : total / double(c));
         } else {
           out_v = sh_b[0];
         }

@@ -2,7 +2,8 @@
 #extension GL_GOOGLE_include_directive : require
 // Nested-loop join: each probe row compares its key with every filtered build row. The plan's
 // first choice while the build side is small; a regulator rule zeroes this stage's indirect slot
-// when the build side turns out larger than the threshold.
+// when the build side turns out larger than the threshold. LEFT JOIN: a probe row without a match
+// (a NULL key included) goes out once with the build row DB_NONE.
 #include "db_args.h"
 #define WEFT_ARGS DB_JOIN_NESTED_ARGS
 #define DB_JOIN_EMIT
@@ -19,15 +20,20 @@ void main() {
     ++steps;
     const uint pr = globals_u[pc.args.probe_ids + p];
     uvec2 kp;
-    if (!db_join_key(pc.args.probe_values, pc.args.probe_nulls, pr, kp)) continue;
-    for (uint b = 0u; b < nb; ++b) {
+    bool matched = false;
+    const bool has_key = db_join_key(pc.args.probe_values, pc.args.probe_nulls, pr, kp);
+    for (uint b = 0u; has_key && b < nb; ++b) {
       if (++steps > pc.args.loop_budget) {
         db_error(pc.args.err, DB_ERROR_LOOP_LIMIT);
         return;
       }
       const uint br = globals_u[pc.args.build_ids + b];
       uvec2 kb;
-      if (db_join_key(pc.args.build_values, pc.args.build_nulls, br, kb) && kb == kp) db_join_emit(pr, br);
+      if (db_join_key(pc.args.build_values, pc.args.build_nulls, br, kb) && kb == kp) {
+        db_join_emit(pr, br);
+        matched = true;
+      }
     }
+    if (!matched && pc.args.left != 0u) db_join_emit(pr, DB_NONE);
   }
 }

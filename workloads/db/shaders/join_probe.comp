@@ -1,6 +1,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// Hash join, probe: each probe row walks its bucket's chain and emits the rows whose key matches.
+// Hash join, probe: each probe row walks its bucket's chain and emits the rows whose key matches;
+// LEFT JOIN as in join_nested.comp.
 #include "db_args.h"
 #define WEFT_ARGS DB_JOIN_PROBE_ARGS
 #define DB_JOIN_EMIT
@@ -17,8 +18,9 @@ void main() {
     ++steps;
     const uint pr = globals_u[pc.args.probe_ids + p];
     uvec2 kp;
-    if (!db_join_key(pc.args.probe_values, pc.args.probe_nulls, pr, kp)) continue;
-    uint b = globals_u[pc.args.heads + (db_hash(kp, 0u) & pc.args.hash_mask)];
+    bool matched = false;
+    const bool has_key = db_join_key(pc.args.probe_values, pc.args.probe_nulls, pr, kp);
+    uint b = has_key ? globals_u[pc.args.heads + (db_hash(kp, 0u) & pc.args.hash_mask)] : DB_NONE;
     while (b != DB_NONE) {
       if (++steps > pc.args.loop_budget) {
         db_error(pc.args.err, DB_ERROR_LOOP_LIMIT);
@@ -26,8 +28,12 @@ void main() {
       }
       const uint br = globals_u[pc.args.build_ids + b];
       uvec2 kb;
-      if (db_join_key(pc.args.build_values, pc.args.build_nulls, br, kb) && kb == kp) db_join_emit(pr, br);
+      if (db_join_key(pc.args.build_values, pc.args.build_nulls, br, kb) && kb == kp) {
+        db_join_emit(pr, br);
+        matched = true;
+      }
       b = globals_u[pc.args.next + b];
     }
+    if (!matched && pc.args.left != 0u) db_join_emit(pr, DB_NONE);
   }
 }

@@ -14,7 +14,8 @@
 
 namespace weft::db::test {
 
-// Float comparison bound for SUM/AVG of doubles (summation order); see test_device.cpp.
+// Float comparison bound for SUM/AVG of doubles (SQLite rounds after every term, the device
+// once); see test_device.cpp.
 inline constexpr double kFloatRel = 1e-9;
 
 using weft::test::device;

@@ -4,9 +4,10 @@
 // Comparison: same column count, same rows, same value types; Int and Text exact; rows as a
 // multiset unless the query has ORDER BY (then in order; every ORDER BY here is a total order).
 // Floats: values that are computed without summation (columns, arithmetic, MIN/MAX) come out
-// bit-identical in practice; SUM/AVG of doubles add in another order than SQLite's row order,
-// so they are held to a relative bound of 1e-9: for n terms of one sign the reordering error is
-// at most ~n * eps relative (n = 3000 here: 7e-13), and the amounts here have mixed signs, but
+// bit-identical in practice; SUM/AVG of doubles are the exact sum rounded once on the device
+// (the same bits every run, test_correctness.cpp) while SQLite rounds after every term in row
+// order, so they are held to a relative bound of 1e-9: for n terms of one sign SQLite's rounding
+// error is at most ~n * eps relative (n = 3000 here: 7e-13), and the amounts here have mixed signs, but
 // the sums stay far from cancelling to zero (|sum| >= 1e-3 of the sum of magnitudes), which
 // keeps the error below 1e-9.
 //

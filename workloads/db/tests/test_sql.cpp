@@ -93,12 +93,49 @@ TEST_CASE("db sql: malformed or unsupported SQL names line and column") {
   CHECK(error_of("SELECT id FROM items i JOIN sales s ON i.price = s.amount") ==
         "sql:1:40: join keys must both be int or both be text (got float and int)");
   CHECK(error_of("SELECT SUM(SUM(id)) FROM items") == "sql:1:8: aggregates cannot be nested");
-  CHECK(error_of("SELECT FOO(id) FROM items") == "sql:1:8: unknown function 'FOO' (COUNT, SUM, MIN, MAX, AVG)");
+  CHECK(error_of("SELECT FOO(id) FROM items") == "sql:1:8: unknown function 'FOO' (COUNT, SUM, MIN, MAX, AVG, abs, round, coalesce, ifnull)");
   CHECK(error_of("SELECT id FROM items LIMIT x") == "sql:1:28: LIMIT expects a non-negative integer, got 'x'");
   CHECK(error_of("SELECT id FROM items extra junk") == "sql:1:28: unexpected 'junk' after the end of the query");
   CHECK(error_of("SELECT 12abc FROM items") == "sql:1:10: malformed number '12a'");
   CHECK(error_of("SELECT " + std::string(300, '(') + "1" + std::string(300, ')') + " FROM items")
             .find("nested too deeply") != std::string::npos);
+}
+
+TEST_CASE("db sql: every SQL form outside the subset is refused by name with line and column") {
+  CHECK(error_of("SELECT CAST(id AS TEXT) FROM items") == "sql:1:8: CAST to TEXT is not supported (only to INTEGER or REAL types)");
+  CHECK(error_of("SELECT CAST(name AS INTEGER) FROM items") == "sql:1:8: CAST of text is not supported");
+  CHECK(error_of("SELECT CASE id WHEN 1 THEN 2 ELSE 2.5 END FROM items") ==
+        "sql:1:8: CASE values of different types (int and float) are not supported");
+  CHECK(error_of("SELECT CASE id END FROM items") == "sql:1:16: expected WHEN, got 'END'");
+  CHECK(error_of("SELECT coalesce(qty, price) FROM items") ==
+        "sql:1:8: coalesce values of different types (int and float) are not supported");
+  CHECK(error_of("SELECT coalesce(qty) FROM items") == "sql:1:8: coalesce() takes 2 or more arguments, not 1");
+  CHECK(error_of("SELECT round(price, 2) FROM items") ==
+        "sql:1:21: round() to digits after the point is not supported (only round(x) and round(x, 0))");
+  CHECK(error_of("SELECT abs(name) FROM items") == "sql:1:8: abs() of text is not supported");
+  CHECK(error_of("SELECT id FROM items HAVING name > 'a'") ==
+        "sql:1:29: column 'name' must appear in GROUP BY or inside an aggregate");
+  CHECK(error_of("SELECT id FROM items WHERE EXISTS (SELECT 1)") == "sql:1:28: EXISTS is not supported");
+  CHECK(error_of("SELECT (SELECT 1) FROM items") == "sql:1:9: subqueries are not supported");
+  CHECK(error_of("SELECT id FROM items WHERE name NOT LIKE 'a%'") == "sql:1:33: NOT LIKE is not supported");
+  CHECK(error_of("SELECT id FROM items WHERE name GLOB 'a*'") == "sql:1:33: GLOB is not supported");
+  CHECK(error_of("SELECT COUNT(DISTINCT id) FROM items") == "sql:1:14: COUNT(DISTINCT ...) is not supported");
+  CHECK(error_of("SELECT id FROM items UNION SELECT id FROM items") == "sql:1:22: UNION is not supported");
+  CHECK(error_of("SELECT id FROM items EXCEPT SELECT id FROM items") == "sql:1:22: EXCEPT is not supported");
+  CHECK(error_of("WITH x AS (SELECT 1) SELECT id FROM items") == "sql:1:1: WITH is not supported (one SELECT statement only)");
+  CHECK(error_of("DELETE FROM items") == "sql:1:1: DELETE is not supported (one SELECT statement only)");
+  CHECK(error_of("SELECT name || 'x' FROM items") == "sql:1:13: the '||' operator (concatenation) is not supported");
+  CHECK(error_of("SELECT COUNT(*) OVER () FROM items") ==
+        "sql:1:17: window functions and aggregate FILTER (OVER) are not supported");
+  CHECK(error_of("SELECT id distinct FROM items") == "sql:1:11: expected FROM, got 'distinct'");
+}
+
+TEST_CASE("db sql: /* */ comments and ALL are accepted, as in SQLite") {
+  const Database db = small_db();
+  const Plan p = plan_sql("SELECT /* the key */ ALL id, /* a\nmultiline */ SUM(ALL qty) -- total\nFROM items GROUP BY id /* open", db);
+  CHECK(p.names == std::vector<std::string>{"id", "SUM(ALL qty)"});
+  CHECK(p.aggs.size() == 1);
+  CHECK(error_of("SELECT id /* x */ nope FROM items /* y */ WHERE") == "sql:1:48: expected an expression at the end of the query");
 }
 
 // Operator chains are parsed by loops, so their height is bounded separately: a chain of 60000
