@@ -35,14 +35,15 @@ json layer_json(const Layer& l) {
 }
 
 struct Writer {
-  std::ofstream f;
+  std::ostream& f;
   void raw(const void* p, size_t n) { f.write(static_cast<const char*>(p), std::streamsize(n)); }
   template <class T>
   void put(T v) { raw(&v, sizeof v); }
 };
 
 struct Reader {
-  std::string path, data;
+  const std::string& path;  // names the bytes in errors (the file's path)
+  const std::string& data;
   size_t pos = 0;
   [[noreturn]] void bad(const std::string& what) const {
     fail(ErrorCode::BadInput, path + ": byte " + std::to_string(pos) + ": " + what);
@@ -129,21 +130,35 @@ std::string model_to_json(const Network& net) {
   return j.dump(1);
 }
 
-void save_checkpoint(Network& net, const std::string& path) {
-  Writer w;
-  w.f.open(path, std::ios::binary | std::ios::trunc);
-  if (!w.f) fail(ErrorCode::BadInput, path + ": cannot write the checkpoint");
+namespace {
+
+void write_checkpoint(std::ostream& out, Network& net) {
+  Writer w{out};
   const std::string text = model_to_json(net);
   w.raw(kMagic, 8);
   w.put(uint64_t(text.size()));
   w.raw(text.data(), text.size());
   for (Layer& l : net.cells()) save_layer(w, l);
-  w.f.close();
-  if (!w.f) fail(ErrorCode::BadInput, path + ": writing the checkpoint failed");
 }
 
-Network load_checkpoint(const std::string& path) {
-  Reader r{path, read_text_file(path, "cannot open the checkpoint", kDataFileBytes)};
+}  // namespace
+
+void save_checkpoint(Network& net, const std::string& path) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!f) fail(ErrorCode::BadInput, path + ": cannot write the checkpoint");
+  write_checkpoint(f, net);
+  f.close();
+  if (!f) fail(ErrorCode::BadInput, path + ": writing the checkpoint failed");
+}
+
+std::string checkpoint_bytes(Network& net) {
+  std::ostringstream out(std::ios::binary);
+  write_checkpoint(out, net);
+  return std::move(out).str();
+}
+
+Network parse_checkpoint(const std::string& bytes, const std::string& source_name) {
+  Reader r{source_name, bytes};
   char magic[8];
   r.raw(magic, 8, "magic");
   if (std::memcmp(magic, kMagic, 8) != 0) r.bad("not a volumetric checkpoint (magic)");
@@ -151,10 +166,14 @@ Network load_checkpoint(const std::string& path) {
   if (n > r.data.size() - r.pos) r.bad("truncated (model text)");
   const std::string text = r.data.substr(r.pos, n);
   r.pos += n;
-  Network net = parse_model(text, path + " (model)");
+  Network net = parse_model(text, source_name + " (model)");
   for (uint32_t i = 0; i < net.size(); ++i) load_layer(r, net.at(i), net.where(i));
   if (r.pos != r.data.size()) r.bad("trailing bytes after the last layer");
   return net;
+}
+
+Network load_checkpoint(const std::string& path) {
+  return parse_checkpoint(read_text_file(path, "cannot open the checkpoint", kDataFileBytes), path);
 }
 
 }  // namespace weft::volumetric

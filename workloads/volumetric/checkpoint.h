@@ -20,6 +20,11 @@ namespace weft::volumetric {
 // The model file text describing net's grid and layers (weights not included).
 std::string model_to_json(const Network& net);
 void save_checkpoint(Network& net, const std::string& path);
+// The checkpoint file's bytes, as save_checkpoint writes them (the fuzz target checks that a
+// loaded checkpoint saves back to what loads the same).
+std::string checkpoint_bytes(Network& net);
 Network load_checkpoint(const std::string& path);
+// A checkpoint already in memory; `source_name` (the path) starts every error message.
+Network parse_checkpoint(const std::string& bytes, const std::string& source_name);
 
 }  // namespace weft::volumetric
