@@ -1,5 +1,6 @@
 #include "checkpoint.h"
 
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -45,8 +46,9 @@ struct Reader {
   const std::string& path;  // names the bytes in errors (the file's path)
   const std::string& data;
   size_t pos = 0;
-  [[noreturn]] void bad(const std::string& what) const {
-    fail(ErrorCode::BadInput, path + ": byte " + std::to_string(pos) + ": " + what);
+  [[noreturn]] void bad(const std::string& what) const { bad_at(pos, what); }
+  [[noreturn]] void bad_at(size_t at, const std::string& what) const {
+    fail(ErrorCode::BadInput, path + ": byte " + std::to_string(at) + ": " + what);
   }
   void raw(void* p, size_t n, const char* what) {
     if (n > data.size() - pos) bad(std::string("truncated (") + what + ")");
@@ -80,6 +82,13 @@ void save_layer(Writer& w, Layer& l) {
   for (Layer& c : l.children) save_layer(w, c);
 }
 
+// The index of the first value that is NaN or infinite, or npos.
+size_t first_non_finite(const std::vector<float>& v) {
+  for (size_t i = 0; i < v.size(); ++i)
+    if (!std::isfinite(v[i])) return i;
+  return std::string::npos;
+}
+
 void load_layer(Reader& r, Layer& l, const std::string& where) {
   for (size_t k = 0; k < l.mats.size(); ++k) {
     Packed p;
@@ -98,14 +107,23 @@ void load_layer(Reader& r, Layer& l, const std::string& where) {
       r.bad(where + ": matrix " + std::to_string(k) + " shape does not match the model");
     p.words.resize(nw);
     p.scales.resize(ns);
+    const size_t words_at = r.pos;
     r.raw(p.words.data(), nw * 4, "words");
     r.raw(p.scales.data(), ns * 4, "scales");
     l.mats[k].load_packed(std::move(p));
+    // Masters are finite everywhere else (pack() refuses NaN and infinities); a loaded NaN would
+    // run silently through every output, or fail later as a pack error naming no file.
+    if (const size_t i = first_non_finite(m.master()); i != std::string::npos)
+      r.bad_at(words_at, where + ": matrix " + std::to_string(k) + " weight (row " + std::to_string(i / m.cols()) + ", column " +
+                             std::to_string(i % m.cols()) + ") is not finite");
   }
   for (size_t k = 0; k < l.vecs.size(); ++k) {
     const uint64_t n = r.get<uint64_t>("vector length");
     if (n != l.vecs[k].size()) r.bad(where + ": vector " + std::to_string(k) + " has " + std::to_string(n) + " values");
+    const size_t values_at = r.pos;
     r.raw(l.vecs[k].data(), n * 4, "vector");
+    if (const size_t i = first_non_finite(l.vecs[k]); i != std::string::npos)
+      r.bad_at(values_at + i * 4, where + ": vector " + std::to_string(k) + " value " + std::to_string(i) + " is not finite");
   }
   for (size_t c = 0; c < l.children.size(); ++c) load_layer(r, l.children[c], where + ".children[" + std::to_string(c) + "]");
 }

@@ -6,7 +6,9 @@
 // File: "WEFTVOL1", u64 JSON length, JSON text, then per layer in traversal order (children
 // depth-first): per matrix {u32 dtype, u32 rows, u32 cols, u32 row_words, u64 words, u64 scales,
 // words, scales}, per vector {u64 n, n f32}. Little-endian. Truncated or inconsistent files are
-// refused with BadInput naming the file, the layer and the byte offset.
+// refused with BadInput naming the file, the layer and the byte offset, and so are weights and
+// vectors that are not finite (training never writes them, and a network's master weights are
+// finite everywhere else: pack() refuses NaN).
 #pragma once
 
 #include <string>
