@@ -1,6 +1,7 @@
 #include "fixture_io.h"
 
 #include <weft/error.h>
+#include <weft/input_file.h>
 #include <weft/npy.h>
 
 #include <algorithm>
@@ -38,9 +39,8 @@ struct FeatureColumns {
   std::string name;
   bool operator<(const FeatureColumns& o) const { return start < o.start; }
 };
-std::vector<FeatureColumns> feature_columns(const std::string& objects_dir) {
-  const std::string path = objects_dir + "/objects.json";
-  const Json objects = fixture_json::parse_file(path);
+std::vector<FeatureColumns> feature_columns(const std::string& objects_json, const std::string& path) {
+  const Json objects = fixture_json::parse(objects_json, path);
   const Json& mapping = at(objects, "feature_mapping", path);
   std::vector<FeatureColumns> columns;
   if (!mapping.is_object()) return columns;
@@ -172,25 +172,37 @@ std::string step_dir(const FixtureRun& run, size_t step) {
   return run.dir + "/" + name;
 }
 
-FixtureRun load_fixture_run(const std::string& run_dir, const std::string& objects_dir) try {
+FixtureRun parse_fixture_json(const FixtureText& run_json, const FixtureText& objects_json) try {
   FixtureRun r;
-  r.dir = run_dir;
-  r.objects_dir = objects_dir.empty() ? run_dir + "/../objects" : objects_dir;
-  const std::string path = run_dir + "/run.json";
-  if (!std::filesystem::is_regular_file(path)) bad("fixture file missing: " + path);
+  const std::string& path = run_json.path;
   auto run = std::make_shared<RunJson>();
-  run->doc = fixture_json::parse_file(path);
+  run->doc = fixture_json::parse(run_json.text, path);
   r.run = run;
   const Json& doc = run->doc;
-  r.name = find(doc, "run") ? as_string(at(doc, "run", path), path + " run") : run_dir;
+  if (find(doc, "run")) r.name = as_string(at(doc, "run", path), path + " run");
   r.updater = as_string(at(doc, "updater", path), path + " updater");
-  r.config = parse_config(doc, path, feature_columns(r.objects_dir));
+  r.config = parse_config(doc, path, feature_columns(objects_json.text, objects_json.path));
   const Json& steps = at(doc, "steps", path);
   if (!steps.is_array() || steps.empty()) bad(path + ": 'steps' must be a non-empty array");
   r.num_steps = steps.size();
   const Json& graphs = at(steps[0], "graphs", path + " steps[0]");
   if (graphs.is_object())
     for (const auto& [name, unused] : graphs.items()) r.graph_names.push_back(name);
+  return r;
+} catch (const nlohmann::json::exception& e) {
+  fixture_json::fail_json(run_json.path, e);
+}
+
+FixtureRun load_fixture_run(const std::string& run_dir, const std::string& objects_dir) {
+  const std::string path = run_dir + "/run.json";
+  if (!std::filesystem::is_regular_file(path)) bad("fixture file missing: " + path);
+  const std::string objects = objects_dir.empty() ? run_dir + "/../objects" : objects_dir;
+  const std::string objects_path = objects + "/objects.json";
+  const std::string run_text = read_text_file(path, "cannot open");
+  FixtureRun r = parse_fixture_json({path, run_text}, {objects_path, read_text_file(objects_path, "cannot open")});
+  r.dir = run_dir;
+  r.objects_dir = objects;
+  if (r.name.empty()) r.name = run_dir;
   for (const std::string& name : r.graph_names) {
     std::vector<uint64_t> ps, xs;
     const std::string dir = r.objects_dir + "/" + name;
@@ -201,8 +213,6 @@ FixtureRun load_fixture_run(const std::string& run_dir, const std::string& objec
     r.graphs.push_back(ObjectGraph::from_arrays(name, pos, size_t(ps[0]), x, size_t(xs[1]), r.config.feature_width()));
   }
   return r;
-} catch (const nlohmann::json::exception& e) {
-  fixture_json::fail_json(run_dir + "/run.json", e);
 }
 
 // The sensor's recorded location: three finite numbers, and from one step to the next it moves

@@ -1,7 +1,6 @@
 #include "fixture_json.h"
 
 #include <weft/error.h>
-#include <weft/input_file.h>
 
 #include <cmath>
 #include <fstream>
@@ -104,10 +103,6 @@ Json parse(const std::string& text, const std::string& name) {
   } catch (const nlohmann::json::exception& e) {
     fail_json(name, e);
   }
-}
-
-Json parse_file(const std::string& path) {
-  return parse(read_text_file(path, "cannot open"), path);
 }
 
 const Json* find(const Json& v, const std::string& key) {

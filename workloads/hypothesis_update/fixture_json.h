@@ -18,7 +18,6 @@ using Json = nlohmann::ordered_json;
 
 // BadInput "<name>: <what>" on malformed text.
 Json parse(const std::string& text, const std::string& name);
-Json parse_file(const std::string& path);
 
 // Object member; nullptr when absent (or `v` is not an object).
 const Json* find(const Json& v, const std::string& key);
