@@ -9,6 +9,7 @@
 #include <map>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 
 #include "fixture_json.h"
 
@@ -64,6 +65,10 @@ std::vector<FeatureColumns> feature_columns(const std::string& objects_json, con
 }
 
 UpdaterConfig parse_config(const Json& run, const std::string& path, const std::vector<FeatureColumns>& columns) {
+  // Counts are ints; their ranges are UpdaterConfig::validate()'s to judge.
+  const auto count = [&](const Json& v, const char* key) {
+    return int(fixture_json::as_whole_number(v, path + " " + key, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
+  };
   UpdaterConfig c;
   const std::string updater = as_string(at(run, "updater", path), path + " updater");
   if (updater == "DefaultHypothesesUpdater")
@@ -79,11 +84,11 @@ UpdaterConfig parse_config(const Json& run, const std::string& path, const std::
   if (const Json* x = find(run, "x_percent_threshold"))
     c.x_percent_threshold = as_number(*x, path + " x_percent_threshold");
   if (const Json* u = find(run, "umbilical_num_poses"))
-    c.umbilical_num_poses = int(as_number(*u, path + " umbilical_num_poses"));
+    c.umbilical_num_poses = count(*u, "umbilical_num_poses");
   const Json& lm = at(run, "lm_params", path);
   const std::string channel = as_string(at(run, "channel", path), path + " channel");
   c.max_match_distance = as_number(at(lm, "max_match_distance", path), path + " max_match_distance");
-  c.max_nneighbors = int(as_number(at(lm, "max_nneighbors", path), path + " max_nneighbors"));
+  c.max_nneighbors = count(at(lm, "max_nneighbors", path), "max_nneighbors");
   c.past_weight = as_number(at(lm, "past_weight", path), path + " past_weight");
   c.present_weight = as_number(at(lm, "present_weight", path), path + " present_weight");
   c.feature_evidence_increment =
@@ -114,13 +119,12 @@ UpdaterConfig parse_config(const Json& run, const std::string& path, const std::
     c.burst.sampling_multiplier = as_number(at(*b, "sampling_multiplier", path), path + " sampling_multiplier");
     c.burst.deletion_trigger_slope =
         as_number(at(*b, "deletion_trigger_slope", path), path + " deletion_trigger_slope");
-    c.burst.sampling_burst_duration =
-        int(as_number(at(*b, "sampling_burst_duration", path), path + " sampling_burst_duration"));
+    c.burst.sampling_burst_duration = count(at(*b, "sampling_burst_duration", path), "sampling_burst_duration");
     c.burst.burst_trigger_slope = as_number(at(*b, "burst_trigger_slope", path), path + " burst_trigger_slope");
   }
   if (const Json* t = find(run, "slope_tracker")) {
-    c.burst.slope_window = int(as_number(at(*t, "window_size", path), path + " window_size"));
-    c.burst.slope_min_age = int(as_number(at(*t, "min_age", path), path + " min_age"));
+    c.burst.slope_window = count(at(*t, "window_size", path), "window_size");
+    c.burst.slope_min_age = count(at(*t, "min_age", path), "min_age");
   }
   c.validate();
   return c;

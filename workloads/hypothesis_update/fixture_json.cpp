@@ -129,6 +129,15 @@ double as_number(const Json& v, const std::string& where) {
   return v.get<double>();
 }
 
+int64_t as_whole_number(const Json& v, const std::string& where, int64_t lo, int64_t hi) {
+  const double x = as_number(v, where);
+  // Compared as doubles before any cast: a cast of NaN or of a value out of range is undefined.
+  if (!(x >= double(lo) && x <= double(hi) && x == std::floor(x)))
+    fail(ErrorCode::BadInput, where + ": expected a whole number in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " +
+                                  (std::isnan(x) ? "NaN" : std::isinf(x) ? (x > 0 ? "Infinity" : "-Infinity") : v.dump()));
+  return int64_t(x);
+}
+
 const std::string& as_string(const Json& v, const std::string& where) {
   if (!v.is_string()) fail(ErrorCode::BadInput, where + ": expected a string");
   return v.get_ref<const std::string&>();
