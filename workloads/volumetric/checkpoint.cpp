@@ -52,6 +52,7 @@ struct Reader {
   }
   void raw(void* p, size_t n, const char* what) {
     if (n > data.size() - pos) bad(std::string("truncated (") + what + ")");
+    if (n == 0) return;  // p may be null (an f32 matrix has no scales): memcpy(null, _, 0) is undefined
     std::memcpy(p, data.data() + pos, n);
     pos += n;
   }
