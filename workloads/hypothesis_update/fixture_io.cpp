@@ -1,6 +1,7 @@
 #include "fixture_io.h"
 
 #include <weft/error.h>
+#include <weft/input_file.h>
 #include <weft/npy.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <map>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 
 #include "fixture_json.h"
 
@@ -38,9 +40,8 @@ struct FeatureColumns {
   std::string name;
   bool operator<(const FeatureColumns& o) const { return start < o.start; }
 };
-std::vector<FeatureColumns> feature_columns(const std::string& objects_dir) {
-  const std::string path = objects_dir + "/objects.json";
-  const Json objects = fixture_json::parse_file(path);
+std::vector<FeatureColumns> feature_columns(const std::string& objects_json, const std::string& path) {
+  const Json objects = fixture_json::parse(objects_json, path);
   const Json& mapping = at(objects, "feature_mapping", path);
   std::vector<FeatureColumns> columns;
   if (!mapping.is_object()) return columns;
@@ -64,6 +65,10 @@ std::vector<FeatureColumns> feature_columns(const std::string& objects_dir) {
 }
 
 UpdaterConfig parse_config(const Json& run, const std::string& path, const std::vector<FeatureColumns>& columns) {
+  // Counts are ints; their ranges are UpdaterConfig::validate()'s to judge.
+  const auto count = [&](const Json& v, const char* key) {
+    return int(fixture_json::as_whole_number(v, path + " " + key, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
+  };
   UpdaterConfig c;
   const std::string updater = as_string(at(run, "updater", path), path + " updater");
   if (updater == "DefaultHypothesesUpdater")
@@ -79,11 +84,11 @@ UpdaterConfig parse_config(const Json& run, const std::string& path, const std::
   if (const Json* x = find(run, "x_percent_threshold"))
     c.x_percent_threshold = as_number(*x, path + " x_percent_threshold");
   if (const Json* u = find(run, "umbilical_num_poses"))
-    c.umbilical_num_poses = int(as_number(*u, path + " umbilical_num_poses"));
+    c.umbilical_num_poses = count(*u, "umbilical_num_poses");
   const Json& lm = at(run, "lm_params", path);
   const std::string channel = as_string(at(run, "channel", path), path + " channel");
   c.max_match_distance = as_number(at(lm, "max_match_distance", path), path + " max_match_distance");
-  c.max_nneighbors = int(as_number(at(lm, "max_nneighbors", path), path + " max_nneighbors"));
+  c.max_nneighbors = count(at(lm, "max_nneighbors", path), "max_nneighbors");
   c.past_weight = as_number(at(lm, "past_weight", path), path + " past_weight");
   c.present_weight = as_number(at(lm, "present_weight", path), path + " present_weight");
   c.feature_evidence_increment =
@@ -114,13 +119,12 @@ UpdaterConfig parse_config(const Json& run, const std::string& path, const std::
     c.burst.sampling_multiplier = as_number(at(*b, "sampling_multiplier", path), path + " sampling_multiplier");
     c.burst.deletion_trigger_slope =
         as_number(at(*b, "deletion_trigger_slope", path), path + " deletion_trigger_slope");
-    c.burst.sampling_burst_duration =
-        int(as_number(at(*b, "sampling_burst_duration", path), path + " sampling_burst_duration"));
+    c.burst.sampling_burst_duration = count(at(*b, "sampling_burst_duration", path), "sampling_burst_duration");
     c.burst.burst_trigger_slope = as_number(at(*b, "burst_trigger_slope", path), path + " burst_trigger_slope");
   }
   if (const Json* t = find(run, "slope_tracker")) {
-    c.burst.slope_window = int(as_number(at(*t, "window_size", path), path + " window_size"));
-    c.burst.slope_min_age = int(as_number(at(*t, "min_age", path), path + " min_age"));
+    c.burst.slope_window = count(at(*t, "window_size", path), "window_size");
+    c.burst.slope_min_age = count(at(*t, "min_age", path), "min_age");
   }
   c.validate();
   return c;
@@ -172,25 +176,37 @@ std::string step_dir(const FixtureRun& run, size_t step) {
   return run.dir + "/" + name;
 }
 
-FixtureRun load_fixture_run(const std::string& run_dir, const std::string& objects_dir) try {
+FixtureRun parse_fixture_json(const FixtureText& run_json, const FixtureText& objects_json) try {
   FixtureRun r;
-  r.dir = run_dir;
-  r.objects_dir = objects_dir.empty() ? run_dir + "/../objects" : objects_dir;
-  const std::string path = run_dir + "/run.json";
-  if (!std::filesystem::is_regular_file(path)) bad("fixture file missing: " + path);
+  const std::string& path = run_json.path;
   auto run = std::make_shared<RunJson>();
-  run->doc = fixture_json::parse_file(path);
+  run->doc = fixture_json::parse(run_json.text, path);
   r.run = run;
   const Json& doc = run->doc;
-  r.name = find(doc, "run") ? as_string(at(doc, "run", path), path + " run") : run_dir;
+  if (find(doc, "run")) r.name = as_string(at(doc, "run", path), path + " run");
   r.updater = as_string(at(doc, "updater", path), path + " updater");
-  r.config = parse_config(doc, path, feature_columns(r.objects_dir));
+  r.config = parse_config(doc, path, feature_columns(objects_json.text, objects_json.path));
   const Json& steps = at(doc, "steps", path);
   if (!steps.is_array() || steps.empty()) bad(path + ": 'steps' must be a non-empty array");
   r.num_steps = steps.size();
   const Json& graphs = at(steps[0], "graphs", path + " steps[0]");
   if (graphs.is_object())
     for (const auto& [name, unused] : graphs.items()) r.graph_names.push_back(name);
+  return r;
+} catch (const nlohmann::json::exception& e) {
+  fixture_json::fail_json(run_json.path, e);
+}
+
+FixtureRun load_fixture_run(const std::string& run_dir, const std::string& objects_dir) {
+  const std::string path = run_dir + "/run.json";
+  if (!std::filesystem::is_regular_file(path)) bad("fixture file missing: " + path);
+  const std::string objects = objects_dir.empty() ? run_dir + "/../objects" : objects_dir;
+  const std::string objects_path = objects + "/objects.json";
+  const std::string run_text = read_text_file(path, "cannot open");
+  FixtureRun r = parse_fixture_json({path, run_text}, {objects_path, read_text_file(objects_path, "cannot open")});
+  r.dir = run_dir;
+  r.objects_dir = objects;
+  if (r.name.empty()) r.name = run_dir;
   for (const std::string& name : r.graph_names) {
     std::vector<uint64_t> ps, xs;
     const std::string dir = r.objects_dir + "/" + name;
@@ -201,8 +217,6 @@ FixtureRun load_fixture_run(const std::string& run_dir, const std::string& objec
     r.graphs.push_back(ObjectGraph::from_arrays(name, pos, size_t(ps[0]), x, size_t(xs[1]), r.config.feature_width()));
   }
   return r;
-} catch (const nlohmann::json::exception& e) {
-  fixture_json::fail_json(run_dir + "/run.json", e);
 }
 
 // The sensor's recorded location: three finite numbers, and from one step to the next it moves

@@ -23,6 +23,15 @@ struct FixtureRun {
 
 FixtureRun load_fixture_run(const std::string& run_dir, const std::string& objects_dir);
 
+// A fixture file's text and the path that names it in errors.
+struct FixtureText {
+  std::string path, text;
+};
+// What load_fixture_run takes from run.json and objects.json, from their text, with the same
+// checks (the fuzz target's entry point): the name (empty when run.json has none), updater,
+// config, step count and graph names. dir, objects_dir and graphs (the .npy arrays) stay empty.
+FixtureRun parse_fixture_json(const FixtureText& run_json, const FixtureText& objects_json);
+
 // The sensed inputs of step `step` for LM 0 (one channel).
 StepInput load_step_input(const FixtureRun& run, size_t step);
 

@@ -1,7 +1,6 @@
 #include "fixture_json.h"
 
 #include <weft/error.h>
-#include <weft/input_file.h>
 
 #include <cmath>
 #include <fstream>
@@ -106,10 +105,6 @@ Json parse(const std::string& text, const std::string& name) {
   }
 }
 
-Json parse_file(const std::string& path) {
-  return parse(read_text_file(path, "cannot open"), path);
-}
-
 const Json* find(const Json& v, const std::string& key) {
   if (!v.is_object()) return nullptr;
   const auto it = v.find(key);
@@ -132,6 +127,15 @@ const Json& item(const Json& v, size_t i, const std::string& where) {
 double as_number(const Json& v, const std::string& where) {
   if (!v.is_number()) fail(ErrorCode::BadInput, where + ": expected a number");
   return v.get<double>();
+}
+
+int64_t as_whole_number(const Json& v, const std::string& where, int64_t lo, int64_t hi) {
+  const double x = as_number(v, where);
+  // Compared as doubles before any cast: a cast of NaN or of a value out of range is undefined.
+  if (!(x >= double(lo) && x <= double(hi) && x == std::floor(x)))
+    fail(ErrorCode::BadInput, where + ": expected a whole number in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " +
+                                  (std::isnan(x) ? "NaN" : std::isinf(x) ? (x > 0 ? "Infinity" : "-Infinity") : v.dump()));
+  return int64_t(x);
 }
 
 const std::string& as_string(const Json& v, const std::string& where) {

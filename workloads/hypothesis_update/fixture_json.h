@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <string>
 
 namespace weft::hypothesis_update {
@@ -18,7 +19,6 @@ using Json = nlohmann::ordered_json;
 
 // BadInput "<name>: <what>" on malformed text.
 Json parse(const std::string& text, const std::string& name);
-Json parse_file(const std::string& path);
 
 // Object member; nullptr when absent (or `v` is not an object).
 const Json* find(const Json& v, const std::string& key);
@@ -28,6 +28,9 @@ const Json& at(const Json& v, const std::string& key, const std::string& where);
 const Json& item(const Json& v, size_t i, const std::string& where);
 // BadInput "<where>: expected a number / a string" when `v` is of another kind.
 double as_number(const Json& v, const std::string& where);
+// A whole number in [lo, hi] (counts and ids: NaN, 1e300 or 2.5 are refused, not cast); BadInput
+// "<where>: expected a whole number in [lo, hi], got <v>" otherwise.
+int64_t as_whole_number(const Json& v, const std::string& where, int64_t lo, int64_t hi);
 const std::string& as_string(const Json& v, const std::string& where);
 
 // BadInput "<name>: <what nlohmann says>": for the catch at each entry point that reads fixture

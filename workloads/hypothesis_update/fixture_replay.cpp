@@ -441,7 +441,8 @@ ReplayReport replay_fixture_run(const std::string& run_dir, const ReplayOptions&
     const MostLikely ml = backend.most_likely(lm);
     lm_cmp.add("run.json/mlh_evidence", diff(ml.evidence, as_number(at(mlh, "evidence", jwhere), jwhere + " mlh.evidence")));
     const std::string rec_graph = as_string(at(mlh, "graph_id", jwhere), jwhere + " mlh.graph_id");
-    const int64_t rec_id = int64_t(as_number(at(mlh, "mlh_id", jwhere), jwhere + " mlh.mlh_id"));
+    const int64_t rec_id =
+        fixture_json::as_whole_number(at(mlh, "mlh_id", jwhere), jwhere + " mlh.mlh_id", -(int64_t(1) << 53), int64_t(1) << 53);
     const size_t our_graph = size_t(std::find(graph_ids.begin(), graph_ids.end(), ml.graph) - graph_ids.begin());
     const bool same_graph = our_graph < run.graph_names.size() && run.graph_names[our_graph] == rec_graph;
     bool same_id =

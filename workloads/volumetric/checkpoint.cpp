@@ -1,5 +1,6 @@
 #include "checkpoint.h"
 
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -35,20 +36,23 @@ json layer_json(const Layer& l) {
 }
 
 struct Writer {
-  std::ofstream f;
+  std::ostream& f;
   void raw(const void* p, size_t n) { f.write(static_cast<const char*>(p), std::streamsize(n)); }
   template <class T>
   void put(T v) { raw(&v, sizeof v); }
 };
 
 struct Reader {
-  std::string path, data;
+  const std::string& path;  // names the bytes in errors (the file's path)
+  const std::string& data;
   size_t pos = 0;
-  [[noreturn]] void bad(const std::string& what) const {
-    fail(ErrorCode::BadInput, path + ": byte " + std::to_string(pos) + ": " + what);
+  [[noreturn]] void bad(const std::string& what) const { bad_at(pos, what); }
+  [[noreturn]] void bad_at(size_t at, const std::string& what) const {
+    fail(ErrorCode::BadInput, path + ": byte " + std::to_string(at) + ": " + what);
   }
   void raw(void* p, size_t n, const char* what) {
     if (n > data.size() - pos) bad(std::string("truncated (") + what + ")");
+    if (n == 0) return;  // p may be null (an f32 matrix has no scales): memcpy(null, _, 0) is undefined
     std::memcpy(p, data.data() + pos, n);
     pos += n;
   }
@@ -79,6 +83,13 @@ void save_layer(Writer& w, Layer& l) {
   for (Layer& c : l.children) save_layer(w, c);
 }
 
+// The index of the first value that is NaN or infinite, or npos.
+size_t first_non_finite(const std::vector<float>& v) {
+  for (size_t i = 0; i < v.size(); ++i)
+    if (!std::isfinite(v[i])) return i;
+  return std::string::npos;
+}
+
 void load_layer(Reader& r, Layer& l, const std::string& where) {
   for (size_t k = 0; k < l.mats.size(); ++k) {
     Packed p;
@@ -97,14 +108,23 @@ void load_layer(Reader& r, Layer& l, const std::string& where) {
       r.bad(where + ": matrix " + std::to_string(k) + " shape does not match the model");
     p.words.resize(nw);
     p.scales.resize(ns);
+    const size_t words_at = r.pos;
     r.raw(p.words.data(), nw * 4, "words");
     r.raw(p.scales.data(), ns * 4, "scales");
     l.mats[k].load_packed(std::move(p));
+    // Masters are finite everywhere else (pack() refuses NaN and infinities); a loaded NaN would
+    // run silently through every output, or fail later as a pack error naming no file.
+    if (const size_t i = first_non_finite(m.master()); i != std::string::npos)
+      r.bad_at(words_at, where + ": matrix " + std::to_string(k) + " weight (row " + std::to_string(i / m.cols()) + ", column " +
+                             std::to_string(i % m.cols()) + ") is not finite");
   }
   for (size_t k = 0; k < l.vecs.size(); ++k) {
     const uint64_t n = r.get<uint64_t>("vector length");
     if (n != l.vecs[k].size()) r.bad(where + ": vector " + std::to_string(k) + " has " + std::to_string(n) + " values");
+    const size_t values_at = r.pos;
     r.raw(l.vecs[k].data(), n * 4, "vector");
+    if (const size_t i = first_non_finite(l.vecs[k]); i != std::string::npos)
+      r.bad_at(values_at + i * 4, where + ": vector " + std::to_string(k) + " value " + std::to_string(i) + " is not finite");
   }
   for (size_t c = 0; c < l.children.size(); ++c) load_layer(r, l.children[c], where + ".children[" + std::to_string(c) + "]");
 }
@@ -129,21 +149,35 @@ std::string model_to_json(const Network& net) {
   return j.dump(1);
 }
 
-void save_checkpoint(Network& net, const std::string& path) {
-  Writer w;
-  w.f.open(path, std::ios::binary | std::ios::trunc);
-  if (!w.f) fail(ErrorCode::BadInput, path + ": cannot write the checkpoint");
+namespace {
+
+void write_checkpoint(std::ostream& out, Network& net) {
+  Writer w{out};
   const std::string text = model_to_json(net);
   w.raw(kMagic, 8);
   w.put(uint64_t(text.size()));
   w.raw(text.data(), text.size());
   for (Layer& l : net.cells()) save_layer(w, l);
-  w.f.close();
-  if (!w.f) fail(ErrorCode::BadInput, path + ": writing the checkpoint failed");
 }
 
-Network load_checkpoint(const std::string& path) {
-  Reader r{path, read_text_file(path, "cannot open the checkpoint", kDataFileBytes)};
+}  // namespace
+
+void save_checkpoint(Network& net, const std::string& path) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!f) fail(ErrorCode::BadInput, path + ": cannot write the checkpoint");
+  write_checkpoint(f, net);
+  f.close();
+  if (!f) fail(ErrorCode::BadInput, path + ": writing the checkpoint failed");
+}
+
+std::string checkpoint_bytes(Network& net) {
+  std::ostringstream out(std::ios::binary);
+  write_checkpoint(out, net);
+  return std::move(out).str();
+}
+
+Network parse_checkpoint(const std::string& bytes, const std::string& source_name) {
+  Reader r{source_name, bytes};
   char magic[8];
   r.raw(magic, 8, "magic");
   if (std::memcmp(magic, kMagic, 8) != 0) r.bad("not a volumetric checkpoint (magic)");
@@ -151,10 +185,14 @@ Network load_checkpoint(const std::string& path) {
   if (n > r.data.size() - r.pos) r.bad("truncated (model text)");
   const std::string text = r.data.substr(r.pos, n);
   r.pos += n;
-  Network net = parse_model(text, path + " (model)");
+  Network net = parse_model(text, source_name + " (model)");
   for (uint32_t i = 0; i < net.size(); ++i) load_layer(r, net.at(i), net.where(i));
   if (r.pos != r.data.size()) r.bad("trailing bytes after the last layer");
   return net;
+}
+
+Network load_checkpoint(const std::string& path) {
+  return parse_checkpoint(read_text_file(path, "cannot open the checkpoint", kDataFileBytes), path);
 }
 
 }  // namespace weft::volumetric

@@ -1,5 +1,6 @@
 // Model files (JSON): every problem is BadInput naming the file and the JSON path of the key.
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -90,8 +91,12 @@ Layer parse_layer(const Ctx& c, const json& j, const std::string& path, DType dt
   field("heads", l.heads, true);
   field("vocab", l.vocab, true);
   if (j.contains("eps")) {
-    if (!j["eps"].is_number() || !(j["eps"].get<double>() > 0)) c.bad(path + ".eps", "expected a positive number");
-    l.eps = j["eps"].get<float>();
+    // Kept as a float: a positive double that rounds to 0 there (1e-46) or is beyond its range
+    // is refused too (found by fuzzing checkpoints: such a model saved eps 0 and would not load).
+    const double eps = j["eps"].is_number() ? j["eps"].get<double>() : 0.0;
+    if (!(eps > 0 && eps <= std::numeric_limits<float>::max() && float(eps) > 0))
+      c.bad(path + ".eps", "expected a positive number a 32-bit float holds (1.4e-45 to 3.4e38), got " + j["eps"].dump());
+    l.eps = float(eps);
   }
   if (j.contains("combine")) {
     const std::string s = c.str(j["combine"], path + ".combine");

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "cpu_backend.h"
+#include "fixture_io.h"
 #include "fixture_replay.h"
 #include "npy.h"
 #include "fixtures.h"
@@ -177,6 +178,7 @@ TEST_CASE("malformed or missing run.json fields name the file and the key") {
   // run.json's hypothesis counts are checked against the arrays beside them.
   CHECK(contains(replay_with("\"n_out\": 576", "\"n_out\": 575"), "graphs.cylinder.n_out: says 575, the step's out/evidence.npy holds 576"));
   CHECK(contains(replay_with("\"mlh_id\": 73", "\"mlh_idx\": 73"), file + " steps[0]: missing 'mlh_id'"));
+  CHECK(contains(replay_with("\"mlh_id\": 73", "\"mlh_id\": NaN"), file + " steps[0] mlh.mlh_id: expected a whole number"));
   CHECK(contains(replay_with("\"graph_id\": \"cylinder\"", "\"graph_id\": Infinity"),
                  file + " steps[0] mlh.graph_id: expected a string"));
   CHECK(contains(replay_with("\"x_percent_threshold\": 20", "\"x_percent_threshold\": 20,,"), file + ": "));
@@ -263,4 +265,54 @@ TEST_CASE("objects.json feature ranges are checked: whole columns, Monty's fixed
   CHECK(contains(replay_with(original.substr(pfd_at, pfd_close + 1 - pfd_at), "\"pose_fully_defined\": [10, 12]"),
                  "feature_mapping.pose_fully_defined must be [10, 11]"));
   fs::remove_all(tmp);
+}
+
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+// Regression (fuzzing): counts were cast to int as read, so NaN, 1e300 or -1e300 was undefined
+// behaviour (UBSan) and 2.5 became 2. Now each is refused naming the key.
+TEST_CASE("run.json counts must be whole numbers in int's range") {
+  const std::string monty = weft::hypothesis_update::test::monty_fixtures();
+  const std::string run = read_file(monty + "/burst_cylinder/run.json"), objects = read_file(monty + "/objects/objects.json");
+  const auto parse_with = [&](const std::string& from, const std::string& to) {
+    std::string text = run;
+    const size_t at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(), to);
+    return bad_input([&] { parse_fixture_json({"r/run.json", text}, {"o/objects.json", objects}); });
+  };
+  CHECK(parse_with("\"run\": \"burst_cylinder\"", "\"run\": \"burst_cylinder\"").empty());
+  CHECK(contains(parse_with("\"max_nneighbors\": 10", "\"max_nneighbors\": 1e300"),
+                 "r/run.json max_nneighbors: expected a whole number in [-2147483648, 2147483647], got 1e+300"));
+  CHECK(contains(parse_with("\"umbilical_num_poses\": 8", "\"umbilical_num_poses\": NaN"),
+                 "r/run.json umbilical_num_poses: expected a whole number in [-2147483648, 2147483647], got NaN"));
+  CHECK(contains(parse_with("\"window_size\": 10", "\"window_size\": -Infinity"), "r/run.json window_size: expected a whole number"));
+  CHECK(contains(parse_with("\"min_age\": 5", "\"min_age\": 2.5"), "r/run.json min_age: expected a whole number"));
+  CHECK(contains(parse_with("\"sampling_burst_duration\": 5", "\"sampling_burst_duration\": 4294967301"),
+                 "r/run.json sampling_burst_duration: expected a whole number"));
+  // In range, the config's own checks still judge it.
+  CHECK(contains(parse_with("\"max_nneighbors\": 10", "\"max_nneighbors\": 17"), "max_nneighbors must be in 1..16, got 17"));
+}
+
+// Every input the fixture JSON fuzzing found mishandled replays to BadInput or a valid run.
+TEST_CASE("fixture JSON fuzz regressions are refused as bad input") {
+  size_t replayed = 0;
+  for (const auto& e : std::filesystem::directory_iterator(WEFT_HYPOTHESIS_FIXTURE_JSON_REGRESSIONS)) {
+    CAPTURE(e.path().filename().string());
+    const std::string input = read_file(e.path().string());
+    const size_t nul = input.find('\0');
+    const std::string objects = nul == std::string::npos ? input : input.substr(nul + 1);
+    CHECK(!bad_input([&] { parse_fixture_json({"run.json", input.substr(0, nul)}, {"objects.json", objects}); }).empty());
+    ++replayed;
+  }
+  CHECK(replayed > 0);
 }

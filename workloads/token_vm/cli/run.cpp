@@ -18,6 +18,7 @@
 #include "machine.h"
 #include "random_workflow.h"
 #include "reference.h"
+#include "token_script.h"
 #include "token_vm_cli.h"
 #include "source.h"
 
@@ -40,26 +41,10 @@ std::string quoted(const std::string& s) {
   return o + "\"";
 }
 
-// One line of model text per stream; "\n" in a line stands for a newline.
+// One line of model text per stream (frontend/token_script.h).
 std::vector<std::string> read_script(const std::string& path) {
   if (path.empty()) fail(ErrorCode::BadInput, "--tokens scripted needs a FILE");
-  std::istringstream f(read_text_file(path, "cannot open"));
-  std::vector<std::string> lines;
-  for (std::string l; std::getline(f, l);) {
-    if (l.empty() || l[0] == '#') continue;
-    std::string text;
-    for (size_t i = 0; i < l.size(); ++i) {
-      if (l[i] == '\\' && i + 1 < l.size() && l[i + 1] == 'n') {
-        text += '\n';
-        ++i;
-      } else {
-        text += l[i];
-      }
-    }
-    lines.push_back(text);
-  }
-  if (lines.empty()) fail(ErrorCode::BadInput, path + ": no line of model text (one line per stream; '#' starts a comment)");
-  return lines;
+  return parse_token_script(read_text_file(path, "cannot open"), path);
 }
 
 // `--tokens scripted FILE`: the file follows the mode word; give it its own option.

@@ -138,3 +138,16 @@ TEST_CASE("volumetric model: malformed files are refused naming the key") {
   CHECK(error_of(edit("\"in\": 6, \"out\": 4", "\"in\": 6, \"out\": 1073741824")).find("layers[0]") != std::string::npos);
   CHECK(error_of(edit("\"in\": 6, \"out\": 4", "\"in\": 65536, \"out\": 65536")).find("exceed 2^26") != std::string::npos);
 }
+
+// Regression (fuzzing checkpoints): eps is kept as a float, and a positive double that rounds to
+// 0 there was accepted, so the model saved eps 0 and its checkpoint would not load again.
+TEST_CASE("volumetric model: eps must be a positive number a float holds") {
+  const std::string norm = "{\"type\": \"rmsnorm\", \"in\": 4}";
+  for (const char* eps : {"7e-46", "1e-300", "1e39", "0", "-1", "\"small\""}) {
+    CAPTURE(eps);
+    CHECK(error_of(edit(norm, "{\"type\": \"rmsnorm\", \"in\": 4, \"eps\": " + std::string(eps) + "}"))
+              .find("layers[1].children[0].eps: expected a positive number a 32-bit float holds") != std::string::npos);
+  }
+  CHECK(error_of(edit(norm, "{\"type\": \"rmsnorm\", \"in\": 4, \"eps\": 1.5e-45}")) == "(accepted)");
+  CHECK(error_of(edit(norm, "{\"type\": \"rmsnorm\", \"in\": 4, \"eps\": 1e-5}")) == "(accepted)");
+}
