@@ -44,7 +44,7 @@ std::vector<FeatureColumns> feature_columns(const std::string& objects_json, con
   const Json objects = fixture_json::parse(objects_json, path);
   const Json& mapping = at(objects, "feature_mapping", path);
   std::vector<FeatureColumns> columns;
-  if (!mapping.is_object()) return columns;
+  if (!mapping.is_object()) bad(path + " feature_mapping: expected an object of name: [start, end]");
   const std::map<std::string, std::pair<size_t, size_t>> fixed = {
       {"node_ids", {0, 1}}, {"pose_vectors", {1, 10}}, {"pose_fully_defined", {10, 11}}};
   for (const auto& [name, range] : mapping.items()) {

@@ -73,9 +73,17 @@ std::vector<int64_t> kept(size_t total, const std::vector<int64_t>& removed) {
   return out;
 }
 
-std::vector<int64_t> as_ids(const std::vector<double>& v) {
+// Hypothesis ids from a recorded .npy: whole numbers from 0 to 2^53 (a NaN or 1e300 cast to an
+// integer is undefined behaviour, and 2.5 is no id); BadInput naming the file and the entry.
+std::vector<int64_t> load_ids(const std::string& path) {
+  const std::vector<double> v = load_doubles(path);
   std::vector<int64_t> out(v.size());
-  std::transform(v.begin(), v.end(), out.begin(), [](double x) { return int64_t(x); });
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (!(v[i] >= 0 && v[i] <= 9007199254740992.0 && v[i] == std::floor(v[i])))
+      fail(ErrorCode::BadInput, path + ": entry " + std::to_string(i) + " is " + std::to_string(v[i]) +
+                                    ", not a hypothesis id (a whole number from 0 to 2^53)");
+    out[i] = int64_t(v[i]);
+  }
   return out;
 }
 
@@ -251,8 +259,8 @@ Pairing compare_graph_step(const GraphStepContext& c, GraphReplay& gs, StepRepor
   std::vector<int64_t> rec_removed, rec_added, our_removed = tel.removed_ids;
   size_t our_added = tel.added_ids.size();
   if (c.burst) {
-    rec_removed = as_ids(load_doubles(c.dir + "/telemetry/removed_ids.npy"));
-    rec_added = as_ids(load_doubles(c.dir + "/telemetry/added_ids.npy"));
+    rec_removed = load_ids(c.dir + "/telemetry/removed_ids.npy");
+    rec_added = load_ids(c.dir + "/telemetry/added_ids.npy");
   } else {
     our_added = gs.prev_pairing.empty() ? ours.size() : 0;
     if (rec_in_e.empty())

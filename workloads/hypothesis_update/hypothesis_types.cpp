@@ -79,7 +79,9 @@ void UpdaterConfig::validate() const {
     bad("max_nneighbors must be in 1..16, got " + std::to_string(max_nneighbors));
   if (!std::isfinite(past_weight) || !std::isfinite(present_weight)) bad("past/present weights must be finite");
   if (!std::isfinite(feature_evidence_increment)) bad("feature_evidence_increment must be finite");
-  if (umbilical_num_poses < 1) bad("umbilical_num_poses must be >= 1");
+  // Each node starts with this many hypotheses: a bound keeps a config from asking for unbounded memory.
+  if (umbilical_num_poses < 1 || umbilical_num_poses > kMaxUmbilicalPoses)
+    bad("umbilical_num_poses must be in 1.." + std::to_string(kMaxUmbilicalPoses) + ", got " + std::to_string(umbilical_num_poses));
   if (max_channels < 1) bad("max_channels must be >= 1");
   if (threshold.mode == ThresholdMode::Number && !std::isfinite(threshold.value)) bad("threshold must be finite");
   for (const FeatureSpec& f : features) {

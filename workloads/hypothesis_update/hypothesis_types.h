@@ -65,6 +65,9 @@ struct BurstParams {
   int slope_min_age = 5;
 };
 
+// The most hypotheses a node starts with (UpdaterConfig::umbilical_num_poses).
+inline constexpr int kMaxUmbilicalPoses = 360;
+
 struct UpdaterConfig {
   UpdaterKind kind = UpdaterKind::Default;
   ThresholdConfig threshold;
@@ -74,7 +77,7 @@ struct UpdaterConfig {
   double past_weight = 1, present_weight = 1;
   double feature_evidence_increment = 1;
   double sn_weight = 1, cd_weight = 1;  // pose_vectors weights [0] and [1]
-  int umbilical_num_poses = 8;
+  int umbilical_num_poses = 8;  // at most kMaxUmbilicalPoses (one pose per degree about the normal)
   std::vector<FeatureSpec> features;
   // Index into `features` of the curvature that shapes the search sphere; -1: use 10 (Monty's
   // fallback when no curvature is sensed).

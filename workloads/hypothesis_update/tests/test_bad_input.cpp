@@ -188,12 +188,13 @@ TEST_CASE("malformed or missing run.json fields name the file and the key") {
 namespace {
 
 // A full copy of default_cylinder with one file replaced, replayed: the message it is refused with.
-std::string replay_with_file(const std::string& relative, const weft::NpyArray& contents) {
+std::string replay_with_file(const std::string& relative, const weft::NpyArray& contents,
+                             const std::string& run = "default_cylinder") {
   namespace fs = std::filesystem;
   const std::string monty = weft::hypothesis_update::test::monty_fixtures();
   const fs::path tmp = fs::temp_directory_path() / "weft_hyp_cross_check";
   fs::remove_all(tmp);
-  fs::copy(monty + "/default_cylinder", tmp, fs::copy_options::recursive);
+  fs::copy(monty + "/" + run, tmp, fs::copy_options::recursive);
   fs::remove(tmp / relative);
   weft::write_npy((tmp / relative).string(), contents);
   const std::string message = bad_input([&] { replay_fixture_run(tmp.string(), {monty + "/objects", 1}); });
@@ -227,6 +228,17 @@ TEST_CASE("fixture inputs the updater does not read are still cross-checked: sen
   l.resize(l.size() - 3);
   CHECK(contains(replay_with_file("step01/cylinder/in/locations.npy", NpyArray::from(DType::F64, l, {l.size() / 3, 3})),
                  "step01/cylinder/in/locations.npy: its shape differs from"));
+}
+
+// Recorded hypothesis ids were cast to integers as read: NaN was undefined behaviour, 2.5 an id.
+TEST_CASE("recorded hypothesis ids must be whole numbers") {
+  using weft::DType;
+  using weft::NpyArray;
+  const std::string file = "step01/cylinder/telemetry/removed_ids.npy";
+  CHECK(contains(replay_with_file(file, NpyArray::from(DType::F64, std::vector<double>{2.5}), "burst_cylinder"),
+                 "removed_ids.npy: entry 0 is 2.500000, not a hypothesis id"));
+  CHECK(contains(replay_with_file(file, NpyArray::from(DType::F64, std::vector<double>{1, NAN}), "burst_cylinder"),
+                 "removed_ids.npy: entry 1 is nan, not a hypothesis id"));
 }
 
 TEST_CASE("objects.json feature ranges are checked: whole columns, Monty's fixed columns, widths the tolerances agree with") {
@@ -301,6 +313,21 @@ TEST_CASE("run.json counts must be whole numbers in int's range") {
                  "r/run.json sampling_burst_duration: expected a whole number"));
   // In range, the config's own checks still judge it.
   CHECK(contains(parse_with("\"max_nneighbors\": 10", "\"max_nneighbors\": 17"), "max_nneighbors must be in 1..16, got 17"));
+  // Each node starts with umbilical_num_poses hypotheses: unbounded, it asked for unbounded memory.
+  CHECK(contains(parse_with("\"umbilical_num_poses\": 8", "\"umbilical_num_poses\": 2000000000"),
+                 "umbilical_num_poses must be in 1..360, got 2000000000"));
+}
+
+// A feature_mapping that is not an object was read as "no features" and the replay went on.
+TEST_CASE("objects.json feature_mapping must be an object") {
+  const std::string monty = weft::hypothesis_update::test::monty_fixtures();
+  const std::string run = read_file(monty + "/burst_cylinder/run.json");
+  std::string objects = read_file(monty + "/objects/objects.json");
+  const size_t at = objects.find("\"feature_mapping\"");
+  REQUIRE(at != std::string::npos);
+  objects.replace(at, std::string("\"feature_mapping\"").size(), "\"feature_mapping\": [], \"unused\"");
+  CHECK(contains(bad_input([&] { parse_fixture_json({"r/run.json", run}, {"o/objects.json", objects}); }),
+                 "o/objects.json feature_mapping: expected an object"));
 }
 
 // Every input the fixture JSON fuzzing found mishandled replays to BadInput or a valid run.
