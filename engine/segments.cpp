@@ -17,6 +17,7 @@ const Segment& SegmentLayout::add(std::string name, uint64_t bytes, uint64_t ali
   uint64_t offset = (size_ + align - 1) / align * align;
   if (bytes > UINT64_MAX / 2 || offset > UINT64_MAX / 2 - bytes)
     fail(ErrorCode::OutOfMemory, buffer_name_ + " segment '" + name + "' of " + std::to_string(bytes) + " bytes is too large");
+  by_name_.emplace(name, segments_.size());
   segments_.push_back({std::move(name), offset, bytes});
   size_ = offset + bytes;
   return segments_.back();
@@ -33,6 +34,7 @@ const Segment& SegmentLayout::add_far(std::string name, uint64_t bytes, uint64_t
   if (bytes / record_bytes > (1ull << 32))
     fail(ErrorCode::BadInput, buffer_name_ + " far segment '" + name + "': " + std::to_string(bytes / record_bytes) +
                                   " records; kernels index at most 2^32");
+  by_name_.emplace(name, segments_.size());
   Segment s{std::move(name), 0, bytes, ++far_count_, record_bytes};
   segments_.push_back(std::move(s));
   return segments_.back();
@@ -45,18 +47,13 @@ const Segment& SegmentLayout::far_segment(uint32_t far) const {
 }
 
 const Segment& SegmentLayout::at(std::string_view name) const {
-  for (const auto& s : segments_)
-    if (s.name == name) return s;
+  if (const auto it = by_name_.find(std::string(name)); it != by_name_.end()) return segments_[it->second];
   std::string known;
   for (const auto& s : segments_) known += (known.empty() ? "" : ", ") + s.name;
   fail(ErrorCode::SegmentOutOfRange, buffer_name_ + " has no segment '" + std::string(name) + "' (segments: " +
                                          (known.empty() ? "none" : known) + ")");
 }
 
-bool SegmentLayout::contains(std::string_view name) const {
-  for (const auto& s : segments_)
-    if (s.name == name) return true;
-  return false;
-}
+bool SegmentLayout::contains(std::string_view name) const { return by_name_.count(std::string(name)) != 0; }
 
 }  // namespace weft
