@@ -259,13 +259,13 @@ void Executable::run() {
   if (!s && s.code == ErrorCode::Timeout) {
     std::string message = describe_overrun(ticket);
     cancel();
-    // The workgroups already running end on their own: give them the deadline again, between
-    // one and ten seconds.
+    // The stage already dispatched ends on its own: give it the deadline again, between one
+    // and ten seconds.
     const uint64_t grace_ns = std::clamp<uint64_t>(run_deadline_ns_, 1'000'000'000, 10'000'000'000);
     if (wait_semaphore(ticket.value, grace_ns))
       message += "; the rest of the run was cancelled (its results are void; the program can run again)";
     else
-      message += "; cancelled, but its running workgroups had not ended " + std::to_string(grace_ns / 1000000) + " ms later";
+      message += "; cancelled, but the stage it was running had not ended " + std::to_string(grace_ns / 1000000) + " ms later";
     fail(ErrorCode::Timeout, message);
   }
   s.throw_if_failed();
