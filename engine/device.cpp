@@ -413,10 +413,12 @@ Error Device::note_lost(const std::string& what) {
                                           " answered VK_ERROR_DEVICE_LOST); the results of its programs are void: open a new device");
 }
 
-void Device::require_not_lost(const std::string& what) const {
-  if (lost_)
-    fail(ErrorCode::DeviceLost, what + ": device '" + info_.name + "' was lost earlier; open a new device");
+Status Device::lost_status(const std::string& what) const {
+  if (!lost_) return Status::success();
+  return Status::failure(ErrorCode::DeviceLost, what + ": device '" + info_.name + "' was lost earlier; open a new device");
 }
+
+void Device::require_not_lost(const std::string& what) const { lost_status(what).throw_if_failed(); }
 
 void Device::run_once(const std::function<void(VkCommandBuffer)>& fn) {
   require_not_lost("one-shot submission");

@@ -115,7 +115,8 @@ class Device {
   bool lost() const { return lost_; }
   // Records a loss seen by `what` and returns the DeviceLost error to throw or report.
   Error note_lost(const std::string& what);
-  // DeviceLost naming `what` when the device is lost.
+  // DeviceLost naming `what` when the device is lost: as a status, or thrown.
+  Status lost_status(const std::string& what) const;
   void require_not_lost(const std::string& what) const;
   std::unique_lock<std::mutex> queue_lock() { return std::unique_lock(queue_mutex_); }
   uint32_t queue_family() const { return queue_family_; }

@@ -234,15 +234,15 @@ Status Executable::wait(Ticket ticket, uint64_t timeout_ns) {
 
 // Until the timeline reaches `value`: Timeout, or DeviceLost (which marks the device lost).
 Status Executable::wait_semaphore(uint64_t value, uint64_t timeout_ns) {
-  const std::string what = "program '" + program_.name() + "', run " + std::to_string(value);
-  if (device_.lost()) return Status::failure(ErrorCode::DeviceLost, what + ": device '" + device_.info().name + "' was lost; open a new device");
+  auto what = [&] { return "program '" + program_.name() + "', run " + std::to_string(value); };
+  if (device_.lost()) return device_.lost_status(what());
   VkSemaphoreWaitInfo wi{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
   wi.semaphoreCount = 1;
   wi.pSemaphores = &timeline_;
   wi.pValues = &value;
   const VkResult r = vkWaitSemaphores(device_.vk(), &wi, timeout_ns);
   if (r == VK_TIMEOUT) return Status::failure(ErrorCode::Timeout, "wait: run " + std::to_string(value) + " not done");
-  if (r == VK_ERROR_DEVICE_LOST) return Status::failure(ErrorCode::DeviceLost, device_.note_lost("waiting for " + what).message());
+  if (r == VK_ERROR_DEVICE_LOST) return Status::failure(ErrorCode::DeviceLost, device_.note_lost("waiting for " + what()).message());
   return vk_status(r, "vkWaitSemaphores");
 }
 

@@ -31,6 +31,8 @@ struct ValidationClean {
   }
 };
 
+inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
 template <class F>
 ErrorCode error_code_of(F&& f) {
   try {

@@ -49,8 +49,6 @@ bool adder_runs_right(Device& device, uint32_t add) {
   return got == std::vector<uint32_t>(64, add);
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 }  // namespace
 
 TEST_CASE("the fault layer sits between the engine and the driver") {
@@ -68,8 +66,8 @@ TEST_CASE("a lost device fails the run with DeviceLost naming the device and pro
   test::FaultLayer::get().lose_devices();
   const std::string msg = test::error_message_of([&] { exe.run(); });
   CHECK(test::error_code_of([&] { exe.run(); }) == ErrorCode::DeviceLost);
-  CHECK(contains(msg, "device lost: "));
-  CHECK(contains(msg, "device '" + device->info().name + "'"));
+  CHECK(test::contains(msg, "device lost: "));
+  CHECK(test::contains(msg, "device '" + device->info().name + "'"));
   CHECK(device->lost());
 }
 
@@ -89,7 +87,7 @@ TEST_CASE("after a loss every later call on the device's executables is DeviceLo
   CHECK(test::error_code_of([&] { exe.metrics(InstanceId{0}); }) == ErrorCode::DeviceLost);
   CHECK(test::error_code_of([&] { exe.timings(); }) == ErrorCode::DeviceLost);
   const std::string fresh = test::error_message_of([&] { Executable(*device, adding_program(64, 1)); });
-  CHECK(contains(fresh, "device lost: "));
+  CHECK(test::contains(fresh, "device lost: "));
 }
 
 TEST_CASE("a thread waiting on a run when the device is lost gets DeviceLost") {
@@ -122,8 +120,8 @@ TEST_CASE("device memory that runs out is OutOfMemory naming the buffer and size
   const std::string msg = test::error_message_of([&] { Executable(*device, adding_program(24u << 20, 1)); });
   test::FaultLayer::get().limit_allocations(0);
   CHECK(msg.find("out of memory: ") == 0);
-  CHECK(contains(msg, "Globals"));
-  CHECK(contains(msg, "VK_ERROR_OUT_OF_DEVICE_MEMORY"));
+  CHECK(test::contains(msg, "Globals"));
+  CHECK(test::contains(msg, "VK_ERROR_OUT_OF_DEVICE_MEMORY"));
   CHECK(adder_runs_right(*device, 7));
   CHECK(device->validation().count() == 0);
 }

@@ -23,7 +23,6 @@ std::string bad_input(F&& f) {
   return test::error_message_of(f);
 }
 
-bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 struct TempFile {
   std::string path = (std::filesystem::temp_directory_path() / ("weft-input-" + std::to_string(::getpid()))).string();
@@ -35,22 +34,22 @@ struct TempFile {
 
 TEST_CASE("a device file such as /dev/zero is refused before anything is read") {
   const std::string msg = bad_input([] { read_text_file("/dev/zero", "cannot read the manifest"); });
-  CHECK(has(msg, "/dev/zero: cannot read the manifest (not a regular file"));
-  CHECK(has(bad_input([] { read_binary_file("/dev/zero"); }), "not a regular file"));
+  CHECK(test::contains(msg, "/dev/zero: cannot read the manifest (not a regular file"));
+  CHECK(test::contains(bad_input([] { read_binary_file("/dev/zero"); }), "not a regular file"));
 }
 
 TEST_CASE("a directory and a missing file are refused, naming the path and why") {
   const std::string dir = std::filesystem::temp_directory_path().string();
-  CHECK(has(bad_input([&] { read_binary_file(dir, "cannot open the model"); }), dir + ": cannot open the model (it is a directory)"));
-  CHECK(has(bad_input([] { read_text_file("/nonexistent/x.toml"); }), "/nonexistent/x.toml: cannot open the file (no such file)"));
+  CHECK(test::contains(bad_input([&] { read_binary_file(dir, "cannot open the model"); }), dir + ": cannot open the model (it is a directory)"));
+  CHECK(test::contains(bad_input([] { read_text_file("/nonexistent/x.toml"); }), "/nonexistent/x.toml: cannot open the file (no such file)"));
 }
 
 TEST_CASE("a file over the size limit is refused, naming the limit and the variable that raises it") {
   const TempFile f(std::string(100, 'x'));
   const test::ScopedEnv e("WEFT_MAX_TEXT_FILE_BYTES", "64");
   const std::string msg = bad_input([&] { read_text_file(f.path); });
-  CHECK(has(msg, "text file size 100 is over the limit of 64"));
-  CHECK(has(msg, "WEFT_MAX_TEXT_FILE_BYTES"));
+  CHECK(test::contains(msg, "text file size 100 is over the limit of 64"));
+  CHECK(test::contains(msg, "WEFT_MAX_TEXT_FILE_BYTES"));
 }
 
 TEST_CASE("a file within the limit is read whole") {
@@ -62,13 +61,13 @@ TEST_CASE("a file within the limit is read whole") {
 
 TEST_CASE("a malformed limit variable is an error, not a silent default") {
   const test::ScopedEnv e("WEFT_MAX_TEXT_FILE_BYTES", "lots");
-  CHECK(has(bad_input([] { input_limit(kTextFileBytes); }), "WEFT_MAX_TEXT_FILE_BYTES='lots'"));
+  CHECK(test::contains(bad_input([] { input_limit(kTextFileBytes); }), "WEFT_MAX_TEXT_FILE_BYTES='lots'"));
 }
 
 TEST_CASE("JSON nested past the limit is refused with its line and column; strings do not count") {
   const std::string deep = "{\"a\":\n" + std::string(300, '[') + std::string(300, ']') + "}";
-  CHECK(has(bad_input([&] { check_json_nesting(deep, "m.json"); }), "m.json:2:256: nesting deeper than 256 levels"));
-  CHECK(has(bad_input([&] { check_json_nesting(deep, "m.json", 8); }), "nesting deeper than 8 levels"));
+  CHECK(test::contains(bad_input([&] { check_json_nesting(deep, "m.json"); }), "m.json:2:256: nesting deeper than 256 levels"));
+  CHECK(test::contains(bad_input([&] { check_json_nesting(deep, "m.json", 8); }), "nesting deeper than 8 levels"));
   const std::string quoted = "{\"a\": \"" + std::string(1000, '[') + "\\\"[[[\"}";
   CHECK_NOTHROW(check_json_nesting(quoted, "q.json"));
   const test::ScopedEnv e("WEFT_MAX_NESTING_DEPTH", "1000");

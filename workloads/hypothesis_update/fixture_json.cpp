@@ -129,10 +129,11 @@ double as_number(const Json& v, const std::string& where) {
   return v.get<double>();
 }
 
+bool is_whole_number(double x, int64_t lo, int64_t hi) { return x >= double(lo) && x <= double(hi) && x == std::floor(x); }
+
 int64_t as_whole_number(const Json& v, const std::string& where, int64_t lo, int64_t hi) {
   const double x = as_number(v, where);
-  // Compared as doubles before any cast: a cast of NaN or of a value out of range is undefined.
-  if (!(x >= double(lo) && x <= double(hi) && x == std::floor(x)))
+  if (!is_whole_number(x, lo, hi))
     fail(ErrorCode::BadInput, where + ": expected a whole number in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " +
                                   (std::isnan(x) ? "NaN" : std::isinf(x) ? (x > 0 ? "Infinity" : "-Infinity") : v.dump()));
   return int64_t(x);

@@ -31,6 +31,9 @@ double as_number(const Json& v, const std::string& where);
 // A whole number in [lo, hi] (counts and ids: NaN, 1e300 or 2.5 are refused, not cast); BadInput
 // "<where>: expected a whole number in [lo, hi], got <v>" otherwise.
 int64_t as_whole_number(const Json& v, const std::string& where, int64_t lo, int64_t hi);
+// Whether x is a whole number in [lo, hi], decided on the double before any cast (a cast of NaN
+// or of a value out of range is undefined): the check behind as_whole_number and .npy ids.
+bool is_whole_number(double x, int64_t lo, int64_t hi);
 const std::string& as_string(const Json& v, const std::string& where);
 
 // BadInput "<name>: <what nlohmann says>": for the catch at each entry point that reads fixture

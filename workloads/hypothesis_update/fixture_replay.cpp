@@ -79,7 +79,7 @@ std::vector<int64_t> load_ids(const std::string& path) {
   const std::vector<double> v = load_doubles(path);
   std::vector<int64_t> out(v.size());
   for (size_t i = 0; i < v.size(); ++i) {
-    if (!(v[i] >= 0 && v[i] <= 9007199254740992.0 && v[i] == std::floor(v[i])))
+    if (!fixture_json::is_whole_number(v[i], 0, int64_t(1) << 53))
       fail(ErrorCode::BadInput, path + ": entry " + std::to_string(i) + " is " + std::to_string(v[i]) +
                                     ", not a hypothesis id (a whole number from 0 to 2^53)");
     out[i] = int64_t(v[i]);
