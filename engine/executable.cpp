@@ -51,6 +51,7 @@ void Executable::check_fits_device(const DeviceInfo& info) const {
 Executable::Executable(Device& device, Program program, RecordOptions options)
     : device_(device), program_(std::move(program)), options_(options) {
   const DeviceInfo& info = device.info();
+  program_.resolve_shapes(info);
   program_.validate(info);
   plan_ = plan_program(program_, options_.barriers);
 
@@ -94,7 +95,7 @@ Executable::Executable(Device& device, Program program, RecordOptions options)
   dispatch_table_->write(0, dispatch_image_.data(), dispatch_table_->size());
 
   PipelineCache& cache = device.pipelines();
-  for (const Stage& s : program_.stages()) pipelines_.push_back(cache.pipeline(*s.kernel));
+  for (const Stage& s : program_.stages()) pipelines_.push_back(cache.pipeline(*s.kernel, s.shape));
 
   VkDescriptorPoolSize pool_size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, WEFT_BINDING_COUNT};
   VkDescriptorPoolCreateInfo pi{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "error.h"
+#include "kernel_shape.h"
 
 namespace weft {
 
@@ -16,7 +17,7 @@ enum : uint32_t {
   OpAtomicXor = 242, OpAtomicFAddEXT = 6035, OpTypeBool = 20, OpTypeInt = 21, OpTypeFloat = 22, OpTypeVector = 23,
   OpTypeMatrix = 24, OpTypeArray = 28, OpTypeStruct = 30, OpTypePointer = 32, OpConstant = 43,
 };
-enum : uint32_t { DecorationBinding = 33, ExecutionModeLocalSize = 17 };
+enum : uint32_t { DecorationSpecId = 1, DecorationBinding = 33, ExecutionModeLocalSize = 17 };
 enum : uint32_t { StorageClassUniform = 2, StorageClassWorkgroup = 4, StorageClassStorageBuffer = 12 };
 enum : uint32_t { CapabilityShaderClockKHR = 5055, CapabilityPhysicalStorageBufferAddresses = 5347 };
 
@@ -45,6 +46,7 @@ KernelInterface reflect(const std::vector<uint32_t>& words, const std::string& n
   std::map<std::pair<uint32_t, uint32_t>, std::string> member_names;  // (struct id, member) -> name
   // Byte sizes of the types shared variables are made of (types are declared before use).
   std::map<uint32_t, uint64_t> type_bytes, constant, pointee;
+  std::set<uint32_t> spec_ids;
   auto size_of = [&](uint32_t id) { return type_bytes.count(id) ? type_bytes[id] : 0; };
   for (size_t i = 5; i < words.size();) {
     uint32_t count = words[i] >> 16, op = words[i] & 0xFFFFu;
@@ -68,6 +70,7 @@ KernelInterface reflect(const std::vector<uint32_t>& words, const std::string& n
         break;
       case OpDecorate:
         if (count >= 4 && w[2] == DecorationBinding) binding_of[w[1]] = w[3];
+        if (count >= 4 && w[2] == DecorationSpecId) spec_ids.insert(w[3]);
         break;
       case OpVariable:
         if (count >= 4 && (w[3] == StorageClassStorageBuffer || w[3] == StorageClassUniform) && binding_of.count(w[2]) &&
@@ -129,6 +132,7 @@ KernelInterface reflect(const std::vector<uint32_t>& words, const std::string& n
   }
   if (args_struct)
     for (uint32_t m = 0; member_names.count({args_struct, m}); ++m) out.arg_names.push_back(member_names[{args_struct, m}]);
+  out.streaming = spec_ids.count(kShapeWorkgroupSizeId) && spec_ids.count(kShapeUnitsPerInvocationId);
   return out;
 }
 

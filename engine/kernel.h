@@ -20,6 +20,9 @@ struct KernelInterface {
   uint32_t bindings_written = 0;  // bit b: the kernel stores or atomically updates binding b
   bool far_access = false;        // uses buffer device addresses (needs bufferDeviceAddress)
   bool shader_clock = false;      // uses VK_KHR_shader_clock
+  // Declares WEFT_STREAMING_KERNEL: its workgroup size and units per invocation are
+  // specialization constants the engine sets per device (kernel_shape.h).
+  bool streaming = false;
   uint64_t shared_bytes = 0;      // workgroup (shared) memory it declares, at least (no padding counted)
   std::vector<std::string> arg_names;  // members of the push block's WeftArgs struct, in order
   uint32_t used_bindings() const { return bindings_read | bindings_written; }

@@ -172,10 +172,37 @@ size_t PipelineCache::size() const {
   return pipelines_.size();
 }
 
-VkPipeline PipelineCache::pipeline(const Kernel& kernel) {
+namespace {
+
+// The workgroup the pipeline runs: the kernel's own, or the shape's for a streaming kernel.
+std::array<uint32_t, 3> checked_local_size(const Kernel& kernel, const KernelInterface& iface, const KernelShape& shape,
+                                           const DeviceInfo& info) {
+  const std::string who = "kernel '" + kernel.name() + "'";
+  if (iface.streaming && shape.empty())
+    fail(ErrorCode::InvalidProgram, who + " is a streaming kernel: its pipeline needs a kernel shape");
+  if (!iface.streaming && !shape.empty())
+    fail(ErrorCode::InvalidProgram, who + " is not a streaming kernel: it takes no kernel shape");
+  if (iface.streaming) {
+    check_kernel_shape(shape, info, who);
+    return {shape.workgroup_size, 1, 1};
+  }
+  const auto& ls = iface.local_size;
+  for (int d = 0; d < 3; ++d)
+    if (ls[d] > info.max_workgroup_size[d])
+      fail(ErrorCode::InvalidProgram, who + " has local_size[" + std::to_string(d) + "] = " + std::to_string(ls[d]) +
+                                          " > device limit " + std::to_string(info.max_workgroup_size[d]));
+  if (uint64_t(ls[0]) * ls[1] * ls[2] > info.max_workgroup_invocations)
+    fail(ErrorCode::InvalidProgram, who + " workgroup of " + std::to_string(uint64_t(ls[0]) * ls[1] * ls[2]) +
+                                        " invocations exceeds the device limit " + std::to_string(info.max_workgroup_invocations));
+  return ls;
+}
+
+}  // namespace
+
+VkPipeline PipelineCache::pipeline(const Kernel& kernel, const KernelShape& shape) {
   const bool clock = device_.info().shader_clock;
   const auto& spirv = kernel.spirv(clock);
-  const uint64_t key = hash(spirv);
+  const uint64_t key = hash(spirv) ^ (uint64_t(shape.workgroup_size) << 32 | shape.units_per_invocation) * 0x9E3779B97F4A7C15ull;
   std::lock_guard lock(mutex_);
   if (auto it = pipelines_.find(key); it != pipelines_.end()) return it->second;
 
@@ -186,29 +213,22 @@ VkPipeline PipelineCache::pipeline(const Kernel& kernel) {
   if (iface.far_access && !device_.info().buffer_device_address)
     fail(ErrorCode::MissingFeature, "kernel '" + kernel.name() + "' uses far access (buffer device address), which " +
                                         device_.info().name + " does not support");
-  const auto& info = device_.info();
-  const auto& ls = iface.local_size;
-  for (int d = 0; d < 3; ++d)
-    if (ls[d] > info.max_workgroup_size[d])
-      fail(ErrorCode::InvalidProgram, "kernel '" + kernel.name() + "' has local_size[" + std::to_string(d) + "] = " +
-                                          std::to_string(ls[d]) + " > device limit " +
-                                          std::to_string(info.max_workgroup_size[d]));
-  if (uint64_t(ls[0]) * ls[1] * ls[2] > info.max_workgroup_invocations)
-    fail(ErrorCode::InvalidProgram, "kernel '" + kernel.name() + "' workgroup of " +
-                                        std::to_string(uint64_t(ls[0]) * ls[1] * ls[2]) +
-                                        " invocations exceeds the device limit " +
-                                        std::to_string(info.max_workgroup_invocations));
+  checked_local_size(kernel, iface, shape, device_.info());
 
   VkShaderModuleCreateInfo mi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
   mi.codeSize = spirv.size() * 4;
   mi.pCode = spirv.data();
   VkShaderModule module = VK_NULL_HANDLE;
   vk_check(vkCreateShaderModule(device_.vk(), &mi, nullptr, &module), "vkCreateShaderModule");
+  const uint32_t shape_words[2] = {shape.workgroup_size, shape.units_per_invocation};
+  const VkSpecializationMapEntry entries[2] = {{kShapeWorkgroupSizeId, 0, 4}, {kShapeUnitsPerInvocationId, 4, 4}};
+  const VkSpecializationInfo specialization{2, entries, sizeof shape_words, shape_words};
   VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   ci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
   ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
   ci.stage.module = module;
   ci.stage.pName = "main";
+  ci.stage.pSpecializationInfo = iface.streaming ? &specialization : nullptr;
   ci.layout = pipeline_layout_;
   VkPipeline pipeline = VK_NULL_HANDLE;
   VkResult r = vkCreateComputePipelines(device_.vk(), vk_cache_, 1, &ci, nullptr, &pipeline);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "kernel.h"
+#include "kernel_shape.h"
 #include "vk.h"
 
 namespace weft {
@@ -31,8 +32,9 @@ class PipelineCache {
 
   VkDescriptorSetLayout set_layout() const { return set_layout_; }
   VkPipelineLayout pipeline_layout() const { return pipeline_layout_; }
-  // The pipeline for this kernel's variant on this device (built on first use).
-  VkPipeline pipeline(const Kernel& kernel);
+  // The pipeline for this kernel's variant on this device (built on first use); a streaming
+  // kernel's needs its shape (kernel_shape.h), which it is specialized for.
+  VkPipeline pipeline(const Kernel& kernel, const KernelShape& shape = {});
   size_t size() const;
 
   static uint64_t hash(const std::vector<uint32_t>& spirv);

@@ -15,6 +15,21 @@ const Range* first_far_range(const StageSpec& s) {
       if (r.far) return &r;
   return nullptr;
 }
+
+void check_streaming(const StageSpec& spec, const std::string& who) {
+  const bool streaming_kernel = spec.kernel->interface(false).streaming;
+  const std::string kernel = "kernel '" + spec.kernel->name() + "'";
+  if (streaming_kernel && spec.streaming_units == 0)
+    fail(ErrorCode::InvalidProgram, who + ": " + kernel + " is a streaming kernel (WEFT_STREAMING_KERNEL); the stage must "
+                                          "give streaming_units, the units it walks");
+  if (!streaming_kernel && spec.streaming_units)
+    fail(ErrorCode::InvalidProgram, who + " gives streaming_units, but " + kernel +
+                                        " is not a streaming kernel (it does not declare WEFT_STREAMING_KERNEL)");
+  if (!streaming_kernel && !spec.shape.empty())
+    fail(ErrorCode::InvalidProgram, who + " gives a kernel shape, but " + kernel + " is not a streaming kernel");
+  if (spec.streaming_units && spec.indirect)
+    fail(ErrorCode::InvalidProgram, who + ": a streaming stage takes its group count from the engine, not an indirect slot");
+}
 }  // namespace
 
 const char* binding_name(Binding b) {
@@ -109,6 +124,15 @@ uint32_t Program::add_rules(const std::vector<abi::WeftRule>& rules) {
   return first;
 }
 
+void Program::resolve_shapes(const DeviceInfo& device) {
+  for (Stage& s : stages_) {
+    if (!s.streaming_units) continue;
+    if (s.shape.empty()) s.shape = streaming_shape(device);
+    check_kernel_shape(s.shape, device, "stage '" + s.name + "'");
+    s.groups = streaming_groups(s.streaming_units, s.shape);
+  }
+}
+
 StageId Program::add_stage(StageSpec spec) {
   const std::string who = "stage '" + spec.name + "'";
   if (!spec.kernel) fail(ErrorCode::InvalidProgram, who + " has no kernel");
@@ -116,6 +140,7 @@ StageId Program::add_stage(StageSpec spec) {
   if (spec.indirect && spec.indirect->index >= slots_.size())
     fail(ErrorCode::InvalidProgram, who + " dispatches from indirect slot " + std::to_string(spec.indirect->index) +
                                         ", which does not exist");
+  check_streaming(spec, who);
   Stage s;
   BoundArgs bound = bind_args(spec.kernel->signature(), spec.args, who + " (kernel '" + spec.kernel->name() + "')");
   s.push_words = std::move(bound.words);

@@ -13,6 +13,7 @@
 
 #include "args.h"
 #include "kernel.h"
+#include "kernel_shape.h"
 #include "range.h"
 #include "segments.h"
 #include "weft_layout.h"
@@ -65,6 +66,12 @@ struct StageSpec {
   // Return early when Control.halt is set (the stage reads the Control header).
   bool honour_halt = false;
   uint32_t iteration = 0;  // loop iteration the stage belongs to (pushed to the kernel)
+  // A streaming stage: its kernel declares WEFT_STREAMING_KERNEL and walks `streaming_units`
+  // units with WEFT_FOR_EACH_UNIT. The engine gives the kernel its shape on the device
+  // (streaming_shape, or `shape` when set) and the grid-stride group count, so `groups` is left
+  // alone (Program::resolve_shapes fills it in).
+  uint64_t streaming_units = 0;
+  KernelShape shape;
 };
 
 // A stage as the program holds it: its arguments bound to the kernel's signature, so `reads` and
@@ -127,6 +134,9 @@ class Program {
   uint32_t rule_count() const { return rule_count_; }
   const std::vector<Stage>& stages() const { return stages_; }
   const Instance& instance(InstanceId id) const;
+
+  // Gives every streaming stage its kernel shape on `device` and the groups that shape needs.
+  void resolve_shapes(const DeviceInfo& device);
 
   // Every check that does not need a device, then the device limits. Throws the typed error
   // naming the stage and the problem.

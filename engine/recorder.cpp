@@ -197,6 +197,10 @@ std::string Plan::describe(const Program& program) const {
         << " instance=" << program.instances()[s.instance.index].name;
     if (s.indirect)
       out << " dispatch=indirect(" << program.slots()[s.indirect->index].name << ")";
+    else if (s.streaming_units && s.shape.empty())
+      out << " dispatch=streaming(" << s.streaming_units << " units, shaped per device)";
+    else if (s.streaming_units)
+      out << " dispatch=streaming(" << s.streaming_units << " units, shape " << s.shape.describe() << ", " << s.groups[0] << " groups)";
     else
       out << " dispatch=" << s.groups[0] << "x" << s.groups[1] << "x" << s.groups[2];
     out << "\n";

@@ -12,6 +12,7 @@
 #include "far_memory.h"
 #include "input_file.h"
 #include "kernel.h"
+#include "kernel_shape.h"
 #include "npy.h"
 #include "pipeline_cache.h"
 #include "ports.h"

@@ -1,14 +1,13 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// Fills `count` Globals words from `dst` on with `value`.
+// Fills `count` Globals words from `dst` on with `value`, shaped by the engine per device.
 #include "weft_engine_args.h"
 #define WEFT_ARGS WEFT_FILL_ARGS
 #include "weft.glsl"
 
-layout(local_size_x = 256) in;
+WEFT_STREAMING_KERNEL;
 
 void main() {
-  const uint first = pc.args.dst, count = pc.args.count, value = pc.args.value;
-  const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-  for (uint i = gl_GlobalInvocationID.x; i < count; i += stride) globals_u[first + i] = value;
+  const uint first = pc.args.dst, value = pc.args.value;
+  WEFT_FOR_EACH_UNIT(i, pc.args.count) globals_u[first + i] = value;
 }

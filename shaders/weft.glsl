@@ -59,6 +59,21 @@ layout(push_constant, std430) uniform WeftPushBlock {
 #endif
 } pc;
 
+// ---- streaming kernels: their shape is the engine's (engine/kernel_shape.h) ----------------
+// A kernel that walks `count` independent units writes WEFT_STREAMING_KERNEL; in place of its own
+// local_size layout and loops with WEFT_FOR_EACH_UNIT(i, count) { ... }. The engine sets the
+// workgroup size and the units per invocation for the device (specialization constants 0 and 1)
+// and dispatches enough groups; the loop strides over the grid when there are fewer. Within a
+// step, neighbouring invocations take neighbouring units (coalesced where the device has that).
+#define WEFT_STREAMING_KERNEL                                     \
+  layout(local_size_x = 64, local_size_x_id = 0) in;             \
+  layout(constant_id = 1) const uint weft_units_per_invocation = 1u
+#define WEFT_FOR_EACH_UNIT(i, count)                                                                        \
+  for (uint weft_step_ = gl_WorkGroupID.x * gl_WorkGroupSize.x * weft_units_per_invocation + gl_LocalInvocationID.x; \
+       weft_step_ < (count); weft_step_ += gl_NumWorkGroups.x * gl_WorkGroupSize.x * weft_units_per_invocation)     \
+    for (uint i = weft_step_, weft_unit_ = 0u; weft_unit_ < weft_units_per_invocation && i < (count);                \
+         ++weft_unit_, i += gl_WorkGroupSize.x)
+
 // ---- loops a driver may stop early ----------------------------------------------------------
 // Some drivers stop a kernel's loops after a fixed number of iterations per invocation and go on
 // after the loop (llvmpipe: 65535, all the invocation's loops together). A loop whose length

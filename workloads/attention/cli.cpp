@@ -286,7 +286,7 @@ double copy_bandwidth(Device& dev, uint64_t bytes, uint32_t runs) {
   s.kernel = engine_kernel("copy");
   s.instance = p.add_instance("copy", 1);
   const uint32_t count = uint32_t(bytes / 16);
-  s.groups = {std::min(grid_stride_groups(count, 256), 4096u), 1, 1};  // grid-stride copy, at most 4096 groups
+  s.streaming_units = count;
   s.args = CopyArgs{.src = p.segment(Binding::Globals, "src"), .dst = p.segment(Binding::Globals, "dst"), .count = count}.bind();
   p.add_stage(s);
   Executable exe(dev, std::move(p));

@@ -207,7 +207,7 @@ class Builder {
     s.name = "fill." + name;
     s.kernel = engine_kernel("fill");
     s.instance = q_.scans[0];
-    s.groups = {grid_stride_groups(count, 256), 1, 1};  // the engine's fill kernel grid-strides
+    s.streaming_units = count;
     s.args = FillArgs{.dst = {r, first}, .count = uint32_t(count), .value = value}.bind();
     p_.add_stage(s);
   }
