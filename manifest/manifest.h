@@ -102,6 +102,7 @@ struct ManifestStage {
   std::string instance;
   std::array<uint32_t, 3> groups{1, 1, 1};
   std::string indirect;  // slot name, or empty for a direct dispatch
+  uint64_t units = 0;    // a streaming kernel's units: the engine shapes and sizes its dispatch
   std::vector<ManifestArg> args;
   std::vector<ManifestRef> reads, writes;
   bool message = false;

@@ -231,6 +231,7 @@ Built build(const Manifest& m) {
       if (k.name == ms.kernel) s.kernel = k.kernel;
     s.instance = res.instances.at(ms.instance);
     s.groups = ms.groups;
+    s.streaming_units = ms.units;
     if (!ms.indirect.empty()) s.indirect = res.slots.at(ms.indirect);
     for (const auto& a : ms.args)
       if (s.kernel) s.args.push_back(at_key(m, a.key, [&] { return resolve_arg(m, res, *s.kernel, a); }));

@@ -192,7 +192,8 @@ void parse_stages(Manifest& m, const Table& root) {
       continue;
     }
     Table t(m.path, tt, path,
-            {"name", "kernel", "instance", "dispatch", "indirect", "args", "reads", "writes", "message", "honour_halt", "iteration"});
+            {"name", "kernel", "instance", "dispatch", "indirect", "units", "args", "reads", "writes", "message", "honour_halt",
+             "iteration"});
     s.kernel = t.str("kernel", true);
     bool known = false;
     for (const auto& k : m.kernels) known = known || k.name == s.kernel;
@@ -202,8 +203,11 @@ void parse_stages(Manifest& m, const Table& root) {
     known = false;
     for (const auto& in : m.instances) known = known || in.name == s.instance;
     if (!known) t.bad_key("instance", "unknown instance '" + s.instance + "' (declare it in [[instances]])");
-    if (t.has("dispatch") && t.has("indirect")) t.bad_key("indirect", "give either dispatch or indirect, not both");
-    if (t.has("dispatch")) {
+    if (int(t.has("dispatch")) + int(t.has("indirect")) + int(t.has("units")) > 1)
+      t.bad_key(t.has("units") ? "units" : "indirect", "give one of dispatch, indirect or units");
+    if (t.has("units")) {
+      s.units = uint64_t(t.integer("units", true, 0, 1, INT64_MAX));
+    } else if (t.has("dispatch")) {
       s.groups = t.groups("dispatch");
     } else if (t.has("indirect")) {
       s.indirect = t.str("indirect", true);
@@ -211,7 +215,7 @@ void parse_stages(Manifest& m, const Table& root) {
       for (const auto& sl : m.slots) known = known || sl.name == s.indirect;
       if (!known) t.bad_key("indirect", "unknown slot '" + s.indirect + "' (declare it in [[slots]])");
     } else {
-      t.missing("dispatch", "dispatch = groups, or indirect = \"slot\"");
+      t.missing("dispatch", "dispatch = groups, indirect = \"slot\", or units = N for a streaming kernel");
     }
     if (const toml::node* args = t.get("args")) {
       if (!args->is_table()) t.bad_key("args", std::string("expected a table of argument = value, got ") + type_name(*args));

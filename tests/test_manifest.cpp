@@ -365,7 +365,7 @@ TEST_CASE("manifest errors: sizes and types that do not match") {
   expect_manifest_error(fixture_with("dtype = \"f4\"\ncount = 8", "dtype = \"f4\"\ncount = 8\nshape = [2, 3]"), "globals[0].count",
                         "does not match shape [2, 3]");
   expect_manifest_error(fixture_with("name = \"b\"\nwidth = 8", "name = \"a\"\nwidth = 8"), "instances[1].name", "duplicate instance name 'a'");
-  expect_manifest_error(fixture_with("indirect = \"s\"", "indirect = \"s\"\ndispatch = 2"), "stages[1].indirect", "either dispatch or indirect");
+  expect_manifest_error(fixture_with("indirect = \"s\"", "indirect = \"s\"\ndispatch = 2"), "stages[1].indirect", "give one of dispatch, indirect or units");
   expect_manifest_error(fixture_with("file = \"b.npy\"", "file = \"../b.npy\""), "outputs[0].file", "relative path inside the output folder");
 }
 
@@ -557,4 +557,73 @@ TEST_CASE("manifest errors: far segment keys") {
   CHECK(error_for("record_bytes = 8\n[[globals]]", "record_bytes = 6\n[[globals]]").find("whole number of 32-bit words") != std::string::npos);
   CHECK(error_for("count = 1000\nfill", "count = 999\nfill").find("not a whole number of 8-byte records") != std::string::npos);
   CHECK(error_for("records = 500 }", "records = \"heap.src\" }").find("a far segment has no word offset") != std::string::npos);
+}
+
+// ---- streaming kernels -------------------------------------------------------------------------
+
+namespace {
+// A manifest tripling 100,003 Heap floats into Globals with a streaming kernel (units = N).
+std::string streaming_manifest(TempDir& dir) {
+  conformance::write_text(dir.path() + "/triple.comp",
+                          "#version 450\n#extension GL_GOOGLE_include_directive : require\n"
+                          "#define WEFT_ARGS(X) X(WEFT_IN(Heap), src) X(WEFT_OUT(Globals), dst) X(WEFT_U32, n)\n"
+                          "#include \"weft.glsl\"\nWEFT_STREAMING_KERNEL;\n"
+                          "void main() {\n  WEFT_FOR_EACH_UNIT(i, pc.args.n) globals_f[pc.args.dst + i] = 3.0 * heap_f[pc.args.src + i];\n}\n");
+  const std::string path = dir.path() + "/streaming.toml";
+  conformance::write_text(path, R"(name = "streaming"
+[[kernels]]
+name = "triple"
+file = "triple.comp"
+[[heap]]
+name = "src"
+count = 100003
+fill = 1.5
+[[globals]]
+name = "dst"
+count = 100003
+[[instances]]
+name = "a"
+width = 1
+[[stages]]
+kernel = "triple"
+instance = "a"
+units = 100003
+args = { src = "heap.src", dst = "globals.dst", n = 100003 }
+[[outputs]]
+source = "globals.dst"
+)");
+  return path;
+}
+}  // namespace
+
+TEST_CASE("manifest: a streaming kernel's stage gives units, and the engine shapes and sizes its dispatch") {
+  test::ValidationClean clean;
+  TempDir dir("manifest-streaming");
+  const Manifest m = load_manifest(streaming_manifest(dir));
+  CHECK(describe_dry_run(m).find("dispatch=streaming(100003 units, shaped per device)") != std::string::npos);
+  run_manifest(test::device(), m, dir.path() + "/out");
+  const NpyArray out = read_npy(dir.path() + "/out/globals_dst.npy");
+  REQUIRE(out.count() == 100003);
+  std::vector<float> v(100003);
+  std::memcpy(v.data(), out.data.data(), v.size() * 4);
+  CHECK(std::all_of(v.begin(), v.end(), [](float x) { return x == 4.5f; }));
+}
+
+TEST_CASE("manifest errors: a streaming kernel without units, and units for a plain kernel") {
+  TempDir dir("manifest-streaming");
+  const std::string text = read_text_file(streaming_manifest(dir));
+  auto error_for = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    t.replace(t.find(from), from.size(), to);
+    conformance::write_text(dir.path() + "/streaming.toml", t);
+    return test::error_message_of([&] { build_program(load_manifest(dir.path() + "/streaming.toml")); });
+  };
+  CHECK(error_for("units = 100003", "dispatch = 8").find("is a streaming kernel") != std::string::npos);
+  CHECK(error_for("units = 100003", "units = 0").find("stages[0].units") != std::string::npos);
+  CHECK(error_for("units = 100003", "units = 5\ndispatch = 2").find("give one of dispatch, indirect or units") != std::string::npos);
+  conformance::write_text(dir.path() + "/triple.comp",
+                          "#version 450\n#extension GL_GOOGLE_include_directive : require\n"
+                          "#define WEFT_ARGS(X) X(WEFT_IN(Heap), src) X(WEFT_OUT(Globals), dst) X(WEFT_U32, n)\n"
+                          "#include \"weft.glsl\"\nlayout(local_size_x = 64) in;\nvoid main() {}\n");
+  CHECK(error_for("units = 100003", "units = 100003").find("is not a streaming kernel") != std::string::npos);
 }
