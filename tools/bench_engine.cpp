@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <sstream>
 
 #include <weft/weft.h>
@@ -124,8 +125,9 @@ class RawVulkan {
 
   VkPipelineLayout layout() const { return layout_; }
 
-  // A compute pipeline from an embedded kernel's SPIR-V, owned by this object.
-  VkPipeline pipeline(const KernelRef& kernel) {
+  // A compute pipeline from an embedded kernel's SPIR-V, owned by this object; `shape` sets
+  // specialization constants 0 and 1 (a shaped kernel's workgroup size and units per invocation).
+  VkPipeline pipeline(const KernelRef& kernel, const KernelShape& shape = {}) {
     const auto& spirv = kernel->spirv(dev_.info().shader_clock);
     VkShaderModuleCreateInfo mi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     mi.codeSize = spirv.size() * 4;
@@ -133,7 +135,11 @@ class RawVulkan {
     VkShaderModule module;
     vk_check(vkCreateShaderModule(dev_.vk(), &mi, nullptr, &module), "raw shader module");
     VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-    ci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, nullptr, 0, VK_SHADER_STAGE_COMPUTE_BIT, module, "main", nullptr};
+    const uint32_t words[2] = {shape.workgroup_size, shape.units_per_invocation};
+    const VkSpecializationMapEntry entries[2] = {{kShapeWorkgroupSizeId, 0, 4}, {kShapeUnitsPerInvocationId, 4, 4}};
+    const VkSpecializationInfo specialization{2, entries, sizeof words, words};
+    ci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, nullptr, 0, VK_SHADER_STAGE_COMPUTE_BIT, module, "main",
+                shape.empty() ? nullptr : &specialization};
     ci.layout = layout_;
     VkPipeline out;
     vk_check(vkCreateComputePipelines(dev_.vk(), VK_NULL_HANDLE, 1, &ci, nullptr, &out), "raw pipeline");
@@ -311,67 +317,6 @@ void bench_submit(Device& dev, int submits) {
       .print();
 }
 
-void bench_copy(Device& dev, uint64_t bytes, int reps) {
-  bytes = bytes / 16 * 16;
-  Program p("copy");
-  p.globals().add("src", bytes);
-  p.globals().add("dst", bytes);
-  InstanceId i = p.add_instance("copy", 1);
-  const uint32_t count = uint32_t(bytes / 16);
-  StageSpec s;
-  s.name = "copy";
-  s.kernel = engine_kernel("copy");
-  s.instance = i;
-  s.groups = {std::min<uint32_t>((count + 255) / 256, 4096), 1, 1};
-  s.args = CopyArgs{.src = p.segment(Binding::Globals, "src"), .dst = p.segment(Binding::Globals, "dst"), .count = count}.bind();
-  p.add_stage(s);
-  RecordOptions o;
-  o.stage_timestamps = false;
-  Executable exe(dev, std::move(p), o);
-  std::vector<uint32_t> pattern(count * 4);
-  for (size_t k = 0; k < pattern.size(); ++k) pattern[k] = uint32_t(k * 2654435761u);
-  exe.write_segment(Binding::Globals, "src", pattern.data(), bytes);
-  RunTimes kernel = time_runs(exe, reps);
-  std::vector<uint32_t> back(pattern.size());
-  exe.read_segment(Binding::Globals, "dst", back.data(), bytes);
-  const bool correct = back == pattern;
-
-  // Peer: vkCmdCopyBuffer between two buffers of the same size, timed the same way.
-  Buffer a(dev, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryUse::DeviceLocal, "copy.a");
-  Buffer b(dev, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryUse::DeviceLocal, "copy.b");
-  VkQueryPool q;
-  VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
-  qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
-  qi.queryCount = 2;
-  vk_check(vkCreateQueryPool(dev.vk(), &qi, nullptr, &q), "copy query pool");
-  std::vector<double> copy_ns;
-  for (int r = 0; r <= reps; ++r) {
-    dev.run_once([&](VkCommandBuffer cmd) {
-      vkCmdResetQueryPool(cmd, q, 0, 2);
-      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, q, 0);
-      VkBufferCopy c{0, 0, bytes};
-      vkCmdCopyBuffer(cmd, a.vk(), b.vk(), 1, &c);
-      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, q, 1);
-    });
-    uint64_t ts[2];
-    vk_check(vkGetQueryPoolResults(dev.vk(), q, 0, 2, sizeof ts, ts, 8, VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
-             "copy timestamps");
-    if (r) copy_ns.push_back(double(ts[1] - ts[0]) * dev.info().timestamp_period_ns);  // r = 0 is the warm-up
-  }
-  vkDestroyQueryPool(dev.vk(), q, nullptr);
-  const double copy = median(copy_ns);
-  // Bandwidth counts bytes read plus bytes written.
-  Line("engine.copy_bandwidth", dev)
-      .num("bytes", double(bytes))
-      .num("kernel_gpu_ns", kernel.gpu_ns)
-      .num("kernel_gb_per_s", 2.0 * bytes / kernel.gpu_ns)
-      .num("vkCmdCopyBuffer_gpu_ns", copy)
-      .num("vkCmdCopyBuffer_gb_per_s", 2.0 * bytes / copy)
-      .num("ratio_kernel_vs_copy_buffer", copy / kernel.gpu_ns)
-      .boolean("correct", correct)
-      .print();
-}
-
 // The driver's own figures for the two ways of reaching memory, without Weft: a minimal
 // raw-Vulkan copy kernel through a descriptor and the same kernel through device addresses
 // pushed as constants (raw_copy_ssbo.comp, raw_copy_address.comp). Their ratio bounds what the
@@ -391,6 +336,25 @@ class RawCopy {
   Buffer& src() { return *src_; }
   Buffer& dst() { return *dst_; }
 
+  // GPU ns of one copy by the shaped descriptor kernel (raw_copy_shaped.comp) at `shape`.
+  double run_shaped(const KernelShape& shape) {
+    auto [it, added] = shaped_pipelines_.try_emplace(shape.describe(), VK_NULL_HANDLE);
+    if (added) it->second = raw_.pipeline(weft_test_kernels.get("raw_copy_shaped"), shape);
+    const Push push{0, 0, uint32_t(bytes_ / 16)};
+    return raw_.timed(it->second, [&](VkCommandBuffer cmd) {
+      vkCmdPushConstants(cmd, raw_.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
+      vkCmdDispatch(cmd, streaming_groups(push.count, shape)[0], 1, 1);
+    });
+  }
+
+  // GPU ns of vkCmdCopyBuffer from src to dst: the driver's own copy.
+  double run_copy_buffer() {
+    return raw_.timed(descriptor_pipeline_, [&](VkCommandBuffer cmd) {
+      const VkBufferCopy region{0, 0, bytes_};
+      vkCmdCopyBuffer(cmd, src_->vk(), dst_->vk(), 1, &region);
+    });
+  }
+
   // GPU ns of one copy of all the bytes, through device addresses or the descriptors.
   double run(bool through_addresses, uint32_t groups) {
     const Push push{src_->device_address(), dst_->device_address(), uint32_t(bytes_ / 16)};
@@ -409,6 +373,7 @@ class RawCopy {
   std::unique_ptr<Buffer> src_, dst_;
   RawVulkan raw_;
   VkPipeline descriptor_pipeline_, address_pipeline_;
+  std::map<std::string, VkPipeline> shaped_pipelines_;
 };
 
 // Median GPU ns of the raw copy each way, alternating; both must copy the pattern exactly.
@@ -438,6 +403,121 @@ RawCopyTimes time_raw_copies(Device& dev, const std::vector<uint32_t>& pattern, 
   return {median(by_descriptor), median(by_address), correct};
 }
 
+// The shapes the copy is timed at: the device's streaming shape first, then a sweep of the
+// workgroup sizes and units per invocation the device allows.
+std::vector<KernelShape> copy_shapes(const DeviceInfo& info) {
+  std::vector<KernelShape> shapes{streaming_shape(info)};
+  const uint32_t widest = std::min(info.max_workgroup_invocations, info.max_workgroup_size[0]);
+  for (uint32_t size : {64u, 256u, 1024u})
+    for (uint32_t units : {1u, 4u, 16u, 64u})
+      if (size <= widest && KernelShape{size, units} != shapes[0]) shapes.push_back({size, units});
+  return shapes;
+}
+
+// The engine's copy kernel over `bytes` of Globals at one shape, `pattern` in its source.
+std::unique_ptr<Executable> copy_executable(Device& dev, const std::vector<uint32_t>& pattern, const KernelShape& shape) {
+  const uint64_t bytes = pattern.size() * 4;
+  Program p("copy");
+  p.globals().add("src", bytes);
+  p.globals().add("dst", bytes);
+  StageSpec s;
+  s.name = "copy";
+  s.kernel = engine_kernel("copy");
+  s.instance = p.add_instance("copy", 1);
+  s.streaming_units = bytes / 16;
+  s.shape = shape;
+  s.args = CopyArgs{.src = p.segment(Binding::Globals, "src"), .dst = p.segment(Binding::Globals, "dst"), .count = uint32_t(bytes / 16)}.bind();
+  p.add_stage(s);
+  RecordOptions o;
+  o.stage_timestamps = false;
+  auto exe = std::make_unique<Executable>(dev, std::move(p), o);
+  exe->write_segment(Binding::Globals, "src", pattern.data(), bytes);
+  return exe;
+}
+
+struct ShapeTimes {
+  KernelShape shape;
+  std::vector<double> weft_ns, raw_ns;
+};
+
+// Whether `dst` of the executable, or the raw copy's dst, holds the pattern.
+bool copied(Executable& exe, const std::vector<uint32_t>& pattern) {
+  std::vector<uint32_t> back(pattern.size());
+  exe.read_segment(Binding::Globals, "dst", back.data(), pattern.size() * 4);
+  return back == pattern;
+}
+bool copied(RawCopy& raw, const std::vector<uint32_t>& pattern) {
+  std::vector<uint32_t> back(pattern.size());
+  raw.dst().read(0, back.data(), pattern.size() * 4);
+  return back == pattern;
+}
+
+// The engine's streaming copy at the device's shape and over a sweep of shapes, the minimal
+// raw-Vulkan kernel at the same shapes (the driver's ceiling for a compute copy) and
+// vkCmdCopyBuffer, one repetition of each per round so load hits all alike. One line per shape,
+// then the summary: where the best raw kernel is far below vkCmdCopyBuffer, the limit is the
+// driver's, not Weft's.
+void bench_copy(Device& dev, uint64_t bytes, int reps) {
+  bytes = bytes / 16 * 16;
+  std::vector<uint32_t> pattern(bytes / 4);
+  for (size_t k = 0; k < pattern.size(); ++k) pattern[k] = uint32_t(k * 2654435761u);
+  std::vector<ShapeTimes> shapes;
+  std::vector<std::unique_ptr<Executable>> exes;
+  for (const KernelShape& shape : copy_shapes(dev.info())) {
+    shapes.push_back({shape});
+    exes.push_back(copy_executable(dev, pattern, shape));
+  }
+  RawCopy raw(dev, bytes);
+  raw.src().write(0, pattern.data(), bytes);
+  bool correct = true;
+  std::vector<double> copy_buffer_ns;
+  for (int r = -1; r < reps; ++r) {  // r = -1: warm-up, checked, not timed
+    for (size_t k = 0; k < shapes.size(); ++k) {
+      exes[k]->run();
+      if (r >= 0) shapes[k].weft_ns.push_back(exes[k]->timings().total_ns);
+      if (r < 0) raw.dst().fill(0, bytes, 0);
+      const double raw_ns = raw.run_shaped(shapes[k].shape);
+      if (r >= 0) shapes[k].raw_ns.push_back(raw_ns);
+      if (r < 0) correct = correct && copied(*exes[k], pattern) && copied(raw, pattern);
+    }
+    const double ns = raw.run_copy_buffer();
+    if (r >= 0) copy_buffer_ns.push_back(ns);
+  }
+  const double copy_ns = median(copy_buffer_ns);
+  const auto gbps = [&](double ns) { return 2.0 * bytes / ns; };  // bytes read plus bytes written
+  const ShapeTimes* best_weft = &shapes[0];
+  const ShapeTimes* best_raw = &shapes[0];
+  for (const ShapeTimes& t : shapes) {
+    Line("engine.copy_shape", dev)
+        .num("bytes", double(bytes))
+        .str("shape", t.shape.describe())
+        .num("kernel_gb_per_s", gbps(median(t.weft_ns)))
+        .num("raw_kernel_gb_per_s", gbps(median(t.raw_ns)))
+        .num("ratio_kernel_vs_copy_buffer", copy_ns / median(t.weft_ns))
+        .print();
+    if (median(t.weft_ns) < median(best_weft->weft_ns)) best_weft = &t;
+    if (median(t.raw_ns) < median(best_raw->raw_ns)) best_raw = &t;
+  }
+  const double kernel_ns = median(shapes[0].weft_ns), best_ns = median(best_weft->weft_ns), raw_ns = median(best_raw->raw_ns);
+  Line("engine.copy_bandwidth", dev)
+      .num("bytes", double(bytes))
+      .str("device_shape", shapes[0].shape.describe())
+      .num("kernel_gpu_ns", kernel_ns)
+      .num("kernel_gb_per_s", gbps(kernel_ns))
+      .str("best_kernel_shape", best_weft->shape.describe())
+      .num("best_kernel_gb_per_s", gbps(best_ns))
+      .str("raw_best_shape", best_raw->shape.describe())
+      .num("raw_best_gb_per_s", gbps(raw_ns))
+      .num("vkCmdCopyBuffer_gpu_ns", copy_ns)
+      .num("vkCmdCopyBuffer_gb_per_s", gbps(copy_ns))
+      .num("ratio_kernel_vs_copy_buffer", copy_ns / kernel_ns)
+      .num("ratio_best_kernel_vs_copy_buffer", copy_ns / best_ns)
+      .num("ratio_raw_best_vs_copy_buffer", copy_ns / raw_ns)
+      .num("ratio_kernel_vs_raw_best", raw_ns / kernel_ns)
+      .boolean("correct", correct)
+      .print();
+}
+
 // The same streaming copy through far segments split over several allocations, against the
 // in-window copy of the same bytes in the same run (the far path's overhead: table lookups and
 // device addresses instead of a descriptor), and the driver's own ratio for the two kinds of
@@ -464,6 +544,8 @@ void bench_far_copy(Device& dev, uint64_t bytes, int reps) {
       p.globals().add("src", bytes);
       p.globals().add("dst", bytes);
       s.kernel = engine_kernel("copy");
+      s.streaming_units = count;
+      s.shape = {256, 1};  // far_copy's own: 256 invocations, one unit each per grid step
       s.args = CopyArgs{.src = p.segment(Binding::Globals, "src"), .dst = p.segment(Binding::Globals, "dst"), .count = count}.bind();
     }
     p.add_stage(s);
