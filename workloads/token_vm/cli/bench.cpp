@@ -1,11 +1,12 @@
 // weft bench token-vm (= weft token-vm bench): JSON lines, GPU-timestamp cost per step at
-// B = 64, 256, 1024, 4096 streams, one step per submission and N steps per submission
+// B = 64, 1024, 4096, 16384 streams (--batches), one step per submission and N steps per submission
 // (scripted tokens from a device buffer, and the device sampler over fixed logits [B][V] with
-// either sampler kernel), against the CPU reference stepping the same workflow with the same
+// either sampler kernel, the per-stream one fused into the step and as a stage of its own), against the CPU reference stepping the same workflow with the same
 // tokens (or its CPU sampler over the same logits) in the same run.
 #include <algorithm>
 #include <chrono>
 #include <random>
+#include <sstream>
 #include <string>
 
 #include <weft/weft.h>
@@ -28,10 +29,24 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
+// "64,1024": batch sizes of 1 to 2^20 streams.
+std::vector<uint32_t> batch_sizes(const std::string& list) {
+  std::vector<uint32_t> out;
+  std::stringstream in(list);
+  for (std::string item; std::getline(in, item, ',');) {
+    if (item.empty() || item.size() > 7 || item.find_first_not_of("0123456789") != std::string::npos ||
+        std::stoul(item) == 0 || std::stoul(item) > (1u << 20))
+      fail(ErrorCode::BadInput, "--batches expects batch sizes of 1 to 1048576 separated by commas, got '" + list + "'");
+    out.push_back(uint32_t(std::stoul(item)));
+  }
+  if (out.empty()) fail(ErrorCode::BadInput, "--batches is empty");
+  return out;
+}
+
 }  // namespace
 
 int bench(int argc, char** argv) {
-  const cli::Args a = cli::parse(argc, argv, 2, {"device", "steps", "reps", "vocab"}, {});
+  const cli::Args a = cli::parse(argc, argv, 2, {"device", "steps", "reps", "vocab", "batches"}, {});
   weft::DeviceOptions o;
   o.select = a.get("device");
   auto dev = weft::Device::open(o);
@@ -43,7 +58,7 @@ int bench(int argc, char** argv) {
   const uint32_t V = std::max<uint32_t>(2, u32(a, "vocab", 256));
   if (V > kMaxSamplerVocab) fail(ErrorCode::BadInput, "--vocab is over " + std::to_string(kMaxSamplerVocab));
   const SamplerConfig sampler{TVM_SAMPLE_QUANTIZED, 1u, 2.0f};
-  for (uint32_t B : {64u, 256u, 1024u, 4096u}) {
+  for (uint32_t B : batch_sizes(a.get("batches", "64,1024,4096,16384"))) {
     VmConfig c;
     c.batch = B;
     c.feed_capacity = 16;
@@ -72,12 +87,14 @@ int bench(int argc, char** argv) {
       uint32_t per_submit;
       bool sampler;
       SamplerKernel kernel;
+      bool fused = true;
     };
     for (const Variant& v : {Variant{"single_step", 1, false, SamplerKernel::Auto},
                              Variant{"n_steps_scripted", steps, false, SamplerKernel::Auto},
                              Variant{"n_steps_sampler_per_stream", steps, true, SamplerKernel::PerStream},
+                             Variant{"n_steps_sampler_per_stream_unfused", steps, true, SamplerKernel::PerStream, false},
                              Variant{"n_steps_sampler_per_row", steps, true, SamplerKernel::PerRow}}) {
-      DeviceVm vm(*dev, rw.workflow, c, DeviceVmOptions{v.per_submit, v.sampler ? V : 0, v.kernel});
+      DeviceVm vm(*dev, rw.workflow, c, DeviceVmOptions{v.per_submit, v.sampler ? V : 0, v.kernel, v.fused});
       std::vector<uint32_t> trace;
       vm.run(std::span<const Token>(tokens).first(size_t(v.per_submit) * B), v.per_submit, trace);  // uploads the tokens
       if (v.sampler) {

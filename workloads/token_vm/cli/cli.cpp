@@ -18,7 +18,7 @@ const char* const kUsage =
     "                        [--steps-per-submit N] [--feed TEXT] [--backend device|cpu] [--check-reference]\n"
     "                        [--device SEL]\n"
     "       weft token-vm fuzz-diff [--runs N] [--batch B] [--steps N] [--seed S] [--device SEL]\n"
-    "       weft token-vm bench [--device SEL] [--steps N] [--reps R] [--vocab V]   (also: weft bench token-vm)\n"
+    "       weft token-vm bench [--device SEL] [--steps N] [--reps R] [--vocab V] [--batches B,B,...]   (also: weft bench token-vm)\n"
     "  compile: without --program every declared sequence runs once, in order. --resource supplies\n"
     "    the standard and argument placeholders. Without --tokenizer the byte-level tokenizer is used.\n"
     "    --out saves the compiled workflow as JSON (what run also accepts).\n"
@@ -39,7 +39,7 @@ const char* const kUsage =
     "    token and byte matching, 1/4/16 steps per submission, every 4th run with tokens drawn by the\n"
     "    samplers (both device kernels in turn): device vs the CPU reference,\n"
     "    bit-exact per step and final state; exits 1 on the first difference.\n"
-    "  bench: JSON lines, per-step cost at B = 64, 256, 1024, 4096 vs the CPU reference; the sampler\n"
+    "  bench: JSON lines, per-step cost at B = 64, 1024, 4096, 16384 (--batches) vs the CPU reference; the sampler\n"
     "    rows use V logits per stream (default 256), with each sampler kernel.\n";
 
 }  // namespace weft::token_vm::cli_commands

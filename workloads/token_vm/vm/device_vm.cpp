@@ -158,18 +158,31 @@ DeviceVm::DeviceVm(Device& device, const Workflow& workflow, const VmConfig& con
                                     std::to_string(y) + " sampler grid, over the device's workgroup count limits");
     shapes.push_back({sample_x_, y, 1});
   }
+  // The per-stream sampler runs inside the step (vm_step_sampled) in the sampler's slot; the
+  // plain step's slot then dispatches nothing. The row sampler needs its own workgroups per
+  // stream, so it stays a stage before the plain step (as the per-stream one does unfused).
+  fused_sampler_ = V && !rows && options_.fuse_sampler;
   loop_ = add_loop(p, "step", N, shapes, [&](Program& prog, const LoopIteration& it) {
     const uint32_t i = it.index;
     const Range sampled_i{Binding::Globals, sampled.offset + uint64_t(i) * B * 4, uint64_t(B) * 4};
+    const Range trace_i{Binding::Globals, trace.offset + uint64_t(i) * B * TVM_TRACE_WORDS * 4, uint64_t(B) * TVM_TRACE_WORDS * 4};
+    const std::vector<Range> sampler_inputs = {prog.segment(Binding::Globals, "logits"), prog.segment(Binding::Globals, "sampler")};
     if (V) {
       StageSpec s;
-      s.name = "sample";
-      s.kernel = weft_token_vm_kernels.get(rows ? "sample_rows" : "sample");
       s.instance = inst;
-      s.args = SampleArgs{.vm = vm, .step = i}.bind();
-      // Through the VM header: the logits and sampler parameters in, this step's sampled row out.
-      s.reads = {prog.segment(Binding::Globals, "logits"), prog.segment(Binding::Globals, "sampler")};
-      s.writes = {sampled_i};
+      s.reads = sampler_inputs;  // through the VM header, like everything below
+      if (fused_sampler_) {
+        s.name = "vm_step_sampled";
+        s.kernel = weft_token_vm_kernels.get("vm_step_sampled");
+        s.args = StepArgs{.vm = vm, .step = i}.bind();
+        s.reads.push_back(state);
+        s.writes = {state, sampled_i, trace_i};
+      } else {
+        s.name = "sample";
+        s.kernel = weft_token_vm_kernels.get(rows ? "sample_rows" : "sample");
+        s.args = SampleArgs{.vm = vm, .step = i}.bind();
+        s.writes = {sampled_i};
+      }
       it.add_stage(prog, s, kSampleShape);
     }
     StageSpec s;
@@ -177,9 +190,8 @@ DeviceVm::DeviceVm(Device& device, const Workflow& workflow, const VmConfig& con
     s.kernel = weft_token_vm_kernels.get("vm_step");
     s.instance = inst;
     s.args = StepArgs{.vm = vm, .step = i}.bind();
-    // Through the VM header: the state, this step's sampled row and trace row.
     s.reads = {state, sampled_i};
-    s.writes = {state, Range{Binding::Globals, trace.offset + uint64_t(i) * B * TVM_TRACE_WORDS * 4, uint64_t(B) * TVM_TRACE_WORDS * 4}};
+    s.writes = {state, trace_i};
     it.add_stage(prog, s, kStepShape);
   });
   const std::vector<uint32_t> image = heap_image(w_, config_, header, p, V);
@@ -198,7 +210,12 @@ void DeviceVm::gate(uint32_t steps, bool sampler) {
   const uint32_t shapes = loop_.shapes;
   for (uint32_t i = 0; i < options_.steps_per_submit; ++i)
     for (uint32_t k = 0; k < shapes; ++k) {
-      const uint32_t x = (i < steps && (k == kStepShape || sampler)) ? (k == kStepShape ? groups_ : sample_x_) : 0;
+      // The plain step runs unless the fused one (in the sampler's slot) does its work.
+      const bool plain_step = !(sampler && fused_sampler_);
+      const uint32_t x = i >= steps              ? 0
+                         : k == kStepShape       ? (plain_step ? groups_ : 0)
+                         : sampler               ? sample_x_
+                                                 : 0;
       uint32_t& cur = slot_x_[size_t(i) * shapes + k];
       if (cur != x) {
         exe_->set_control_word(exe_->program().slot_word(loop_.slot(i, k)), x);

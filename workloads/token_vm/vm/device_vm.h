@@ -24,6 +24,9 @@ struct DeviceVmOptions {
   uint32_t steps_per_submit = 1;
   uint32_t sampler_vocab = 0;  // V of the logits rows; 0: no sampler stages
   SamplerKernel sampler_kernel = SamplerKernel::Auto;
+  // The per-stream sampler inside the step kernel (vm_step_sampled), or as a stage of its own
+  // before it (the bench compares the two).
+  bool fuse_sampler = true;
 };
 
 // Append-style entry points for compositions: the VM's tables, state, sampled rows and trace
@@ -80,6 +83,7 @@ class DeviceVm final : public Backend {
   std::vector<uint32_t> slot_x_;  // the current x of every step slot (avoids rewriting Control)
   uint32_t groups_ = 1;    // step workgroups (64 streams each)
   uint32_t sample_x_ = 0;  // sampler workgroups in x (one per stream, 2D beyond the x limit)
+  bool fused_sampler_ = false;  // the per-stream sampler runs inside the step (vm_step_sampled)
 };
 
 }  // namespace weft::token_vm

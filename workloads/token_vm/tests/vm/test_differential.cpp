@@ -92,7 +92,7 @@ Workflow sampling_only() {
   return w;
 }
 
-TEST_CASE("token_vm differential: both sampler kernels on edge rows (ties, NaN, infinities, V not a multiple of 64)") {
+TEST_CASE("token_vm differential: both sampler kernels, the per-stream one fused into the step and not, on edge rows (ties, NaN, infinities, V not a multiple of 64)") {
   weft::test::ValidationClean clean;
   const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
   for (uint32_t V : {1u, 7u, 64u, 65u, 300u, 4099u}) {
@@ -119,9 +119,11 @@ TEST_CASE("token_vm differential: both sampler kernels on edge rows (ties, NaN, 
       }
     }
     for (uint32_t mode : {uint32_t(TVM_SAMPLE_ARGMAX), uint32_t(TVM_SAMPLE_QUANTIZED)})
-    for (SamplerKernel kernel : {SamplerKernel::PerStream, SamplerKernel::PerRow}) {
+    for (const DeviceVmOptions options : {DeviceVmOptions{4, V, SamplerKernel::PerStream},  // fused into the step
+                                          DeviceVmOptions{4, V, SamplerKernel::PerStream, false},
+                                          DeviceVmOptions{4, V, SamplerKernel::PerRow}}) {
       Machine ref(w, tok, std::make_unique<Reference>(w, c));
-      Machine dev(w, tok, std::make_unique<DeviceVm>(weft::test::device(), w, c, DeviceVmOptions{4, V, kernel}));
+      Machine dev(w, tok, std::make_unique<DeviceVm>(weft::test::device(), w, c, options));
       const SamplerConfig sampler{mode, 99u + V, 23.0831f};
       for (int round = 0; round < 2; ++round) {
         ref.run_sampler(logits, V, sampler, 4);
@@ -129,7 +131,8 @@ TEST_CASE("token_vm differential: both sampler kernels on edge rows (ties, NaN, 
       }
       CAPTURE(V);
       CAPTURE(mode);
-      CAPTURE(uint32_t(kernel));
+      CAPTURE(uint32_t(options.sampler_kernel));
+      CAPTURE(options.fuse_sampler);
       check_same(ref, dev);
     }
   }

@@ -1,66 +1,20 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// The sampler: one invocation per stream turns its row of logits [B][V] into the sampled
-// token of one step, as vm/sampler.cpp does on the CPU (argmax, or quantized sampling whose
-// arithmetic after the float subtract/multiply/floor is integer, so it is the same bits).
-// Arguments: TOKEN_VM_SAMPLE_ARGS (token_vm_args.h): the VM's Heap segment (its header gives the
-// logits, the sampled rows and the sampler parameters) and the step slot. Mode, seed, scale and
-// the first step index come from the sampler parameters in Globals (token_vm_layout.h, TVM_P_*).
+// The per-stream sampler as a stage of its own (DeviceVmOptions::fuse_sampler = false): one
+// invocation per stream writes its sampled token for step `step` (sample.glsl). The step kernel
+// usually does this itself (vm_step_sampled.comp).
 #include "token_vm_args.h"
 #define WEFT_ARGS TOKEN_VM_SAMPLE_ARGS
 #include "weft.glsl"
 #include "token_vm_layout.h"
+#include "sample.glsl"
 
 layout(local_size_x = 64) in;
-
-const uint kQuantTable[16] = uint[16](32768u, 31379u, 30048u, 28774u, 27554u, 26386u, 25268u, 24196u,
-                                      23170u, 22188u, 21247u, 20347u, 19484u, 18658u, 17867u, 17109u);
-
-uint mix32(uint x) {
-  x ^= x >> 16;
-  x *= 0x7FEB352Du;
-  x ^= x >> 15;
-  x *= 0x846CA68Bu;
-  x ^= x >> 16;
-  return x;
-}
-
-uint quant_weight(float x, float m, float scale) {
-  precise float d = (x - m) * scale;
-  if (!(d > -256.0)) return 0u;
-  const uint k = uint(-floor(d));
-  return kQuantTable[k & 15u] >> (k >> 4);
-}
 
 void main() {
   const uint H = pc.args.vm;
   const uint B = heap_u[H + TVM_H_BATCH];
   const uint b = gl_GlobalInvocationID.x;
   if (b >= B) return;
-  const uint V = heap_u[H + TVM_H_VOCAB_LOGITS];
-  const uint row = heap_u[H + TVM_H_LOGITS] + b * V;
-  uint best = 0u;
-  for (uint i = 1u; i < V; ++i)
-    if (globals_f[row + i] > globals_f[row + best]) best = i;
-  uint token = best;
-  const uint P = heap_u[H + TVM_H_SAMPLER];
-  if (globals_u[P + TVM_P_MODE] == TVM_SAMPLE_QUANTIZED) {
-    const float m = globals_f[row + best];
-    const float scale = uintBitsToFloat(globals_u[P + TVM_P_SCALE]);
-    uint total = 0u;
-    for (uint i = 0u; i < V; ++i) total += quant_weight(globals_f[row + i], m, scale);
-    if (total != 0u) {
-      const uint step = globals_u[P + TVM_P_FIRST_STEP] + pc.args.step;
-      const uint r = mix32(mix32(mix32(globals_u[P + TVM_P_SEED]) ^ (step * 0x9E3779B9u)) ^ (b * 0x85EBCA6Bu)) % total;
-      uint sum = 0u;
-      for (uint i = 0u; i < V; ++i) {
-        sum += quant_weight(globals_f[row + i], m, scale);
-        if (sum > r) {
-          token = i;
-          break;
-        }
-      }
-    }
-  }
-  globals_u[heap_u[H + TVM_H_SAMPLED] + pc.args.step * B + b] = token;
+  globals_u[heap_u[H + TVM_H_SAMPLED] + pc.args.step * B + b] = tvm_sample_token(H, B, b, pc.args.step);
 }

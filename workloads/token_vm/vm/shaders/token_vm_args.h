@@ -8,11 +8,12 @@
 #include "weft_args.h"
 
 /* vm_step: one VM step of every stream (one invocation per stream): token choice, matching,
- * transition, tags, capture and feed, as the CPU reference does. */
+ * transition, tags, capture and feed, as the CPU reference does. vm_step_sampled: the same with
+ * the per-stream sampler fused in (each invocation samples its stream's token first). */
 #define TOKEN_VM_STEP_ARGS(X) X(WEFT_IN(Heap), vm) X(WEFT_U32, step)
 /* sample / sample_rows: the sampled token of every stream for step `step`, from its row of
- * logits (argmax or quantized sampling, as vm/sampler.cpp); one invocation (sample) or one
- * workgroup (sample_rows) per stream. */
+ * logits (argmax or quantized sampling, as vm/sampler.cpp); one invocation (sample, when not
+ * fused into the step) or one workgroup (sample_rows) per stream. */
 #define TOKEN_VM_SAMPLE_ARGS(X) X(WEFT_IN(Heap), vm) X(WEFT_U32, step)
 
 #ifdef __cplusplus
