@@ -49,6 +49,8 @@ class Line {
 };
 
 int bench_engine(Device& dev, const cli::Args& args);
+// weft bench all: argv as main() got it.
+int bench_all(int argc, char** argv);
 
 }  // namespace bench
 }  // namespace weft

@@ -33,6 +33,8 @@ const char* kEngineUsage =
     "                                          benchmarks as JSON lines (WORKLOAD: a command below with bench)\n"
     "  bench tokenizer --tokenizer TOKENIZER.json [--text CORPUS] [--reps N]\n"
     "                                          encoding speed against Hugging Face's tokenizers (npm)\n"
+    "  bench all [--out DIR] [--device SEL] [--only A,B] [--skip A,B] [--tokenizer FILE] [--limit-s S] [--list]\n"
+    "                                          every bench above, JSON lines + report.md + plots in DIR\n"
     "  run MANIFEST.toml [--device SEL] [--out DIR] [--runs N] [--dry-run]\n"
     "                                          run a workload manifest (no C++ needed)\n"
     "  tokenize TOKENIZER.json [--text TEXT | --file FILE | --decode \"ID ...\"] [--special] [--json]\n"
@@ -53,10 +55,11 @@ int cmd_bench(int argc, char** argv) {
       return c->dispatch(int(forwarded.size()), forwarded.data());
     }
   if (argc > 2 && std::string(argv[2]) == "tokenizer") return cmd_bench_tokenizer(argc, argv);
+  if (argc > 2 && std::string(argv[2]) == "all") return bench::bench_all(argc, argv);
   cli::Args args = cli::parse(argc, argv, 2, {"device", "stages", "reps", "copy-mib", "submits"}, {});
   const std::string which = args.positional.empty() ? "engine" : args.positional[0];
   if (which == "engine") return bench::bench_engine(*cli::open_device(args), args);
-  std::string known = "engine, tokenizer";
+  std::string known = "all, engine, tokenizer";
   for (const cli::Command& c : registry::commands())
     if (c.has_bench()) known += ", " + c.name;
   fail(ErrorCode::BadInput, "unknown benchmark '" + which + "' (known: " + known + ")");

@@ -11,7 +11,7 @@ packages=(
   libtomlplusplus-dev nlohmann-json3-dev libcli11-dev python3 python3-numpy
   python3-dev pybind11-dev python3-pytest libfftw3-dev libvkfft-dev libsqlite3-dev sqlite3 python3-regex
   libpcre2-dev libicu-dev liblzma-dev
-  python3-pip python3-setuptools python3-wheel python3-venv mypy
+  python3-pip python3-setuptools python3-wheel python3-venv mypy python3-matplotlib
 )
 missing=()
 for p in "${packages[@]}"; do
