@@ -35,6 +35,8 @@ class NodeGrid {
   std::vector<double> cell_pos_;      // (N,3) positions in cell_nodes_ order
   double inverse_cell_ = 1;
   int cell_index(double v, int axis) const;
+  template <class Visit>
+  void visit_cells(const double* q, double radius, Visit&& visit) const;
 };
 
 }  // namespace weft::hypothesis_update
