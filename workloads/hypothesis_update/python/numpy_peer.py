@@ -22,7 +22,7 @@ expressions in the same order:
   7. untested hypotheses get max(min(new), 0); channels add up; E = past * E + present * total,
      and the prediction error of the previous best hypothesis.
 
-Usage: numpy_peer.py CASE_DIR. CASE_DIR holds config.json (parameters, shapes), graph{g}_pos.npy
+Usage: numpy_peer.py CASE_DIR. CASE_DIR holds config.json (parameters, graph and LM counts), graph{g}_pos.npy
 (N,3), graph{g}_pose.npy (N,9), graph{g}_pose_defined.npy (N), graph{g}_features.npy (N,F), the
 hypotheses each (LM, graph) starts from: lm{l}_graph{g}_{evidence,locations,rotations}.npy, and
 the steps' inputs: displacement.npy (S,L,3), pose_vectors.npy (S,L,C,3,3),
