@@ -8,7 +8,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libvulkan-dev libvulkan-volk-dev glslang-tools glslang-dev spirv-tools libglm-dev
   doctest-dev vulkan-validationlayers vulkan-tools mesa-vulkan-drivers
-  libtomlplusplus-dev nlohmann-json3-dev libcli11-dev python3 python3-numpy
+  libtomlplusplus-dev nlohmann-json3-dev libcli11-dev python3 python3-numpy python3-scipy
   python3-dev pybind11-dev python3-pytest libfftw3-dev libvkfft-dev libsqlite3-dev sqlite3 python3-regex
   libpcre2-dev libicu-dev liblzma-dev
   python3-pip python3-setuptools python3-wheel python3-venv mypy python3-matplotlib

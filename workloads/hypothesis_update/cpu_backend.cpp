@@ -86,6 +86,11 @@ int CpuBackend::add_learning_module(const UpdaterConfig& config, const std::vect
     space.graph = id;
     space.model = &g;
     space.grid = grids_[size_t(id)].get();
+    auto& lists = lists_[{id, config.max_nneighbors, search_radius(config.max_match_distance)}];
+    if (!lists)
+      lists = std::make_unique<NeighbourLists>(g.pos, *space.grid, config.max_nneighbors,
+                                               search_radius(config.max_match_distance));
+    space.lists = lists.get();
     space.trace_kernel = trace_kernel_;
     space.tracker = SlopeTracker(config.burst.slope_window, config.burst.slope_min_age);
     lm->spaces.push_back(std::move(space));
@@ -118,6 +123,7 @@ void CpuBackend::reset_episode() {
       fresh.graph = s.graph;
       fresh.model = s.model;
       fresh.grid = s.grid;
+      fresh.lists = s.lists;
       fresh.trace_kernel = s.trace_kernel;
       fresh.tracker = SlopeTracker(lm->config.burst.slope_window, lm->config.burst.slope_min_age);
       s = std::move(fresh);

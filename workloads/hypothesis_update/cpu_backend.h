@@ -7,6 +7,7 @@
 #include <thread>
 #include <map>
 #include <memory>
+#include <tuple>
 #include <vector>
 
 #include "cpu_graph_update.h"
@@ -71,6 +72,8 @@ class CpuBackend final : public HypothesisBackend {
   ThreadPool pool_;
   std::vector<std::unique_ptr<ObjectGraph>> graphs_;  // stable addresses: spaces point at them
   std::vector<std::unique_ptr<NodeGrid>> grids_;
+  // Neighbour lists per (graph, K, search radius), shared by the LMs that use them.
+  std::map<std::tuple<int, int, double>, std::unique_ptr<NeighbourLists>> lists_;
   std::vector<std::unique_ptr<LmState>> lms_;
   std::vector<std::vector<int>> groups_;
   // The step runs on one long-lived coordinator thread (a thread per dispatch costs ~50 µs,

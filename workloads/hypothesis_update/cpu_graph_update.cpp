@@ -71,6 +71,7 @@ void setup_kernels(const UpdaterConfig& c, const StepInput& in, GraphSpace& s) {
     ChannelKernel& k = s.kernels[ch];
     k.graph = s.model;
     k.grid = s.grid;
+    k.lists = s.lists;
     k.feature_evidence = s.node_evidence[ch].empty() ? nullptr : s.node_evidence[ch].data();
     for (int i = 0; i < 3; ++i) {
       k.sensed_sn[i] = ci.pose_vectors[i];

@@ -16,6 +16,7 @@ struct GraphSpace {
   int graph = -1;  // global graph id
   const ObjectGraph* model = nullptr;
   const NodeGrid* grid = nullptr;
+  const NeighbourLists* lists = nullptr;  // for this LM's K and max_match_distance
   bool exists = false;  // Monty creates the space on the LM's first input (its channel mapper)
 
   std::vector<double> evidence, locations, rotations;

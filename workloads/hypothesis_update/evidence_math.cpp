@@ -159,9 +159,9 @@ double location_evidence(const ChannelKernel& kc, const double* loc, const doubl
   double d2[kMaxNeighbors];
   double best = -std::numeric_limits<double>::infinity();
   int k;
-  if (kc.grid && !trace) {
-    // The margin keeps every node whose distance could round below max_match_distance.
-    k = kc.grid->nearest_within(loc, kc.max_match_distance * (1 + 1e-9), kc.k, ids, d2);
+  if ((kc.lists || kc.grid) && !trace) {
+    k = kc.lists ? kc.lists->nearest_within(loc, ids, d2)
+                 : kc.grid->nearest_within(loc, search_radius(kc.max_match_distance), kc.k, ids, d2);
     if (size_t(k) < std::min(size_t(kc.k), g.num_nodes)) best = -1.0;  // the rest of the K are far
   } else {
     k = k_nearest(g.pos.data(), g.num_nodes, loc, kc.k, ids, d2);

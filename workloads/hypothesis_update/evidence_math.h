@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "hypothesis_types.h"
+#include "neighbour_lists.h"
 #include "node_grid.h"
 
 namespace weft::hypothesis_update {
@@ -46,10 +47,15 @@ std::vector<Mat3> sensed_frames(const std::array<double, 9>& pose_vectors, bool 
 // R = Nnᵀ S for one node frame Nn (rows sn, cd1, cd2) and one sensed frame S.
 Mat3 align_frames(const double* node_frame, const Mat3& sensed);
 
+// The radius the neighbour searches use: a margin above max_match_distance keeps every node whose
+// distance could round below it.
+inline double search_radius(double max_match_distance) { return max_match_distance * (1 + 1e-9); }
+
 // Everything the location-evidence kernel needs for one (graph, channel) in one step.
 struct ChannelKernel {
   const ObjectGraph* graph = nullptr;
   const NodeGrid* grid = nullptr;            // null: exact K nearest by brute force
+  const NeighbourLists* lists = nullptr;     // for this K and max_match_distance; null: the grid
   const double* feature_evidence = nullptr;  // (N), already times the increment; null: none
   std::array<double, 3> sensed_sn{}, sensed_cd1{};
   bool pose_fully_defined = true;
@@ -69,8 +75,8 @@ struct KernelTrace {
 
 // Spec §3.5 for one hypothesis at search location `location` with rotation `rotation`:
 // max over the K nearest nodes of pose evidence (-1 when far) plus feature evidence (0 when far).
-// With a grid (and no trace) only nodes that can be near are searched; see node_grid.h for why
-// the result is the same.
+// With lists or a grid (and no trace) only nodes that can be near are searched; see node_grid.h
+// and neighbour_lists.h for why the result is the same.
 double location_evidence(const ChannelKernel& kernel, const double* location, const double* rotation,
                          KernelTrace* trace = nullptr);
 

@@ -23,6 +23,8 @@ class NodeGrid {
   // Writes to ids/d2 (ascending squared distance, ties by node id) the up-to-k nearest nodes with
   // squared distance < radius²; returns how many.
   int nearest_within(const double* query, double radius, int k, int* ids, double* d2) const;
+  // Every node with squared distance <= radius², ascending ids.
+  void within(const double* query, double radius, std::vector<uint32_t>& out) const;
 
  private:
   double origin_[3] = {0, 0, 0};
@@ -31,7 +33,10 @@ class NodeGrid {
   std::vector<uint32_t> cell_start_;  // CSR over cells, x fastest
   std::vector<uint32_t> cell_nodes_;  // node ids, ascending within a cell
   std::vector<double> cell_pos_;      // (N,3) positions in cell_nodes_ order
+  double inverse_cell_ = 1;
   int cell_index(double v, int axis) const;
+  template <class Visit>
+  void visit_cells(const double* q, double radius, Visit&& visit) const;
 };
 
 }  // namespace weft::hypothesis_update

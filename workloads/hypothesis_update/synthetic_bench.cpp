@@ -14,8 +14,6 @@
 
 namespace weft::hypothesis_update {
 
-namespace {
-
 UpdaterConfig bench_config(const BenchOptions& o) {
   UpdaterConfig c;
   c.kind = o.kind;
@@ -26,6 +24,8 @@ UpdaterConfig bench_config(const BenchOptions& o) {
   c.curvature_feature = 1;
   return c;
 }
+
+namespace {
 
 // Sensor on node `node` of `g`, with its frame turned by `twist` about the normal.
 ChannelInput sense_node(const ObjectGraph& g, size_t node, double twist, bool fully_defined) {
@@ -87,7 +87,7 @@ double process_cpu_seconds() {
 }  // namespace
 
 BenchResult run_synthetic_bench(HypothesisBackend& backend, const BenchOptions& o,
-                                const std::function<double()>& device_seconds) {
+                                const std::function<double()>& device_seconds, BenchRecord* record) {
   if (o.nodes < 2 || o.graphs < 1 || o.lms < 1 || o.steps < 1 || o.umbilical < 1)
     fail(ErrorCode::BadInput, "bench: nodes >= 2, graphs, lms, steps and poses >= 1");
   std::vector<int> graph_ids;
@@ -114,6 +114,11 @@ BenchResult run_synthetic_bench(HypothesisBackend& backend, const BenchOptions& 
   backend.wait();
   BenchResult result;
   result.hypotheses_per_graph = backend.hypotheses(0, graph_ids[0]).size();
+  if (record) {
+    record->initial.clear(), record->steps.clear();
+    for (int lm = 0; lm < o.lms; ++lm)
+      for (int g : graph_ids) record->initial.push_back(backend.hypotheses(lm, g));
+  }
 
   double seconds = 0, device = 0, process_cpu = 0;
   std::vector<double> step_seconds;
@@ -124,6 +129,7 @@ BenchResult run_synthetic_bench(HypothesisBackend& backend, const BenchOptions& 
     for (int c = 0; c < 3; ++c) move[c] = truth.pos[next * 3 + size_t(c)] - truth.pos[node * 3 + size_t(c)];
     node = next;
     const auto inputs = inputs_for(false, move);
+    if (record) record->steps.push_back(inputs);
     const double cpu0 = process_cpu_seconds();
     const auto t0 = std::chrono::steady_clock::now();
     backend.dispatch(inputs);

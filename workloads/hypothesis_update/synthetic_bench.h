@@ -7,6 +7,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "hypothesis_backend.h"
 
@@ -36,12 +37,24 @@ struct BenchResult {
   double device_seconds_per_step = std::numeric_limits<double>::quiet_NaN();  // from `device_seconds`
 };
 
+// What a bench fed its backend, for a peer to replay the same steps (numpy_peer.h): the
+// hypotheses of every (LM, graph) after the initialising step, LM-major ([lm * graphs + g]),
+// and the inputs of the timed steps.
+struct BenchRecord {
+  std::vector<HypothesisArrays> initial;
+  std::vector<std::vector<StepInput>> steps;
+};
+
+// The updater configuration every LM of the bench gets (threshold "all", K = options.k).
+UpdaterConfig bench_config(const BenchOptions& options);
+
 // The CPU backend with `options.threads` threads.
 BenchResult run_synthetic_bench(const BenchOptions& options);
 // Any backend, fresh (the graphs and LMs are added here). `device_seconds`, when given, is called
 // after every timed step's wait() and returns that step's device time (e.g. GPU timestamps).
+// `record`, when given, receives what the run fed the backend (not timed).
 BenchResult run_synthetic_bench(HypothesisBackend& backend, const BenchOptions& options,
-                                const std::function<double()>& device_seconds = {});
+                                const std::function<double()>& device_seconds = {}, BenchRecord* record = nullptr);
 
 // Two backends after the same bench (same options, same steps): how far apart their hypotheses
 // are over every LM and graph. `evidence_tolerance` is the bound every row should meet;

@@ -1,7 +1,11 @@
 // Exact K nearest neighbours against a full sort of (squared distance, node id).
 #include <doctest/doctest.h>
 
+#include <weft/error.h>
+
 #include <algorithm>
+#include <cmath>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -77,6 +81,7 @@ TEST_CASE("knn with fewer nodes than K returns every node") {
 }
 
 #include "evidence_math.h"
+#include "neighbour_lists.h"
 #include "node_grid.h"
 #include "synthetic.h"
 #include "synthetic_bench.h"
@@ -159,6 +164,10 @@ TEST_CASE("location evidence through the grid equals the exact K-nearest evidenc
   exact.curvature_scale = 1 / 3.5;
   ChannelKernel fast = exact;
   fast.grid = &grid;
+  std::vector<std::unique_ptr<NeighbourLists>> lists;  // per K
+  for (int k : {1, 10, 16})
+    lists.push_back(std::make_unique<NeighbourLists>(g.pos, grid, k, search_radius(exact.max_match_distance)));
+  ChannelKernel listed = fast;
   size_t far_hypotheses = 0;
   for (int h = 0; h < 3000; ++h) {
     // Points around the surface, some well off it.
@@ -166,12 +175,88 @@ TEST_CASE("location evidence through the grid equals the exact K-nearest evidenc
     double loc[3];
     for (int c = 0; c < 3; ++c) loc[c] = g.pos[node * 3 + size_t(c)] + (u(rng) - 0.5) * (h % 3 ? 0.01 : 0.06);
     const auto rot = weft::hypothesis_update::test::random_frame(rng);
-    for (int k : {1, 10, 16}) {
-      exact.k = fast.k = k;
+    for (int i = 0; i < 3; ++i) {
+      const int k = lists[size_t(i)]->k();
+      exact.k = fast.k = listed.k = k;
+      listed.lists = lists[size_t(i)].get();
       const double want = location_evidence(exact, loc, rot.data());
       CHECK(location_evidence(fast, loc, rot.data()) == want);
+      CHECK(location_evidence(listed, loc, rot.data()) == want);
       far_hypotheses += want == -1.0;
     }
   }
   CHECK(far_hypotheses > 100);  // the far path was exercised
+}
+
+namespace {
+// The lists' answer in the grid's (ascending) order, for comparing with nearest_within.
+std::vector<std::pair<double, int>> sorted_answer(const int* ids, const double* d2, int count) {
+  std::vector<std::pair<double, int>> out;
+  for (int i = 0; i < count; ++i) out.push_back({d2[i], ids[i]});
+  std::sort(out.begin(), out.end());
+  return out;
+}
+}  // namespace
+
+TEST_CASE("neighbour lists give the grid's nodes, inside and outside their box, for every K") {
+  const ObjectGraph g = sphere_surface_graph("s", 2000, 9);
+  const NodeGrid grid(g.pos);
+  std::mt19937_64 rng(12);
+  std::uniform_real_distribution<double> u(-0.08, 0.08), jitter(-0.004, 0.004);
+  int ids[kMaxNeighbors], want_ids[kMaxNeighbors];
+  double d2[kMaxNeighbors], want_d2[kMaxNeighbors];
+  size_t full = 0, partial = 0;
+  for (double radius : {0.004, 0.01, 0.03}) {
+    for (int k : {1, 3, 10, 16}) {
+      const NeighbourLists lists(g.pos, grid, k, radius);
+      CHECK(lists.entries() > 0);
+      for (int q = 0; q < 600; ++q) {
+        double query[3];
+        const size_t node = size_t(q * 7) % g.num_nodes;
+        for (int c = 0; c < 3; ++c)  // near the surface, or anywhere (some outside the box)
+          query[c] = q % 4 ? g.pos[node * 3 + size_t(c)] + jitter(rng) : u(rng);
+        const int want = grid.nearest_within(query, radius, k, want_ids, want_d2);
+        const int got = lists.nearest_within(query, ids, d2);
+        REQUIRE(got == want);
+        CHECK(sorted_answer(ids, d2, got) == sorted_answer(want_ids, want_d2, want));
+        (got == k ? full : partial) += 1;
+      }
+    }
+  }
+  CHECK(full > 1000);  // both the selection among more than K and the take-all path ran
+  CHECK(partial > 1000);
+}
+
+TEST_CASE("neighbour lists rank ties by node index, with nodes at the same spot") {
+  // The 6x6x6 lattice of 1 cm plus duplicates at higher ids: many nodes at exactly the same
+  // distance from lattice and half-lattice queries.
+  std::vector<double> pos;
+  for (int z = 0; z < 6; ++z)
+    for (int y = 0; y < 6; ++y)
+      for (int x = 0; x < 6; ++x) pos.insert(pos.end(), {0.01 * x, 0.01 * y, 0.01 * z});
+  for (size_t i = 0; i < 40; ++i) pos.insert(pos.end(), pos.begin() + long(3 * (i * 5)), pos.begin() + long(3 * (i * 5) + 3));
+  const NodeGrid grid(pos);
+  int ids[kMaxNeighbors], want_ids[kMaxNeighbors];
+  double d2[kMaxNeighbors], want_d2[kMaxNeighbors];
+  for (int k = 1; k <= kMaxNeighbors; ++k) {
+    const NeighbourLists lists(pos, grid, k, 0.021);
+    for (double qx : {0.0, 0.02, 0.025})
+      for (double qy : {0.02, 0.03, 0.035})
+        for (double qz : {0.025, 0.03}) {
+          const double query[3] = {qx, qy, qz};
+          INFO("query " << qx << "," << qy << "," << qz << " k " << k);
+          const int want = grid.nearest_within(query, 0.021, k, want_ids, want_d2);
+          const int got = lists.nearest_within(query, ids, d2);
+          REQUIRE(got == want);
+          CHECK(sorted_answer(ids, d2, got) == sorted_answer(want_ids, want_d2, want));
+        }
+  }
+}
+
+TEST_CASE("neighbour lists refuse a bad radius or K") {
+  const ObjectGraph g = sphere_surface_graph("s", 50, 1);
+  const NodeGrid grid(g.pos);
+  for (double radius : {0.0, -1.0, std::nan("")})
+    CHECK_THROWS_AS(NeighbourLists(g.pos, grid, 10, radius), weft::Error);
+  for (int k : {0, 17}) CHECK_THROWS_AS(NeighbourLists(g.pos, grid, k, 0.01), weft::Error);
 }
