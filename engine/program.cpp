@@ -15,6 +15,24 @@ const Range* first_far_range(const StageSpec& s) {
       if (r.far) return &r;
   return nullptr;
 }
+
+// A foreign stage hands its ranges to another library as VkBuffer + offset and follows none of
+// the kernel conventions: refuse what it cannot honour (foreign_stage.h).
+void check_foreign(const StageSpec& spec, const std::string& who) {
+  if (spec.kernel) fail(ErrorCode::InvalidProgram, who + " has both a kernel and foreign commands");
+  if (!spec.foreign->prepare) fail(ErrorCode::InvalidProgram, who + " has foreign commands without a prepare function");
+  auto refuse = [&](bool set, const char* what) {
+    if (set) fail(ErrorCode::InvalidProgram, who + " records foreign commands ('" + spec.foreign->what + "'), which take no " + what);
+  };
+  refuse(!spec.args.empty(), "kernel arguments");
+  refuse(spec.message, "message traffic (message = true)");
+  refuse(spec.honour_halt, "halt check (honour_halt)");
+  refuse(spec.indirect.has_value(), "indirect dispatch slot");
+  if (const Range* r = first_far_range(spec))
+    fail(ErrorCode::InvalidProgram, who + " records foreign commands ('" + spec.foreign->what + "') on a far segment of " +
+                                        binding_name(r->binding) + ", which has no single VkBuffer + offset to hand them; "
+                                        "place the data in the bound window");
+}
 }  // namespace
 
 const char* binding_name(Binding b) {
@@ -111,11 +129,13 @@ uint32_t Program::add_rules(const std::vector<abi::WeftRule>& rules) {
 
 StageId Program::add_stage(StageSpec spec) {
   const std::string who = "stage '" + spec.name + "'";
-  if (!spec.kernel) fail(ErrorCode::InvalidProgram, who + " has no kernel");
+  if (spec.foreign) check_foreign(spec, who);
+  else if (!spec.kernel) fail(ErrorCode::InvalidProgram, who + " has no kernel");
   check_instance(spec.instance, who.c_str());
   if (spec.indirect && spec.indirect->index >= slots_.size())
     fail(ErrorCode::InvalidProgram, who + " dispatches from indirect slot " + std::to_string(spec.indirect->index) +
                                         ", which does not exist");
+  if (spec.foreign) return push_stage(Stage{std::move(spec)});
   Stage s;
   BoundArgs bound = bind_args(spec.kernel->signature(), spec.args, who + " (kernel '" + spec.kernel->name() + "')");
   s.push_words = std::move(bound.words);
@@ -126,6 +146,10 @@ StageId Program::add_stage(StageSpec spec) {
   if (first_far_range(spec) && !spec.kernel->interface(false).far_access && spec.kernel->far_variant())
     spec.kernel = spec.kernel->far_variant();
   static_cast<StageSpec&>(s) = std::move(spec);
+  return push_stage(std::move(s));
+}
+
+StageId Program::push_stage(Stage s) {
   s.index = uint32_t(stages_.size());
   stages_.push_back(std::move(s));
   return {uint32_t(stages_.size() - 1)};
@@ -285,6 +309,7 @@ void Program::validate(const DeviceInfo& device) const {
       if (r.binding == Binding::Heap) fail(ErrorCode::InvalidProgram, who + " writes Heap, which is read-only for kernels");
       declared_write |= 1u << uint32_t(r.binding);
     }
+    if (s.foreign) continue;  // no kernel interface to check; its ranges were checked above
     const KernelInterface& k = s.kernel->interface(device.shader_clock);
     if (const Range* r = first_far_range(s); r && !k.far_access)
       fail(ErrorCode::InvalidProgram, who + " declares far segment '" + far_segment(r->binding, r->far).name + "', but kernel '" +

@@ -7,11 +7,13 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "args.h"
+#include "foreign_stage.h"
 #include "kernel.h"
 #include "range.h"
 #include "segments.h"
@@ -65,6 +67,9 @@ struct StageSpec {
   // Return early when Control.halt is set (the stage reads the Control header).
   bool honour_halt = false;
   uint32_t iteration = 0;  // loop iteration the stage belongs to (pushed to the kernel)
+  // Set instead of `kernel`: the stage records another library's commands (foreign_stage.h),
+  // declared in `reads` and `writes`; shared, so that copies of the program share it.
+  std::shared_ptr<const ForeignStage> foreign;
 };
 
 // A stage as the program holds it: its arguments bound to the kernel's signature, so `reads` and
@@ -142,6 +147,7 @@ class Program {
 
  private:
   uint64_t binding_size(Binding b) const;
+  StageId push_stage(Stage s);
   void check_instance(InstanceId id, const char* what) const;
 
   std::string name_;
