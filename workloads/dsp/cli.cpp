@@ -5,9 +5,11 @@
 //     IFFT -> overlap-add) with the clipping rule on; prints per frame and channel the peak, the
 //     clipping flag and the gain the output stage applied (device, and the FFTW reference's), the
 //     GPU time per stage of the last frame, and the relative L2 error against the reference.
-//   weft dsp bench [--channels C --frame N --frames F --device SEL]
+//   weft dsp bench [--channels C --frame N --frames F --fft F --device SEL]
 //     one JSON line per frame size (512..4096, or only N): GPU-timestamp time per frame (median)
-//     and its ratio to the FFTW double-precision chain on one CPU thread, measured in the same run.
+//     and its ratio to the FFTW double-precision chain on one CPU thread; the transform stages
+//     (fft + ifft, median over frames) against VkFFT alone doing the same transforms; the chain
+//     with the hand-written FFT; all measured in the same run.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -35,14 +37,17 @@ const char* const kHelpLines =
     "                                          streaming FFT filter chain vs FFTW\n";
 
 const char* kDspUsage =
-    "usage: weft dsp demo  [--channels C] [--frame N] [--frames F] [--amplitude A] [--seed S] [--complex] [--device SEL]\n"
-    "                      [--validation]\n"
-    "       weft dsp bench [--channels C] [--frame N] [--frames F] [--complex] [--device SEL]\n"
+    "usage: weft dsp demo  [--channels C] [--frame N] [--frames F] [--amplitude A] [--seed S] [--complex] [--fft F]\n"
+    "                      [--device SEL] [--validation]\n"
+    "       weft dsp bench [--channels C] [--frame N] [--frames F] [--complex] [--fft F] [--device SEL]\n"
     "  --complex: complex (I/Q) samples in and out with a complex (non-Hermitian) filter\n"
+    "  --fft auto|vkfft|weft: the transform stages run VkFFT recorded into the chain (auto: the faster here) or\n"
+    "        Weft's own Stockham kernels\n"
     "  demo: stream F hops of a seeded signal through the spectral filter chain with the clipping rule\n"
     "        (peak > 1 halves the channel's gain); per-frame peak/clip/gain, GPU time per stage, error vs FFTW\n"
     "  bench: JSON lines, GPU time per frame and the ratio to FFTW (double, 1 thread) in the same run; the\n"
-    "         transforms alone against VkFFT (batched complex forward + inverse) on the same device\n"
+    "         transform stages inside the chain (one submit) against VkFFT alone (batched complex forward +\n"
+    "         inverse) on the same device: transform_vs_vkfft = VkFFT time / stage time; and the hand-written FFT\n"
     "  N is a power of two in [512, 4096]; C is at most 32\n";
 
 Config make_config(uint32_t channels, uint32_t frame, uint32_t seed, bool complex_input = false) {
@@ -64,13 +69,14 @@ double kappa_of(const Config& c) {
 }
 
 int run_demo(const cli::Args& a) {
-  const Config cfg = make_config(u32(a, "channels", 2), u32(a, "frame", 1024), u32(a, "seed", 1), a.flag("complex"));
+  Config cfg = make_config(u32(a, "channels", 2), u32(a, "frame", 1024), u32(a, "seed", 1), a.flag("complex"));
+  cfg.fft = parse_fft(a.get("fft", "auto"));
   const uint32_t frames = std::max<uint32_t>(1, u32(a, "frames", 8)), seed = u32(a, "seed", 1);
   const float amp = f32(a, "amplitude", 1.5f);
   auto dev = open_device(a);
-  std::printf("device: %s\nstream: %u %s channel(s), frame %u (hop %u), %u frames, amplitude %g, seed %u\n",
+  std::printf("device: %s\nstream: %u %s channel(s), frame %u (hop %u), %u frames, amplitude %g, seed %u, fft %s\n",
               dev->info().name.c_str(), cfg.channels, cfg.complex_input ? "complex" : "real", cfg.frame, cfg.hop(), frames,
-              double(amp), seed);
+              double(amp), seed, cfg.uses_vkfft() ? "vkfft (foreign stages)" : "weft");
   std::printf("rule: peak > %g -> gain x %g (the output stage multiplies by the gain word)\n\n", double(cfg.clip_threshold),
               double(cfg.gain_factor));
   Stream s(*dev, cfg);
@@ -104,53 +110,84 @@ int run_demo(const cli::Args& a) {
   return ok ? 0 : 1;
 }
 
+// One chain on one device for `frames` hops: medians over frames 1.. (frame 0 warms up) of the
+// GPU time per frame and of its transform stages (fft + ifft), the worst error against FFTW,
+// and FFTW's mean time per frame.
+struct ChainTiming {
+  double gpu_ns = 0, transform_ns = 0, cpu_ns = 0, error = 0;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? NAN : v[v.size() / 2];
+}
+
+ChainTiming time_chain(Device& dev, const Config& cfg, uint32_t frames) {
+  Stream s(dev, cfg);
+  Reference ref(cfg);
+  std::vector<std::vector<float>> blocks;
+  for (uint32_t f = 0; f < frames; ++f) blocks.push_back(test_block_for(cfg, f, 0.4f, 7));
+  std::vector<double> gpu, transform;
+  ChainTiming t;
+  for (uint32_t f = 0; f < frames; ++f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::vector<double> want = ref.process(blocks[f]);
+    t.cpu_ns += std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+    s.process(blocks[f]);
+    t.error = std::max(t.error, relative_l2(s.output_all(), want));
+    if (f == 0) continue;  // the warm-up (pipelines, first touch)
+    gpu.push_back(s.gpu_ns());
+    double fft = 0;
+    for (const StageTime& st : s.stage_times())
+      if (st.kind == "fft" || st.kind == "ifft") fft += st.ns;
+    transform.push_back(fft);
+  }
+  t.gpu_ns = median(gpu);
+  t.transform_ns = median(transform);
+  t.cpu_ns /= frames;
+  return t;
+}
+
 int run_bench(const cli::Args& a) {
   const uint32_t channels = u32(a, "channels", 8), frames = std::max<uint32_t>(3, u32(a, "frames", 20)), only = u32(a, "frame", 0);
+  const Fft fft = parse_fft(a.get("fft", "auto"));
   auto dev = open_device(a);
   for (uint32_t n = kMinFrame; n <= kMaxFrame; n *= 2) {
     if (only && n != only) continue;
     Config cfg = make_config(channels, n, 7, a.flag("complex"));
     cfg.clip_rule = false;  // the figure is the chain itself
-    Stream s(*dev, cfg);
-    Reference ref(cfg);
-    std::vector<std::vector<float>> blocks;
-    for (uint32_t f = 0; f < frames; ++f) blocks.push_back(test_block_for(cfg, f, 0.4f, 7));
-    std::vector<double> ns;
-    double err = 0, cpu_ns = 0;
-    for (uint32_t f = 0; f < frames; ++f) {
-      const auto t0 = std::chrono::steady_clock::now();
-      const std::vector<double> want = ref.process(blocks[f]);
-      cpu_ns += std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
-      s.process(blocks[f]);
-      if (f) ns.push_back(s.gpu_ns());  // frame 0 is the warm-up (pipelines, first touch)
-      err = std::max(err, relative_l2(s.output_all(), want));
-    }
-    std::sort(ns.begin(), ns.end());
-    const double gpu = ns[ns.size() / 2], cpu = cpu_ns / frames;
-    // The transforms alone (fft + ifft stages of the last frame) against VkFFT doing the same
-    // batched complex forward + inverse on the same device.
-    double weft_fft = 0;
-    for (const StageTime& t : s.stage_times())
-      if (t.kind == "fft" || t.kind == "ifft") weft_fft += t.ns;
+    cfg.fft = fft;
+    const ChainTiming chain = time_chain(*dev, cfg, frames);
+    // The hand-written FFT in the same run, so that the choice `auto` makes can be checked.
+    Config own = cfg;
+    own.fft = Fft::Weft;
+    const ChainTiming hand = cfg.uses_vkfft() ? time_chain(*dev, own, frames) : chain;
+    // VkFFT alone: the same batched complex forward + inverse on the same device, one submit.
     const bench::VkfftTiming vk = bench::time_vkfft_c2c(*dev, n, channels, std::max<uint32_t>(frames, 5));
+    own.shared_memory_bytes = dev->info().max_compute_shared_memory;
     bench::Line("dsp.stream", *dev)
         .num("channels", channels)
         .num("frame", n)
         .num("hop", n / 2)
         .str("samples", cfg.complex_input ? "complex" : "real")
         .num("frames", frames)
-        .str("fft", s.config().uses_fused() ? "one_workgroup_shared" : "per_pass_global")
-        .num("gpu_us_per_frame", gpu * 1e-3)
+        .str("fft", cfg.uses_vkfft() ? "vkfft_stages" : "weft")
+        .num("gpu_us_per_frame", chain.gpu_ns * 1e-3)
         .str("peer", "fftw3_double_chain_1thread")
-        .num("cpu_us_per_frame", cpu * 1e-3)
-        .num("speedup_vs_fftw", cpu / gpu)
-        .num("relative_l2_error", err)
+        .num("cpu_us_per_frame", chain.cpu_ns * 1e-3)
+        .num("speedup_vs_fftw", chain.cpu_ns / chain.gpu_ns)
+        .num("relative_l2_error", chain.error)
         .num("error_bound", error_bound(n, kappa_of(cfg)))
-        .num("weft_fft_ifft_us", weft_fft * 1e-3)
-        .str("fft_peer", vk.ok ? "vkfft_c2c_forward_inverse" : "vkfft_unavailable: " + vk.error)
+        .num("transform_us", chain.transform_ns * 1e-3)
+        .str("fft_peer", vk.ok ? "vkfft_c2c_forward_inverse_alone" : "vkfft_unavailable: " + vk.error)
         .num("vkfft_fft_ifft_us", vk.ok ? vk.median_ns * 1e-3 : NAN)
         .num("vkfft_roundtrip_error", vk.ok ? vk.roundtrip_error : NAN)
-        .num("fft_time_vs_vkfft", vk.ok ? weft_fft / vk.median_ns : NAN)
+        .num("transform_vs_vkfft", vk.ok ? vk.median_ns / chain.transform_ns : NAN)
+        .str("handwritten_fft", own.uses_fused() ? "one_workgroup_shared" : "per_pass_global")
+        .num("handwritten_fft_ifft_us", hand.transform_ns * 1e-3)
+        .num("handwritten_gpu_us_per_frame", hand.gpu_ns * 1e-3)
+        .num("handwritten_relative_l2_error", hand.error)
+        .num("handwritten_vs_vkfft", vk.ok ? vk.median_ns / hand.transform_ns : NAN)
         .print();
   }
   return 0;
@@ -159,7 +196,7 @@ int run_bench(const cli::Args& a) {
 }  // namespace
 
 WEFT_CLI_COMMAND(dsp) {
-  return {.name = "dsp", .options = {"channels", "frame", "frames", "amplitude", "seed", "device"},
+  return {.name = "dsp", .options = {"channels", "frame", "frames", "amplitude", "seed", "device", "fft"},
           .flags = {"validation", "complex"}, .verbs = {{"demo", run_demo}, {"bench", run_bench}},
           .usage = kHelpLines, .help = kDspUsage};
 }

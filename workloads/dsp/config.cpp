@@ -53,6 +53,21 @@ void validate_block(const Config& c, const std::vector<float>& block) {
   }
 }
 
+const char* fft_name(Fft f) {
+  switch (f) {
+    case Fft::Auto: return "auto";
+    case Fft::Weft: return "weft";
+    case Fft::Vkfft: return "vkfft";
+  }
+  return "?";
+}
+
+Fft parse_fft(const std::string& name) {
+  for (Fft f : {Fft::Auto, Fft::Weft, Fft::Vkfft})
+    if (name == fft_name(f)) return f;
+  fail(ErrorCode::BadInput, "dsp: fft '" + name + "' is not one of auto, weft, vkfft");
+}
+
 std::vector<float> hann(uint32_t n) {
   std::vector<float> w(n);
   for (uint32_t i = 0; i < n; ++i) w[i] = float(0.5 - 0.5 * std::cos(2.0 * std::numbers::pi * i / n));

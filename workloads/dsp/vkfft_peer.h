@@ -1,5 +1,6 @@
 // VkFFT (libvkfft-dev) on the same device as a peer for `weft bench dsp`: a batched complex
-// forward + inverse FFT timed with GPU timestamps, the same work Weft's fft + ifft stages do.
+// forward + inverse FFT (unnormalized) timed with GPU timestamps, the same work the chain's fft + ifft
+// stages do.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +14,7 @@ struct VkfftTiming {
   bool ok = false;
   std::string error;            // why VkFFT could not run (plan or launch failure)
   double median_ns = 0;         // forward + inverse, `batch` transforms of `n` points
-  double roundtrip_error = 0;   // max |x - ifft(fft(x))| after every replay: the timed work is real
+  double roundtrip_error = 0;   // max |x - ifft(fft(x)) / n| after the last replay: the timed work is real
 };
 
 VkfftTiming time_vkfft_c2c(Device& device, uint32_t n, uint32_t batch, uint32_t reps);
