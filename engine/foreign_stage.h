@@ -5,8 +5,9 @@
 // it against kernel stages like any other stage. When an Executable is built, `prepare` is called
 // once with the VkBuffer, byte offset and size of each declared range; the ForeignCommands it
 // returns live as long as the Executable (destroyed before it, and so before the Device) and
-// record their commands each time the program is recorded. After them the recorder binds
-// Weft's descriptor set and pipeline again, so the library may bind whatever it likes.
+// record their commands each time the program is recorded. The next kernel stage after them
+// binds Weft's descriptor set and pipeline again, so the library may bind whatever it likes
+// (push constants are pushed for every kernel stage anyway).
 //
 // Limits, each refused when the stage is added (InvalidProgram naming the stage):
 //  - No far segments: a far segment may be split over several allocations, so it has no single

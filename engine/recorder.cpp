@@ -270,16 +270,20 @@ void record_stages(VkCommandBuffer cmd, const Program& program, const Plan& plan
   const auto& stages = program.stages();
   size_t next_barrier = 0;
   VkPipeline bound = VK_NULL_HANDLE;
+  bool rebind = false;  // a foreign stage may have bound its own pipeline and descriptor sets
   for (size_t pos = 0; pos < plan.order.size(); ++pos) {
     if (next_barrier < plan.barriers.size() && plan.barriers[next_barrier].before == pos)
       record_barrier(cmd, plan.barriers[next_barrier++]);
     const Stage& s = stages[plan.order[pos]];
     if (s.foreign) {
       r.foreign.at(s.index)->record(cmd);
-      // The library may have bound its own pipeline and descriptor sets: bind Weft's again.
-      vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r.layout, 0, 1, &r.set, 0, nullptr);
+      rebind = true;
       bound = VK_NULL_HANDLE;
     } else {
+      // Weft's state comes back before the kernel that needs it, so a foreign stage's timestamp
+      // holds only its own commands.
+      if (rebind) vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r.layout, 0, 1, &r.set, 0, nullptr);
+      rebind = false;
       if (r.pipelines[s.index] != bound) {
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r.pipelines[s.index]);
         bound = r.pipelines[s.index];

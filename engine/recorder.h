@@ -68,7 +68,7 @@ struct StageRecording {
   std::vector<VkPipeline> pipelines;       // by stage index; VK_NULL_HANDLE for foreign stages
   std::vector<ForeignCommands*> foreign;   // by stage index; null for kernel stages
   VkPipelineLayout layout = VK_NULL_HANDLE;
-  VkDescriptorSet set = VK_NULL_HANDLE;    // bound again after each foreign stage
+  VkDescriptorSet set = VK_NULL_HANDLE;    // bound again after foreign stages
   VkBuffer control = VK_NULL_HANDLE;
   VkBuffer dispatch_table = VK_NULL_HANDLE;
   VkQueryPool queries = VK_NULL_HANDLE;    // null: no per-stage timestamps
@@ -79,8 +79,8 @@ struct StageRecording {
 // (query i + 1 after the stage at position i; query 0 is the caller's). Stages with fixed group
 // counts dispatch indirectly from `dispatch_table` (VkDispatchIndirectCommand at stage index x 12
 // bytes: dispatch_table_image), so that the host can cancel stages of a run in flight by zeroing
-// them; stages on an indirect slot dispatch from Control. A foreign stage records its commands,
-// then the descriptor set is bound again and the next kernel stage binds its pipeline.
+// them; stages on an indirect slot dispatch from Control. A foreign stage records its commands;
+// the next kernel stage binds the descriptor set again, then its pipeline.
 void record_stages(VkCommandBuffer cmd, const Program& program, const Plan& plan, const StageRecording& recording);
 
 // The dispatch table record_stages reads: every stage's fixed group counts, by stage index.

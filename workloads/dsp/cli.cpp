@@ -110,43 +110,45 @@ int run_demo(const cli::Args& a) {
   return ok ? 0 : 1;
 }
 
-// One chain on one device for `frames` hops: medians over frames 1.. (frame 0 warms up) of the
-// GPU time per frame and of its transform stages (fft + ifft), the worst error against FFTW,
-// and FFTW's mean time per frame.
-struct ChainTiming {
-  double gpu_ns = 0, transform_ns = 0, cpu_ns = 0, error = 0;
-};
-
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? NAN : v[v.size() / 2];
 }
 
-ChainTiming time_chain(Device& dev, const Config& cfg, uint32_t frames) {
-  Stream s(dev, cfg);
-  Reference ref(cfg);
-  std::vector<std::vector<float>> blocks;
-  for (uint32_t f = 0; f < frames; ++f) blocks.push_back(test_block_for(cfg, f, 0.4f, 7));
-  std::vector<double> gpu, transform;
-  ChainTiming t;
-  for (uint32_t f = 0; f < frames; ++f) {
+// One chain on one device, a hop at a time: per frame after the first (the warm-up: pipelines,
+// first touch) the GPU time of the frame and of its transform stages (fft + ifft); the worst
+// error against FFTW and FFTW's time per frame.
+class ChainRun {
+ public:
+  ChainRun(Device& dev, const Config& cfg) : s_(dev, cfg), ref_(cfg) {}
+  void step(uint32_t f) {
+    const std::vector<float> block = test_block_for(s_.config(), f, 0.4f, 7);
     const auto t0 = std::chrono::steady_clock::now();
-    const std::vector<double> want = ref.process(blocks[f]);
-    t.cpu_ns += std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
-    s.process(blocks[f]);
-    t.error = std::max(t.error, relative_l2(s.output_all(), want));
-    if (f == 0) continue;  // the warm-up (pipelines, first touch)
-    gpu.push_back(s.gpu_ns());
+    const std::vector<double> want = ref_.process(block);
+    cpu_ns_ += std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+    s_.process(block);
+    error_ = std::max(error_, relative_l2(s_.output_all(), want));
+    ++steps_;
+    if (f == 0) return;
+    gpu_.push_back(s_.gpu_ns());
     double fft = 0;
-    for (const StageTime& st : s.stage_times())
+    for (const StageTime& st : s_.stage_times())
       if (st.kind == "fft" || st.kind == "ifft") fft += st.ns;
-    transform.push_back(fft);
+    transform_.push_back(fft);
   }
-  t.gpu_ns = median(gpu);
-  t.transform_ns = median(transform);
-  t.cpu_ns /= frames;
-  return t;
-}
+  double gpu_ns() const { return median(gpu_); }
+  double transform_ns() const { return median(transform_); }
+  double cpu_ns() const { return cpu_ns_ / steps_; }
+  double error() const { return error_; }
+  const Config& config() const { return s_.config(); }
+
+ private:
+  Stream s_;
+  Reference ref_;
+  std::vector<double> gpu_, transform_;
+  double cpu_ns_ = 0, error_ = 0;
+  uint32_t steps_ = 0;
+};
 
 int run_bench(const cli::Args& a) {
   const uint32_t channels = u32(a, "channels", 8), frames = std::max<uint32_t>(3, u32(a, "frames", 20)), only = u32(a, "frame", 0);
@@ -157,14 +159,32 @@ int run_bench(const cli::Args& a) {
     Config cfg = make_config(channels, n, 7, a.flag("complex"));
     cfg.clip_rule = false;  // the figure is the chain itself
     cfg.fft = fft;
-    const ChainTiming chain = time_chain(*dev, cfg, frames);
-    // The hand-written FFT in the same run, so that the choice `auto` makes can be checked.
     Config own = cfg;
     own.fft = Fft::Weft;
-    const ChainTiming hand = cfg.uses_vkfft() ? time_chain(*dev, own, frames) : chain;
+    ChainRun chain(*dev, cfg);
+    // The hand-written FFT in the same run, so that the choice `auto` makes can be checked.
+    std::unique_ptr<ChainRun> hand = cfg.uses_vkfft() ? std::make_unique<ChainRun>(*dev, own) : nullptr;
     // VkFFT alone: the same batched complex forward + inverse on the same device, one submit.
-    const bench::VkfftTiming vk = bench::time_vkfft_c2c(*dev, n, channels, std::max<uint32_t>(frames, 5));
-    own.shared_memory_bytes = dev->info().max_compute_shared_memory;
+    // And recorded with the barrier and timestamp a chain puts around each transform stage.
+    std::unique_ptr<bench::VkfftPeer> peer, staged;
+    std::string peer_error;
+    try {
+      peer = std::make_unique<bench::VkfftPeer>(*dev, n, channels);
+      staged = std::make_unique<bench::VkfftPeer>(*dev, n, channels, true);
+    } catch (const Error& e) {
+      peer_error = e.message();
+    }
+    // In turn, frame by frame: load from other processes on a shared machine hits all alike.
+    std::vector<double> vk, vk_staged;
+    for (uint32_t f = 0; f < frames; ++f) {
+      chain.step(f);
+      if (hand) hand->step(f);
+      if (!peer) continue;
+      const double alone = peer->replay(), as_stages = staged->replay();
+      if (f) vk.push_back(alone), vk_staged.push_back(as_stages);  // frame 0 warms up
+    }
+    const ChainRun& h = hand ? *hand : chain;
+    const double vk_ns = median(vk);
     bench::Line("dsp.stream", *dev)
         .num("channels", channels)
         .num("frame", n)
@@ -172,22 +192,24 @@ int run_bench(const cli::Args& a) {
         .str("samples", cfg.complex_input ? "complex" : "real")
         .num("frames", frames)
         .str("fft", cfg.uses_vkfft() ? "vkfft_stages" : "weft")
-        .num("gpu_us_per_frame", chain.gpu_ns * 1e-3)
+        .num("gpu_us_per_frame", chain.gpu_ns() * 1e-3)
         .str("peer", "fftw3_double_chain_1thread")
-        .num("cpu_us_per_frame", chain.cpu_ns * 1e-3)
-        .num("speedup_vs_fftw", chain.cpu_ns / chain.gpu_ns)
-        .num("relative_l2_error", chain.error)
+        .num("cpu_us_per_frame", chain.cpu_ns() * 1e-3)
+        .num("speedup_vs_fftw", chain.cpu_ns() / chain.gpu_ns())
+        .num("relative_l2_error", chain.error())
         .num("error_bound", error_bound(n, kappa_of(cfg)))
-        .num("transform_us", chain.transform_ns * 1e-3)
-        .str("fft_peer", vk.ok ? "vkfft_c2c_forward_inverse_alone" : "vkfft_unavailable: " + vk.error)
-        .num("vkfft_fft_ifft_us", vk.ok ? vk.median_ns * 1e-3 : NAN)
-        .num("vkfft_roundtrip_error", vk.ok ? vk.roundtrip_error : NAN)
-        .num("transform_vs_vkfft", vk.ok ? vk.median_ns / chain.transform_ns : NAN)
-        .str("handwritten_fft", own.uses_fused() ? "one_workgroup_shared" : "per_pass_global")
-        .num("handwritten_fft_ifft_us", hand.transform_ns * 1e-3)
-        .num("handwritten_gpu_us_per_frame", hand.gpu_ns * 1e-3)
-        .num("handwritten_relative_l2_error", hand.error)
-        .num("handwritten_vs_vkfft", vk.ok ? vk.median_ns / hand.transform_ns : NAN)
+        .num("transform_us", chain.transform_ns() * 1e-3)
+        .str("fft_peer", peer ? "vkfft_c2c_forward_inverse_alone" : "vkfft_unavailable: " + peer_error)
+        .num("vkfft_fft_ifft_us", peer ? vk_ns * 1e-3 : NAN)
+        .num("vkfft_roundtrip_error", peer ? peer->roundtrip_error() : NAN)
+        .num("transform_vs_vkfft", peer ? vk_ns / chain.transform_ns() : NAN)
+        .num("vkfft_as_stages_us", peer ? median(vk_staged) * 1e-3 : NAN)
+        .num("transform_vs_vkfft_as_stages", peer ? median(vk_staged) / chain.transform_ns() : NAN)
+        .str("handwritten_fft", h.config().uses_fused() ? "one_workgroup_shared" : "per_pass_global")
+        .num("handwritten_fft_ifft_us", h.transform_ns() * 1e-3)
+        .num("handwritten_gpu_us_per_frame", h.gpu_ns() * 1e-3)
+        .num("handwritten_relative_l2_error", h.error())
+        .num("handwritten_vs_vkfft", peer ? vk_ns / h.transform_ns() : NAN)
         .print();
   }
   return 0;
