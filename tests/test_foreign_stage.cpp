@@ -54,6 +54,17 @@ std::shared_ptr<ForeignStage> fill_stage(uint32_t word) {
   return f;
 }
 
+// A foreign stage reading `read` and writing `write`.
+StageSpec foreign_spec(const char* name, InstanceId i, std::shared_ptr<ForeignStage> f, Range read, Range write) {
+  StageSpec s;
+  s.name = name;
+  s.instance = i;
+  s.foreign = std::move(f);
+  s.reads = {read};
+  s.writes = {write};
+  return s;
+}
+
 constexpr uint32_t kWords = 64;
 
 // before: a += 1 (kernel) -> copy a to b (foreign) -> after: c = b * 3 + 5 (kernel). Segment
@@ -67,12 +78,8 @@ struct Chain {
     StageSpec before = kernel_stage("before", "globals_add", i);
     before.args = conformance::GlobalsAddArgs{.words = a, .count = kWords, .add = 1}.bind();
     if (with_before) p.add_stage(before);
-    StageSpec copy;
-    copy.name = "middle";
-    copy.instance = i;
-    copy.foreign = std::move(middle);
-    if (middle_reads_a) copy.reads = {a};
-    copy.writes = {b};
+    StageSpec copy = foreign_spec("middle", i, std::move(middle), a, b);
+    if (!middle_reads_a) copy.reads.clear();
     p.add_stage(copy);
     StageSpec after = kernel_stage("after", "globals_copy", i);
     after.args = conformance::GlobalsCopyArgs{.src = b, .dst = c, .count = kWords, .mul = 3, .add = 5}.bind();
@@ -161,13 +168,7 @@ TEST_CASE("synchronization validation: clean with the planned barriers, hazards 
     const InstanceId i = p.add_instance("i", 1);
     p.globals().add("a", 64);
     p.globals().add("b", 64);
-    StageSpec copy;
-    copy.name = "copy";
-    copy.instance = i;
-    copy.foreign = copy_stage();
-    copy.reads = {p.segment(Binding::Globals, "a")};
-    copy.writes = {p.segment(Binding::Globals, "b")};
-    p.add_stage(copy);
+    p.add_stage(foreign_spec("copy", i, copy_stage(), p.segment(Binding::Globals, "a"), p.segment(Binding::Globals, "b")));
     StageSpec record = Chain::kernel_stage("record", "metric_source", i);
     record.args = conformance::MetricSourceArgs{.record = p.segment(Binding::Globals, "b")}.bind();
     record.writes = {p.metrics(i)};
@@ -194,15 +195,8 @@ TEST_CASE("foreign stages refuse what they cannot honour, with InvalidProgram na
   const InstanceId i = p.add_instance("i", 1);
   p.globals().add("x", 256);
   p.globals().add_far("far_x", 256);
-  auto spec = [&] {
-    StageSpec s;
-    s.name = "lib";
-    s.instance = i;
-    s.foreign = copy_stage();
-    s.reads = {p.segment(Binding::Globals, "x")};
-    s.writes = {p.segment(Binding::Globals, "x")};
-    return s;
-  };
+  const Range x = p.segment(Binding::Globals, "x");
+  auto spec = [&] { return foreign_spec("lib", i, copy_stage(), x, x); };
   auto refused = [&](StageSpec s, const char* piece) {
     try {
       p.add_stage(s);

@@ -33,13 +33,14 @@ using cli::f32;
 
 // `weft help` lines of this command.
 const char* const kHelpLines =
-    "  dsp demo|bench [--channels C --frame N --frames F]\n"
+    "  dsp demo|bench|plan [--channels C --frame N --frames F --fft auto|vkfft|weft]\n"
     "                                          streaming FFT filter chain vs FFTW\n";
 
 const char* kDspUsage =
     "usage: weft dsp demo  [--channels C] [--frame N] [--frames F] [--amplitude A] [--seed S] [--complex] [--fft F]\n"
     "                      [--device SEL] [--validation]\n"
     "       weft dsp bench [--channels C] [--frame N] [--frames F] [--complex] [--fft F] [--device SEL]\n"
+    "       weft dsp plan  [--channels C] [--frame N] [--complex] [--fft F]   (stages and barriers, no device)\n"
     "  --complex: complex (I/Q) samples in and out with a complex (non-Hermitian) filter\n"
     "  --fft auto|vkfft|weft: the transform stages run VkFFT recorded into the chain (auto: the faster here) or\n"
     "        Weft's own Stockham kernels\n"
@@ -150,6 +151,16 @@ class ChainRun {
   uint32_t steps_ = 0;
 };
 
+// The chain's stages and planned barriers, as `weft run --dry-run` prints a manifest's: the
+// transform stages show as foreign="vkfft ..." or as Weft's FFT kernels. No device needed.
+int run_plan(const cli::Args& a) {
+  Config cfg = make_config(u32(a, "channels", 2), u32(a, "frame", 1024), 1, a.flag("complex"));
+  cfg.fft = parse_fft(a.get("fft", "auto"));
+  const DspProgram dp = build_program(cfg);
+  std::printf("%s", plan_program(dp.program, BarrierMode::Planned).describe(dp.program).c_str());
+  return 0;
+}
+
 int run_bench(const cli::Args& a) {
   const uint32_t channels = u32(a, "channels", 8), frames = std::max<uint32_t>(3, u32(a, "frames", 20)), only = u32(a, "frame", 0);
   const Fft fft = parse_fft(a.get("fft", "auto"));
@@ -219,6 +230,6 @@ int run_bench(const cli::Args& a) {
 
 WEFT_CLI_COMMAND(dsp) {
   return {.name = "dsp", .options = {"channels", "frame", "frames", "amplitude", "seed", "device", "fft"},
-          .flags = {"validation", "complex"}, .verbs = {{"demo", run_demo}, {"bench", run_bench}},
+          .flags = {"validation", "complex"}, .verbs = {{"demo", run_demo}, {"bench", run_bench}, {"plan", run_plan}},
           .usage = kHelpLines, .help = kDspUsage};
 }

@@ -4,6 +4,7 @@
 #include <limits>
 #include <numbers>
 #include <random>
+#include <utility>
 
 #include "dsp.h"
 
@@ -53,19 +54,20 @@ void validate_block(const Config& c, const std::vector<float>& block) {
   }
 }
 
+namespace {
+constexpr std::pair<Fft, const char*> kFftNames[] = {{Fft::Auto, "auto"}, {Fft::Weft, "weft"}, {Fft::Vkfft, "vkfft"}};
+}  // namespace
+
 const char* fft_name(Fft f) {
-  switch (f) {
-    case Fft::Auto: return "auto";
-    case Fft::Weft: return "weft";
-    case Fft::Vkfft: return "vkfft";
-  }
+  for (const auto& [value, name] : kFftNames)
+    if (value == f) return name;
   return "?";
 }
 
-Fft parse_fft(const std::string& name) {
-  for (Fft f : {Fft::Auto, Fft::Weft, Fft::Vkfft})
-    if (name == fft_name(f)) return f;
-  fail(ErrorCode::BadInput, "dsp: fft '" + name + "' is not one of auto, weft, vkfft");
+Fft parse_fft(const std::string& text) {
+  for (const auto& [value, name] : kFftNames)
+    if (text == name) return value;
+  fail(ErrorCode::BadInput, "dsp: fft '" + text + "' is not one of auto, weft, vkfft");
 }
 
 std::vector<float> hann(uint32_t n) {
