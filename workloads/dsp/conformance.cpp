@@ -227,7 +227,7 @@ Result clipping(Device& dev, Fft fft) {
                       worst);
 }
 
-Result bad_input(Device& dev) {
+Result bad_input(Device& dev, Fft fft) {
   auto expect = [&](const char* what, const std::function<void()>& f, const std::string& piece) -> std::string {
     try {
       f();
@@ -239,11 +239,12 @@ Result bad_input(Device& dev) {
     }
     return {};
   };
-  auto config = [](uint32_t channels, uint32_t frame) {
+  auto config = [fft](uint32_t channels, uint32_t frame) {
     Config c;
     c.channels = channels;
     c.frame = frame;
     c.gains = unity_gains(channels, frame);
+    c.fft = fft;
     return c;
   };
   for (uint32_t n : {1000u, 256u, 8192u, 0u}) {
@@ -278,7 +279,7 @@ Result bad_input(Device& dev) {
     worst = std::max(worst, e);
     if (!(e <= error_bound(512, 3))) return Result::fail("after the refusals, frame " + std::to_string(f) + ": " + str(e), e);
   }
-  return Result::pass("frame sizes 1000/256/8192/0, 33 channels, short gains, NaN and short blocks refused with BadInput; "
+  return Result::pass(fft_label(s.config()) + ": frame sizes 1000/256/8192/0, 33 channels, short gains, NaN and short blocks refused with BadInput; "
                       "the stream continues unharmed",
                       worst);
 }
@@ -313,7 +314,7 @@ std::vector<Case> dsp_cases() {
          [n](Device& d, Fft f) { return chain(d, n, {.fft = f, .batch_channels = false}); });
   both("dsp.overlap_add_continuity", tol + "; and vs the input delayed one hop", continuity);
   both("dsp.clipping_rule", tol + "; gains and clip flags exact", clipping);
-  cases.push_back({"dsp.bad_input", "exact: BadInput naming what and where", bad_input});
+  both("dsp.bad_input", "exact: BadInput naming what and where", bad_input);
   return cases;
 }
 
