@@ -2,6 +2,7 @@
 // stages, ordered by the planner's barriers like any stage, timed like any stage, and refused
 // where they cannot work. The foreign commands here are vkCmdCopyBuffer and vkCmdFillBuffer.
 #include <numeric>
+#include <thread>
 
 #include "support.h"
 
@@ -188,6 +189,33 @@ TEST_CASE("synchronization validation: clean with the planned barriers, hazards 
   for (const auto& m : planned) FAIL_CHECK("validation: " << m);
   CHECK(metrics.counters[0] == 7);  // word 6 of the record (counters[0]): a[6] = 7, through the copy
   CHECK(!run(BarrierMode::None).second.empty());
+}
+
+// Cancel zeroes the dispatch table kernel stages dispatch from; a foreign stage's commands are its
+// own, so in a cancelled run it still runs, and the kernel stage after it does not.
+TEST_CASE("cancel: a foreign stage runs whole in a cancelled run; the next kernel stage is not dispatched") {
+  test::ValidationClean clean;
+  Program p("foreign-cancel");
+  const InstanceId i = p.add_instance("i", 1);
+  for (const char* s : {"out", "mark", "acc"}) p.globals().add(s, 16);
+  const Range out = p.segment(Binding::Globals, "out"), mark = p.segment(Binding::Globals, "mark");
+  StageSpec spin = Chain::kernel_stage("spin", "spin", i);
+  spin.groups = {1024, 1, 1};  // about a second on lavapipe: the cancel lands while it runs
+  spin.args = conformance::SpinArgs{.rounds = 2, .sink = out}.bind();
+  p.add_stage(spin);
+  p.add_stage(foreign_spec("fill", i, fill_stage(7), out, mark));
+  StageSpec add = Chain::kernel_stage("add", "globals_add", i);
+  add.args = conformance::GlobalsAddArgs{.words = p.segment(Binding::Globals, "acc"), .count = 4, .add = 1}.bind();
+  add.reads = {mark};
+  p.add_stage(add);
+  Executable exe(test::device(), p);
+  const Ticket ticket = exe.submit();
+  std::thread([&] { exe.cancel(); }).join();
+  CHECK(exe.wait(ticket).code == ErrorCode::Cancelled);
+  CHECK(exe.read_segment<uint32_t>(Binding::Globals, "mark") == std::vector<uint32_t>(4, 7));
+  CHECK(exe.read_segment<uint32_t>(Binding::Globals, "acc") == std::vector<uint32_t>(4, 0));
+  exe.run();  // the next run is whole
+  CHECK(exe.read_segment<uint32_t>(Binding::Globals, "acc") == std::vector<uint32_t>(4, 1));
 }
 
 TEST_CASE("foreign stages refuse what they cannot honour, with InvalidProgram naming the stage") {
