@@ -95,7 +95,8 @@ Executable::Executable(Device& device, Program program, RecordOptions options)
   dispatch_table_->write(0, dispatch_image_.data(), dispatch_table_->size());
 
   PipelineCache& cache = device.pipelines();
-  for (const Stage& s : program_.stages()) pipelines_.push_back(cache.pipeline(*s.kernel, s.shape));
+  for (const Stage& s : program_.stages()) pipelines_.push_back(s.foreign ? VK_NULL_HANDLE : cache.pipeline(*s.kernel, s.shape));
+  prepare_foreign();
 
   VkDescriptorPoolSize pool_size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, WEFT_BINDING_COUNT};
   VkDescriptorPoolCreateInfo pi{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
@@ -153,6 +154,7 @@ Executable::Executable(Device& device, Program program, RecordOptions options)
 
 Executable::~Executable() {
   if (submitted_ && timeline_) (void)wait(Ticket{submitted_});  // a lost device answers at once
+  foreign_.clear();  // their libraries' objects go while the device is still there
   VkDevice d = device_.vk();
   if (command_pool_) vkDestroyCommandPool(d, command_pool_, nullptr);
   if (queries_) vkDestroyQueryPool(d, queries_, nullptr);
@@ -160,15 +162,35 @@ Executable::~Executable() {
   if (pool_) vkDestroyDescriptorPool(d, pool_, nullptr);
 }
 
+// Each foreign stage sets itself up on this Executable's buffers: every declared range as the
+// binding's VkBuffer and the range's offset (add_stage refused far segments).
+void Executable::prepare_foreign() {
+  foreign_.resize(program_.stages().size());
+  auto spans = [&](const std::vector<Range>& ranges) {
+    std::vector<BufferSpan> out;
+    for (const Range& r : ranges) out.push_back({buffer(r.binding).vk(), r.offset, r.size, buffer(r.binding).size()});
+    return out;
+  };
+  for (const Stage& s : program_.stages())
+    if (s.foreign) {
+      foreign_[s.index] = s.foreign->prepare(device_, ForeignBuffers{spans(s.reads), spans(s.writes)});
+      if (!foreign_[s.index])
+        fail(ErrorCode::InvalidProgram, "program '" + program_.name() + "', stage '" + s.name + "': foreign commands '" +
+                                            s.foreign->what + "' prepared nothing");
+    }
+}
+
 uint32_t Executable::query_count() const {
   return options_.stage_timestamps ? uint32_t(program_.stages().size()) + 1 : 2;
 }
 
 void Executable::record_into(VkCommandBuffer cmd) {
+  const StageMasks stages = masks_of(program_);  // foreign stages may add transfers to the compute work
   if (queries_) vkCmdResetQueryPool(cmd, queries_, 0, query_count());
   if (options_.reset_control || options_.reset_metrics) {
     // Earlier runs on this queue must be done with Control/Metrics before the reset copies.
-    barrier(cmd, kCompute, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+    barrier(cmd, kCompute | stages.stages, VK_ACCESS_SHADER_WRITE_BIT | stages.write, VK_PIPELINE_STAGE_TRANSFER_BIT,
+            VK_ACCESS_TRANSFER_WRITE_BIT);
     if (options_.reset_control) {
       // All but loop_cut: once a kernel's loop was stopped early the program's state is void,
       // and every later wait says so.
@@ -180,16 +202,18 @@ void Executable::record_into(VkCommandBuffer cmd) {
   }
   // Transfers above, earlier runs and staged uploads become visible to this run's kernels.
   barrier(cmd, kCompute | VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
-          kCompute, kComputeAccess);
+          kCompute | stages.stages, kComputeAccess | stages.read | stages.write);
   vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, device_.pipelines().pipeline_layout(), 0, 1, &set_, 0,
                           nullptr);
   if (queries_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries_, 0);
-  record_stages(cmd, program_, plan_, pipelines_, device_.pipelines().pipeline_layout(), buffer(Binding::Control).vk(),
-                dispatch_table_->vk(), options_.stage_timestamps ? queries_ : VK_NULL_HANDLE);
+  StageRecording r{pipelines_, {}, device_.pipelines().pipeline_layout(), set_, buffer(Binding::Control).vk(),
+                   dispatch_table_->vk(), options_.stage_timestamps ? queries_ : VK_NULL_HANDLE};
+  for (const auto& f : foreign_) r.foreign.push_back(f.get());
+  record_stages(cmd, program_, plan_, r);
   if (queries_ && !options_.stage_timestamps) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, 1);
   // Results become visible to host reads (mapped) and to staged copies.
-  barrier(cmd, kCompute, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-          VK_ACCESS_HOST_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT);
+  barrier(cmd, kCompute | stages.stages, VK_ACCESS_SHADER_WRITE_BIT | stages.write,
+          VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_HOST_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT);
   const VkBufferCopy cut{WEFT_CONTROL_LOOP_CUT_WORD * 4, 0, 4};
   vkCmdCopyBuffer(cmd, buffer(Binding::Control).vk(), loop_cut_->vk(), 1, &cut);
   barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);

@@ -123,7 +123,9 @@ class Executable {
   // runs to its end), so they end soon. Safe from any thread, also while another one waits.
   // wait() on a cancelled run reports Cancelled (its results are void); a run that had ended
   // before stays good. The next submit() runs whole. run() past its deadline cancels its run this
-  // way. Runs appended to a caller's command buffer are not cancelled.
+  // way. Runs appended to a caller's command buffer are not cancelled. A foreign stage
+  // (foreign_stage.h) records its own commands and runs whole; the cancel takes effect at the
+  // next kernel stage.
   void cancel();
   Timings timings();                                      // of the last completed run
 
@@ -141,6 +143,7 @@ class Executable {
   Status cancel_status(Ticket ticket);
   void settle_cancel();
   void check_fits_device(const DeviceInfo& info) const;
+  void prepare_foreign();
 
   Device& device_;
   Program program_;
@@ -154,6 +157,7 @@ class Executable {
   std::unique_ptr<Buffer> loop_cut_;  // host-visible copy of Control's loop_cut word, written at the end of each run
   std::vector<uint32_t> control_image_;
   std::vector<VkPipeline> pipelines_;
+  std::vector<std::unique_ptr<ForeignCommands>> foreign_;  // by stage index; null for kernel stages
   VkDescriptorPool pool_ = VK_NULL_HANDLE;
   VkDescriptorSet set_ = VK_NULL_HANDLE;
   VkCommandPool command_pool_ = VK_NULL_HANDLE;

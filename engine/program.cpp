@@ -30,6 +30,25 @@ void check_streaming(const StageSpec& spec, const std::string& who) {
   if (spec.streaming_units && spec.indirect)
     fail(ErrorCode::InvalidProgram, who + ": a streaming stage takes its group count from the engine, not an indirect slot");
 }
+
+// A foreign stage hands its ranges to another library as VkBuffer + offset and follows none of
+// the kernel conventions: refuse what it cannot honour (foreign_stage.h).
+void check_foreign(const StageSpec& spec, const std::string& who) {
+  if (spec.kernel) fail(ErrorCode::InvalidProgram, who + " has both a kernel and foreign commands");
+  if (!spec.foreign->prepare) fail(ErrorCode::InvalidProgram, who + " has foreign commands without a prepare function");
+  auto refuse = [&](bool set, const char* what) {
+    if (set) fail(ErrorCode::InvalidProgram, who + " records foreign commands ('" + spec.foreign->what + "'), which take no " + what);
+  };
+  refuse(!spec.args.empty(), "kernel arguments");
+  refuse(spec.message, "message traffic (message = true)");
+  refuse(spec.honour_halt, "halt check (honour_halt)");
+  refuse(spec.indirect.has_value(), "indirect dispatch slot");
+  refuse(spec.streaming_units || !spec.shape.empty(), "streaming units or kernel shape");
+  if (const Range* r = first_far_range(spec))
+    fail(ErrorCode::InvalidProgram, who + " records foreign commands ('" + spec.foreign->what + "') on a far segment of " +
+                                        binding_name(r->binding) + ", which has no single VkBuffer + offset to hand them; "
+                                        "place the data in the bound window");
+}
 }  // namespace
 
 const char* binding_name(Binding b) {
@@ -135,11 +154,13 @@ void Program::resolve_shapes(const DeviceInfo& device) {
 
 StageId Program::add_stage(StageSpec spec) {
   const std::string who = "stage '" + spec.name + "'";
-  if (!spec.kernel) fail(ErrorCode::InvalidProgram, who + " has no kernel");
+  if (spec.foreign) check_foreign(spec, who);
+  else if (!spec.kernel) fail(ErrorCode::InvalidProgram, who + " has no kernel");
   check_instance(spec.instance, who.c_str());
   if (spec.indirect && spec.indirect->index >= slots_.size())
     fail(ErrorCode::InvalidProgram, who + " dispatches from indirect slot " + std::to_string(spec.indirect->index) +
                                         ", which does not exist");
+  if (spec.foreign) return push_stage(Stage{std::move(spec)});
   check_streaming(spec, who);
   Stage s;
   BoundArgs bound = bind_args(spec.kernel->signature(), spec.args, who + " (kernel '" + spec.kernel->name() + "')");
@@ -151,6 +172,10 @@ StageId Program::add_stage(StageSpec spec) {
   if (first_far_range(spec) && !spec.kernel->interface(false).far_access && spec.kernel->far_variant())
     spec.kernel = spec.kernel->far_variant();
   static_cast<StageSpec&>(s) = std::move(spec);
+  return push_stage(std::move(s));
+}
+
+StageId Program::push_stage(Stage s) {
   s.index = uint32_t(stages_.size());
   stages_.push_back(std::move(s));
   return {uint32_t(stages_.size() - 1)};
@@ -310,6 +335,7 @@ void Program::validate(const DeviceInfo& device) const {
       if (r.binding == Binding::Heap) fail(ErrorCode::InvalidProgram, who + " writes Heap, which is read-only for kernels");
       declared_write |= 1u << uint32_t(r.binding);
     }
+    if (s.foreign) continue;  // no kernel interface to check; its ranges were checked above
     const KernelInterface& k = s.kernel->interface(device.shader_clock);
     if (const Range* r = first_far_range(s); r && !k.far_access)
       fail(ErrorCode::InvalidProgram, who + " declares far segment '" + far_segment(r->binding, r->far).name + "', but kernel '" +

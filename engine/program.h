@@ -7,11 +7,13 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "args.h"
+#include "foreign_stage.h"
 #include "kernel.h"
 #include "kernel_shape.h"
 #include "range.h"
@@ -72,6 +74,9 @@ struct StageSpec {
   // alone (Program::resolve_shapes fills it in).
   uint64_t streaming_units = 0;
   KernelShape shape;
+  // Set instead of `kernel`: the stage records another library's commands (foreign_stage.h),
+  // declared in `reads` and `writes`; shared, so that copies of the program share it.
+  std::shared_ptr<const ForeignStage> foreign;
 };
 
 // A stage as the program holds it: its arguments bound to the kernel's signature, so `reads` and
@@ -152,6 +157,7 @@ class Program {
 
  private:
   uint64_t binding_size(Binding b) const;
+  StageId push_stage(Stage s);
   void check_instance(InstanceId id, const char* what) const;
 
   std::string name_;

@@ -20,6 +20,24 @@ const char* hazard_name(HazardKind k) {
   return "?";
 }
 
+StageMasks masks_of(const Stage& s) {
+  const VkPipelineStageFlags compute = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, transfer = VK_PIPELINE_STAGE_TRANSFER_BIT;
+  if (!s.foreign) return {compute, VK_ACCESS_SHADER_READ_BIT, VK_ACCESS_SHADER_WRITE_BIT};
+  StageMasks m{s.foreign->pipeline_stages, 0, 0};
+  if (m.stages & compute) m.read |= VK_ACCESS_SHADER_READ_BIT, m.write |= VK_ACCESS_SHADER_WRITE_BIT;
+  if (m.stages & transfer) m.read |= VK_ACCESS_TRANSFER_READ_BIT, m.write |= VK_ACCESS_TRANSFER_WRITE_BIT;
+  return m;
+}
+
+StageMasks masks_of(const Program& program) {
+  StageMasks all{0, 0, 0};
+  for (const Stage& s : program.stages()) {
+    const StageMasks m = masks_of(s);
+    all.stages |= m.stages, all.read |= m.read, all.write |= m.write;
+  }
+  return all;
+}
+
 namespace {
 
 struct Access {
@@ -82,25 +100,24 @@ std::vector<AccessPair> conflicting_pairs(const std::vector<std::vector<Access>>
   return pairs;
 }
 
-void add_masks(Barrier& b, const Hazard& h, bool earlier_indirect) {
-  const VkPipelineStageFlags compute = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
+void add_masks(Barrier& b, const Hazard& h, bool earlier_indirect, const StageMasks& earlier, const StageMasks& later) {
   const VkPipelineStageFlags indirect = VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT;
   switch (h.kind) {
     case HazardKind::ReadAfterWrite:
-      b.src_stages |= compute;
-      b.src_access |= VK_ACCESS_SHADER_WRITE_BIT;
-      b.dst_stages |= h.indirect ? indirect : compute;
-      b.dst_access |= h.indirect ? VK_ACCESS_INDIRECT_COMMAND_READ_BIT : VK_ACCESS_SHADER_READ_BIT;
+      b.src_stages |= earlier.stages;
+      b.src_access |= earlier.write;
+      b.dst_stages |= h.indirect ? indirect : later.stages;
+      b.dst_access |= h.indirect ? VkAccessFlags(VK_ACCESS_INDIRECT_COMMAND_READ_BIT) : later.read;
       break;
     case HazardKind::WriteAfterWrite:
-      b.src_stages |= compute;
-      b.src_access |= VK_ACCESS_SHADER_WRITE_BIT;
-      b.dst_stages |= compute;
-      b.dst_access |= VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+      b.src_stages |= earlier.stages;
+      b.src_access |= earlier.write;
+      b.dst_stages |= later.stages;
+      b.dst_access |= later.read | later.write;
       break;
     case HazardKind::WriteAfterRead:  // an execution dependency is enough
-      b.src_stages |= earlier_indirect ? indirect : compute;
-      b.dst_stages |= compute;
+      b.src_stages |= earlier_indirect ? indirect : earlier.stages;
+      b.dst_stages |= later.stages;
       break;
   }
 }
@@ -146,7 +163,7 @@ Plan plan_program(const Program& program, BarrierMode mode) {
       b.before = uint32_t(pos);
       for (size_t q = pos; q < n && plan.level[plan.order[q]] == plan.level[s]; ++q)
         for (const auto& [h, earlier_indirect] : incoming[plan.order[q]]) {
-          add_masks(b, h, earlier_indirect);
+          add_masks(b, h, earlier_indirect, masks_of(stages[h.earlier]), masks_of(stages[h.later]));
           b.hazards.push_back(h);
         }
       plan.barriers.push_back(std::move(b));
@@ -162,6 +179,12 @@ Plan plan_program(const Program& program, BarrierMode mode) {
         b.dst_stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT;
         b.src_access = VK_ACCESS_SHADER_WRITE_BIT;
         b.dst_access = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_INDIRECT_COMMAND_READ_BIT;
+        // Foreign stages on either side add their own pipeline stages (transfers, say).
+        const StageMasks before = masks_of(stages[pos - 1]), after = masks_of(stages[pos]);
+        b.src_stages |= before.stages;
+        b.src_access |= before.write;
+        b.dst_stages |= after.stages;
+        b.dst_access |= after.read | after.write;
         for (const auto& [h, ind] : incoming[pos]) b.hazards.push_back(h);
         plan.barriers.push_back(std::move(b));
       }
@@ -179,10 +202,13 @@ std::string Plan::describe(const Program& program) const {
       const Barrier& b = barriers[next_barrier++];
       out << "  barrier:";
       if (b.src_access & VK_ACCESS_SHADER_WRITE_BIT) out << " shader-write";
+      if (b.src_access & VK_ACCESS_TRANSFER_WRITE_BIT) out << " transfer-write";
       if (b.src_access == 0) out << " execution-only";
       out << " ->";
       if (b.dst_access & VK_ACCESS_SHADER_READ_BIT) out << " shader-read";
       if (b.dst_access & VK_ACCESS_SHADER_WRITE_BIT) out << " shader-write";
+      if (b.dst_access & VK_ACCESS_TRANSFER_READ_BIT) out << " transfer-read";
+      if (b.dst_access & VK_ACCESS_TRANSFER_WRITE_BIT) out << " transfer-write";
       if (b.dst_access & VK_ACCESS_INDIRECT_COMMAND_READ_BIT) out << " indirect-read";
       out << "  (";
       for (size_t k = 0; k < b.hazards.size(); ++k) {
@@ -193,8 +219,12 @@ std::string Plan::describe(const Program& program) const {
       out << ")\n";
     }
     const Stage& s = stages[order[pos]];
-    out << "  [" << level[s.index] << "] " << s.name << "  kernel=" << s.kernel->name()
-        << " instance=" << program.instances()[s.instance.index].name;
+    out << "  [" << level[s.index] << "] " << s.name;
+    if (s.foreign) {
+      out << "  foreign=\"" << s.foreign->what << "\"\n";
+      continue;
+    }
+    out << "  kernel=" << s.kernel->name() << " instance=" << program.instances()[s.instance.index].name;
     if (s.indirect)
       out << " dispatch=indirect(" << program.slots()[s.indirect->index].name << ")";
     else if (s.streaming_units && s.shape.empty())
@@ -208,48 +238,68 @@ std::string Plan::describe(const Program& program) const {
   return out.str();
 }
 
-void record_stages(VkCommandBuffer cmd, const Program& program, const Plan& plan,
-                   const std::vector<VkPipeline>& pipelines, VkPipelineLayout layout, VkBuffer control,
-                   VkBuffer dispatch_table, VkQueryPool queries) {
+namespace {
+
+void record_barrier(VkCommandBuffer cmd, const Barrier& b) {
+  VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  mb.srcAccessMask = b.src_access;
+  mb.dstAccessMask = b.dst_access;
+  const bool has_memory = b.src_access || b.dst_access;
+  vkCmdPipelineBarrier(cmd, b.src_stages, b.dst_stages, 0, has_memory ? 1 : 0, has_memory ? &mb : nullptr, 0, nullptr, 0,
+                       nullptr);
+}
+
+abi::WeftPush push_of(const Program& program, const Stage& s) {
+  const Instance& in = program.instances()[s.instance.index];
+  abi::WeftPush push{};
+  push.header.instance = s.instance.index;
+  push.header.inbox_instance = in.inbox_from;
+  push.header.window = in.window;
+  push.header.width = in.width;
+  push.header.outbox = in.window + WEFT_R_OUTBOX * in.width;
+  push.header.inbox = in.inbox_from == WEFT_NONE
+                          ? in.window + WEFT_R_INBOX * in.width
+                          : program.instances()[in.inbox_from].window + WEFT_R_OUTBOX * program.instances()[in.inbox_from].width;
+  push.header.stage = s.index;
+  push.header.iteration = s.iteration;
+  push.header.flags = s.honour_halt ? WEFT_PUSH_HONOUR_HALT : 0u;
+  push.header.control = in.control;
+  std::copy(s.push_words.begin(), s.push_words.end(), push.args);
+  return push;
+}
+
+}  // namespace
+
+void record_stages(VkCommandBuffer cmd, const Program& program, const Plan& plan, const StageRecording& r) {
   const auto& stages = program.stages();
   size_t next_barrier = 0;
   VkPipeline bound = VK_NULL_HANDLE;
+  bool rebind = false;  // a foreign stage may have bound its own pipeline and descriptor sets
   for (size_t pos = 0; pos < plan.order.size(); ++pos) {
-    if (next_barrier < plan.barriers.size() && plan.barriers[next_barrier].before == pos) {
-      const Barrier& b = plan.barriers[next_barrier++];
-      VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-      mb.srcAccessMask = b.src_access;
-      mb.dstAccessMask = b.dst_access;
-      const bool has_memory = b.src_access || b.dst_access;
-      vkCmdPipelineBarrier(cmd, b.src_stages, b.dst_stages, 0, has_memory ? 1 : 0, has_memory ? &mb : nullptr, 0,
-                           nullptr, 0, nullptr);
-    }
+    if (next_barrier < plan.barriers.size() && plan.barriers[next_barrier].before == pos)
+      record_barrier(cmd, plan.barriers[next_barrier++]);
     const Stage& s = stages[plan.order[pos]];
-    const Instance& in = program.instances()[s.instance.index];
-    abi::WeftPush push{};
-    push.header.instance = s.instance.index;
-    push.header.inbox_instance = in.inbox_from;
-    push.header.window = in.window;
-    push.header.width = in.width;
-    push.header.outbox = in.window + WEFT_R_OUTBOX * in.width;
-    push.header.inbox = in.inbox_from == WEFT_NONE
-                            ? in.window + WEFT_R_INBOX * in.width
-                            : program.instances()[in.inbox_from].window + WEFT_R_OUTBOX * program.instances()[in.inbox_from].width;
-    push.header.stage = s.index;
-    push.header.iteration = s.iteration;
-    push.header.flags = s.honour_halt ? WEFT_PUSH_HONOUR_HALT : 0u;
-    push.header.control = in.control;
-    std::copy(s.push_words.begin(), s.push_words.end(), push.args);
-    if (pipelines[s.index] != bound) {
-      vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines[s.index]);
-      bound = pipelines[s.index];
+    if (s.foreign) {
+      r.foreign.at(s.index)->record(cmd);
+      rebind = true;
+      bound = VK_NULL_HANDLE;
+    } else {
+      // Weft's state comes back before the kernel that needs it, so a foreign stage's timestamp
+      // holds only its own commands.
+      if (rebind) vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r.layout, 0, 1, &r.set, 0, nullptr);
+      rebind = false;
+      if (r.pipelines[s.index] != bound) {
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r.pipelines[s.index]);
+        bound = r.pipelines[s.index];
+      }
+      const abi::WeftPush push = push_of(program, s);
+      vkCmdPushConstants(cmd, r.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
+      if (s.indirect)
+        vkCmdDispatchIndirect(cmd, r.control, uint64_t(program.slot_word(*s.indirect)) * 4);
+      else
+        vkCmdDispatchIndirect(cmd, r.dispatch_table, uint64_t(s.index) * sizeof(VkDispatchIndirectCommand));
     }
-    vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
-    if (s.indirect)
-      vkCmdDispatchIndirect(cmd, control, uint64_t(program.slot_word(*s.indirect)) * 4);
-    else
-      vkCmdDispatchIndirect(cmd, dispatch_table, uint64_t(s.index) * sizeof(VkDispatchIndirectCommand));
-    if (queries) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries, uint32_t(pos + 1));
+    if (r.queries) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r.queries, uint32_t(pos + 1));
   }
 }
 

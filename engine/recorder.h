@@ -53,15 +53,35 @@ struct Plan {
 
 Plan plan_program(const Program& program, BarrierMode mode);
 
+// The pipeline stages a stage's commands run in and the accesses they make: a kernel's are the
+// compute shader's reads and writes; a foreign stage's follow its pipeline_stages. For a whole
+// program: the union over its stages (what the barriers around a run must cover).
+struct StageMasks {
+  VkPipelineStageFlags stages = 0;
+  VkAccessFlags read = 0, write = 0;
+};
+StageMasks masks_of(const Stage& stage);
+StageMasks masks_of(const Program& program);
+
+// What record_stages records with, made by the Executable.
+struct StageRecording {
+  std::vector<VkPipeline> pipelines;       // by stage index; VK_NULL_HANDLE for foreign stages
+  std::vector<ForeignCommands*> foreign;   // by stage index; null for kernel stages
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VkDescriptorSet set = VK_NULL_HANDLE;    // bound again after foreign stages
+  VkBuffer control = VK_NULL_HANDLE;
+  VkBuffer dispatch_table = VK_NULL_HANDLE;
+  VkQueryPool queries = VK_NULL_HANDLE;    // null: no per-stage timestamps
+};
+
 // Records the stages in plan order with their barriers, pushes and dispatches. The caller has
 // bound the descriptor set. Writes a timestamp after each stage when `queries` is non-null
 // (query i + 1 after the stage at position i; query 0 is the caller's). Stages with fixed group
 // counts dispatch indirectly from `dispatch_table` (VkDispatchIndirectCommand at stage index x 12
 // bytes: dispatch_table_image), so that the host can cancel stages of a run in flight by zeroing
-// them; stages on an indirect slot dispatch from Control.
-void record_stages(VkCommandBuffer cmd, const Program& program, const Plan& plan,
-                   const std::vector<VkPipeline>& pipelines, VkPipelineLayout layout, VkBuffer control,
-                   VkBuffer dispatch_table, VkQueryPool queries);
+// them; stages on an indirect slot dispatch from Control. A foreign stage records its commands;
+// the next kernel stage binds the descriptor set again, then its pipeline.
+void record_stages(VkCommandBuffer cmd, const Program& program, const Plan& plan, const StageRecording& recording);
 
 // The dispatch table record_stages reads: every stage's fixed group counts, by stage index.
 std::vector<VkDispatchIndirectCommand> dispatch_table_image(const Program& program);

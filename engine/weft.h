@@ -10,6 +10,7 @@
 #include "error.h"
 #include "executable.h"
 #include "far_memory.h"
+#include "foreign_stage.h"
 #include "input_file.h"
 #include "kernel.h"
 #include "kernel_shape.h"

@@ -4,6 +4,7 @@
 #include <limits>
 #include <numbers>
 #include <random>
+#include <utility>
 
 #include "dsp.h"
 
@@ -51,6 +52,22 @@ void validate_block(const Config& c, const std::vector<float>& block) {
     if (per == 2) what += k % 2 ? " (imaginary part)" : " (real part)";
     fail(ErrorCode::BadInput, what);
   }
+}
+
+namespace {
+constexpr std::pair<Fft, const char*> kFftNames[] = {{Fft::Auto, "auto"}, {Fft::Weft, "weft"}, {Fft::Vkfft, "vkfft"}};
+}  // namespace
+
+const char* fft_name(Fft f) {
+  for (const auto& [value, name] : kFftNames)
+    if (value == f) return name;
+  return "?";
+}
+
+Fft parse_fft(const std::string& text) {
+  for (const auto& [value, name] : kFftNames)
+    if (text == name) return value;
+  fail(ErrorCode::BadInput, "dsp: fft '" + text + "' is not one of auto, weft, vkfft");
 }
 
 std::vector<float> hann(uint32_t n) {

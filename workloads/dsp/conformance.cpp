@@ -80,16 +80,29 @@ Result stream_compare(Stream& s, Reference& ref, uint32_t frames, float amplitud
   return Result::pass();
 }
 
-// shared_memory_bytes 0: the device's limit; 16384 plays a device with only the Vulkan minimum.
-Result chain(Device& dev, uint32_t N, bool fused, bool complex_input = false, bool batch_channels = true,
-             uint32_t shared_memory_bytes = 0) {
+// How a case builds its chain. shared_memory_bytes 0: the device's limit; 16384 plays a device
+// with only the Vulkan minimum (both only matter to the hand-written FFT).
+struct Variant {
+  Fft fft = Fft::Weft;
+  bool fused = true;
+  bool complex_input = false;
+  bool batch_channels = true;
+  uint32_t shared_memory_bytes = 0;
+};
+
+std::string fft_label(const Config& c) {
+  return c.uses_vkfft() ? "VkFFT stages" : c.uses_fused() ? "one-workgroup FFT" : "per-pass FFT";
+}
+
+Result chain(Device& dev, uint32_t N, Variant v) {
   Config cfg;
-  cfg.fused = fused;
-  cfg.shared_memory_bytes = shared_memory_bytes;
-  cfg.batch_channels = batch_channels;
+  cfg.fft = v.fft;
+  cfg.fused = v.fused;
+  cfg.shared_memory_bytes = v.shared_memory_bytes;
+  cfg.batch_channels = v.batch_channels;
   cfg.channels = 3;
   cfg.frame = N;
-  cfg.complex_input = complex_input;
+  const bool complex_input = cfg.complex_input = v.complex_input;
   // Complex input takes gains without Hermitian symmetry: the filter itself is complex.
   cfg.gains = random_gains(cfg.channels, N, 100 + N, !complex_input);
   Reference ref(cfg);
@@ -105,7 +118,7 @@ Result chain(Device& dev, uint32_t N, bool fused, bool complex_input = false, bo
       if (level != WEFT_NONE && plan.level[st.index] != level) return Result::fail("channel windows are not in one level");
       level = plan.level[st.index];
     }
-  return Result::pass(std::string(complex_input ? "complex input, " : "") + (s.config().uses_fused() ? "one-workgroup FFT" : "per-pass FFT") +
+  return Result::pass(std::string(complex_input ? "complex input, " : "") + fft_label(s.config()) +
                           ", 3 channels x 5 frames, N " +
                           std::to_string(N) + ": worst relative L2 error " + str(worst) +
                           " (bound " + str(error_bound(N, kappa(cfg, 0))) + " for channel 0)",
@@ -114,8 +127,9 @@ Result chain(Device& dev, uint32_t N, bool fused, bool complex_input = false, bo
 
 // Unity gains: the periodic Hann window at 50% overlap sums to 1, so the stream must reproduce
 // its input one hop late, seamlessly across the replays that carry history and tail in Globals.
-Result continuity(Device& dev) {
+Result continuity(Device& dev, Fft fft) {
   Config cfg;
+  cfg.fft = fft;
   cfg.channels = 2;
   cfg.frame = 1024;
   cfg.gains = unity_gains(2, 1024);
@@ -154,14 +168,17 @@ Result continuity(Device& dev) {
     }
     prev = block;
   }
-  return Result::pass("unity gains, 2 channels x 8 hops: output = input delayed one hop, worst relative L2 " + str(worst), worst);
+  return Result::pass(fft_label(s.config()) + ", unity gains, 2 channels x 8 hops: output = input delayed one hop, worst relative L2 " +
+                          str(worst),
+                      worst);
 }
 
 // Clipping rule: a loud channel's peak passes 1.0, the regulator halves its gain word, and the
 // next frames' output stage multiplies by the lower gain, exactly as the reference's rule; a
 // quiet channel keeps gain 1. The same stream without the rule keeps clipping.
-Result clipping(Device& dev) {
+Result clipping(Device& dev, Fft fft) {
   Config cfg;
+  cfg.fft = fft;
   cfg.channels = 2;
   cfg.frame = 1024;
   // Channel 0 with gains x3 (loud), channel 1 at 0.5x (quiet): the seeded test signal is the same.
@@ -205,12 +222,12 @@ Result clipping(Device& dev) {
   if (s.output(1) != free_run.output(1)) return Result::fail("the quiet channel differs with the rule on");
   std::string seq;
   for (const auto& g : gains) seq += (seq.empty() ? "" : " ") + str(g[0]);
-  return Result::pass("loud channel gain per frame: " + seq + " (as the reference); peak " + str(rm[0].peak) +
+  return Result::pass(fft_label(s.config()) + ": loud channel gain per frame: " + seq + " (as the reference); peak " + str(rm[0].peak) +
                           " with the rule vs " + str(fm[0].peak) + " without; worst relative L2 " + str(worst),
                       worst);
 }
 
-Result bad_input(Device& dev) {
+Result bad_input(Device& dev, Fft fft) {
   auto expect = [&](const char* what, const std::function<void()>& f, const std::string& piece) -> std::string {
     try {
       f();
@@ -222,11 +239,12 @@ Result bad_input(Device& dev) {
     }
     return {};
   };
-  auto config = [](uint32_t channels, uint32_t frame) {
+  auto config = [fft](uint32_t channels, uint32_t frame) {
     Config c;
     c.channels = channels;
     c.frame = frame;
     c.gains = unity_gains(channels, frame);
+    c.fft = fft;
     return c;
   };
   for (uint32_t n : {1000u, 256u, 8192u, 0u}) {
@@ -261,7 +279,7 @@ Result bad_input(Device& dev) {
     worst = std::max(worst, e);
     if (!(e <= error_bound(512, 3))) return Result::fail("after the refusals, frame " + std::to_string(f) + ": " + str(e), e);
   }
-  return Result::pass("frame sizes 1000/256/8192/0, 33 channels, short gains, NaN and short blocks refused with BadInput; "
+  return Result::pass(fft_label(s.config()) + ": frame sizes 1000/256/8192/0, 33 channels, short gains, NaN and short blocks refused with BadInput; "
                       "the stream continues unharmed",
                       worst);
 }
@@ -272,24 +290,31 @@ std::vector<Case> dsp_cases() {
   const std::string tol = "per channel and frame ||y_dev - y_ref||2 / ||y_ref||2 <= u (14 log2 N + 8) max|G|/min|G| vs "
                           "FFTW in double (Higham's radix-2 FFT bound, two transforms, plus window, filter, overlap-add)";
   std::vector<Case> cases;
+  // Every chain case runs on both FFT paths: Weft's own kernels (the names without a suffix) and
+  // VkFFT recorded as foreign stages on the chain's buffers ("_vkfft").
+  auto both = [&](const std::string& name, const std::string& how, std::function<Result(Device&, Fft)> run) {
+    cases.push_back({name, how, [run](Device& d) { return run(d, Fft::Weft); }});
+    cases.push_back({name + "_vkfft", how, [run](Device& d) { return run(d, Fft::Vkfft); }});
+  };
   for (uint32_t n : {512u, 1024u, 2048u, 4096u})
-    cases.push_back({"dsp.chain_" + std::to_string(n), tol, [n](Device& d) { return chain(d, n, true); }});
+    both("dsp.chain_" + std::to_string(n), tol, [n](Device& d, Fft f) { return chain(d, n, {.fft = f}); });
   // The per-pass kernels on sizes the fused one takes, and where a device's 16 KiB of shared
   // memory cannot hold a 4096 frame (on a 32 KiB device the chain_4096 case above is fused).
   for (uint32_t n : {512u, 2048u})
-    cases.push_back({"dsp.chain_" + std::to_string(n) + "_per_pass", tol, [n](Device& d) { return chain(d, n, false); }});
-  cases.push_back({"dsp.chain_4096_16k_shared_memory", tol, [](Device& d) { return chain(d, 4096, true, false, true, 16384); }});
-  // Complex (I/Q) input with a complex filter, on both FFT paths.
+    cases.push_back({"dsp.chain_" + std::to_string(n) + "_per_pass", tol, [n](Device& d) { return chain(d, n, {.fused = false}); }});
+  cases.push_back({"dsp.chain_4096_16k_shared_memory", tol,
+                   [](Device& d) { return chain(d, 4096, {.shared_memory_bytes = 16384}); }});
+  // Complex (I/Q) input with a complex filter.
   for (uint32_t n : {1024u, 4096u})
-    cases.push_back({"dsp.complex_chain_" + std::to_string(n), tol + " (|y| for complex samples)",
-                     [n](Device& d) { return chain(d, n, true, true); }});
+    both("dsp.complex_chain_" + std::to_string(n), tol + " (|y| for complex samples)",
+         [n](Device& d, Fft f) { return chain(d, n, {.fft = f, .complex_input = true}); });
   // Channels batched into one dispatch per transform is the default; one chain per channel too.
   for (uint32_t n : {1024u, 4096u})
-    cases.push_back({"dsp.chain_" + std::to_string(n) + "_per_channel", tol,
-                     [n](Device& d) { return chain(d, n, true, false, false); }});
-  cases.push_back({"dsp.overlap_add_continuity", tol + "; and vs the input delayed one hop", continuity});
-  cases.push_back({"dsp.clipping_rule", tol + "; gains and clip flags exact", clipping});
-  cases.push_back({"dsp.bad_input", "exact: BadInput naming what and where", bad_input});
+    both("dsp.chain_" + std::to_string(n) + "_per_channel", tol,
+         [n](Device& d, Fft f) { return chain(d, n, {.fft = f, .batch_channels = false}); });
+  both("dsp.overlap_add_continuity", tol + "; and vs the input delayed one hop", continuity);
+  both("dsp.clipping_rule", tol + "; gains and clip flags exact", clipping);
+  both("dsp.bad_input", "exact: BadInput naming what and where", bad_input);
   return cases;
 }
 

@@ -2,12 +2,13 @@
 //
 // Per channel c (one instance, one chain), per replay (one hop of H = N/2 new real samples):
 //   window  : frame = [last H samples | new H samples] * Hann_periodic(N)   (complex, imag 0)
-//   fft     : Stockham FFT, twiddles in Heap: radix-8 passes in shared memory in one dispatch
+//   fft     : VkFFT in place on the frame (Config::fft, default), recorded as a foreign stage; or
+//             Weft's own Stockham FFT, twiddles in Heap: radix-8 passes in shared memory in one dispatch
 //             when N x 8 bytes fit the device's shared memory (N <= 2048 on any device, 4096
 //             with 32 KiB), else one radix-2 dispatch per pass (ping-pong in Globals); by default
 //             one dispatch covers every channel (Config::batch_channels), a workgroup row each
 //   filter  : X[k] *= G_c[k]            (per-bin complex gains from Heap)
-//   ifft    : the same passes with conjugate twiddles (unscaled)
+//   ifft    : the inverse transform (unscaled): VkFFT's, or the same passes with conjugate twiddles
 //   output  : y[n] = gain_c * (Re(x[n]) / N + tail[n]),  tail[n] = Re(x[n + H]) / N   (n < H)
 //             y -> R30 of the channel's instance; Metrics: norm = ||y||2, max_abs = peak,
 //             status = kStatusClipped when peak > 1 (the clipping flag), ticks = device ticks of
@@ -47,6 +48,13 @@ inline constexpr uint32_t kFusedMaxFrame = 2048;
 inline constexpr uint32_t kFusedMaxFrameLarge = 4096;
 inline constexpr uint32_t kStatusClipped = WEFT_STATUS_WORKLOAD_FIRST;
 
+// Which FFT the transform stages run: Weft's own kernels (fft_shared_* / fft_pass), VkFFT recorded
+// as foreign stages on the chain's Globals buffer (in place, vkfft_plan.h), or Auto: VkFFT, which
+// measured faster at every frame size on every device measured so far (README.md: "Choosing the FFT").
+enum class Fft { Auto, Weft, Vkfft };
+const char* fft_name(Fft f);                  // "auto", "weft", "vkfft"
+Fft parse_fft(const std::string& name);      // BadInput naming the choices for anything else
+
 struct Config {
   uint32_t channels = 1;
   uint32_t frame = 1024;                       // N
@@ -65,6 +73,8 @@ struct Config {
   // One dispatch per transform (pass) for all channels, a workgroup row per channel, instead of
   // one per channel: fewer, larger dispatches (what a GPU and a CPU driver both prefer).
   bool batch_channels = true;
+  Fft fft = Fft::Auto;
+  bool uses_vkfft() const { return fft != Fft::Weft; }
   bool uses_fused() const {
     const uint64_t shared = shared_memory_bytes ? shared_memory_bytes : 16384u;
     return fused && frame <= kFusedMaxFrameLarge && uint64_t(frame) * 8u <= shared;

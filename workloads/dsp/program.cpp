@@ -1,5 +1,5 @@
-// The DSP chain as a Weft program: per channel (one instance each) window -> forward FFT (one
-// shared-memory dispatch, or log2 N Stockham passes) -> filter -> inverse FFT -> overlap-add and
+// The DSP chain as a Weft program: per channel (one instance each) window -> forward FFT (VkFFT
+// as a foreign stage, or Weft's one shared-memory dispatch, or log2 N Stockham passes) -> filter -> inverse FFT -> overlap-add and
 // output, then one regulator pass holding every channel's clipping rule. The channels' chains touch disjoint segments, so
 // the planner puts no barrier between channels: their stages share levels and may overlap.
 #include <bit>
@@ -7,6 +7,7 @@
 
 #include "dsp.h"
 #include "shaders/dsp_args.h"
+#include "vkfft_plan.h"
 #include "weft_dsp_kernels.h"
 
 namespace weft::dsp {
@@ -66,14 +67,17 @@ class Chain {
   }
 
   void transform(uint32_t c, uint32_t count, bool inverse) {
-    if (cfg_.uses_fused())
+    if (cfg_.uses_vkfft())
+      vkfft(c, count, inverse);
+    else if (cfg_.uses_fused())
       fused(c, count, inverse);
     else
       for (uint32_t q = inverse ? L_ : 0; q < (inverse ? 2 * L_ : L_); ++q) pass(c, count, q);
   }
 
   void filter(uint32_t c) {
-    const std::string spec = seg(c, cfg_.uses_fused() || L_ % 2 ? "buf1" : "buf0");
+    const bool in_buf1 = !cfg_.uses_vkfft() && (cfg_.uses_fused() || L_ % 2);  // VkFFT transforms buf0 in place
+    const std::string spec = seg(c, in_buf1 ? "buf1" : "buf0");
     StageSpec fl = stage("filter.c" + std::to_string(c), "filter", c);
     fl.groups = {grid_stride_groups(N_, 64), 1, 1};
     fl.args = FilterArgs{.spectrum = G(spec), .gains = Hp(seg(c, "gains")), .n = N_}.bind();
@@ -137,6 +141,20 @@ class Chain {
     f.args = FftSharedArgs{.src = G(seg(c, src)), .dst = G(seg(c, dst)), .twiddles = Hp("twiddles"), .n = N_,
                            .channel_stride = stride_}.bind();
     other_channels(f, c, count, src, dst);
+    p_.add_stage(f);
+  }
+
+  // VkFFT in place on buf0 of channels [c, c + count), recorded as a foreign stage: one VkFFT
+  // application per stage (per transform shape and direction), rows `stride_` words apart.
+  void vkfft(uint32_t c, uint32_t count, bool inverse) {
+    StageSpec f;
+    f.name = name_of(inverse ? "ifft" : "fft", c, count);
+    f.instance = dp_.channels[c];
+    f.foreign = vkfft_stage(N_, count, uint64_t(count > 1 ? stride_ : 2 * N_) * 4, inverse);
+    for (uint32_t k = c; k < c + count; ++k) {
+      f.reads.push_back(G(seg(k, "buf0")));  // the first read is where the transforms start
+      f.writes.push_back(G(seg(k, "buf0")));
+    }
     p_.add_stage(f);
   }
 
