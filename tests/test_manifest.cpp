@@ -491,6 +491,13 @@ TEST_CASE("manifest: non-ASCII text inside strings reads as written, after a lin
 // ---- far segments ------------------------------------------------------------------------------
 
 namespace {
+// Writes `text` with `from` replaced by `to` to `path` and builds it: the error's message.
+std::string build_error_with(const std::string& path, std::string text, const std::string& from, const std::string& to) {
+  text.replace(text.find(from), from.size(), to);
+  conformance::write_text(path, text);
+  return test::error_message_of([&] { build_program(load_manifest(path)); });
+}
+
 // A manifest doubling a filled Heap far segment into a Globals far segment it writes out.
 std::string far_manifest(TempDir& dir) {
   conformance::write_text(dir.path() + "/far_double.comp",
@@ -546,13 +553,8 @@ TEST_CASE("manifest: far segments are declared with far = true, run, write outpu
 
 TEST_CASE("manifest errors: far segment keys") {
   TempDir dir("manifest-far");
-  const std::string text = read_text_file(far_manifest(dir));
-  auto error_for = [&](const std::string& from, const std::string& to) {
-    std::string t = text;
-    t.replace(t.find(from), from.size(), to);
-    conformance::write_text(dir.path() + "/far.toml", t);
-    return test::error_message_of([&] { build_program(load_manifest(dir.path() + "/far.toml")); });
-  };
+  const std::string path = far_manifest(dir), text = read_text_file(path);
+  auto error_for = [&](const std::string& from, const std::string& to) { return build_error_with(path, text, from, to); };
   CHECK(error_for("far = true\nrecord_bytes = 8\n[[globals]]", "record_bytes = 8\n[[globals]]").find("only used with far = true") != std::string::npos);
   CHECK(error_for("record_bytes = 8\n[[globals]]", "record_bytes = 6\n[[globals]]").find("whole number of 32-bit words") != std::string::npos);
   CHECK(error_for("count = 1000\nfill", "count = 999\nfill").find("not a whole number of 8-byte records") != std::string::npos);
@@ -611,13 +613,8 @@ TEST_CASE("manifest: a streaming kernel's stage gives units, and the engine shap
 
 TEST_CASE("manifest errors: a streaming kernel without units, and units for a plain kernel") {
   TempDir dir("manifest-streaming");
-  const std::string text = read_text_file(streaming_manifest(dir));
-  auto error_for = [&](const std::string& from, const std::string& to) {
-    std::string t = text;
-    t.replace(t.find(from), from.size(), to);
-    conformance::write_text(dir.path() + "/streaming.toml", t);
-    return test::error_message_of([&] { build_program(load_manifest(dir.path() + "/streaming.toml")); });
-  };
+  const std::string path = streaming_manifest(dir), text = read_text_file(path);
+  auto error_for = [&](const std::string& from, const std::string& to) { return build_error_with(path, text, from, to); };
   CHECK(error_for("units = 100003", "dispatch = 8").find("is a streaming kernel") != std::string::npos);
   CHECK(error_for("units = 100003", "units = 0").find("stages[0].units") != std::string::npos);
   CHECK(error_for("units = 100003", "units = 5\ndispatch = 2").find("give one of dispatch, indirect or units") != std::string::npos);

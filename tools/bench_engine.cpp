@@ -417,20 +417,9 @@ std::vector<KernelShape> copy_shapes(const DeviceInfo& info) {
 // The engine's copy kernel over `bytes` of Globals at one shape, `pattern` in its source.
 std::unique_ptr<Executable> copy_executable(Device& dev, const std::vector<uint32_t>& pattern, const KernelShape& shape) {
   const uint64_t bytes = pattern.size() * 4;
-  Program p("copy");
-  p.globals().add("src", bytes);
-  p.globals().add("dst", bytes);
-  StageSpec s;
-  s.name = "copy";
-  s.kernel = engine_kernel("copy");
-  s.instance = p.add_instance("copy", 1);
-  s.streaming_units = bytes / 16;
-  s.shape = shape;
-  s.args = CopyArgs{.src = p.segment(Binding::Globals, "src"), .dst = p.segment(Binding::Globals, "dst"), .count = uint32_t(bytes / 16)}.bind();
-  p.add_stage(s);
   RecordOptions o;
   o.stage_timestamps = false;
-  auto exe = std::make_unique<Executable>(dev, std::move(p), o);
+  auto exe = std::make_unique<Executable>(dev, copy_program(bytes, shape), o);
   exe->write_segment(Binding::Globals, "src", pattern.data(), bytes);
   return exe;
 }

@@ -278,18 +278,7 @@ double median_of(uint32_t runs, F&& f) {
 // Streaming bandwidth of the device in the same run: the engine's copy kernel over `bytes`.
 double copy_bandwidth(Device& dev, uint64_t bytes, uint32_t runs) {
   bytes = bytes / 16 * 16;
-  Program p("copy");
-  p.globals().add("src", bytes);
-  p.globals().add("dst", bytes);
-  StageSpec s;
-  s.name = "copy";
-  s.kernel = engine_kernel("copy");
-  s.instance = p.add_instance("copy", 1);
-  const uint32_t count = uint32_t(bytes / 16);
-  s.streaming_units = count;
-  s.args = CopyArgs{.src = p.segment(Binding::Globals, "src"), .dst = p.segment(Binding::Globals, "dst"), .count = count}.bind();
-  p.add_stage(s);
-  Executable exe(dev, std::move(p));
+  Executable exe(dev, copy_program(bytes));
   exe.run();
   const double ns = median_of(runs, [&] {
     exe.run();
