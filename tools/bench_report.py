@@ -71,6 +71,19 @@ def table(lines):
     return "\n".join(rows)
 
 
+def line_label(line, lines):
+    """The line's kind and the settings that tell it from its siblings (shape, mode, frame...):
+    keys holding strings or whole numbers whose values differ between lines of its kind."""
+    kind = line.get("bench", "?")
+    siblings = [l for l in lines if l.get("bench") == kind]
+    timed = ("_ns", "_us", "_ms", "_s", "_per_s", "_per_step", "_per_frame")
+    setting = lambda k, v: (isinstance(v, str) or (isinstance(v, int) and not isinstance(v, bool))) and not k.endswith(timed)
+    varying = [k for k, v in line.items()
+               if k not in CONTEXT and setting(k, v) and len({json.dumps(l.get(k)) for l in siblings}) > 1]
+    parts = [f"{k}={line[k]}" for k in varying[:2]]
+    return kind.split(".", 1)[-1] + (" " + ", ".join(parts) if parts else "")
+
+
 def plot(group, lines, out_dir):
     """Bar chart of the group's ratios, one bar per line and ratio key; None without matplotlib."""
     try:
@@ -80,21 +93,21 @@ def plot(group, lines, out_dir):
     except ImportError:
         return None
     bars = []
-    for n, line in enumerate(lines):
-        label = line.get("bench", "?").split(".", 1)[-1]
+    for line in lines:
+        label = line_label(line, lines)
         for k, v in line.items():
             if is_ratio(k) and isinstance(v, (int, float)) and not isinstance(v, bool):
-                bars.append((f"{label} #{n + 1}: {k}", float(v)))
+                bars.append((f"{label}: {k}", float(v)))
     if not bars:
         return None
-    fig, ax = plt.subplots(figsize=(9, 0.32 * len(bars) + 1.2))
+    fig, ax = plt.subplots(figsize=(11, 0.32 * len(bars) + 1.2))
     ax.barh([b[0] for b in bars], [b[1] for b in bars], color="#4477aa")
     ax.axvline(1.0, color="#aa3377", linewidth=1)
     ax.set_xscale("log")
     ax.invert_yaxis()
     ax.tick_params(axis="y", labelsize=7)
     ax.set_xlabel("ratio (1 = parity with the peer; see each key for its direction)")
-    ax.set_title(f"weft bench {group}: ratios against peers measured in the same run")
+    ax.set_title(f"weft bench {group}: ratios against peers measured in the same run", fontsize=10)
     fig.tight_layout()
     name = f"{group}.png"
     fig.savefig(os.path.join(out_dir, name), dpi=90)
