@@ -692,7 +692,7 @@ class Builder {
     init.name = "sort.init";
     init.kernel = weft_db_kernels.get("sort_init");
     init.instance = q_.output;
-    init.groups = {grid_stride_groups(P, kGroupSize), 1, 1};
+    init.streaming_units = P;
     init.args = SortInitArgs{.perm = range("sort.perm"), .padded = uint32_t(P)}.bind();
     p_.add_stage(init);
     // Besides the arguments: the output columns the key table points to, the rows they index.
@@ -705,7 +705,7 @@ class Builder {
         st.name = "sort.step";
         st.kernel = weft_db_kernels.get("sort_step");
         st.instance = q_.output;
-        st.groups = {grid_stride_groups(P / 2, kGroupSize), 1, 1};
+        st.streaming_units = P / 2;
         st.args = SortStepArgs{.count = in.count, .perm = range("sort.perm"), .nkeys = uint32_t(plan_.order.size()),
                                .key_table = range("sort.keys"), .k = uint32_t(k), .j = uint32_t(j)}
                       .bind();

@@ -66,7 +66,7 @@ GnnProgram append_program(Program program, const Graph& g, const Model& model, c
   embed.name = "embed";
   embed.kernel = weft_gnn_kernels.get("embed");
   embed.instance = gp.layers[0];
-  embed.groups = {ew_groups, 1, 1};
+  embed.streaming_units = nf;
   embed.args = EmbedArgs{.x = heap("x"), .h = globals("h0"), .count = uint32_t(nf)}.bind();
   p.add_stage(embed);
 

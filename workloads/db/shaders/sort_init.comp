@@ -6,9 +6,8 @@
 #include "weft.glsl"
 #include "db.glsl"
 
-layout(local_size_x = 64) in;
+WEFT_STREAMING_KERNEL;  // shaped by the engine per device (engine/kernel_shape.h)
 
 void main() {
-  const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-  for (uint i = gl_GlobalInvocationID.x; i < pc.args.padded; i += stride) globals_u[pc.args.perm + i] = i;
+  WEFT_FOR_EACH_UNIT(i, pc.args.padded) globals_u[pc.args.perm + i] = i;
 }

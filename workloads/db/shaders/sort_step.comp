@@ -10,7 +10,7 @@
 #include "weft.glsl"
 #include "db.glsl"
 
-layout(local_size_x = 64) in;
+WEFT_STREAMING_KERNEL;  // shaped by the engine per device (engine/kernel_shape.h)
 
 int compare_rows(uint a, uint b, uint n) {
   if (a >= n || b >= n) return a >= n ? (b >= n ? 0 : 1) : -1;
@@ -29,8 +29,7 @@ void main() {
   uint m = 1u;
   while (m < n) m <<= 1u;
   if (n < 2u || k > m) return;
-  const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-  for (uint t = gl_GlobalInvocationID.x; t < m / 2u; t += stride) {
+  WEFT_FOR_EACH_UNIT(t, m / 2u) {
     const uint i0 = 2u * j * (t / j) + (t % j), i1 = i0 + j;
     const bool ascending = (i0 & k) == 0u;
     const uint a = globals_u[perm + i0], b = globals_u[perm + i1];

@@ -6,10 +6,9 @@
 #define WEFT_ARGS GNN_EMBED_ARGS
 #include "weft.glsl"
 
-layout(local_size_x = 64) in;
+WEFT_STREAMING_KERNEL;  // shaped by the engine per device (engine/kernel_shape.h)
 
 void main() {
-  const uint x = pc.args.x, h = pc.args.h, count = pc.args.count;
-  // Grid-stride: the host caps the group count below maxComputeWorkGroupCount.
-  for (uint k = gl_GlobalInvocationID.x; k < count; k += gl_NumWorkGroups.x * 64u) globals_f[h + k] = heap_f[x + k];
+  const uint x = pc.args.x, h = pc.args.h;
+  WEFT_FOR_EACH_UNIT(k, pc.args.count) globals_f[h + k] = heap_f[x + k];
 }
