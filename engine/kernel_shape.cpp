@@ -50,6 +50,9 @@ KernelShape parse_kernel_shape(const std::string& text, const std::string& where
 void check_kernel_shape(const KernelShape& shape, const DeviceInfo& device, const std::string& who) {
   if (shape.workgroup_size == 0 || shape.units_per_invocation == 0)
     fail(ErrorCode::InvalidProgram, who + ": kernel shape " + shape.describe() + " has no invocations or no units");
+  if (uint64_t(shape.workgroup_size) * shape.units_per_invocation > kMaxUnitsPerWorkgroupStep)
+    fail(ErrorCode::InvalidProgram, who + ": kernel shape " + shape.describe() + " covers more than " +
+                                        std::to_string(kMaxUnitsPerWorkgroupStep) + " units per workgroup step");
   const uint32_t limit = std::min(device.max_workgroup_invocations, device.max_workgroup_size[0]);
   if (shape.workgroup_size > limit)
     fail(ErrorCode::InvalidProgram, who + ": kernel shape " + shape.describe() + " has " + std::to_string(shape.workgroup_size) +

@@ -23,6 +23,10 @@ struct KernelShape {
 // Specialization constant ids a streaming kernel's shape travels in (weft.glsl uses the same).
 inline constexpr uint32_t kShapeWorkgroupSizeId = 0;
 inline constexpr uint32_t kShapeUnitsPerInvocationId = 1;
+// Bounds that keep WEFT_FOR_EACH_UNIT's 32-bit indices from wrapping: units per stage, and units
+// per workgroup step (invocations x units each).
+inline constexpr uint64_t kMaxStreamingUnits = uint64_t(1) << 31;
+inline constexpr uint64_t kMaxUnitsPerWorkgroupStep = uint64_t(1) << 24;
 
 // The shape streaming stages get on `device`: WEFT_STREAMING_SHAPE ("256x4") when set, else one
 // derived from the device's limits (streaming_shape_from_limits).
@@ -35,7 +39,8 @@ KernelShape streaming_shape(const DeviceInfo& device);
 KernelShape streaming_shape_from_limits(const DeviceInfo& device);
 // "WxU" with W invocations and U units per invocation; BadInput naming `where` otherwise.
 KernelShape parse_kernel_shape(const std::string& text, const std::string& where);
-// InvalidProgram naming `who` when the device cannot run the shape.
+// InvalidProgram naming `who` when the device cannot run the shape, or a workgroup step would
+// cover more than kMaxUnitsPerWorkgroupStep units.
 void check_kernel_shape(const KernelShape& shape, const DeviceInfo& device, const std::string& who);
 // Grid-stride group count for `units` under `shape`: enough groups to cover them in one step,
 // at least 1, at most the group count every device allows.

@@ -27,6 +27,9 @@ void check_streaming(const StageSpec& spec, const std::string& who) {
                                         " is not a streaming kernel (it does not declare WEFT_STREAMING_KERNEL)");
   if (!streaming_kernel && !spec.shape.empty())
     fail(ErrorCode::InvalidProgram, who + " gives a kernel shape, but " + kernel + " is not a streaming kernel");
+  if (spec.streaming_units > kMaxStreamingUnits)
+    fail(ErrorCode::InvalidProgram, who + " walks " + std::to_string(spec.streaming_units) + " units; a streaming stage takes at most " +
+                                        std::to_string(kMaxStreamingUnits) + " (split it)");
   if (spec.streaming_units && spec.indirect)
     fail(ErrorCode::InvalidProgram, who + ": a streaming stage takes its group count from the engine, not an indirect slot");
 }

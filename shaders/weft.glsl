@@ -68,10 +68,13 @@ layout(push_constant, std430) uniform WeftPushBlock {
 #define WEFT_STREAMING_KERNEL                                     \
   layout(local_size_x = 64, local_size_x_id = 0) in;             \
   layout(constant_id = 1) const uint weft_units_per_invocation = 1u
-#define WEFT_FOR_EACH_UNIT(i, count)                                                                        \
-  for (uint weft_step_ = gl_WorkGroupID.x * gl_WorkGroupSize.x * weft_units_per_invocation + gl_LocalInvocationID.x; \
-       weft_step_ < (count); weft_step_ += gl_NumWorkGroups.x * gl_WorkGroupSize.x * weft_units_per_invocation)     \
-    for (uint i = weft_step_, weft_unit_ = 0u; weft_unit_ < weft_units_per_invocation && i < (count);                \
+// The engine keeps a stage at 2^31 units and a workgroup step at 2^24, so no index overflows
+// before the step that ends the loop, which stops at `count` rather than wrap.
+#define WEFT_FOR_EACH_UNIT(i, count)                                                                          \
+  for (uint weft_step_ = gl_WorkGroupID.x * gl_WorkGroupSize.x * weft_units_per_invocation + gl_LocalInvocationID.x, \
+            weft_stride_ = gl_NumWorkGroups.x * gl_WorkGroupSize.x * weft_units_per_invocation;                      \
+       weft_step_ < (count); weft_step_ = (count) - weft_step_ > weft_stride_ ? weft_step_ + weft_stride_ : (count))  \
+    for (uint i = weft_step_, weft_unit_ = 0u; weft_unit_ < weft_units_per_invocation && i < (count);                  \
          ++weft_unit_, i += gl_WorkGroupSize.x)
 
 // ---- loops a driver may stop early ----------------------------------------------------------

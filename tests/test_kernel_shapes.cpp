@@ -139,6 +139,21 @@ TEST_CASE("a streaming kernel without units, or units or a shape for a plain ker
   CHECK(test::error_code_of([&] { p.add_stage(plain); }) == ErrorCode::InvalidProgram);
 }
 
+TEST_CASE("a stage of more than 2^31 units, or a shape covering more than 2^24 units a step, is refused") {
+  Program p;
+  p.globals().add("g", 64);
+  StageSpec s;
+  s.name = "copy";
+  s.kernel = engine_kernel("copy");
+  s.instance = p.add_instance("i", 1);
+  s.args = CopyArgs{.src = p.segment(Binding::Globals, "g"), .dst = p.segment(Binding::Globals, "g"), .count = 1}.bind();
+  s.streaming_units = kMaxStreamingUnits + 1;
+  CHECK(test::contains(test::error_message_of([&] { p.add_stage(s); }), "a streaming stage takes at most 2147483648"));
+  DeviceInfo d = limits(1024, 8);
+  CHECK(test::error_code_of([&] { check_kernel_shape({1024, 16385}, d, "x"); }) == ErrorCode::InvalidProgram);
+  CHECK_NOTHROW(check_kernel_shape({1024, 16384}, d, "x"));
+}
+
 TEST_CASE("a shape wider than the device allows is refused when the program meets the device") {
   const uint32_t too_wide = test::device().info().max_workgroup_invocations + 1;
   CHECK(test::error_code_of([&] { ShapedCopy copy(64, {too_wide, 1}); }) == ErrorCode::InvalidProgram);

@@ -102,8 +102,10 @@ Program spinning_program(uint32_t groups) {
 TEST_CASE("a run past its deadline is a Timeout naming the program and, where the device tells, the stage") {
   test::ValidationClean clean;
   RecordOptions o;
-  o.run_deadline_ns = 1'000'000;  // 1 ms against a stage of about a second on lavapipe (4e9 steps)
-  Executable exe(test::device(), spinning_program(1024), o);
+  // 1 ms against a stage of about 0.1 s on lavapipe (128 groups): long enough to pass the deadline,
+  // short enough to end within the 1 s that run() then grants it even on a loaded machine.
+  o.run_deadline_ns = 1'000'000;
+  Executable exe(test::device(), spinning_program(128), o);
   const std::string msg = test::error_message_of([&] { exe.run(); });
   CHECK(msg.find("timeout: program 'spinning': run 1 still running after 1 ms") == 0);
   if (test::device().info().type == "cpu") CHECK(msg.find("a CPU device reports no stage") != std::string::npos);
