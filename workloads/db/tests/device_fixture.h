@@ -54,4 +54,14 @@ inline QueryStats check_query(Database& db, Sqlite& peer, const std::string& sql
   return stats;
 }
 
+// check_query through both join strategies, the cardinality rule forced each way, checking which
+// one ran: nested loop (the build side is never "too large") and hash (any build row is "too many").
+inline void check_both_joins(Database& db, Sqlite& peer, const std::string& sql) {
+  QueryOptions nested, hash;
+  nested.join_threshold = 1u << 30;
+  hash.join_threshold = 0;
+  CHECK(check_query(db, peer, sql, nested).join_strategy == 1);
+  CHECK(check_query(db, peer, sql, hash).join_strategy == 2);
+}
+
 }  // namespace weft::db::test

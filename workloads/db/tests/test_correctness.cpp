@@ -52,9 +52,14 @@ Database& numbers_db() {
 }
 
 template <Database& (*Db)()>
-QueryStats check(const std::string& sql, QueryOptions options = {}) {
+Sqlite& peer_of() {
   static Sqlite peer(Db());
-  return weft::db::test::check_query(Db(), peer, sql, options);
+  return peer;
+}
+
+template <Database& (*Db)()>
+QueryStats check(const std::string& sql, QueryOptions options = {}) {
+  return weft::db::test::check_query(Db(), peer_of<Db>(), sql, options);
 }
 
 std::string error_of(Database& db, const std::string& sql) {
@@ -83,13 +88,7 @@ TEST_CASE("db correctness: LEFT [OUTER] JOIN keeps unmatched left rows with NULL
       "SELECT id, w * 2, w IS NULL, tid + 1 FROM l LEFT JOIN r ON v = tid ORDER BY w DESC, id",
       "SELECT a.id, b.id FROM l a LEFT JOIN l b ON a.v = b.id",
   };
-  for (const char* sql : queries) {
-    QueryOptions nested, hash;
-    nested.join_threshold = 1u << 30;
-    hash.join_threshold = 0;
-    CHECK(check<join_db>(sql, nested).join_strategy == 1);
-    CHECK(check<join_db>(sql, hash).join_strategy == 2);
-  }
+  for (const char* sql : queries) weft::db::test::check_both_joins(join_db(), peer_of<join_db>(), sql);
   // No right row may match: every left row once, NULL-extended (the nested loop over no rows).
   check<join_db>("SELECT id, COUNT(*), AVG(w) FROM l LEFT JOIN r ON v = tid AND 1 = 0 GROUP BY id");
   // On the larger tables: about one order in nine has no customer.

@@ -106,13 +106,7 @@ TEST_CASE("db device: joins agree with SQLite under both strategies the cardinal
       "SELECT o.id, c.id FROM orders o JOIN customers c ON o.customer = c.id WHERE o.qty > c.id + 20 OR c.tier = 'gold' AND o.qty = 1",
       "SELECT COUNT(*), SUM(a.qty * b.qty) FROM orders a JOIN orders b ON a.region = b.region WHERE a.qty = 3 AND b.qty = 4",
   };
-  for (const char* sql : joins) {
-    QueryOptions nested, hash;
-    nested.join_threshold = 1u << 30;  // the build side is never "too large": nested loop
-    hash.join_threshold = 0;           // any build row is "too many": the rule switches to hash
-    CHECK(check_query(sql, nested).join_strategy == 1);
-    CHECK(check_query(sql, hash).join_strategy == 2);
-  }
+  for (const char* sql : joins) weft::db::test::check_both_joins(test_db(), peer(), sql);
   // The default threshold decides on the filtered build side found on the device.
   CHECK(check_query("SELECT o.id FROM orders o JOIN customers c ON o.customer = c.id WHERE c.id <= 5").join_strategy == 1);
   const QueryStats big = check_query("SELECT o.id FROM orders o JOIN customers c ON o.customer = c.id");
