@@ -174,18 +174,15 @@ size_t PipelineCache::size() const {
 
 namespace {
 
-// The workgroup the pipeline runs: the kernel's own, or the shape's for a streaming kernel.
-std::array<uint32_t, 3> checked_local_size(const Kernel& kernel, const KernelInterface& iface, const KernelShape& shape,
-                                           const DeviceInfo& info) {
+// InvalidProgram unless the device can run the workgroup the pipeline would: the kernel's own, or
+// the shape's for a streaming kernel (which needs one; other kernels take none).
+void check_workgroup(const Kernel& kernel, const KernelInterface& iface, const KernelShape& shape, const DeviceInfo& info) {
   const std::string who = "kernel '" + kernel.name() + "'";
   if (iface.streaming && shape.empty())
     fail(ErrorCode::InvalidProgram, who + " is a streaming kernel: its pipeline needs a kernel shape");
   if (!iface.streaming && !shape.empty())
     fail(ErrorCode::InvalidProgram, who + " is not a streaming kernel: it takes no kernel shape");
-  if (iface.streaming) {
-    check_kernel_shape(shape, info, who);
-    return {shape.workgroup_size, 1, 1};
-  }
+  if (iface.streaming) return check_kernel_shape(shape, info, who);
   const auto& ls = iface.local_size;
   for (int d = 0; d < 3; ++d)
     if (ls[d] > info.max_workgroup_size[d])
@@ -194,7 +191,6 @@ std::array<uint32_t, 3> checked_local_size(const Kernel& kernel, const KernelInt
   if (uint64_t(ls[0]) * ls[1] * ls[2] > info.max_workgroup_invocations)
     fail(ErrorCode::InvalidProgram, who + " workgroup of " + std::to_string(uint64_t(ls[0]) * ls[1] * ls[2]) +
                                         " invocations exceeds the device limit " + std::to_string(info.max_workgroup_invocations));
-  return ls;
 }
 
 }  // namespace
@@ -213,7 +209,7 @@ VkPipeline PipelineCache::pipeline(const Kernel& kernel, const KernelShape& shap
   if (iface.far_access && !device_.info().buffer_device_address)
     fail(ErrorCode::MissingFeature, "kernel '" + kernel.name() + "' uses far access (buffer device address), which " +
                                         device_.info().name + " does not support");
-  checked_local_size(kernel, iface, shape, device_.info());
+  check_workgroup(kernel, iface, shape, device_.info());
 
   VkShaderModuleCreateInfo mi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
   mi.codeSize = spirv.size() * 4;
