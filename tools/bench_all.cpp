@@ -133,7 +133,7 @@ void write_report(const fs::path& dir) {
   }
   // Debian's python3 has matplotlib from the set-up; another python3 first on PATH may not.
   const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-  const std::string command = python + " '" + script + "' '" + dir.string() + "'";
+  const std::string command = python + " " + cli::shell_quoted(script) + " " + cli::shell_quoted(dir.string());
   if (std::system(command.c_str()) != 0)
     std::fprintf(stderr, "weft bench all: the report script failed; the JSON lines are in %s\n", dir.c_str());
 }

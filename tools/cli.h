@@ -92,6 +92,13 @@ inline float f32(const Args& a, const char* name, float fallback) {
   fail(ErrorCode::BadInput, std::string("--") + name + " expects a finite number, got '" + t + "'");
 }
 
+// `s` as one word for /bin/sh: single-quoted, its own single quotes escaped.
+inline std::string shell_quoted(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 // `with_value`: options that take a value; `known_flags`: options that do not. Anything else
 // starting with -- is an error naming it.
 inline Args parse(int argc, char** argv, int first, const std::set<std::string>& with_value,

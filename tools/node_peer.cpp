@@ -7,17 +7,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "cli.h"
+
 namespace weft::cli {
-
-namespace {
-
-std::string quoted(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-}  // namespace
 
 nlohmann::json run_node_peer(const std::string& script, const std::vector<std::string>& args, const std::string& input,
                              const std::string& environment) {
@@ -28,9 +20,9 @@ nlohmann::json run_node_peer(const std::string& script, const std::vector<std::s
   const fs::path input_file = fs::temp_directory_path() / ("weft-peer-" + std::to_string(::getpid()) + ".in");
   std::ofstream(input_file, std::ios::binary) << input;
   // A peer that hangs must not hang the bench: coreutils' timeout ends it after 15 minutes.
-  std::string command = environment + " NODE_PATH=" + quoted(peers + "/node_modules") + " timeout 900 node " + quoted(script);
-  for (const std::string& a : args) command += " " + quoted(a);
-  command += " < " + quoted(input_file.string()) + " 2>&1";
+  std::string command = environment + " NODE_PATH=" + shell_quoted(peers + "/node_modules") + " timeout 900 node " + shell_quoted(script);
+  for (const std::string& a : args) command += " " + shell_quoted(a);
+  command += " < " + shell_quoted(input_file.string()) + " 2>&1";
   std::string output;
   if (FILE* pipe = popen(command.c_str(), "r")) {
     char buffer[65536];
