@@ -222,8 +222,8 @@ std::vector<uint64_t> level_capacity(const Board& b, const SearchConfig& c, uint
 
 class Search {
  public:
-  // `node_capacity`: nodes of levels 1..L in all; 0: as many as the device's storage-buffer
-  // window holds.
+  // `node_capacity`: nodes of levels 1..L in all; 0: as many as fit in the device's
+  // storage-buffer window and one allocation, at most 1 GiB of Globals.
   Search(Device& device, const Board& board, const SearchConfig& config, uint32_t max_roots, uint64_t node_capacity = 0);
   // One batched search (replays the recorded command buffer). BadInput for an invalid or
   // finished position; OutOfMemory when a level needs more nodes than its capacity.

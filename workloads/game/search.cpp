@@ -9,10 +9,16 @@ namespace weft::game {
 namespace {
 
 // Nodes of levels 1..L that fit beside the roots and results: Globals is addressed through the
-// bound window only, so every level must fit in it together.
+// bound window only, so every level must fit in it together, and Globals is one allocation. On a
+// GPU whose window is several GiB the default stops at kDefaultGlobalsBudget: a search that needs
+// more asks for it with `node_capacity`.
+constexpr uint64_t kDefaultGlobalsBudget = uint64_t(1) << 30;
+
 uint64_t default_node_capacity(const Device& device, uint32_t max_roots) {
-  const uint64_t window = device.info().max_storage_buffer_range, fixed = uint64_t(max_roots) * (32 + kResultWords * 4);
-  return window > fixed + 4096 ? (window - fixed - 4096) / 32 : 1;
+  const DeviceInfo& info = device.info();
+  const uint64_t budget = std::min({info.max_storage_buffer_range, info.max_memory_allocation_size, kDefaultGlobalsBudget});
+  const uint64_t fixed = uint64_t(max_roots) * (32 + kResultWords * 4);
+  return budget > fixed + 4096 ? (budget - fixed - 4096) / 32 : 1;
 }
 
 }  // namespace
