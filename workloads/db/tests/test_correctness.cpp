@@ -164,6 +164,9 @@ TEST_CASE("db correctness: INTEGER against REAL compares exactly beyond 2^53, as
                     "-9007199254740993 < -9007199254740992.0, 9223372036854775807 < 9223372036854775808.0, 3 < 3.5, "
                     "4 = 4.0 FROM n WHERE id = 1");
   check<numbers_db>("SELECT k, COUNT(*) FROM n WHERE i >= g GROUP BY k ORDER BY k");
+  // Fractions below 1 on both signs, -0.0, the smallest subnormal and the infinities (f * f).
+  check<numbers_db>("SELECT id, k < 1.5, k - 2 > -0.5, k - 2 = -0.0, k >= 2.9999999999, k - 3 <= -0.5, "
+                    "k - 1 > 4.9e-324, k - 1 < -4.9e-324, k < f * f, k > -(f * f), k = f FROM n");
   // Across a join (the residual filter over joined rows).
   check<numbers_db>("SELECT a.id, b.id FROM n a JOIN n b ON a.k = b.k WHERE a.i = b.g");
   check<numbers_db>("SELECT a.id, b.id FROM n a JOIN n b ON a.k = b.k WHERE a.g < b.i");
