@@ -82,4 +82,6 @@ function(weft_add_shaders)
     VERBATIM)
   target_sources(${ARG_TARGET} PRIVATE "${cpp}" "${hdr}")
   target_include_directories(${ARG_TARGET} PUBLIC "$<BUILD_INTERFACE:${out_dir}>")
+  # The registry gives a workload's table to its conformance group (every kernel must build).
+  set_property(GLOBAL APPEND PROPERTY WEFT_KERNEL_TABLES ${ARG_TABLE})
 endfunction()

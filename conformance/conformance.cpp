@@ -1,4 +1,5 @@
 #include "conformance.h"
+#include "weft_engine_kernels.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -76,6 +77,7 @@ std::vector<Case> engine_suite() {
   std::vector<Case> all = engine_cases();
   for (auto* group : {&far_segment_cases, &hostile_cases, &regulator_cases, &manifest_cases})
     for (Case& c : (*group)()) all.push_back(std::move(c));
+  all.push_back(every_kernel_builds("engine", weft_engine_kernels));
   return all;
 }
 

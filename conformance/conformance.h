@@ -51,6 +51,9 @@ std::vector<Case> far_segment_cases();
 std::vector<Case> hostile_cases();
 std::vector<Case> regulator_cases();
 std::vector<Case> manifest_cases();
+// "<group>.every_kernel_builds": each kernel of `table` (its far variant too, where the device
+// has buffer device addresses) becomes a pipeline on the device, every refusal named.
+Case every_kernel_builds(const std::string& group, const KernelTable& table);
 
 struct CaseReport {
   std::string name;

@@ -28,8 +28,12 @@ std::vector<std::string> groups() {
 
 std::vector<conformance::Case> cases_of(const std::string& group) {
   if (group == "engine") return conformance::engine_suite();
-  for (const Workload& w : workloads())
-    if (group == w.name) return w.cases();
+  for (const Workload& w : workloads()) {
+    if (group != w.name) continue;
+    std::vector<conformance::Case> cases = w.cases();
+    if (w.kernels) cases.push_back(conformance::every_kernel_builds(w.name, *w.kernels));
+    return cases;
+  }
   std::string known;
   for (const std::string& g : groups()) known += (known.empty() ? "" : ", ") + g;
   fail(ErrorCode::BadInput, "no conformance group '" + group + "' (groups: " + known + ")");
