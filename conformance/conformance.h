@@ -54,6 +54,9 @@ std::vector<Case> manifest_cases();
 // "<group>.every_kernel_builds": each kernel of `table` (its far variant too, where the device
 // has buffer device addresses) becomes a pipeline on the device, every refusal named.
 Case every_kernel_builds(const std::string& group, const KernelTable& table);
+// A workload's group: its cases, each skipped naming what is missing on a device that lacks a
+// feature the table's kernels need, then every_kernel_builds.
+std::vector<Case> workload_group(const std::string& group, std::vector<Case> cases, const KernelTable& table);
 
 struct CaseReport {
   std::string name;

@@ -129,7 +129,7 @@ Result reference_either_placement(Device& dev) {
     s.args = RefGatherArgs{.table = p.segment(Binding::Heap, "table"), .index = p.segment(Binding::Globals, "index"),
                            .gathered = p.segment(Binding::Globals, "gathered"), .count = uint32_t(index.size())}.bind();
     const StageId id = p.add_stage(s);
-    const bool far_kernel = p.stages()[id.index].kernel->interface(false).far_access;
+    const bool far_kernel = p.stages()[id.index].kernel->interface(false).far_access();
     if (far_kernel != far) return Result::fail(std::string("the stage runs the ") + (far_kernel ? "far" : "plain") + " variant");
     variants += far ? "far" : "plain, ";
     RecordOptions o;

@@ -53,4 +53,16 @@ Case every_kernel_builds(const std::string& group, const KernelTable& table) {
           }};
 }
 
+std::vector<Case> workload_group(const std::string& group, std::vector<Case> cases, const KernelTable& table) {
+  const FeatureSet required = table.required_features();
+  for (Case& c : cases)
+    c.run = [run = std::move(c.run), required, group](Device& dev) {
+      if (const FeatureSet missing = required & ~features_of(dev.info()))
+        return Result::skip(group + "'s kernels need " + describe_features(missing) + ", which this device lacks");
+      return run(dev);
+    };
+  cases.push_back(every_kernel_builds(group, table));
+  return cases;
+}
+
 }  // namespace weft::conformance

@@ -218,6 +218,12 @@ DeviceInfo describe(VkPhysicalDevice pd, uint32_t index, FeatureChain* chain) {
   return info;
 }
 
+// WEFT_WITHOUT_FEATURES: every device as if it lacked these (DeviceOptions::without_features).
+FeatureSet withheld_by_environment() {
+  const char* names = std::getenv("WEFT_WITHOUT_FEATURES");
+  return names ? parse_features(names) : 0;
+}
+
 std::string lower(std::string s) {
   for (auto& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -265,7 +271,10 @@ std::vector<DeviceInfo> Device::list() {
   std::vector<VkPhysicalDevice> pds(n);
   vkEnumeratePhysicalDevices(instance, &n, pds.data());
   std::vector<DeviceInfo> out;
-  for (uint32_t i = 0; i < n; ++i) out.push_back(describe(pds[i], i, nullptr));
+  for (uint32_t i = 0; i < n; ++i) {
+    out.push_back(describe(pds[i], i, nullptr));
+    withhold_features(out.back(), withheld_by_environment());
+  }
   vkDestroyInstance(instance, nullptr);
   return out;
 }
@@ -319,26 +328,29 @@ std::unique_ptr<Device> Device::open(const DeviceOptions& options) {
 
   FeatureChain fc;
   dev->info_ = describe(pds[chosen], uint32_t(chosen), &fc);
+  withhold_features(dev->info_, options.without_features | withheld_by_environment());
   dev->physical_ = pds[chosen];
   dev->queue_family_ = uint32_t(compute_queue_family(pds[chosen]));
   vkGetPhysicalDeviceMemoryProperties(dev->physical_, &dev->memory_);
 
-  // Enable exactly the optional features we use, whatever else the device has.
+  // Enable the optional features kernels may need (their SPIR-V says which, device_features.h)
+  // wherever the device has them and they are not withheld; nothing else.
+  const DeviceInfo& on = dev->info_;
   VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   VkPhysicalDeviceVulkan11Features f11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
   VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
   VkPhysicalDeviceShaderClockFeaturesKHR clock{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR};
   f2.pNext = &f11;
   f11.pNext = &f12;
-  f2.features.shaderInt64 = fc.f2.features.shaderInt64;
-  f2.features.shaderFloat64 = fc.f2.features.shaderFloat64;
-  f2.features.shaderInt16 = fc.f2.features.shaderInt16;
-  f11.storageBuffer16BitAccess = fc.f11.storageBuffer16BitAccess;
+  f2.features.shaderInt64 = on.shader_int64;
+  f2.features.shaderFloat64 = on.shader_float64;
+  f2.features.shaderInt16 = on.shader_int16;
+  f11.storageBuffer16BitAccess = on.storage_16bit;
   f12.timelineSemaphore = VK_TRUE;
-  f12.bufferDeviceAddress = fc.f12.bufferDeviceAddress;
-  f12.shaderFloat16 = fc.f12.shaderFloat16;
-  f12.shaderInt8 = fc.f12.shaderInt8;
-  f12.storageBuffer8BitAccess = fc.f12.storageBuffer8BitAccess;
+  f12.bufferDeviceAddress = on.buffer_device_address;
+  f12.shaderFloat16 = on.shader_float16;
+  f12.shaderInt8 = on.shader_int8;
+  f12.storageBuffer8BitAccess = on.storage_8bit;
   std::vector<const char*> extensions;
   if (dev->info_.shader_clock) {
     extensions.push_back(VK_KHR_SHADER_CLOCK_EXTENSION_NAME);

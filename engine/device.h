@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "device_features.h"
 #include "error.h"
 #include "vk.h"
 
@@ -26,6 +27,10 @@ struct DeviceOptions {
   // reported. It treats a descriptor's whole range as accessed, so it flags stages that the
   // planner correctly leaves unbarriered because they touch disjoint ranges of one buffer.
   bool sync_validation = false;
+  // Optional features not to enable even where the device has them, as if it lacked them: how a
+  // workload's refusal on a smaller device is tested anywhere. WEFT_WITHOUT_FEATURES adds to it
+  // ("shaderFloat64,bufferDeviceAddress": device_features.h's names).
+  FeatureSet without_features = 0;
 };
 
 struct DeviceInfo {

@@ -19,7 +19,6 @@ enum : uint32_t {
 };
 enum : uint32_t { DecorationSpecId = 1, DecorationBinding = 33, ExecutionModeLocalSize = 17 };
 enum : uint32_t { StorageClassUniform = 2, StorageClassWorkgroup = 4, StorageClassStorageBuffer = 12 };
-enum : uint32_t { CapabilityShaderClockKHR = 5055, CapabilityPhysicalStorageBufferAddresses = 5347 };
 
 // A SPIR-V literal string: UTF-8 bytes, NUL-terminated, packed little-endian into words.
 std::string literal_string(const uint32_t* w, size_t words) {
@@ -62,8 +61,7 @@ KernelInterface reflect(const std::vector<uint32_t>& words, const std::string& n
         if (count >= 4) member_names[{w[1], w[2]}] = literal_string(w + 3, count - 3);
         break;
       case OpCapability:
-        if (w[1] == CapabilityShaderClockKHR) out.shader_clock = true;
-        if (w[1] == CapabilityPhysicalStorageBufferAddresses) out.far_access = true;
+        out.features |= feature_of_capability(w[1]);
         break;
       case OpExecutionMode:
         if (count >= 6 && w[2] == ExecutionModeLocalSize) out.local_size = {w[3], w[4], w[5]};
@@ -190,6 +188,12 @@ KernelRef KernelTable::get(const std::string& name) const {
   std::string known;
   for (const std::string& n : names()) known += (known.empty() ? "" : ", ") + n;
   fail(ErrorCode::BadInput, std::string(name_) + ": no embedded kernel named '" + name + "' (known: " + known + ")");
+}
+
+FeatureSet KernelTable::required_features() const {
+  FeatureSet set = 0;
+  for (const std::string& name : names()) set |= get(name)->interface(false).features;
+  return set;
 }
 
 std::vector<std::string> KernelTable::names() const {

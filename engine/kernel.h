@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "args.h"
+#include "device_features.h"
 
 namespace weft {
 
@@ -18,8 +19,10 @@ struct KernelInterface {
   std::array<uint32_t, 3> local_size{1, 1, 1};
   uint32_t bindings_read = 0;     // bit b: the kernel loads from binding b
   uint32_t bindings_written = 0;  // bit b: the kernel stores or atomically updates binding b
-  bool far_access = false;        // uses buffer device addresses (needs bufferDeviceAddress)
-  bool shader_clock = false;      // uses VK_KHR_shader_clock
+  // The optional device features its SPIR-V capabilities need (device_features.h).
+  FeatureSet features = 0;
+  bool far_access() const { return has(features, Feature::BufferDeviceAddress); }  // buffer device addresses
+  bool shader_clock() const { return has(features, Feature::ShaderClock); }       // VK_KHR_shader_clock
   // Declares WEFT_STREAMING_KERNEL: its workgroup size and units per invocation are
   // specialization constants the engine sets per device (kernel_shape.h).
   bool streaming = false;
@@ -82,6 +85,9 @@ class KernelTable {
   // attached when the table has one; BadInput listing the known names when it has none.
   KernelRef get(const std::string& name) const;
   std::vector<std::string> names() const;
+  // The features its kernels need on every device (plain variants: the shader-clock and far
+  // variants are used only where the device has those).
+  FeatureSet required_features() const;
 
  private:
   const char* name_;

@@ -203,12 +203,9 @@ VkPipeline PipelineCache::pipeline(const Kernel& kernel, const KernelShape& shap
   if (auto it = pipelines_.find(key); it != pipelines_.end()) return it->second;
 
   const KernelInterface& iface = kernel.interface(clock);
-  if (iface.shader_clock && !clock)
-    fail(ErrorCode::MissingFeature, "kernel '" + kernel.name() + "' reads the shader clock, which " +
-                                        device_.info().name + " does not support");
-  if (iface.far_access && !device_.info().buffer_device_address)
-    fail(ErrorCode::MissingFeature, "kernel '" + kernel.name() + "' uses far access (buffer device address), which " +
-                                        device_.info().name + " does not support");
+  if (const FeatureSet missing = iface.features & ~features_of(device_.info()))
+    fail(ErrorCode::MissingFeature, "kernel '" + kernel.name() + "' needs " + describe_features(missing) + ", which " +
+                                        device_.info().name + " does not have enabled");
   check_workgroup(kernel, iface, shape, device_.info());
 
   VkShaderModuleCreateInfo mi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};

@@ -172,7 +172,7 @@ StageId Program::add_stage(StageSpec spec) {
   spec.writes.insert(spec.writes.end(), bound.writes.begin(), bound.writes.end());
   // A stage that reaches a far segment runs the kernel's far variant: the workload names one
   // kernel, and where its data lives decides how the kernel addresses it.
-  if (first_far_range(spec) && !spec.kernel->interface(false).far_access && spec.kernel->far_variant())
+  if (first_far_range(spec) && !spec.kernel->interface(false).far_access() && spec.kernel->far_variant())
     spec.kernel = spec.kernel->far_variant();
   static_cast<StageSpec&>(s) = std::move(spec);
   return push_stage(std::move(s));
@@ -340,7 +340,7 @@ void Program::validate(const DeviceInfo& device) const {
     }
     if (s.foreign) continue;  // no kernel interface to check; its ranges were checked above
     const KernelInterface& k = s.kernel->interface(device.shader_clock);
-    if (const Range* r = first_far_range(s); r && !k.far_access)
+    if (const Range* r = first_far_range(s); r && !k.far_access())
       fail(ErrorCode::InvalidProgram, who + " declares far segment '" + far_segment(r->binding, r->far).name + "', but kernel '" +
                                           s.kernel->name() + "' has no far access (define WEFT_FAR_ACCESS in it, or give it "
                                           "a far variant: FAR_KERNELS in weft_add_workload)");

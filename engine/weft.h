@@ -5,6 +5,7 @@
 #include "buffer.h"
 #include "compiler.h"
 #include "device.h"
+#include "device_features.h"
 #include "dispatch.h"
 #include "engine_kernels.h"
 #include "error.h"

@@ -184,7 +184,7 @@ TEST_CASE("a reference argument pushes a window range's word, or the far bit and
     s.args = {arg("table", table), arg("index", p.segment(Binding::Globals, "index")),
               arg("gathered", p.segment(Binding::Globals, "index")), arg("count", 4)};
     const StageId id = p.add_stage(s);
-    return std::make_pair(p.stages()[id.index].push_words.at(0), p.stages()[id.index].kernel->interface(false).far_access);
+    return std::make_pair(p.stages()[id.index].push_words.at(0), p.stages()[id.index].kernel->interface(false).far_access());
   };
   CHECK(push_for(p.segment(Binding::Heap, "near")) == std::make_pair(256u / 4, false));
   CHECK(push_for(p.segment(Binding::Heap, "table")) == std::make_pair(WEFT_REF_FAR | 1u, true));  // its far variant

@@ -5,12 +5,25 @@
 #include <weft/weft.h>
 
 #include "cli.h"
+#include "registry.h"
 
 namespace weft {
 
 namespace {
 
 const char* yes(bool b) { return b ? "yes" : "no"; }
+
+// "attention, db (needs shaderFloat64), ...": the registered workloads, each with the features its
+// kernels need that this device lacks.
+std::string workloads_on(const DeviceInfo& d) {
+  std::string out;
+  for (const registry::Workload& w : registry::workloads()) {
+    out += (out.empty() ? "" : ", ") + std::string(w.name);
+    if (const FeatureSet missing = w.kernels ? w.kernels->required_features() & ~features_of(d) : 0)
+      out += " (needs " + describe_features(missing) + ")";
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -61,11 +74,12 @@ int cmd_info(int argc, char** argv) {
                 d.subgroup_size, d.subgroup_operations, d.subgroup_in_compute ? " in compute" : ", not in compute",
                 d.max_compute_shared_memory, d.timestamp_period_ns, (unsigned long long)d.min_storage_buffer_offset_alignment,
                 (unsigned long long)d.non_coherent_atom_size);
-    std::printf("    features: timestamps %s, bufferDeviceAddress %s, shader clock %s, int64 %s, int16 %s, int8 %s,\n",
-                yes(d.timestamps), yes(d.buffer_device_address), yes(d.shader_clock), yes(d.shader_int64),
-                yes(d.shader_int16), yes(d.shader_int8));
+    std::printf("    features: timestamps %s, bufferDeviceAddress %s, shader clock %s, float64 %s, int64 %s, int16 %s, int8 %s,\n",
+                yes(d.timestamps), yes(d.buffer_device_address), yes(d.shader_clock), yes(d.shader_float64),
+                yes(d.shader_int64), yes(d.shader_int16), yes(d.shader_int8));
     std::printf("              float16 %s, 16-bit storage %s, 8-bit storage %s, subgroup size control %s\n",
                 yes(d.shader_float16), yes(d.storage_16bit), yes(d.storage_8bit), yes(d.subgroup_size_control));
+    std::printf("    workloads: %s\n", workloads_on(d).c_str());
   }
   if (chosen >= 0)
     std::printf("\n* default device: %u (%s)%s\n", unsigned(chosen), devices[chosen].name.c_str(),

@@ -30,9 +30,7 @@ std::vector<conformance::Case> cases_of(const std::string& group) {
   if (group == "engine") return conformance::engine_suite();
   for (const Workload& w : workloads()) {
     if (group != w.name) continue;
-    std::vector<conformance::Case> cases = w.cases();
-    if (w.kernels) cases.push_back(conformance::every_kernel_builds(w.name, *w.kernels));
-    return cases;
+    return w.kernels ? conformance::workload_group(w.name, w.cases(), *w.kernels) : w.cases();
   }
   std::string known;
   for (const std::string& g : groups()) known += (known.empty() ? "" : ", ") + g;

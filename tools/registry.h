@@ -26,8 +26,9 @@ const cli::Command* find_command(const std::string& name);
 
 // The conformance groups: "engine" (the engine's own cases), then each workload's name.
 std::vector<std::string> groups();
-// The cases of one group, ending with the case that builds every kernel of its table on the
-// device; BadInput naming the groups when there is no such group.
+// The cases of one group (a workload's skipped on a device lacking what its kernels need), ending
+// with the case that builds every kernel of its table; BadInput naming the groups when there is
+// no such group.
 std::vector<conformance::Case> cases_of(const std::string& group);
 // Every case: the engine's, then each workload's in registration order.
 const std::vector<conformance::Case>& all_cases();
