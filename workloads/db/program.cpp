@@ -102,7 +102,7 @@ class Builder {
     auto dummy = [](uint32_t, uint32_t) { return 0u; };
     uint64_t words = 0;
     auto add = [&](const BExprPtr& e) {
-      if (e) words += compile_expr(*e, dummy).size();
+      if (e) words += compile_expr(*e, dummy).words.size();
     };
     for (const BExprPtr& f : plan_.scan_filters) add(f);
     add(plan_.residual);
@@ -156,12 +156,12 @@ class Builder {
 
   // Adds the bytecode of an expression; returns {word, instruction count}.
   std::pair<uint32_t, uint32_t> code(const BExpr& e) {
-    const std::vector<uint32_t> w = compile_expr(e, [&](uint32_t side, uint32_t column) {
+    const Bytecode b = compile_expr(e, [&](uint32_t side, uint32_t column) {
       return side == kSideDirect ? direct_desc(column) : desc_base_[side] + column;
     });
     const uint32_t at = q_.code_word + uint32_t(code_.size());
-    code_.insert(code_.end(), w.begin(), w.end());
-    return {at, uint32_t(w.size() / DB_INSTR_WORDS)};
+    code_.insert(code_.end(), b.words.begin(), b.words.end());
+    return {at, b.instructions};
   }
   uint32_t direct_desc(uint32_t column) {
     if (column >= group_desc_.size()) fail(ErrorCode::InvalidProgram, "db: grouped column used before the aggregate");

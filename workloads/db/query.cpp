@@ -10,9 +10,12 @@ namespace weft::db {
 
 namespace {
 
+// The string literals that become Text values; a LIKE pattern and escape are read on the host
+// only (plan.cpp), so they stay out of the dictionary.
 void collect_literals(const Expr& e, std::vector<std::string>& out) {
   if (e.kind == ExprKind::String) out.push_back(e.s);
-  for (const ExprPtr& a : e.args) collect_literals(*a, out);
+  const size_t n = e.kind == ExprKind::Like ? 1 : e.args.size();
+  for (size_t k = 0; k < n; ++k) collect_literals(*e.args[k], out);
 }
 
 void upload_query(Executable& exe, const Database& db, const Plan& plan, const BuiltQuery& built) {
@@ -41,7 +44,7 @@ Plan prepare_sql(const std::string& sql, Database& db) {
   std::vector<std::string> lits;
   for (const SelectItem& it : q.select)
     if (it.expr) collect_literals(*it.expr, lits);
-  for (const ExprPtr& e : {q.on, q.where})
+  for (const ExprPtr& e : {q.on, q.where, q.having})
     if (e) collect_literals(*e, lits);
   for (const ExprPtr& e : q.group_by) collect_literals(*e, lits);
   for (const OrderItem& o : q.order_by) collect_literals(*o.expr, lits);

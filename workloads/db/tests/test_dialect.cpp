@@ -1,6 +1,7 @@
 // SQL forms beyond the first subset, each against SQLite on a table with NULLs in every column
 // type and floats whose arithmetic makes NaN (NULL in SQLite): BETWEEN, IN (list), DISTINCT,
-// HAVING, CASE, coalesce/ifnull, CAST, abs and round.
+// HAVING, CASE, coalesce/ifnull, CAST, abs and round; and [NOT] LIKE on a table of words with
+// mixed case, wildcard characters and non-ASCII text.
 #include <doctest/doctest.h>
 
 #include <weft/error.h>
@@ -40,9 +41,50 @@ QueryStats check(const std::string& sql) {
   return weft::db::test::check_query(dialect_db(), peer, sql);
 }
 
-std::string error_of(const std::string& sql) {
+// Words for LIKE: case variants, '%', '_', '\\' and a quote inside the text, the empty string and
+// NULL, and non-ASCII letters, which SQLite's LIKE does not fold ('é' against 'É'); a second
+// table to join them with.
+Database& words_db() {
+  static Database db = [] {
+    Database d;
+    d.add(load_csv("id,w,grp,n\n"
+                   "1,apple,1,10\n"
+                   "2,Apple,1,\n"
+                   "3,APPLE pie,2,3\n"
+                   "4,banana,2,\n"
+                   "5,,3,5\n"
+                   "6,\"\",3,6\n"
+                   "7,café,1,\n"
+                   "8,CAFÉ,1,8\n"
+                   "9,caf%,2,9\n"
+                   "10,caf_e,2,\n"
+                   "11,100%,3,11\n"
+                   "12,a_b,3,12\n"
+                   "13,a\\b,1,13\n"
+                   "14,Ärger,2,14\n"
+                   "15,ärger,2,\n"
+                   "16,straße,3,16\n"
+                   "17,it's,1,17\n"
+                   "18,ab,2,18\n"
+                   "19,\"a,b\",3,19\n"
+                   "20,,1,\n",
+                   "words", "words.csv"));
+    d.add(load_csv("grp,tag\n1,fruit\n2,Food\n3,\n4,other\n", "tags", "tags.csv"));
+    return d;
+  }();
+  return db;
+}
+
+Sqlite& words_peer() {
+  static Sqlite peer(words_db());
+  return peer;
+}
+
+QueryStats check_words(const std::string& sql) { return weft::db::test::check_query(words_db(), words_peer(), sql); }
+
+std::string error_of(const std::string& sql, Database& db = dialect_db()) {
   try {
-    prepare_sql(sql, dialect_db());
+    prepare_sql(sql, db);
   } catch (const Error& e) {
     CHECK(e.code() == ErrorCode::BadInput);
     return e.what();
@@ -132,4 +174,61 @@ TEST_CASE("db dialect: CAST to INTEGER/REAL, abs and round agree with SQLite") {
   CHECK_THROWS(peer.query(overflow));
   DeviceQuery q(weft::db::test::device(), dialect_db(), prepare_sql(overflow, dialect_db()));
   CHECK_THROWS_AS(q.run(), Error);
+}
+
+TEST_CASE("db dialect: LIKE with %, _, ESCAPE and ASCII-only case folding agrees with SQLite") {
+  ValidationClean clean;
+  for (const char* pattern : {"'a%'", "'A%'", "'%e'", "'%E'", "'%PP%'", "'a_b'", "'caf_'", "'caf%'", "'café'",
+                              "'CAFÉ'", "'caf_'", "'_____'", "'______'", "'%ß%'", "'ärger'", "'Ärger'", "'%RGER'",
+                              "''", "'%'", "'%%'", "'_%'", "'%_'", "'%''%'", "'a\\b'", "'%,%'", "'%a%b%'"})
+    check_words(std::string("SELECT id FROM words WHERE w LIKE ") + pattern);
+  check_words("SELECT id FROM words WHERE w LIKE 'a\\_b' ESCAPE '\\'");   // the escaped _ is literal
+  check_words("SELECT id FROM words WHERE w LIKE '%\\%' ESCAPE '\\'");    // ends in a literal %
+  check_words("SELECT id FROM words WHERE w LIKE 'caf\\%' ESCAPE '\\'");
+  check_words("SELECT id FROM words WHERE w LIKE 'a\\\\b' ESCAPE '\\'");  // an escaped escape
+  check_words("SELECT id FROM words WHERE w LIKE 'caf\\' ESCAPE '\\'");    // a trailing escape matches nothing
+  check_words("SELECT id FROM words WHERE w LIKE 'caf%%' ESCAPE '%'");      // '%' escapes, no longer a wildcard
+  check_words("SELECT id FROM words WHERE w LIKE 'a__b' ESCAPE '_'");
+  check_words("SELECT id FROM words WHERE w LIKE '100x%' ESCAPE 'x'");
+  check_words("SELECT id FROM words WHERE w LIKE 'caféé%' ESCAPE 'é'");    // a non-ASCII escape
+  check_words("SELECT id FROM words WHERE w like 'A%' AND n > 5 OR w LIKE '%ger'");
+}
+
+TEST_CASE("db dialect: NOT LIKE, NULLs, LIKE in the select list, CASE, GROUP BY, HAVING and a join agree with SQLite") {
+  ValidationClean clean;
+  check_words("SELECT id FROM words WHERE w NOT LIKE '%a%'");
+  check_words("SELECT id FROM words WHERE NOT w LIKE 'c%' AND w NOT LIKE '%e'");
+  check_words("SELECT id, w LIKE 'a%', w NOT LIKE '%E', w LIKE NULL, NULL LIKE 'a', w LIKE 'a' ESCAPE NULL, "
+              "'Apple' LIKE 'a%' FROM words");
+  check_words("SELECT id, CASE WHEN w LIKE 'c%' THEN 'c' WHEN w NOT LIKE '%p%' THEN 'no p' ELSE w END FROM words");
+  check_words("SELECT w LIKE '%a%' AS has_a, COUNT(*), COUNT(n) FROM words GROUP BY w LIKE '%a%' ORDER BY has_a");
+  check_words("SELECT grp, MAX(w) FROM words GROUP BY grp HAVING MAX(w) LIKE 's%' OR MIN(w) NOT LIKE '%a%' ORDER BY grp");
+  check_words("SELECT grp, COUNT(*) FROM words WHERE w LIKE '%a%' GROUP BY grp ORDER BY grp");
+  check_words("SELECT w.id, t.tag FROM words w JOIN tags t ON w.grp = t.grp WHERE w.w LIKE 'a%' OR t.tag LIKE 'f%'");
+  check_words("SELECT w.id, t.tag FROM words w LEFT JOIN tags t ON w.grp = t.grp AND t.tag NOT LIKE 'fr%' "
+              "WHERE t.tag LIKE '%o%' OR w.w LIKE '%é'");
+  weft::db::test::check_both_joins(words_db(), words_peer(),
+                                   "SELECT w.id, t.tag FROM words w JOIN tags t ON w.grp = t.grp WHERE w.w LIKE '%p%' OR t.tag LIKE 'F%'");
+}
+
+TEST_CASE("db dialect: LIKE forms outside the subset are refused by name with line and column") {
+  CHECK(error_of("SELECT id FROM words WHERE w LIKE w", words_db()) ==
+        "bad input: sql:1:35: LIKE with a pattern other than a string literal is not supported");
+  CHECK(error_of("SELECT id FROM words WHERE w NOT LIKE 'a' || 'b'", words_db()) ==
+        "bad input: sql:1:43: the '||' operator (concatenation) is not supported");
+  CHECK(error_of("SELECT id FROM words WHERE n LIKE '1%'", words_db()) ==
+        "bad input: sql:1:30: LIKE of int is not supported (only of text)");
+  CHECK(error_of("SELECT id FROM words WHERE n + 0.5 NOT LIKE '1%'", words_db()) ==
+        "bad input: sql:1:36: NOT LIKE of float is not supported (only of text)");
+  CHECK(error_of("SELECT id FROM words WHERE w LIKE 'a' ESCAPE 'ab'", words_db()) ==
+        "bad input: sql:1:46: ESCAPE expression must be a single character");
+  CHECK(error_of("SELECT id FROM words WHERE w LIKE 'a' ESCAPE ''", words_db()) ==
+        "bad input: sql:1:46: ESCAPE expression must be a single character");
+  CHECK(error_of("SELECT id FROM words WHERE w LIKE 'a' ESCAPE w", words_db()) ==
+        "bad input: sql:1:46: ESCAPE with other than a string literal is not supported");
+  CHECK(error_of("SELECT id FROM words WHERE w ESCAPE 'a'", words_db()) ==
+        "bad input: sql:1:30: ESCAPE is only supported after LIKE pattern");
+  CHECK(error_of("SELECT id FROM words WHERE w NOT GLOB 'a*'", words_db()) == "bad input: sql:1:30: NOT GLOB is not supported");
+  CHECK(error_of("SELECT id FROM words WHERE w LIKE '" + std::string(50001, '%') + "'", words_db()) ==
+        "bad input: sql:1:35: LIKE pattern longer than 50000 bytes is not supported (SQLite: LIKE or GLOB pattern too complex)");
 }
