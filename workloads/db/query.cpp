@@ -1,6 +1,8 @@
 // DeviceQuery: builds the query program, uploads the tables and tables of the plan, runs it and
 // reads the result back through the result reference the output stage left.
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "db.h"
 #include "db_ops.h"
@@ -35,6 +37,15 @@ void upload_query(Executable& exe, const Database& db, const Plan& plan, const B
   }
   for (const HostTable& h : built.host_tables)
     if (!h.words.empty()) exe.write_segment(Binding::Globals, h.segment, h.words.data(), h.words.size() * 4);
+}
+
+// The most claims of the COUNT(DISTINCT) hash tables (0 without any).
+uint64_t most_distinct_claims(Executable& exe, const BuiltQuery& built) {
+  std::vector<uint32_t> claims(built.distinct_tables);
+  if (!claims.empty()) exe.read(Binding::Globals, uint64_t(built.distinct_claimed_word) * 4, claims.data(), claims.size() * 4);
+  uint64_t most = 0;
+  for (uint32_t c : claims) most = std::max<uint64_t>(most, c);
+  return most;
 }
 
 }  // namespace
@@ -115,10 +126,18 @@ ResultSet DeviceQuery::run() {
       continue;
     }
     if (counters[kError] & DB_ERROR_GROUP_CAPACITY) {
+      // A COUNT(DISTINCT) table over half full stopped its claims: one twice as large.
+      const uint64_t distinct = most_distinct_claims(*exe_, *built_);
+      const bool distinct_full = distinct > built_->distinct_slots / 2;
+      if (distinct_full) options_.distinct_capacity = 2 * distinct;
       // All groups were counted, unless claims stopped at half the hash table: then a table
       // twice as large.
       const bool table_full = counters[kGroupsClaimed] > built_->group_slots / 2;
-      options_.group_capacity = table_full ? 2 * uint64_t(counters[kGroupsClaimed]) : uint64_t(counters[kGroups]);
+      const bool too_many = counters[kGroups] > built_->group_capacity;
+      if (table_full) options_.group_capacity = 2 * uint64_t(counters[kGroupsClaimed]);
+      else if (too_many) options_.group_capacity = counters[kGroups];
+      if (!distinct_full && !table_full && !too_many)  // a rebuild would change nothing
+        fail(ErrorCode::InvalidProgram, "db: the device reported a full group table, but none is");
       ++rebuilds_;
       build();
       continue;

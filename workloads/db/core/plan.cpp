@@ -437,6 +437,7 @@ class Binder {
     AggPlan a;
     a.fn = e.agg;
     a.star = e.star;
+    a.distinct = e.distinct && e.agg == AggFn::Count;  // MIN/MAX(DISTINCT x) are MIN/MAX(x)
     if (!e.star) {
       if (has_aggregate(*e.args[0])) err(e, "aggregates cannot be nested");
       a.arg = bind(*e.args[0], false);
@@ -451,7 +452,7 @@ class Binder {
     }
     for (size_t k = 0; k < plan_.aggs.size(); ++k) {
       const AggPlan& o = plan_.aggs[k];
-      if (o.fn == a.fn && o.star == a.star && (a.star || same_bound(*o.arg, *a.arg)))
+      if (o.fn == a.fn && o.star == a.star && o.distinct == a.distinct && (a.star || same_bound(*o.arg, *a.arg)))
         return direct(uint32_t(plan_.keys.size() + k));
     }
     plan_.aggs.push_back(a);
@@ -718,7 +719,7 @@ std::string Plan::explain(const Database& db) const {
     for (size_t k = 0; k < keys.size(); ++k) o << (k ? ", " : "") << "key" << k << "=" << show(*keys[k], *this, db);
     o << "] aggregates [";
     for (size_t k = 0; k < aggs.size(); ++k)
-      o << (k ? ", " : "") << "agg" << k << "=" << agg_name(aggs[k].fn) << "("
+      o << (k ? ", " : "") << "agg" << k << "=" << agg_name(aggs[k].fn) << "(" << (aggs[k].distinct ? "DISTINCT " : "")
         << (aggs[k].star ? std::string("*") : show(*aggs[k].arg, *this, db)) << ")";
     o << "] (COUNT = 0 rule: anomaly status)\n";
     if (having) o << "having " << show(*having, *this, db) << "\n";

@@ -52,6 +52,7 @@ struct BExpr {
 struct AggPlan {
   AggFn fn = AggFn::Count;
   bool star = false;   // COUNT(*)
+  bool distinct = false;  // COUNT(DISTINCT arg): counts the first row of each distinct (keys, arg)
   BExprPtr arg;        // over input rows (null for COUNT(*))
   Type out = Type::Int;
 };

@@ -577,8 +577,14 @@ class Parser {
           if (fn == AggFn::Count && accept_op("*")) {
             e->star = true;
           } else {
-            if (peek_kw("DISTINCT")) err_here(std::string(agg_name(fn)) + "(DISTINCT ...) is not supported");
-            accept_kw("ALL");  // the default: every value
+            if (peek_kw("DISTINCT")) {
+              // COUNT(DISTINCT e) counts distinct values; MIN/MAX(DISTINCT e) are MIN/MAX(e).
+              if (fn == AggFn::Sum || fn == AggFn::Avg) err_here(std::string(agg_name(fn)) + "(DISTINCT ...) is not supported");
+              e->distinct = true;
+              next();
+            } else {
+              accept_kw("ALL");  // the default: every value
+            }
             e->args = {expr()};
           }
           expect_op(")");
@@ -683,7 +689,7 @@ bool same_expr(const Expr& a, const Expr& b) {
       if (!iequals(a.s, b.s) || !iequals(a.table, b.table)) return false;
       break;
     case ExprKind::IsNull: if (a.negated != b.negated) return false; break;
-    case ExprKind::Aggregate: if (a.agg != b.agg || a.star != b.star) return false; break;
+    case ExprKind::Aggregate: if (a.agg != b.agg || a.star != b.star || a.distinct != b.distinct) return false; break;
     case ExprKind::Like: if (a.negated != b.negated) return false; break;
     case ExprKind::Call:
     case ExprKind::Cast: if (!iequals(a.s, b.s)) return false; break;

@@ -9,7 +9,7 @@
 // = == != <> < <= > >=, IS [NOT] NULL, [NOT] BETWEEN, [NOT] IN (list), [NOT] LIKE [ESCAPE], NOT,
 // AND, OR, CASE [x] WHEN .. THEN .. [ELSE ..] END, CAST(e AS INTEGER|REAL), the scalar functions
 // abs, round, coalesce and ifnull, parentheses, and the aggregates COUNT(*), COUNT(e),
-// SUM(e), MIN(e), MAX(e), AVG(e). Keywords are case-insensitive and reserved
+// COUNT(DISTINCT e), SUM(e), MIN(e), MAX(e), AVG(e). Keywords are case-insensitive and reserved
 // (never an alias: `FROM l LEFT JOIN r` must not read LEFT as l's alias). Comments: -- to the end of the
 // line and /* ... */. Every syntax error, and every SQL form outside the subset, is a BadInput
 // error "sql:line:col: message" that names it. Vulkan-free.
@@ -44,6 +44,7 @@ struct Expr {
   bool negated = false;  // IsNull: IS NOT NULL; Like: NOT LIKE
   AggFn agg = AggFn::Count;
   bool star = false;     // COUNT(*)
+  bool distinct = false; // Aggregate: COUNT(DISTINCT e), MIN/MAX(DISTINCT e)
   std::vector<ExprPtr> args;
   size_t line = 0, col = 0;  // where it starts
   size_t height = 1;         // levels of operators below and including this node

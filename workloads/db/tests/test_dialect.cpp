@@ -1,7 +1,7 @@
 // SQL forms beyond the first subset, each against SQLite on a table with NULLs in every column
 // type and floats whose arithmetic makes NaN (NULL in SQLite): BETWEEN, IN (list), DISTINCT,
-// HAVING, CASE, coalesce/ifnull, CAST, abs and round; and [NOT] LIKE on a table of words with
-// mixed case, wildcard characters and non-ASCII text.
+// HAVING, CASE, coalesce/ifnull, CAST, abs and round, COUNT(DISTINCT); and [NOT] LIKE on a
+// table of words with mixed case, wildcard characters and non-ASCII text.
 #include <doctest/doctest.h>
 
 #include <weft/error.h>
@@ -231,4 +231,27 @@ TEST_CASE("db dialect: LIKE forms outside the subset are refused by name with li
   CHECK(error_of("SELECT id FROM words WHERE w NOT GLOB 'a*'", words_db()) == "bad input: sql:1:30: NOT GLOB is not supported");
   CHECK(error_of("SELECT id FROM words WHERE w LIKE '" + std::string(50001, '%') + "'", words_db()) ==
         "bad input: sql:1:35: LIKE pattern longer than 50000 bytes is not supported (SQLite: LIKE or GLOB pattern too complex)");
+}
+
+TEST_CASE("db dialect: COUNT(DISTINCT x) agrees with SQLite (NULLs not counted, NaN is NULL, -0.0 is 0.0)") {
+  ValidationClean clean;
+  check("SELECT COUNT(DISTINCT k), COUNT(DISTINCT f), COUNT(DISTINCT s), COUNT(k), COUNT(*) FROM t");
+  check("SELECT COUNT(DISTINCT f * f - f * f), COUNT(DISTINCT f * 0), COUNT(DISTINCT NULL), COUNT(DISTINCT 1) FROM t");
+  check("SELECT k, COUNT(DISTINCT s), COUNT(DISTINCT f), COUNT(s), COUNT(DISTINCT k) FROM t GROUP BY k ORDER BY k");
+  check("SELECT s, COUNT(DISTINCT k) AS n, MIN(DISTINCT k), MAX(DISTINCT f) FROM t GROUP BY s HAVING COUNT(DISTINCT k) > 0 "
+        "ORDER BY n DESC, s");
+  check("SELECT k % 2, s IS NULL, COUNT(DISTINCT k), COUNT(DISTINCT id / 3) FROM t GROUP BY k % 2, s IS NULL ORDER BY 1, 2");
+  check("SELECT COUNT(DISTINCT k) FROM t WHERE id > 100");  // no rows: 0
+  check("SELECT k, COUNT(DISTINCT s) FROM t WHERE id > 100 GROUP BY k");
+  check("SELECT COUNT(DISTINCT s) + COUNT(DISTINCT k) * 10, CASE WHEN COUNT(DISTINCT k) > 3 THEN 'many' END FROM t");
+  check("SELECT id, COUNT(DISTINCT k) FROM t GROUP BY id ORDER BY id");
+  // Over a LEFT JOIN: the NULL-extended right rows count nothing.
+  check_words("SELECT w.grp, COUNT(DISTINCT t.tag), COUNT(DISTINCT w.w), COUNT(DISTINCT w.n % 3) FROM words w "
+              "LEFT JOIN tags t ON w.grp = t.grp AND t.tag LIKE 'f%' GROUP BY w.grp ORDER BY w.grp");
+  weft::db::test::check_both_joins(words_db(), words_peer(),
+                                   "SELECT t.tag, COUNT(DISTINCT w.w LIKE '%a%'), COUNT(DISTINCT w.n) FROM words w "
+                                   "JOIN tags t ON t.grp = w.grp GROUP BY t.tag");
+  CHECK(error_of("SELECT SUM(DISTINCT k) FROM t") == "bad input: sql:1:12: SUM(DISTINCT ...) is not supported");
+  CHECK(error_of("SELECT AVG(DISTINCT f) FROM t") == "bad input: sql:1:12: AVG(DISTINCT ...) is not supported");
+  CHECK(error_of("SELECT COUNT(DISTINCT *) FROM t") == "bad input: sql:1:23: expected an expression, got '*'");
 }
