@@ -322,29 +322,33 @@ class Binder {
     if (pattern.kind == ExprKind::Null || (escape && escape->kind == ExprKind::Null) || is_null_const(x))
       return null_const(Type::Int);  // SQLite: a NULL operand, pattern or escape makes NULL
     if (x->type != Type::Text) err(e, form + " of " + type_name(x->type) + " is not supported (only of text)");
-    uint32_t esc = 0;
-    if (escape) {
-      const std::optional<uint32_t> c = single_character(escape->s);
-      if (!c) err(*escape, "ESCAPE expression must be a single character");  // SQLite's error
-      esc = *c;
-    }
     if (pattern.s.size() > kLikePatternLimit)
       err(pattern, form + " pattern longer than " + std::to_string(kLikePatternLimit) +
                        " bytes is not supported (SQLite: LIKE or GLOB pattern too complex)");
     if (has_absent_text(*x))
       err(e, form + " of a string literal that is not in the database's dictionary is not supported");
-    const std::vector<std::string>& dict = db_.dict();
-    auto set = std::make_shared<std::vector<uint32_t>>((dict.size() + 31) / 32, 0u);
-    for (size_t k = 0; k < dict.size(); ++k)
-      if (like_matches(pattern.s, dict[k], esc)) (*set)[k / 32] |= 1u << (k % 32);
     BExpr c;
     c.kind = BExpr::InSet;
     c.type = Type::Int;
     c.negated = e.negated;
     c.op = "LIKE " + quoted(pattern.s) + (escape ? " ESCAPE " + quoted(escape->s) : "");
-    c.set = std::move(set);
+    c.set = matching_codes(pattern.s, escape ? escape_character(*escape) : 0);
     c.args = {x};
     return node(c);
+  }
+  // The code point of an ESCAPE literal, which must hold one character (SQLite's error).
+  static uint32_t escape_character(const Expr& escape) {
+    const std::optional<uint32_t> c = single_character(escape.s);
+    if (!c) err(escape, "ESCAPE expression must be a single character");
+    return *c;
+  }
+  // Bit k set when dictionary string k (code 2k) matches.
+  std::shared_ptr<const std::vector<uint32_t>> matching_codes(const std::string& pattern, uint32_t escape) const {
+    const std::vector<std::string>& dict = db_.dict();
+    auto set = std::make_shared<std::vector<uint32_t>>((dict.size() + 31) / 32, 0u);
+    for (size_t k = 0; k < dict.size(); ++k)
+      if (like_matches(pattern, dict[k], escape)) (*set)[k / 32] |= 1u << (k % 32);
+    return set;
   }
   static std::string quoted(const std::string& s) {
     std::string q = "'";
