@@ -4,10 +4,14 @@
 // table of words with mixed case, wildcard characters and non-ASCII text.
 #include <doctest/doctest.h>
 
+#include <cctype>
+#include <random>
+
 #include <weft/error.h>
 
 #include "db.h"
 #include "device_fixture.h"
+#include "like.h"
 
 using namespace weft;
 using namespace weft::db;
@@ -192,6 +196,52 @@ TEST_CASE("db dialect: LIKE with %, _, ESCAPE and ASCII-only case folding agrees
   check_words("SELECT id FROM words WHERE w LIKE '100x%' ESCAPE 'x'");
   check_words("SELECT id FROM words WHERE w LIKE 'caféé%' ESCAPE 'é'");    // a non-ASCII escape
   check_words("SELECT id FROM words WHERE w like 'A%' AND n > 5 OR w LIKE '%ger'");
+}
+
+// The host matcher behind every LIKE, against SQLite's own on random short strings and patterns
+// over letters of both cases, wildcards, the escape character and multi-byte characters, some
+// malformed (a lone lead byte, a stray continuation byte).
+TEST_CASE("db dialect: the LIKE matcher agrees with SQLite's on random strings and patterns") {
+  static const char* pieces[] = {"a", "A", "b", "%", "_", "\\", "é", "É", "ß", "\xc3", "\x80", "z"};
+  std::mt19937 rng(7);
+  auto text = [&] {
+    std::string s;
+    for (size_t n = rng() % 7; n > 0; --n) s += pieces[rng() % std::size(pieces)];
+    return s;
+  };
+  auto literal = [](const std::string& s) {
+    std::string q = "'";
+    for (char c : s) q += c == '\'' ? std::string("''") : std::string(1, c);
+    return q + "'";
+  };
+  // Half the patterns come from the string: a byte made a wildcard, ASCII letters' case flipped.
+  auto pattern_of = [&](std::string p) {
+    if (!p.empty()) p[rng() % p.size()] = rng() % 2 ? '%' : '_';
+    for (char& c : p)
+      if (std::isalpha(static_cast<unsigned char>(c)) && rng() % 2) c = char(c ^ 0x20);
+    return p;
+  };
+  Sqlite peer(words_db());
+  size_t matches = 0;
+  for (int batch = 0; batch < 20; ++batch) {
+    std::vector<std::string> xs, ps;
+    std::vector<bool> escaped;
+    std::string sql = "SELECT ";
+    for (int k = 0; k < 100; ++k) {
+      xs.push_back(text());
+      ps.push_back(rng() % 2 ? text() : pattern_of(xs.back()));
+      escaped.push_back(rng() % 2 == 0);
+      sql += (k ? ", " : "") + literal(xs.back()) + " LIKE " + literal(ps.back()) + (escaped.back() ? " ESCAPE '\\'" : "");
+    }
+    const ResultSet rs = peer.query(sql);
+    REQUIRE(rs.rows.size() == 1);
+    for (size_t k = 0; k < xs.size(); ++k) {
+      INFO("'" << xs[k] << "' LIKE '" << ps[k] << "'" << (escaped[k] ? " ESCAPE '\\'" : ""));
+      CHECK(like_matches(ps[k], xs[k], escaped[k] ? '\\' : 0) == (rs.rows[0][k].i == 1));
+      matches += rs.rows[0][k].i == 1;
+    }
+  }
+  CHECK(matches > 400);  // the cases are not all trivial mismatches
 }
 
 TEST_CASE("db dialect: NOT LIKE, NULLs, LIKE in the select list, CASE, GROUP BY, HAVING and a join agree with SQLite") {
