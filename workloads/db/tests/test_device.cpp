@@ -141,6 +141,19 @@ TEST_CASE("db device: join outputs and group tables larger than planned are rebu
   CHECK(d.groups == 50);
 }
 
+// LIKE tests a code's bit in a bitmap of the dictionary: 100,000 customer names make it 3125
+// words, and COUNT(DISTINCT) of them a claim pass over 100,000 values.
+TEST_CASE("db device: LIKE over a dictionary of 100,000 strings and COUNT(DISTINCT) of them agree with SQLite") {
+  ValidationClean clean;
+  static Database db = random_database(2000, 100000, 5, 7);
+  Sqlite big_peer(db);
+  for (const char* sql : {"SELECT COUNT(*), MIN(name), MAX(name) FROM customers WHERE name LIKE '%77%'",
+                          "SELECT tier, COUNT(DISTINCT name), COUNT(*) FROM customers WHERE name NOT LIKE 'CUST9%' GROUP BY tier",
+                          "SELECT c.tier, COUNT(DISTINCT o.customer) FROM orders o JOIN customers c ON o.customer = c.id "
+                          "WHERE c.name LIKE 'cust_0%' OR o.region LIKE 'n%' GROUP BY c.tier"})
+    weft::db::test::check_query(db, big_peer, sql);
+}
+
 TEST_CASE("db device: COUNT = 0 raises the anomaly status through the regulator rule") {
   ValidationClean clean;
   const QueryStats empty = check_query("SELECT COUNT(*), SUM(qty), MAX(region) FROM orders WHERE qty > 1000");
