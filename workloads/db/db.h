@@ -85,6 +85,9 @@ struct QueryOptions {
   uint32_t join_threshold = 64;
   uint64_t join_capacity = 0;   // joined rows the output holds (0: rows of both sides)
   uint64_t group_capacity = 0;  // groups the group table holds (0: min(input rows, 65536))
+  // Distinct (GROUP BY keys, x) values a COUNT(DISTINCT x) hash table holds (0: as many as the
+  // group table's slots allow); a fuller table is rebuilt with the count it reached.
+  uint64_t distinct_capacity = 0;
   // Scan predicates of the form `col <cmp> const AND col IS NULL AND ...` run as a term list
   // without the bytecode interpreter; true forces the interpreter (tests compare both).
   bool interpret_filters = false;

@@ -102,7 +102,7 @@ class Builder {
     auto dummy = [](uint32_t, uint32_t) { return 0u; };
     uint64_t words = 0;
     auto add = [&](const BExprPtr& e) {
-      if (e) words += compile_expr(*e, dummy).size();
+      if (e) words += compile_expr(*e, dummy).words.size();
     };
     for (const BExprPtr& f : plan_.scan_filters) add(f);
     add(plan_.residual);
@@ -156,12 +156,12 @@ class Builder {
 
   // Adds the bytecode of an expression; returns {word, instruction count}.
   std::pair<uint32_t, uint32_t> code(const BExpr& e) {
-    const std::vector<uint32_t> w = compile_expr(e, [&](uint32_t side, uint32_t column) {
+    const Bytecode b = compile_expr(e, [&](uint32_t side, uint32_t column) {
       return side == kSideDirect ? direct_desc(column) : desc_base_[side] + column;
     });
     const uint32_t at = q_.code_word + uint32_t(code_.size());
-    code_.insert(code_.end(), w.begin(), w.end());
-    return {at, uint32_t(w.size() / DB_INSTR_WORDS)};
+    code_.insert(code_.end(), b.words.begin(), b.words.end());
+    return {at, b.instructions};
   }
   uint32_t direct_desc(uint32_t column) {
     if (column >= group_desc_.size()) fail(ErrorCode::InvalidProgram, "db: grouped column used before the aggregate");
@@ -471,8 +471,9 @@ class Builder {
     g.gcap = std::max<uint64_t>(opt_.group_capacity ? opt_.group_capacity : std::min<uint64_t>(g.cap, 65536), 1);
     q_.group_capacity = g.gcap;
     add_group_columns(g, in, inst);
-    add_group_tables(g);
     add_group_segments(g);
+    add_distinct_marks(g, in, inst);
+    add_group_tables(g);
     fill("group.sizes", word_of(g.sizes), g.gcap, 0, g.sizes);
     if (!plan_.keys.empty()) {
       fill("group.heads", word_of(g.hash_heads), g.heads, DB_NONE, g.hash_heads);
@@ -561,7 +562,10 @@ class Builder {
     };
     g.hash_heads = add("group.heads", g.heads);
     g.slot_of_row = add("group.slot_of_row", g.cap);
-    g.gid_of_slot = add("group.gid_of_slot", g.heads);
+    // Also the COUNT(DISTINCT) passes' hash table (add_distinct_marks).
+    const bool distinct = std::any_of(plan_.aggs.begin(), plan_.aggs.end(), [](const AggPlan& a) { return a.distinct; });
+    q_.distinct_slots = distinct ? distinct_slots(g) : 0;
+    g.gid_of_slot = add("group.gid_of_slot", std::max(g.heads, q_.distinct_slots));
     g.rep = add("group.rep", g.gcap);
     g.group_of_row = add("group.group_of_row", g.cap);
     g.sizes = add("group.sizes", g.gcap);
@@ -569,6 +573,83 @@ class Builder {
     g.cursor = add("group.cursor", g.gcap);
     g.members = add("group.members", g.cap);
     g.reduce_slot = p_.add_slot("group.reduce", {0, 1, 1});
+  }
+
+  // COUNT(DISTINCT x): each such aggregate counts the mark column of a claim pass over (keys, x)
+  // instead of x (distinct_mark.comp). The pass borrows two lists of the group-by that it writes
+  // later (gid_of_slot as its hash table, group_of_row for its slot per row), so the aggregate
+  // costs a bitmap. Its claims are counted apart; a table over half full is rebuilt with
+  // QueryOptions::distinct_capacity.
+  void add_distinct_marks(Grouping& g, const RowSet& in, InstanceId inst) {
+    std::vector<size_t> distinct;
+    for (size_t a = 0; a < plan_.aggs.size(); ++a)
+      if (plan_.aggs[a].distinct) distinct.push_back(a);
+    if (distinct.empty()) return;
+    const Segment& claimed = seg("distinct.claimed", distinct.size() * 4);
+    q_.distinct_claimed_word = word(claimed);
+    q_.distinct_tables = uint32_t(distinct.size());
+    fill("distinct.claimed", q_.distinct_claimed_word, distinct.size(), 0, range("distinct.claimed"));
+    for (size_t d = 0; d < distinct.size(); ++d) {
+      const Range counter{Binding::Globals, uint64_t(q_.distinct_claimed_word + d) * 4, 4};
+      g.args[distinct[d]] = distinct_mark(g, in, inst, distinct[d], distinct_claim(g, in, inst, distinct[d], counter));
+    }
+  }
+  // The COUNT(DISTINCT) hash tables' slots: as the group table's unless a rebuild asked for
+  // more, never more than twice the input rows (every row's own value).
+  uint64_t distinct_slots(const Grouping& g) const {
+    if (!opt_.distinct_capacity) return g.heads;
+    return pow2_at_least(std::max<uint64_t>(2 * std::min(opt_.distinct_capacity, g.cap), g.heads));
+  }
+  struct DistinctSlots {
+    Range heads, slot_of_row;
+  };
+  // Every row claims the hash slot of its (keys, x), as group_claim does for the keys alone.
+  // Claim passes of several aggregates reuse the same lists one after the other.
+  DistinctSlots distinct_claim(const Grouping& g, const RowSet& in, InstanceId inst, size_t a, const Range& claimed) {
+    const std::string name = "distinct" + std::to_string(a);
+    const ColRef& x = g.args[a];
+    std::vector<uint32_t> key_table;
+    for (size_t k = 0; k < g.keys.size(); ++k)
+      key_table.insert(key_table.end(), {g.keys[k].values, g.keys[k].nulls, key_type(plan_.keys[k]->type), g.keys[k].side});
+    key_table.insert(key_table.end(), {x.values, x.nulls, key_type(plan_.aggs[a].arg->type), x.side});
+    seg(name + ".key_table", key_table.size() * 4);
+    q_.host_tables.push_back({name + ".key_table", std::move(key_table)});
+    const DistinctSlots t{g.gid_of_slot, g.group_of_row};
+    fill(name + ".heads", word_of(t.heads), q_.distinct_slots, DB_NONE, t.heads);
+    // Besides the arguments: the input's columns and the key and x columns the key table points to.
+    std::vector<Range> reads = in.columns;
+    for (const ColRef& c : g.keys) append(reads, c.ranges);
+    append(reads, x.ranges);
+    add_group_stage(inst, name + ".claim", "group_claim",
+                    GroupClaimArgs{.count = in.count, .nkeys = uint32_t(g.keys.size() + 1),
+                                   .key_table = range(name + ".key_table"), .heads = t.heads,
+                                   .hash_mask = uint32_t(q_.distinct_slots - 1), .slot_of_row = t.slot_of_row,
+                                   .ids0 = or_absent<GlobalsIn>(in.ids0_list), .ids1 = or_absent<GlobalsIn>(in.ids1_list),
+                                   .claimed = claimed, .max_claims = uint32_t(q_.distinct_slots / 2), .err = counter(kError)}
+                        .bind(),
+                    reads, grid_stride_groups(g.cap, kGroupSize));
+    return t;
+  }
+  // The mark column of x: a NULL bitmap alone (COUNT reads no value), written from x's NULL
+  // bitmap, which stays in the window when the base tables' values go far.
+  ColRef distinct_mark(const Grouping& g, const RowSet& in, InstanceId inst, size_t a, const DistinctSlots& t) {
+    const std::string name = "distinct" + std::to_string(a) + ".mark";
+    const ColRef& x = g.args[a];
+    std::vector<Range> x_nulls = x.ranges;
+    if (x.side != kSideDirect) {
+      const BExpr& col = *plan_.aggs[a].arg;
+      const std::optional<Range>& n = base_columns_[desc_base_[col.side] + col.column].nulls;
+      x_nulls = n ? std::vector<Range>{*n} : std::vector<Range>{};
+    }
+    seg(name, (g.cap + 31) / 32 * 4);
+    const Range mark = range(name);
+    add_group_stage(inst, name, "distinct_mark",
+                    DistinctMarkArgs{.count = in.count, .heads = t.heads, .slot_of_row = t.slot_of_row,
+                                     .arg_nulls = x.nulls, .arg_side = x.side, .ids0 = or_absent<GlobalsIn>(in.ids0_list),
+                                     .ids1 = or_absent<GlobalsIn>(in.ids1_list), .out_nulls = mark}
+                        .bind(),
+                    x_nulls, grid_stride_groups(g.cap, kGroupSize));
+    return {DB_NONE, word_of(mark), kSideDirect, {mark}};
   }
 
   void add_group_stage(InstanceId inst, const std::string& name, const char* kernel, std::vector<StageArg> args,

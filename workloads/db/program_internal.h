@@ -67,6 +67,10 @@ struct BuiltQuery {
   uint32_t perm_word = 0xFFFFFFFFu, nested_slot_word = 0xFFFFFFFFu;
   uint64_t output_cap = 0, join_capacity = 0, group_capacity = 0, group_slots = 0, rows_scanned = 0;
   uint32_t term_filters = 0;  // scans whose predicate runs as a term list (filter_terms)
+  // COUNT(DISTINCT): one claim counter word per distinct aggregate's hash table (distinct_slots
+  // each, one after the other).
+  uint32_t distinct_claimed_word = 0xFFFFFFFFu, distinct_tables = 0;
+  uint64_t distinct_slots = 0;
   // Input, set before build_query: the loop iterations one invocation may run on the device
   // (Device::loop_iteration_limit less a margin); a group reduction that would need more sets
   // DB_ERROR_LOOP_LIMIT instead of an answer the driver cut short.

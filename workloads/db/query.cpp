@@ -1,6 +1,8 @@
 // DeviceQuery: builds the query program, uploads the tables and tables of the plan, runs it and
 // reads the result back through the result reference the output stage left.
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "db.h"
 #include "db_ops.h"
@@ -10,9 +12,12 @@ namespace weft::db {
 
 namespace {
 
+// The string literals that become Text values; a LIKE pattern and escape are read on the host
+// only (plan.cpp), so they stay out of the dictionary.
 void collect_literals(const Expr& e, std::vector<std::string>& out) {
   if (e.kind == ExprKind::String) out.push_back(e.s);
-  for (const ExprPtr& a : e.args) collect_literals(*a, out);
+  const size_t n = e.kind == ExprKind::Like ? 1 : e.args.size();
+  for (size_t k = 0; k < n; ++k) collect_literals(*e.args[k], out);
 }
 
 void upload_query(Executable& exe, const Database& db, const Plan& plan, const BuiltQuery& built) {
@@ -34,6 +39,15 @@ void upload_query(Executable& exe, const Database& db, const Plan& plan, const B
     if (!h.words.empty()) exe.write_segment(Binding::Globals, h.segment, h.words.data(), h.words.size() * 4);
 }
 
+// The most claims of the COUNT(DISTINCT) hash tables (0 without any).
+uint64_t most_distinct_claims(Executable& exe, const BuiltQuery& built) {
+  std::vector<uint32_t> claims(built.distinct_tables);
+  if (!claims.empty()) exe.read(Binding::Globals, uint64_t(built.distinct_claimed_word) * 4, claims.data(), claims.size() * 4);
+  uint64_t most = 0;
+  for (uint32_t c : claims) most = std::max<uint64_t>(most, c);
+  return most;
+}
+
 }  // namespace
 
 Plan prepare_sql(const std::string& sql, Database& db) {
@@ -41,7 +55,7 @@ Plan prepare_sql(const std::string& sql, Database& db) {
   std::vector<std::string> lits;
   for (const SelectItem& it : q.select)
     if (it.expr) collect_literals(*it.expr, lits);
-  for (const ExprPtr& e : {q.on, q.where})
+  for (const ExprPtr& e : {q.on, q.where, q.having})
     if (e) collect_literals(*e, lits);
   for (const ExprPtr& e : q.group_by) collect_literals(*e, lits);
   for (const OrderItem& o : q.order_by) collect_literals(*o.expr, lits);
@@ -112,10 +126,18 @@ ResultSet DeviceQuery::run() {
       continue;
     }
     if (counters[kError] & DB_ERROR_GROUP_CAPACITY) {
+      // A COUNT(DISTINCT) table over half full stopped its claims: one twice as large.
+      const uint64_t distinct = most_distinct_claims(*exe_, *built_);
+      const bool distinct_full = distinct > built_->distinct_slots / 2;
+      if (distinct_full) options_.distinct_capacity = 2 * distinct;
       // All groups were counted, unless claims stopped at half the hash table: then a table
       // twice as large.
       const bool table_full = counters[kGroupsClaimed] > built_->group_slots / 2;
-      options_.group_capacity = table_full ? 2 * uint64_t(counters[kGroupsClaimed]) : uint64_t(counters[kGroups]);
+      const bool too_many = counters[kGroups] > built_->group_capacity;
+      if (table_full) options_.group_capacity = 2 * uint64_t(counters[kGroupsClaimed]);
+      else if (too_many) options_.group_capacity = counters[kGroups];
+      if (!distinct_full && !table_full && !too_many)  // a rebuild would change nothing
+        fail(ErrorCode::InvalidProgram, "db: the device reported a full group table, but none is");
       ++rebuilds_;
       build();
       continue;

@@ -11,6 +11,7 @@ namespace {
 struct Emitter {
   const DescriptorOf& desc;
   std::vector<uint32_t> words;
+  std::vector<uint32_t> data;  // after the instructions
   uint32_t depth = 0, max_depth = 0;
 
   void emit(uint32_t op, uint32_t a = 0, uint32_t b = 0, uint32_t c = 0, int delta = 0) {
@@ -41,6 +42,12 @@ struct Emitter {
       case BExpr::ToInt: gen(*e.args[0]); emit(DB_OP_TOINT); return;
       case BExpr::Abs: gen(*e.args[0]); emit(e.type == Type::Float ? DB_OP_ABS_F : DB_OP_ABS_I); return;
       case BExpr::Round: gen(*e.args[0]); emit(DB_OP_ROUND_F); return;
+      case BExpr::InSet:
+        // a: the bitmap's offset into the data (made relative to the program's start below).
+        gen(*e.args[0]);
+        emit(DB_OP_IN_SET, uint32_t(data.size()), uint32_t(e.set->size() * 32), e.negated ? 1u : 0u);
+        data.insert(data.end(), e.set->begin(), e.set->end());
+        return;
       case BExpr::Choose:
         // The otherwise value first: a chain of WHENs nests there and keeps the stack shallow.
         gen(*e.args[2]);
@@ -78,8 +85,8 @@ struct Emitter {
 
 }  // namespace
 
-std::vector<uint32_t> compile_expr(const BExpr& e, const DescriptorOf& descriptor) {
-  Emitter em{descriptor, {}, 0, 0};
+Bytecode compile_expr(const BExpr& e, const DescriptorOf& descriptor) {
+  Emitter em{descriptor, {}, {}, 0, 0};
   em.gen(e);
   if (em.max_depth > DB_STACK)
     fail(ErrorCode::BadInput, "sql: expression needs a stack of " + std::to_string(em.max_depth) +
@@ -87,7 +94,13 @@ std::vector<uint32_t> compile_expr(const BExpr& e, const DescriptorOf& descripto
   if (em.words.size() / DB_INSTR_WORDS > DB_MAX_INSTR)
     fail(ErrorCode::BadInput, "sql: expression compiles to " + std::to_string(em.words.size() / DB_INSTR_WORDS) +
                                   " instructions, more than " + std::to_string(DB_MAX_INSTR));
-  return em.words;
+  Bytecode b;
+  b.instructions = uint32_t(em.words.size() / DB_INSTR_WORDS);
+  for (size_t k = 0; k < em.words.size(); k += DB_INSTR_WORDS)
+    if (em.words[k] == DB_OP_IN_SET) em.words[k + 1] += uint32_t(em.words.size());
+  b.words = std::move(em.words);
+  b.words.insert(b.words.end(), em.data.begin(), em.data.end());
+  return b;
 }
 
 }  // namespace weft::db

@@ -9,6 +9,8 @@
 
 #include <weft/error.h>
 
+#include "like.h"
+
 namespace weft::db {
 
 bool BExpr::uses_side(uint32_t s) const {
@@ -69,7 +71,7 @@ bool same_bound(const BExpr& a, const BExpr& b) {
   if (a.kind != b.kind || a.type != b.type || a.op != b.op || a.args.size() != b.args.size()) return false;
   if (a.kind == BExpr::Const && (a.null != b.null || a.bits != b.bits)) return false;
   if (a.kind == BExpr::Col && (a.side != b.side || a.column != b.column)) return false;
-  if (a.kind == BExpr::IsNull && a.negated != b.negated) return false;
+  if ((a.kind == BExpr::IsNull || a.kind == BExpr::InSet) && a.negated != b.negated) return false;
   for (size_t k = 0; k < a.args.size(); ++k)
     if (!same_bound(*a.args[k], *b.args[k])) return false;
   return true;
@@ -177,6 +179,7 @@ class Binder {
       case ExprKind::Call: return call(e, grouped);
       case ExprKind::Case: return case_of(e, grouped);
       case ExprKind::Cast: return cast(e, bind(*e.args[0], grouped));
+      case ExprKind::Like: return like(e, bind(*e.args[0], grouped));
       case ExprKind::Aggregate: break;
     }
     err(e, "unsupported expression");
@@ -305,6 +308,62 @@ class Binder {
     return node(c);
   }
 
+  // x [NOT] LIKE 'pattern' [ESCAPE 'c']: the pattern is matched against every dictionary string
+  // here, once, and the device tests the code's bit in the matching set: dictionary-size bits
+  // however many strings match, where an IN list of their codes would grow the bytecode.
+  BExprPtr like(const Expr& e, BExprPtr x) {
+    const std::string form = e.negated ? "NOT LIKE" : "LIKE";
+    const Expr& pattern = *e.args[1];
+    const Expr* escape = e.args.size() > 2 ? e.args[2].get() : nullptr;
+    if (pattern.kind != ExprKind::String && pattern.kind != ExprKind::Null)
+      err(pattern, form + " with a pattern other than a string literal is not supported");
+    if (escape && escape->kind != ExprKind::String && escape->kind != ExprKind::Null)
+      err(*escape, "ESCAPE with other than a string literal is not supported");
+    if (pattern.kind == ExprKind::Null || (escape && escape->kind == ExprKind::Null) || is_null_const(x))
+      return null_const(Type::Int);  // SQLite: a NULL operand, pattern or escape makes NULL
+    if (x->type != Type::Text) err(e, form + " of " + type_name(x->type) + " is not supported (only of text)");
+    if (pattern.s.size() > kLikePatternLimit)
+      err(pattern, form + " pattern longer than " + std::to_string(kLikePatternLimit) +
+                       " bytes is not supported (SQLite: LIKE or GLOB pattern too complex)");
+    if (has_absent_text(*x))
+      err(e, form + " of a string literal that is not in the database's dictionary is not supported");
+    BExpr c;
+    c.kind = BExpr::InSet;
+    c.type = Type::Int;
+    c.negated = e.negated;
+    c.op = "LIKE " + quoted(pattern.s) + (escape ? " ESCAPE " + quoted(escape->s) : "");
+    c.set = matching_codes(pattern.s, escape ? escape_character(*escape) : 0);
+    c.args = {x};
+    return node(c);
+  }
+  // The code point of an ESCAPE literal, which must hold one character (SQLite's error).
+  static uint32_t escape_character(const Expr& escape) {
+    const std::optional<uint32_t> c = single_character(escape.s);
+    if (!c) err(escape, "ESCAPE expression must be a single character");
+    return *c;
+  }
+  // Bit k set when dictionary string k (code 2k) matches.
+  std::shared_ptr<const std::vector<uint32_t>> matching_codes(const std::string& pattern, uint32_t escape) const {
+    const std::vector<std::string>& dict = db_.dict();
+    auto set = std::make_shared<std::vector<uint32_t>>((dict.size() + 31) / 32, 0u);
+    for (size_t k = 0; k < dict.size(); ++k)
+      if (like_matches(pattern, dict[k], escape)) (*set)[k / 32] |= 1u << (k % 32);
+    return set;
+  }
+  static std::string quoted(const std::string& s) {
+    std::string q = "'";
+    for (char ch : s) q += ch == '\'' ? std::string("''") : std::string(1, ch);
+    return q + "'";
+  }
+  // Whether a Text constant of `e` has an odd code: a string the dictionary lacks (the executor
+  // interns a query's literals first), so no set of dictionary codes can say whether it matches.
+  static bool has_absent_text(const BExpr& e) {
+    if (e.kind == BExpr::Const && e.type == Type::Text && !e.null && (e.bits & 1)) return true;
+    for (const BExprPtr& a : e.args)
+      if (has_absent_text(*a)) return true;
+    return false;
+  }
+
   bool contains_aggregate(const Expr& e) {
     auto it = has_agg_.find(&e);
     if (it != has_agg_.end()) return it->second;
@@ -382,6 +441,7 @@ class Binder {
     AggPlan a;
     a.fn = e.agg;
     a.star = e.star;
+    a.distinct = e.distinct && e.agg == AggFn::Count;  // MIN/MAX(DISTINCT x) are MIN/MAX(x)
     if (!e.star) {
       if (has_aggregate(*e.args[0])) err(e, "aggregates cannot be nested");
       a.arg = bind(*e.args[0], false);
@@ -396,7 +456,7 @@ class Binder {
     }
     for (size_t k = 0; k < plan_.aggs.size(); ++k) {
       const AggPlan& o = plan_.aggs[k];
-      if (o.fn == a.fn && o.star == a.star && (a.star || same_bound(*o.arg, *a.arg)))
+      if (o.fn == a.fn && o.star == a.star && o.distinct == a.distinct && (a.star || same_bound(*o.arg, *a.arg)))
         return direct(uint32_t(plan_.keys.size() + k));
     }
     plan_.aggs.push_back(a);
@@ -633,6 +693,7 @@ std::string show(const BExpr& e, const Plan& p, const Database& db) {
     case BExpr::Round: return "round(" + a(0) + ")";
     case BExpr::Choose: return "(CASE WHEN " + a(0) + " THEN " + a(1) + " ELSE " + a(2) + " END)";
     case BExpr::IsNull: return "(" + a(0) + (e.negated ? " IS NOT NULL)" : " IS NULL)");
+    case BExpr::InSet: return "(" + a(0) + (e.negated ? " NOT " : " ") + e.op + ")";
     case BExpr::And: return "(" + a(0) + " AND " + a(1) + ")";
     case BExpr::Or: return "(" + a(0) + " OR " + a(1) + ")";
     default: return "(" + a(0) + " " + e.op + " " + a(1) + ")";
@@ -662,7 +723,7 @@ std::string Plan::explain(const Database& db) const {
     for (size_t k = 0; k < keys.size(); ++k) o << (k ? ", " : "") << "key" << k << "=" << show(*keys[k], *this, db);
     o << "] aggregates [";
     for (size_t k = 0; k < aggs.size(); ++k)
-      o << (k ? ", " : "") << "agg" << k << "=" << agg_name(aggs[k].fn) << "("
+      o << (k ? ", " : "") << "agg" << k << "=" << agg_name(aggs[k].fn) << "(" << (aggs[k].distinct ? "DISTINCT " : "")
         << (aggs[k].star ? std::string("*") : show(*aggs[k].arg, *this, db)) << ")";
     o << "] (COUNT = 0 rule: anomaly status)\n";
     if (having) o << "having " << show(*having, *this, db) << "\n";

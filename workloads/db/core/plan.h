@@ -33,14 +33,18 @@ using BExprPtr = std::shared_ptr<const BExpr>;
 
 struct BExpr {
   // Choose: args {condition, value, otherwise} (CASE, coalesce); ToInt: double -> int64 as SQLite's
-  // CAST (truncating, saturating); Abs; Round: SQLite's round(x) of a double.
-  enum Kind { Const, Col, Neg, Not, Arith, Compare, And, Or, IsNull, ToFloat, ToInt, Choose, Abs, Round } kind = Const;
+  // CAST (truncating, saturating); Abs; Round: SQLite's round(x) of a double. InSet: whether a
+  // Text code is in `set` (LIKE, evaluated on the host against the dictionary); NULL stays NULL.
+  enum Kind { Const, Col, Neg, Not, Arith, Compare, And, Or, IsNull, ToFloat, ToInt, Choose, Abs, Round, InSet } kind = Const;
   Type type = Type::Int;
   bool null = false;     // Const: NULL
   uint64_t bits = 0;     // Const: int64 / double bits / text code
   uint32_t side = 0, column = 0;  // Col
   std::string op;        // Arith: + - * / %; Compare: = != < <= > >= (operands Int/Float mixed or alike)
-  bool negated = false;  // IsNull: IS NOT NULL
+  bool negated = false;  // IsNull: IS NOT NULL; InSet: not in the set
+  // InSet: bit k of word k/32 set when dictionary string k (code 2k) is in the set; op names the
+  // set's source (LIKE 'pattern' [ESCAPE 'c']), so that equal sources compare equal.
+  std::shared_ptr<const std::vector<uint32_t>> set;
   std::vector<BExprPtr> args;
   bool uses_side(uint32_t s) const;
 };
@@ -48,6 +52,7 @@ struct BExpr {
 struct AggPlan {
   AggFn fn = AggFn::Count;
   bool star = false;   // COUNT(*)
+  bool distinct = false;  // COUNT(DISTINCT arg): counts the first row of each distinct (keys, arg)
   BExprPtr arg;        // over input rows (null for COUNT(*))
   Type out = Type::Int;
 };

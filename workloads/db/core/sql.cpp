@@ -377,12 +377,13 @@ class Parser {
   }
   // Postfix operators outside the subset, refused by name where they start.
   void refuse_postfix_operator() const {
-    static const char* ops[] = {"LIKE", "GLOB", "REGEXP", "MATCH", "COLLATE", "ESCAPE"};
+    static const char* ops[] = {"GLOB", "REGEXP", "MATCH", "COLLATE"};
     const bool negated = peek_kw("NOT");
     const Token& word = negated ? toks_[pos_ + 1] : cur();
     if (word.kind != Tok::Ident) return;
     for (const char* op : ops)
       if (iequals(word.text, op)) err_here(std::string(negated ? "NOT " : "") + op + " is not supported");
+    if (!negated && iequals(word.text, "ESCAPE")) err_here("ESCAPE is only supported after LIKE pattern");
   }
   // Whether the next words are `[NOT] word`; consumes them when they are.
   bool accept_maybe_not(const char* word, bool& negated) {
@@ -424,12 +425,28 @@ class Parser {
     }
     return negated ? negate(e, begin) : e;
   }
+  // x [NOT] LIKE pattern [ESCAPE c]: the operands are checked by the planner (a text operand, a
+  // string literal pattern and escape). Null pointer when LIKE does not follow.
+  ExprPtr like(const ExprPtr& x, size_t begin) {
+    bool negated = false;
+    const Token& at = cur();
+    if (!accept_maybe_not("LIKE", negated)) return nullptr;
+    auto e = make(ExprKind::Like, at);  // errors point at [NOT] LIKE
+    e->negated = negated;
+    e->args = {x, add_expr()};
+    if (accept_kw("ESCAPE")) e->args.push_back(add_expr());
+    return finish(e, begin);
+  }
   ExprPtr cmp_expr() {
     const size_t b = pos_;
     ExprPtr l = add_expr();
     for (;;) {
       refuse_postfix_operator();
       if (ExprPtr e = between_or_in(l, b)) {
+        l = e;
+        continue;
+      }
+      if (ExprPtr e = like(l, b)) {
         l = e;
         continue;
       }
@@ -560,8 +577,14 @@ class Parser {
           if (fn == AggFn::Count && accept_op("*")) {
             e->star = true;
           } else {
-            if (peek_kw("DISTINCT")) err_here(std::string(agg_name(fn)) + "(DISTINCT ...) is not supported");
-            accept_kw("ALL");  // the default: every value
+            if (peek_kw("DISTINCT")) {
+              // COUNT(DISTINCT e) counts distinct values; MIN/MAX(DISTINCT e) are MIN/MAX(e).
+              if (fn == AggFn::Sum || fn == AggFn::Avg) err_here(std::string(agg_name(fn)) + "(DISTINCT ...) is not supported");
+              e->distinct = true;
+              next();
+            } else {
+              accept_kw("ALL");  // the default: every value
+            }
             e->args = {expr()};
           }
           expect_op(")");
@@ -666,7 +689,8 @@ bool same_expr(const Expr& a, const Expr& b) {
       if (!iequals(a.s, b.s) || !iequals(a.table, b.table)) return false;
       break;
     case ExprKind::IsNull: if (a.negated != b.negated) return false; break;
-    case ExprKind::Aggregate: if (a.agg != b.agg || a.star != b.star) return false; break;
+    case ExprKind::Aggregate: if (a.agg != b.agg || a.star != b.star || a.distinct != b.distinct) return false; break;
+    case ExprKind::Like: if (a.negated != b.negated) return false; break;
     case ExprKind::Call:
     case ExprKind::Cast: if (!iequals(a.s, b.s)) return false; break;
     default: break;

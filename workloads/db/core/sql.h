@@ -6,11 +6,11 @@
 //   [LIMIT n [OFFSET m]] [;]
 //
 // expr: literals (integers, decimals, 'strings', NULL), [table.]column, + - * / %, unary -,
-// = == != <> < <= > >=, IS [NOT] NULL, [NOT] BETWEEN, [NOT] IN (list), NOT, AND, OR,
-// CASE [x] WHEN .. THEN .. [ELSE ..] END, CAST(e AS INTEGER|REAL), the scalar functions abs,
-// round, coalesce and ifnull, parentheses, and the aggregates COUNT(*),
-// COUNT(e), SUM(e), MIN(e), MAX(e), AVG(e). Keywords are case-insensitive and reserved (never an
-// alias: `FROM l LEFT JOIN r` must not read LEFT as l's alias). Comments: -- to the end of the
+// = == != <> < <= > >=, IS [NOT] NULL, [NOT] BETWEEN, [NOT] IN (list), [NOT] LIKE [ESCAPE], NOT,
+// AND, OR, CASE [x] WHEN .. THEN .. [ELSE ..] END, CAST(e AS INTEGER|REAL), the scalar functions
+// abs, round, coalesce and ifnull, parentheses, and the aggregates COUNT(*), COUNT(e),
+// COUNT(DISTINCT e), SUM(e), MIN(e), MAX(e), AVG(e). Keywords are case-insensitive and reserved
+// (never an alias: `FROM l LEFT JOIN r` must not read LEFT as l's alias). Comments: -- to the end of the
 // line and /* ... */. Every syntax error, and every SQL form outside the subset, is a BadInput
 // error "sql:line:col: message" that names it. Vulkan-free.
 #pragma once
@@ -28,8 +28,9 @@ using ExprPtr = std::shared_ptr<Expr>;
 
 // Call: a scalar function (s: its name in lower case). Case: args are WHEN condition, THEN value
 // pairs then the ELSE value (a Null node when absent); CASE x WHEN a ... is parsed as WHEN x = a.
-// Cast: s is the type name as written (upper case).
-enum class ExprKind { Int, Float, String, Null, Column, Unary, Binary, IsNull, Aggregate, Star, Call, Case, Cast };
+// Cast: s is the type name as written (upper case). Like: args are the operand, the pattern and
+// (with ESCAPE) the escape character; negated: NOT LIKE.
+enum class ExprKind { Int, Float, String, Null, Column, Unary, Binary, IsNull, Aggregate, Star, Call, Case, Cast, Like };
 enum class AggFn { Count, Sum, Min, Max, Avg };
 const char* agg_name(AggFn f);
 
@@ -40,9 +41,10 @@ struct Expr {
   double f = 0;          // Float literal
   std::string s;         // String literal; Column: column name
   std::string table;     // Column: qualifier ("" when none)
-  bool negated = false;  // IsNull: IS NOT NULL
+  bool negated = false;  // IsNull: IS NOT NULL; Like: NOT LIKE
   AggFn agg = AggFn::Count;
   bool star = false;     // COUNT(*)
+  bool distinct = false; // Aggregate: COUNT(DISTINCT e), MIN/MAX(DISTINCT e)
   std::vector<ExprPtr> args;
   size_t line = 0, col = 0;  // where it starts
   size_t height = 1;         // levels of operators below and including this node

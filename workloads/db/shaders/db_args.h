@@ -89,6 +89,14 @@
 #define DB_GROUP_FILL_ARGS(X)                                                                                    \
   X(WEFT_IN(Globals), count) X(WEFT_IN(Globals), group_of_row) X(WEFT_INOUT(Globals), cursor)                     \
   X(WEFT_OUT(Globals), members) X(WEFT_U32, capacity)
+/* distinct_mark: COUNT(DISTINCT x) after a group_claim pass over the keys and x: every input row
+ * (of `count`) writes the NULL bit of its mark column (`out_nulls`, indexed by position): set
+ * unless the row represents its (keys, x) slot in `heads` (`slot_of_row`) and its x (NULL bitmap
+ * word `arg_nulls`, absent: none; a column of `arg_side`) is not NULL. COUNT of the marks is the
+ * count of distinct non-NULL x per group. */
+#define DB_DISTINCT_MARK_ARGS(X)                                                                             \
+  X(WEFT_IN(Globals), count) X(WEFT_IN(Globals), heads) X(WEFT_IN(Globals), slot_of_row) X(WEFT_U32, arg_nulls) \
+  X(WEFT_U32, arg_side) X(WEFT_IN(Globals), ids0) X(WEFT_IN(Globals), ids1) X(WEFT_OUT(Globals), out_nulls)
 /* group_single: aggregates without GROUP BY: one group of every input row (`count`), the reduce
  * slot set to one workgroup. */
 #define DB_GROUP_SINGLE_ARGS(X)                                                                                   \
@@ -133,6 +141,7 @@ WEFT_KERNEL_ARGS(GroupCountArgs, DB_GROUP_COUNT_ARGS)
 WEFT_KERNEL_ARGS(GroupScanArgs, DB_GROUP_SCAN_ARGS)
 WEFT_KERNEL_ARGS(GroupFillArgs, DB_GROUP_FILL_ARGS)
 WEFT_KERNEL_ARGS(GroupSingleArgs, DB_GROUP_SINGLE_ARGS)
+WEFT_KERNEL_ARGS(DistinctMarkArgs, DB_DISTINCT_MARK_ARGS)
 WEFT_KERNEL_ARGS(GroupReduceArgs, DB_GROUP_REDUCE_ARGS)
 WEFT_KERNEL_ARGS(SortInitArgs, DB_SORT_INIT_ARGS)
 WEFT_KERNEL_ARGS(SortStepArgs, DB_SORT_STEP_ARGS)

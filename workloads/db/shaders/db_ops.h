@@ -24,6 +24,8 @@
 #define DB_OP_ABS_F   16u
 #define DB_OP_ROUND_F 17u /* SQLite's round(x): half away from zero, |x| > 2^52 kept */
 #define DB_OP_CHOOSE  18u /* pops otherwise, condition, value: value if the condition is true, else otherwise */
+#define DB_OP_IN_SET  19u /* Text code in the set: bit code/2 of the bitmap of b bits at word code + a of the
+                             program (its data, after the instructions); c = 1: not in the set. NULL stays NULL */
 
 #define DB_ARITH_ADD 0u
 #define DB_ARITH_SUB 1u

@@ -88,6 +88,13 @@ void db_eval(uint code, uint ninstr, uint desc_word, uint err_word, uint r0, uin
       sp -= 2;
       continue;
     }
+    if (op == DB_OP_IN_SET) {  // LIKE: the code's bit in the matching set (db_ops.h)
+      const int64_t x = db_as_int(sv[sp - 1]);
+      const bool in_set = (x & 1l) == 0l && x >= 0l && uint64_t(x >> 1) < uint64_t(b) &&
+                          ((globals_u[code + a + uint(x >> 6)] >> uint((x >> 1) & 31l)) & 1u) != 0u;
+      sv[sp - 1] = db_int_bits(in_set != (c != 0u) ? 1l : 0l);
+      continue;
+    }
     if (op == DB_OP_NEG_F) {
       sv[sp - 1] = db_float_bits(-db_as_float(sv[sp - 1]));
       continue;

@@ -110,7 +110,8 @@ void main() {
         }
         const uint row = pos_row(side, db_row(members, begin + m));
         if (db_bit(nulls, row)) continue;
-        const uvec2 v = db_value(vals, row);
+        // COUNT reads no value: a COUNT(DISTINCT) mark column is a NULL bitmap alone.
+        const uvec2 v = fn == DB_AGG_COUNT ? uvec2(0u) : db_value(vals, row);
         if (fn == DB_AGG_SUM_I) {
           int64_t r;
           if (add_overflows(si, db_as_int(v), r)) ovf = 1u;

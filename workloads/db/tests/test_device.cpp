@@ -85,6 +85,11 @@ TEST_CASE("db device: group-by aggregates agree with SQLite, NULLs included") {
   check_query("SELECT qty, region, COUNT(*) FROM orders GROUP BY qty, region");
   check_query("SELECT SUM(amount) / COUNT(*), MAX(qty) - MIN(qty) FROM orders WHERE customer < 30");
   check_query("SELECT region, COUNT(*) FROM orders WHERE qty > 1000 GROUP BY region");  // no groups
+  // COUNT(DISTINCT): a claim pass over (keys, x) with thousands of values and hash collisions.
+  check_query("SELECT region, COUNT(DISTINCT qty), COUNT(DISTINCT customer), COUNT(DISTINCT amount), COUNT(amount) "
+              "FROM orders GROUP BY region");
+  check_query("SELECT COUNT(DISTINCT customer), COUNT(DISTINCT region), COUNT(DISTINCT qty % 7), COUNT(DISTINCT id) FROM orders");
+  check_query("SELECT qty % 3, region, COUNT(DISTINCT customer / 10) FROM orders WHERE region LIKE '%th' GROUP BY qty % 3, region");
 }
 
 TEST_CASE("db device: ORDER BY (positions, aliases, expressions, DESC, NULLs) and LIMIT/OFFSET") {
@@ -105,6 +110,8 @@ TEST_CASE("db device: joins agree with SQLite under both strategies the cardinal
       "SELECT c.tier, COUNT(*), SUM(o.qty), AVG(o.amount) FROM orders o JOIN customers c ON c.id = o.customer GROUP BY c.tier",
       "SELECT o.id, c.id FROM orders o JOIN customers c ON o.customer = c.id WHERE o.qty > c.id + 20 OR c.tier = 'gold' AND o.qty = 1",
       "SELECT COUNT(*), SUM(a.qty * b.qty) FROM orders a JOIN orders b ON a.region = b.region WHERE a.qty = 3 AND b.qty = 4",
+      "SELECT c.tier, COUNT(DISTINCT o.customer), COUNT(DISTINCT o.region) FROM orders o JOIN customers c ON o.customer = c.id "
+      "WHERE c.name LIKE 'CUST1%' OR o.region NOT LIKE '%t%' GROUP BY c.tier",
   };
   for (const char* sql : joins) weft::db::test::check_both_joins(test_db(), peer(), sql);
   // The default threshold decides on the filtered build side found on the device.
@@ -129,6 +136,22 @@ TEST_CASE("db device: join outputs and group tables larger than planned are rebu
   const QueryStats g = check_query("SELECT qty, COUNT(*), SUM(amount) FROM orders GROUP BY qty ORDER BY qty", few);
   CHECK(g.rebuilds == 1);
   CHECK(g.groups == 50);
+  const QueryStats d = check_query("SELECT qty, COUNT(DISTINCT region), COUNT(DISTINCT customer) FROM orders GROUP BY qty ORDER BY qty", few);
+  CHECK(d.rebuilds == 1);
+  CHECK(d.groups == 50);
+}
+
+// LIKE tests a code's bit in a bitmap of the dictionary: 100,000 customer names make it 3125
+// words, and COUNT(DISTINCT) of them a claim pass over 100,000 values.
+TEST_CASE("db device: LIKE over a dictionary of 100,000 strings and COUNT(DISTINCT) of them agree with SQLite") {
+  ValidationClean clean;
+  static Database db = random_database(2000, 100000, 5, 7);
+  Sqlite big_peer(db);
+  for (const char* sql : {"SELECT COUNT(*), MIN(name), MAX(name) FROM customers WHERE name LIKE '%77%'",
+                          "SELECT tier, COUNT(DISTINCT name), COUNT(*) FROM customers WHERE name NOT LIKE 'CUST9%' GROUP BY tier",
+                          "SELECT c.tier, COUNT(DISTINCT o.customer) FROM orders o JOIN customers c ON o.customer = c.id "
+                          "WHERE c.name LIKE 'cust_0%' OR o.region LIKE 'n%' GROUP BY c.tier"})
+    weft::db::test::check_query(db, big_peer, sql);
 }
 
 TEST_CASE("db device: COUNT = 0 raises the anomaly status through the regulator rule") {
