@@ -488,14 +488,18 @@ uint32_t Executable::control_word(uint32_t word) {
   return v;
 }
 
-std::vector<KindTime> stage_times_by_kind(const Program& program, const Timings& timings) {
+std::vector<KindTime> stage_times_by_kind(const Program& program, const Timings& timings,
+                                          const std::function<bool(const Stage&)>& counted) {
   std::vector<KindTime> out;
   std::map<std::string, size_t> at;
   for (const Stage& s : program.stages()) {
+    if (counted && !counted(s)) continue;
     const std::string kind = s.name.substr(0, s.name.find_first_of(".["));
     auto [it, added] = at.try_emplace(kind, out.size());
     if (added) out.push_back({kind, 0});
     if (timings.valid && s.index < timings.stage_ns.size()) out[it->second].ns += timings.stage_ns[s.index];
+    for (const auto* ranges : {&s.reads, &s.writes})
+      for (const Range& r : *ranges) out[it->second].declared_bytes += r.size;
   }
   return out;
 }

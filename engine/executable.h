@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -53,8 +54,14 @@ struct Timings {
 struct KindTime {
   std::string kind;
   double ns = 0;
+  // The traffic its stages declare: each read range read once, each written range written once
+  // (the least a kernel touching all of them moves), so bytes / ns is its effective bandwidth.
+  uint64_t declared_bytes = 0;
 };
-std::vector<KindTime> stage_times_by_kind(const Program& program, const Timings& timings);
+// `counted`, when given, leaves out the stages it returns false for (e.g. stages whose indirect
+// slot the host zeroed, which ran no group and moved nothing).
+std::vector<KindTime> stage_times_by_kind(const Program& program, const Timings& timings,
+                                          const std::function<bool(const Stage&)>& counted = {});
 
 class Executable {
  public:

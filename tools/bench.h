@@ -1,12 +1,14 @@
 // weft bench: one JSON object per line, each naming the benchmark, the device and its figures.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
 #include <string>
+#include <vector>
 
-#include <weft/device.h>
+#include <weft/weft.h>
 
 namespace weft {
 namespace cli {
@@ -47,6 +49,46 @@ class Line {
  private:
   std::ostringstream out_;
 };
+
+// The bytes a copy-bound measurement moves by default: 32 MiB on a CPU device, 256 MiB on a GPU
+// (past its caches, within lavapipe's patience).
+inline uint64_t default_copy_bytes(const Device& dev) { return uint64_t(dev.info().type == "cpu" ? 32 : 256) << 20; }
+
+// The device's streaming bound measured in the same run: the engine's copy kernel over `bytes`
+// (at the device's kernel shape), median of `runs`, in GB/s counting bytes read plus written.
+inline double copy_bound_gb_per_s(Device& dev, uint64_t bytes, uint32_t runs) {
+  bytes = bytes / 16 * 16;
+  Executable exe(dev, copy_program(bytes));
+  exe.run();
+  std::vector<double> ns;
+  for (uint32_t r = 0; r < std::max(runs, 1u); ++r) {
+    exe.run();
+    ns.push_back(exe.timings().total_ns);
+  }
+  std::sort(ns.begin(), ns.end());
+  return 2.0 * double(bytes) / ns[ns.size() / 2];
+}
+
+// One "<bench>.stage_bandwidth" line per kind of stage: its GPU time, the bytes its stages
+// declare (each range once) and the effective bandwidth that gives, against the copy bound of
+// the same run. `sizes` adds the bench's own size fields to every line.
+template <class AddSizes>
+void print_stage_bandwidth(const std::string& bench, const Device& dev, const std::vector<KindTime>& kinds,
+                           double copy_gb_per_s, AddSizes&& sizes) {
+  for (const KindTime& k : kinds) {
+    if (k.ns <= 0) continue;
+    Line line(bench + ".stage_bandwidth", dev);
+    sizes(line);
+    const double gbps = double(k.declared_bytes) / k.ns;
+    line.str("kind", k.kind)
+        .num("gpu_ns", k.ns)
+        .num("declared_bytes", double(k.declared_bytes))
+        .num("effective_gb_per_s", gbps)
+        .num("copy_kernel_gb_per_s", copy_gb_per_s)
+        .num("fraction_of_copy_bound", gbps / copy_gb_per_s)
+        .print();
+  }
+}
 
 int bench_engine(Device& dev, const cli::Args& args);
 // weft bench all: argv as main() got it.

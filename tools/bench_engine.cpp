@@ -649,10 +649,9 @@ void bench_loop(Device& dev, int reps) {
 }  // namespace
 
 int bench_engine(Device& dev, const cli::Args& args) {
-  const bool cpu = dev.info().type == "cpu";
   const uint32_t stages = uint32_t(args.get_uint("stages", 1000));
   const int reps = int(args.get_uint("reps", 9));
-  const uint64_t copy_mib = args.get_uint("copy-mib", cpu ? 32 : 256);
+  const uint64_t copy_mib = args.get_uint("copy-mib", default_copy_bytes(dev) >> 20);
   if (stages == 0 || reps == 0 || copy_mib == 0) fail(ErrorCode::BadInput, "--stages, --reps and --copy-mib must be positive");
   bench_chain(dev, stages, reps);
   bench_barriers(dev, stages, reps);

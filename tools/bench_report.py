@@ -38,7 +38,8 @@ def read_lines(path):
 
 
 def is_ratio(key):
-    return key.startswith("ratio") or "_vs_" in key or "speedup" in key or key.endswith("_over_vulkan_gpu")
+    return (key.startswith("ratio") or "_vs_" in key or "speedup" in key or key.endswith("_over_vulkan_gpu")
+            or key == "fraction_of_copy_bound")
 
 
 def cell(value):

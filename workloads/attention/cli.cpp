@@ -275,18 +275,6 @@ double median_of(uint32_t runs, F&& f) {
   return v[v.size() / 2];
 }
 
-// Streaming bandwidth of the device in the same run: the engine's copy kernel over `bytes`.
-double copy_bandwidth(Device& dev, uint64_t bytes, uint32_t runs) {
-  bytes = bytes / 16 * 16;
-  Executable exe(dev, copy_program(bytes));
-  exe.run();
-  const double ns = median_of(runs, [&] {
-    exe.run();
-    return exe.timings().total_ns;
-  });
-  return 2.0 * double(bytes) / ns;  // GB/s (bytes per ns)
-}
-
 // llama.cpp on the same file in the same run (npm node-llama-cpp): its CPU backend on one thread
 // and on every core (lavapipe's share), and its Vulkan backend on the device Weft ran on. Wall
 // time per llama_decode call, against Weft's GPU timestamps; a missing peer is said so.
@@ -374,7 +362,7 @@ int run_bench(const cli::Args& a) {
   std::sort(step_ns.begin(), step_ns.end());
   const double decode_ns = step_ns[step_ns.size() / 2];
   const double bytes_per_token = double(m.weight_bytes());
-  const double copy_gbs = copy_bandwidth(*dev, uint64_t(int_arg(a, "copy-mib", cpu ? 16 : 256)) << 20, runs);
+  const double copy_gbs = bench::copy_bound_gb_per_s(*dev, uint64_t(int_arg(a, "copy-mib", cpu ? 16 : 256)) << 20, runs);
   const double decode_gbs = bytes_per_token / decode_ns;
 
   // Peer: the CPU reference (double, one thread) on the same tokens in the same run.

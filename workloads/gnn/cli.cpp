@@ -147,6 +147,7 @@ int run_bench(const cli::Args& a) {
   const uint32_t runs = std::max<uint32_t>(1, u32(a, "runs", 5));
   const uint32_t degree = u32(a, "degree", 8);
   auto dev = open_device(a);
+  const double copy_bound = bench::copy_bound_gb_per_s(*dev, bench::default_copy_bytes(*dev), runs);
   for (uint32_t nodes : bench_sizes(a, *dev)) {
     s.nodes = nodes;
     s.edges = a.options.count("edges") ? s.edges : nodes * degree;
@@ -194,6 +195,9 @@ int run_bench(const cli::Args& a) {
           .num("speedup_vs_cpu", cpu_ns / gpu)
           .num("normalized_error", err)
           .print();
+      bench::print_stage_bandwidth("gnn", *dev, fwd.stage_times(), copy_bound, [&](bench::Line& l) {
+        l.str("aggregation", aggregation_name(agg)).num("nodes", s.nodes).num("features", s.features);
+      });
     }
   }
   return 0;

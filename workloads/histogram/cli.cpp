@@ -68,12 +68,15 @@ int bench(const cli::Args& a) {
   std::sort(gpu.begin(), gpu.end());
   std::sort(cpu.begin(), cpu.end());
   const double g = gpu[runs / 2], cref = cpu[runs / 2];
+  const double copy_bound = bench::copy_bound_gb_per_s(*dev, bench::default_copy_bytes(*dev), runs);
   bench::Line("histogram.count", *dev)
       .num("values", double(values.size()))
       .num("bins", c.bins)
       .num("gpu_ms", g * 1e-6)
       .num("values_per_s", double(values.size()) / (g * 1e-9))
       .num("gb_per_s", double(values.size()) * 4 / g)
+      .num("copy_kernel_gb_per_s", copy_bound)
+      .num("fraction_of_copy_bound", double(values.size()) * 4 / g / copy_bound)
       .num("cpu_reference_ms", cref * 1e-6)
       .num("speedup_vs_cpu_reference", cref / g)
       .boolean("matches_reference", matches)

@@ -163,6 +163,7 @@ std::vector<uint32_t> sizes(const cli::Args& a, const Device& dev) {
 int run_bench(const cli::Args& a) {
   auto dev = open_device(a);
   const uint32_t per = std::max<uint32_t>(1, u32(a, "steps-per-submit", 10)), runs = std::max<uint32_t>(1, u32(a, "runs", 3));
+  const double copy_bound = bench::copy_bound_gb_per_s(*dev, bench::default_copy_bytes(*dev), runs);
   for (Model m : models(a))
     for (uint32_t n : sizes(a, *dev)) {
       Scenario sc = scenario(m, n, 0, 1);
@@ -196,6 +197,8 @@ int run_bench(const cli::Args& a) {
           .num("cpu_particle_steps_per_s", n / (cpu_step * 1e-9))
           .num("speedup_vs_cpu", cpu_step / gpu_step)
           .print();
+      bench::print_stage_bandwidth("physics", *dev, sim.stage_times(), copy_bound,
+                                   [&](bench::Line& l) { l.str("model", model_name(m)).num("particles", n).num("steps", per); });
     }
   return 0;
 }

@@ -228,6 +228,7 @@ class Simulation {
   PhysicsProgram info_;
   std::unique_ptr<Executable> exe_;
   bool primed_ = false;
+  bool prologue_in_last_run_ = false;  // the last advance() ran the prologue stages too
   std::vector<uint32_t> fired_drift_, fired_runaway_;
 };
 

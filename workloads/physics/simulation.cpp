@@ -69,6 +69,7 @@ Simulation::Simulation(Device& device, const Config& config, const State& state)
 
 std::vector<StepRecord> Simulation::advance() {
   exe_->run();
+  prologue_in_last_run_ = !primed_;
   if (!primed_) {
     // The prologue has computed a(t0) and E0; later submissions start from the last step's.
     for (SlotId s : info_.prologue_slots) exe_->set_control_word(exe_->program().slot_word(s), 0);
@@ -115,6 +116,10 @@ std::vector<uint32_t> Simulation::cell_start() { return exe_->read_segment<uint3
 std::vector<uint32_t> Simulation::cell_count() { return exe_->read_segment<uint32_t>(Binding::Globals, "count"); }
 std::vector<uint32_t> Simulation::sorted() { return exe_->read_segment<uint32_t>(Binding::Globals, "sorted"); }
 double Simulation::gpu_ns() { return exe_->timings().total_ns; }
-std::vector<StageTime> Simulation::stage_times() { return stage_times_by_kind(exe_->program(), exe_->timings()); }
+std::vector<StageTime> Simulation::stage_times() {
+  // After the first submission the prologue's slots are zero: its stages run no group.
+  return stage_times_by_kind(exe_->program(), exe_->timings(),
+                             [&](const Stage& s) { return prologue_in_last_run_ || !s.name.ends_with("[init]"); });
+}
 
 }  // namespace weft::physics
