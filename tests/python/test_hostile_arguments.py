@@ -14,7 +14,7 @@ import pytest
 
 import weft
 from native_api import Parameter, natives
-from weft import attention, hypothesis_update, token_vm
+from weft import attention, hypothesis_update, token_vm, volumetric
 
 EXAMPLES = os.environ.get("WEFT_EXAMPLES_DIR", os.path.join(os.path.dirname(__file__), "..", "..", "examples"))
 GOLDENS = os.path.join(os.path.dirname(__file__), "..", "..", "tokenizer", "goldens")
@@ -61,6 +61,7 @@ def objects(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dict[str, Any]
     rng = np.random.default_rng(1)
     graph = backend.add_graph(rng.normal(size=(4, 3)), np.hstack([np.arange(4)[:, None], rng.normal(size=(4, 10))]))
     backend.add_learning_module([graph])
+    grid = volumetric.Model.load(os.path.join(EXAMPLES, "volumetric", "grid.json"))
     yield {
         "weft._weft.Device": device,
         "weft._weft.Program": weft.Program(device, os.path.join(EXAMPLES, "gain", "gain.toml")),
@@ -70,6 +71,10 @@ def objects(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dict[str, Any]
         "weft._weft.token_vm.TokenVmWorkflow": workflow,
         "weft._weft.token_vm.TokenVmMachine": token_vm.Machine(workflow, batch=2, device=device),
         "weft._weft.hypothesis_update.Backend": backend,
+        "weft._weft.volumetric.VolumetricModel": grid,
+        "weft._weft.volumetric.VolumetricMesh": volumetric.Mesh(device, grid),
+        "weft._weft.volumetric.VolumetricTrainer": volumetric.Trainer(grid.copy()),
+        "weft._weft.volumetric.VolumetricDeviceTrainer": volumetric.DeviceTrainer(device, grid.copy()),
     }
     os.chdir(before)
 

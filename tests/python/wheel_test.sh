@@ -20,7 +20,8 @@ cd "$work"
 "$venv" -c "import sys, weft; assert weft.__file__.startswith(sys.prefix), weft.__file__; print(weft.devices()[0]['name'])"
 "$venv" -m weft info
 WEFT_EXAMPLES_DIR="$src/examples" "$venv" -m pytest -q -p no:cacheprovider "$src/tests/python" \
-  "$src/workloads/token_vm/tests/test_token_vm.py" "$src/workloads/hypothesis_update/tests/python"
+  "$src/workloads/token_vm/tests/test_token_vm.py" "$src/workloads/hypothesis_update/tests/python" \
+  "$src/workloads/volumetric/tests/python"
 "$venv" "$src/examples/python/generation_loop.py"
 "$venv" "$src/examples/python/monty_backend.py" --vulkan | grep "step 4 LM 1: mug"  # the recognised object
 "$venv" "$src/workloads/hypothesis_update/python/example.py" --steps 3

@@ -8,6 +8,7 @@ import numpy.typing as npt
 from . import attention as attention
 from . import hypothesis_update as hypothesis_update
 from . import token_vm as token_vm
+from . import volumetric as volumetric
 
 __version__: str
 
