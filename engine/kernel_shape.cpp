@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <thread>
 
 #include "device.h"
 #include "dispatch.h"
@@ -29,6 +30,22 @@ KernelShape streaming_shape(const DeviceInfo& device) {
     return shape;
   }
   return streaming_shape_from_limits(device);
+}
+
+uint32_t min_streaming_groups(const DeviceInfo& device) {
+  return device.type == "cpu" ? 4 * std::max(1u, std::thread::hardware_concurrency()) : 256;
+}
+
+KernelShape streaming_shape(const DeviceInfo& device, uint64_t units) {
+  KernelShape shape = streaming_shape(device);
+  if (const char* text = std::getenv("WEFT_STREAMING_SHAPE"); text && *text) return shape;
+  const uint64_t wanted = min_streaming_groups(device);
+  const auto groups = [&] { return streaming_groups(units, shape)[0]; };
+  while (groups() < wanted && shape.units_per_invocation > 1) shape.units_per_invocation /= 2;
+  const uint32_t smallest = std::max(64u, device.subgroup_size);
+  while (groups() < wanted && shape.workgroup_size / 2 >= smallest && (shape.workgroup_size / 2) % smallest == 0)
+    shape.workgroup_size /= 2;
+  return shape;
 }
 
 KernelShape parse_kernel_shape(const std::string& text, const std::string& where) {

@@ -31,6 +31,14 @@ inline constexpr uint64_t kMaxUnitsPerWorkgroupStep = uint64_t(1) << 24;
 // The shape streaming stages get on `device`: WEFT_STREAMING_SHAPE ("256x4") when set, else one
 // derived from the device's limits (streaming_shape_from_limits).
 KernelShape streaming_shape(const DeviceInfo& device);
+// The shape a stage of `units` gets: the device's, made smaller for a stage too short to give
+// every core work (units per invocation halved, then the workgroup, down to 64 invocations or
+// one subgroup) until it spans min_streaming_groups(device) groups. WEFT_STREAMING_SHAPE is
+// taken as it is.
+KernelShape streaming_shape(const DeviceInfo& device, uint64_t units);
+// Workgroups a streaming stage should span to occupy the device: on a CPU device four per
+// hardware thread (such a driver runs each workgroup on one thread), on a GPU 256.
+uint32_t min_streaming_groups(const DeviceInfo& device);
 // A whole number of subgroups within the device's limits: on a GPU 256 invocations of 4 units
 // each (enough workgroups to fill its cores, a short grid-stride loop); on a CPU device (type
 // "cpu") 1,024 of 16 each, since such a driver runs a workgroup as one loop on one core and pays

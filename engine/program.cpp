@@ -30,8 +30,6 @@ void check_streaming(const StageSpec& spec, const std::string& who) {
   if (spec.streaming_units > kMaxStreamingUnits)
     fail(ErrorCode::InvalidProgram, who + " walks " + std::to_string(spec.streaming_units) + " units; a streaming stage takes at most " +
                                         std::to_string(kMaxStreamingUnits) + " (split it)");
-  if (spec.streaming_units && spec.indirect)
-    fail(ErrorCode::InvalidProgram, who + ": a streaming stage takes its group count from the engine, not an indirect slot");
 }
 
 // A foreign stage hands its ranges to another library as VkBuffer + offset and follows none of
@@ -147,12 +145,34 @@ uint32_t Program::add_rules(const std::vector<abi::WeftRule>& rules) {
 }
 
 void Program::resolve_shapes(const DeviceInfo& device) {
+  std::map<uint32_t, const Stage*> sized_by;  // indirect slot -> the streaming stage that sized it
   for (Stage& s : stages_) {
     if (!s.streaming_units) continue;
-    if (s.shape.empty()) s.shape = streaming_shape(device);
+    if (s.shape.empty()) s.shape = streaming_shape(device, s.streaming_units);
     check_kernel_shape(s.shape, device, "stage '" + s.name + "'");
     s.groups = streaming_groups(s.streaming_units, s.shape);
+    if (s.indirect) size_streaming_slot(s, sized_by);
   }
+  for (const Stage& s : stages_)
+    if (s.indirect && !s.streaming_units && sized_by.count(s.indirect->index))
+      fail(ErrorCode::InvalidProgram, "stage '" + s.name + "' dispatches from indirect slot '" + slots_[s.indirect->index].name +
+                                          "', which streaming stage '" + sized_by[s.indirect->index]->name +
+                                          "' sizes for its kernel shape");
+}
+
+// A streaming stage's slot starts each run with the groups its shape needs on this device; the
+// stages that share it must need the same. A host or rule may still write the slot: the kernel's
+// grid-stride loop covers its units with any group count, and 0 skips it.
+void Program::size_streaming_slot(const Stage& s, std::map<uint32_t, const Stage*>& sized_by) {
+  IndirectSlot& slot = slots_[s.indirect->index];
+  const std::array<uint32_t, 3> groups{s.groups[0], s.groups[1], s.groups[2]};
+  if (auto it = sized_by.find(s.indirect->index); it != sized_by.end() && slot.groups != groups)
+    fail(ErrorCode::InvalidProgram, "streaming stages '" + it->second->name + "' and '" + s.name + "' share indirect slot '" +
+                                        slot.name + "' but need " + std::to_string(slot.groups[0]) + " and " +
+                                        std::to_string(groups[0]) + " groups");
+  sized_by[s.indirect->index] = &s;
+  slot.groups = groups;
+  std::memcpy(&control_[slot.word], groups.data(), 12);
 }
 
 StageId Program::add_stage(StageSpec spec) {

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -71,7 +72,9 @@ struct StageSpec {
   // A streaming stage: its kernel declares WEFT_STREAMING_KERNEL and walks `streaming_units`
   // units with WEFT_FOR_EACH_UNIT. The engine gives the kernel its shape on the device
   // (streaming_shape, or `shape` when set) and the grid-stride group count, so `groups` is left
-  // alone (Program::resolve_shapes fills it in).
+  // alone (Program::resolve_shapes fills it in). With `indirect`, that count is the slot's
+  // initial value (streaming stages sharing a slot must agree; no other stage may use it), and a
+  // host or rule that writes the slot later only changes how the grid strides (0 skips it).
   uint64_t streaming_units = 0;
   KernelShape shape;
   // Set instead of `kernel`: the stage records another library's commands (foreign_stage.h),
@@ -140,7 +143,8 @@ class Program {
   const std::vector<Stage>& stages() const { return stages_; }
   const Instance& instance(InstanceId id) const;
 
-  // Gives every streaming stage its kernel shape on `device` and the groups that shape needs.
+  // Gives every streaming stage its kernel shape on `device` and the groups that shape needs (in
+  // its indirect slot's initial value when it dispatches from one).
   void resolve_shapes(const DeviceInfo& device);
 
   // Every check that does not need a device, then the device limits. Throws the typed error
@@ -158,6 +162,7 @@ class Program {
  private:
   uint64_t binding_size(Binding b) const;
   StageId push_stage(Stage s);
+  void size_streaming_slot(const Stage& s, std::map<uint32_t, const Stage*>& sized_by);
   void check_instance(InstanceId id, const char* what) const;
 
   std::string name_;

@@ -1,5 +1,7 @@
 // Kernel shapes: a streaming kernel's workgroup size and units per invocation are the engine's,
 // chosen per device, and the kernel computes the same result at every shape.
+#include <algorithm>
+
 #include "support.h"
 
 using namespace weft;
@@ -112,11 +114,38 @@ TEST_CASE("the engine's streaming copy is exact at every shape, leaving the byte
   }
 }
 
-TEST_CASE("a stage that gives no shape runs at the device's streaming shape") {
-  ShapedCopy copy(1000, {});
-  const Stage& s = copy.exe.program().stages()[0];
-  CHECK(s.shape == streaming_shape(test::device().info()));
-  CHECK(s.groups[0] == streaming_groups(1000, s.shape)[0]);
+TEST_CASE("a stage that gives no shape runs at the shape the device gives its unit count") {
+  for (uint32_t units : {1000u, 1u << 21}) {
+    ShapedCopy copy(units, {});
+    const Stage& s = copy.exe.program().stages()[0];
+    CHECK(s.shape == streaming_shape(test::device().info(), units));
+    CHECK(s.groups[0] == streaming_groups(units, s.shape)[0]);
+    CHECK(copy.exact());
+  }
+}
+
+TEST_CASE("a long stage keeps the device's shape; a short one gets a smaller shape that spans enough workgroups") {
+  for (const char* type : {"cpu", "discrete"}) {
+    DeviceInfo d = limits(1024, 32);
+    d.type = type;
+    CAPTURE(type);
+    const KernelShape full = streaming_shape(d);
+    CHECK(streaming_shape(d, uint64_t(1) << 28) == full);
+    for (uint64_t units : {uint64_t(1), uint64_t(1000), uint64_t(10000), uint64_t(300000)}) {
+      CAPTURE(units);
+      const KernelShape s = streaming_shape(d, units);
+      CHECK(s.workgroup_size <= full.workgroup_size);
+      CHECK(s.units_per_invocation <= full.units_per_invocation);
+      CHECK(s.workgroup_size % 32 == 0);  // still whole subgroups
+      const bool smallest = s.workgroup_size == 64 && s.units_per_invocation == 1;
+      CHECK((streaming_groups(units, s)[0] >= min_streaming_groups(d) || smallest));
+    }
+  }
+}
+
+TEST_CASE("WEFT_STREAMING_SHAPE is taken as it is for a stage of any length") {
+  test::ScopedEnv env("WEFT_STREAMING_SHAPE", "256x2");
+  CHECK(streaming_shape(limits(1024, 8), 10) == KernelShape{256, 2});
 }
 
 TEST_CASE("a streaming kernel without units, or units or a shape for a plain kernel, is refused naming the stage") {
@@ -163,4 +192,64 @@ TEST_CASE("the dry-run plan names a streaming stage's units") {
   const Program p = ShapedCopy::program(5000, {});
   const std::string plan = plan_program(p, BarrierMode::Planned).describe(p);
   CHECK(test::contains(plan, "dispatch=streaming(5000 units"));
+}
+
+namespace {
+
+// Copies of `units[i]` units from src to dst, each dispatched from `slot` (one slot for all).
+Program slot_copies(const std::vector<uint32_t>& units, bool plain_stage_too = false) {
+  Program p("slot copies");
+  const uint32_t most = *std::max_element(units.begin(), units.end());
+  p.globals().add("src", uint64_t(most) * 16);
+  p.globals().add("dst", uint64_t(most) * 16);
+  const SlotId slot = p.add_slot("copies", {1, 1, 1});
+  for (uint32_t n : units) {
+    StageSpec s;
+    s.name = "copy" + std::to_string(n);
+    s.kernel = engine_kernel("copy");
+    s.instance = p.add_instance(s.name, 1);
+    s.streaming_units = n;
+    s.indirect = slot;
+    s.args = CopyArgs{.src = p.segment(Binding::Globals, "src"), .dst = p.segment(Binding::Globals, "dst"), .count = n}.bind();
+    p.add_stage(s);
+  }
+  if (plain_stage_too) {
+    StageSpec s;
+    s.name = "plain";
+    s.kernel = weft_test_kernels.get("globals_add");
+    s.instance = p.add_instance("plain", 1);
+    s.indirect = slot;
+    s.args = conformance::GlobalsAddArgs{.words = p.segment(Binding::Globals, "dst"), .count = 4, .add = 1}.bind();
+    p.add_stage(s);
+  }
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("a streaming stage may dispatch from an indirect slot: the engine sizes it, and zero skips the stage") {
+  test::ValidationClean clean;
+  const uint32_t units = 100003;
+  Executable exe(test::device(), slot_copies({units}));
+  const Stage& s = exe.program().stages()[0];
+  const IndirectSlot& slot = exe.program().slots()[0];
+  CHECK(slot.groups[0] == streaming_groups(units, s.shape)[0]);
+  std::vector<uint32_t> pattern(units * 4);
+  for (size_t k = 0; k < pattern.size(); ++k) pattern[k] = uint32_t(k * 2654435761u + 3);
+  exe.write_segment(Binding::Globals, "src", pattern.data(), pattern.size() * 4);
+  exe.run();
+  CHECK(exe.read_segment<uint32_t>(Binding::Globals, "dst") == pattern);
+
+  const std::vector<uint32_t> zeros(pattern.size(), 0);
+  exe.write_segment(Binding::Globals, "dst", zeros.data(), zeros.size() * 4);
+  exe.set_control_word(exe.program().slot_word({0}), 0);
+  exe.run();
+  CHECK(exe.read_segment<uint32_t>(Binding::Globals, "dst") == zeros);
+}
+
+TEST_CASE("streaming stages that need different sizes, or a plain stage, on one indirect slot are refused naming them") {
+  const std::string differ = test::error_message_of([] { Executable exe(test::device(), slot_copies({64, 1u << 20})); });
+  CHECK(test::contains(differ, "'copy64' and 'copy1048576' share indirect slot 'copies'"));
+  const std::string plain = test::error_message_of([] { Executable exe(test::device(), slot_copies({1000}, true)); });
+  CHECK(test::contains(plain, "stage 'plain' dispatches from indirect slot 'copies', which streaming stage 'copy1000'"));
 }
