@@ -147,13 +147,16 @@ class Stages {
     s.reads = std::move(reads);
     s.writes = std::move(writes);
     s.message = message;
+    // Per-particle kernels are streaming kernels: the engine shapes them per device and sizes
+    // their dispatch (the prologue's slot too) from the particle count.
+    if (shape == kParticles) s.streaming_units = z_.n;
     if (iteration < 0) {
       s.name = name + "[init]";
       s.indirect = pp_.prologue_slots[shape];
     } else {
       s.name = name + "[" + std::to_string(iteration) + "]";
       s.iteration = uint32_t(iteration);
-      s.groups = shapes_[shape];
+      if (!s.streaming_units) s.groups = shapes_[shape];
     }
     p_.add_stage(std::move(s));
   }

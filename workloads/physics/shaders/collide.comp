@@ -8,13 +8,13 @@
 #include "weft.glsl"
 #include "physics.glsl"
 
-layout(local_size_x = 64) in;
+WEFT_STREAMING_KERNEL;
 
 void main() {
   const vec3 L = box_size();
   const float e = par_f(PHYS_RESTITUTION);
   const uint flags_at = par_u(PHYS_OFF_FLAGS);
-  FOR_EACH_PARTICLE(i, 64u) {
+  FOR_EACH_PARTICLE(i) {
     vec3 p = load_vec(PHYS_OFF_POS, i), v = load_vec(PHYS_OFF_VEL, i);
     uint flags = 0u;
     for (int a = 0; a < 3; ++a) {

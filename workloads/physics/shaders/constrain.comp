@@ -10,12 +10,12 @@
 #include "weft.glsl"
 #include "physics.glsl"
 
-layout(local_size_x = 64) in;
+WEFT_STREAMING_KERNEL;
 
 void main() {
   const vec3 L = box_size();
   const uint flags_at = par_u(PHYS_OFF_FLAGS);
-  FOR_EACH_PARTICLE(i, 64u) {
+  FOR_EACH_PARTICLE(i) {
     const vec3 p = load_vec(PHYS_OFF_POS, i), v = load_vec(PHYS_OFF_VEL, i);
     uint flags = globals_u[flags_at + i];
     if (any(isnan(p)) || any(isinf(p)) || any(isnan(v)) || any(isinf(v))) {

@@ -9,7 +9,7 @@
 #include "physics.glsl"
 #include "neighbours.glsl"
 
-layout(local_size_x = 64) in;
+WEFT_STREAMING_KERNEL;
 
 // Invocations take particles in grid order (sorted[k]), not index order: neighbouring
 // invocations then walk the same neighbour cells, so their loops have the same trip counts and
@@ -18,7 +18,7 @@ layout(local_size_x = 64) in;
 void main() {
   const float h2 = par_f(PHYS_CUTOFF2), poly6 = par_f(PHYS_SPH_POLY6);
   const uint rho_at = par_u(PHYS_OFF_DENSITY);
-  FOR_EACH_PARTICLE(k, 64u) {
+  FOR_EACH_PARTICLE(k) {
     const uint i = globals_u[par_u(PHYS_OFF_SORTED) + k];  // cell order: see the note above main
     const vec3 pi = load_vec(PHYS_OFF_POS, i);
     float rho = 0.0;

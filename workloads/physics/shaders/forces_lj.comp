@@ -14,7 +14,7 @@
 #include "physics.glsl"
 #include "neighbours.glsl"
 
-layout(local_size_x = 64) in;
+WEFT_STREAMING_KERNEL;
 
 // Invocations take particles in grid order (sorted[k]), not index order: neighbouring
 // invocations then walk the same neighbour cells, so their loops have the same trip counts and
@@ -24,7 +24,7 @@ void main() {
   const float rc2 = par_f(PHYS_CUTOFF2), eps = par_f(PHYS_LJ_EPSILON), sigma2 = par_f(PHYS_LJ_SIGMA2);
   const float shift = par_f(PHYS_LJ_SHIFT), rc = par_f(PHYS_LJ_CUTOFF), fc = par_f(PHYS_LJ_FORCE_CUT);
   const uint acc_at = par_u(PHYS_OFF_ACC);
-  FOR_EACH_PARTICLE(k, 64u) {
+  FOR_EACH_PARTICLE(k) {
     const uint i = globals_u[par_u(PHYS_OFF_SORTED) + k];  // cell order: see the note above main
     const vec3 pi = load_vec(PHYS_OFF_POS, i);
     vec3 f = vec3(0.0);

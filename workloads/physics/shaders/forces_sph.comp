@@ -10,7 +10,7 @@
 #include "physics.glsl"
 #include "neighbours.glsl"
 
-layout(local_size_x = 64) in;
+WEFT_STREAMING_KERNEL;
 
 // Invocations take particles in grid order (sorted[k]), not index order: neighbouring
 // invocations then walk the same neighbour cells, so their loops have the same trip counts and
@@ -20,7 +20,7 @@ void main() {
   const float h2 = par_f(PHYS_CUTOFF2), h = par_f(PHYS_SPH_H), spiky = par_f(PHYS_SPH_SPIKY), mu = par_f(PHYS_SPH_VISC);
   const vec3 g = vec3(par_f(PHYS_GRAVITY_X), par_f(PHYS_GRAVITY_Y), par_f(PHYS_GRAVITY_Z));
   const uint rho_at = par_u(PHYS_OFF_DENSITY), acc_at = par_u(PHYS_OFF_ACC);
-  FOR_EACH_PARTICLE(k, 64u) {
+  FOR_EACH_PARTICLE(k) {
     const uint i = globals_u[par_u(PHYS_OFF_SORTED) + k];  // cell order: see the note above main
     const vec3 pi = load_vec(PHYS_OFF_POS, i), vi = load_vec(PHYS_OFF_VEL, i);
     const float rho_i = globals_f[rho_at + 2u * i], p_i = globals_f[rho_at + 2u * i + 1u];

@@ -8,11 +8,11 @@
 #include "weft.glsl"
 #include "physics.glsl"
 
-layout(local_size_x = 64) in;
+WEFT_STREAMING_KERNEL;
 
 void main() {
   const uint cell_at = par_u(PHYS_OFF_CELL), rank_at = par_u(PHYS_OFF_RANK), count_at = par_u(PHYS_OFF_COUNT);
-  FOR_EACH_PARTICLE(i, 64u) {
+  FOR_EACH_PARTICLE(i) {
     const uint c = cell_index(cell_coords(load_vec(PHYS_OFF_POS, i)));
     globals_u[cell_at + i] = c;
     globals_u[rank_at + i] = atomicAdd(globals_u[count_at + c], 1u);

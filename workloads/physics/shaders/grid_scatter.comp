@@ -6,12 +6,12 @@
 #include "weft.glsl"
 #include "physics.glsl"
 
-layout(local_size_x = 64) in;
+WEFT_STREAMING_KERNEL;
 
 void main() {
   const uint cell_at = par_u(PHYS_OFF_CELL), rank_at = par_u(PHYS_OFF_RANK), start_at = par_u(PHYS_OFF_START);
   const uint sorted_at = par_u(PHYS_OFF_SORTED);
-  FOR_EACH_PARTICLE(i, 64u) {
+  FOR_EACH_PARTICLE(i) {
     globals_u[sorted_at + globals_u[start_at + globals_u[cell_at + i]] + globals_u[rank_at + i]] = i;
   }
 }

@@ -8,11 +8,11 @@
 #define PHYSICS_TIMED
 #include "physics.glsl"
 
-layout(local_size_x = 64) in;
+WEFT_STREAMING_KERNEL;
 
 void main() {
   const float dt = time_step();
-  FOR_EACH_PARTICLE(i, 64u) {
+  FOR_EACH_PARTICLE(i) {
     const vec3 v = load_vec(PHYS_OFF_VEL, i) + (0.5 * dt) * load_vec(PHYS_OFF_ACC, i);
     store_vec(PHYS_OFF_VEL, i, v);
     store_vec(PHYS_OFF_POS, i, load_vec(PHYS_OFF_POS, i) + dt * v);

@@ -44,6 +44,6 @@ uint cell_index(ivec3 c) {
   return (uint(c.z) * g.y + uint(c.y)) * g.x + uint(c.x);
 }
 
-// Grid-stride loop bound for per-particle kernels.
-#define FOR_EACH_PARTICLE(i, local) \
-  for (uint i = gl_GlobalInvocationID.x; i < particle_count(); i += gl_NumWorkGroups.x * (local))
+// Per-particle and per-cell kernels are streaming kernels (WEFT_STREAMING_KERNEL): the engine
+// shapes them per device and their stages give the particle or cell count as streaming units.
+#define FOR_EACH_PARTICLE(i) WEFT_FOR_EACH_UNIT(i, particle_count())
