@@ -191,9 +191,41 @@ Result node_budget(Device& dev) {
 // Time budget: the search kernels' workgroups add their clock ticks to a Control word; a budget
 // of 0 stops the search after depth 1 (the first regulator pass) with depth 1's moves, and the
 // same recorded program runs all depths once the budget is lifted. The tick totals grow with
-// every depth. Needs a shader clock (without one the kernels count nothing).
+// every depth. Needs a shader clock: without one the kernels count nothing, so a budget is refused
+// (MissingFeature) rather than left never to fire; checked on this device, or on it opened
+// without its clock.
+Result tick_budget_refused_without_clock(Device& dev) {
+  std::unique_ptr<Device> without;
+  if (dev.info().shader_clock) {
+    DeviceOptions o;
+    o.select = std::to_string(dev.info().index);
+    o.validation = dev.validation_enabled();
+    o.without_features = uint32_t(Feature::ShaderClock);
+    without = Device::open(o);
+  }
+  Device& clockless = without ? *without : dev;
+  SearchConfig cfg;
+  cfg.tick_budget = 10;
+  try {
+    Search search(clockless, Board{7, 6}, cfg, 4);
+    return Result::fail("a tick budget was accepted on a device without a shader clock");
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::MissingFeature || std::string(e.what()).find("shaderSubgroupClock") == std::string::npos)
+      return Result::fail(std::string("wrong refusal: ") + e.what());
+  }
+  Search search(clockless, Board{7, 6}, SearchConfig{}, 4);
+  try {
+    search.set_tick_budget(0);
+    return Result::fail("set_tick_budget was accepted on a device without a shader clock");
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::MissingFeature) return Result::fail(std::string("wrong refusal: ") + e.what());
+  }
+  return Result::pass();
+}
+
 Result tick_budget(Device& dev) {
-  if (!dev.info().shader_clock) return Result::skip("the device has no shader clock: nothing counts ticks");
+  if (Result r = tick_budget_refused_without_clock(dev); r.outcome != Outcome::Pass) return r;
+  if (!dev.info().shader_clock) return Result::pass("refused by name: the device has no shader clock, nothing counts ticks");
   const Board b{7, 6};
   const std::vector<Position> roots = positions(b, 16, 30, 401);
   SearchConfig cfg;

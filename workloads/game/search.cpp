@@ -21,6 +21,14 @@ uint64_t default_node_capacity(const Device& device, uint32_t max_roots) {
   return budget > fixed + 4096 ? (budget - fixed - 4096) / 32 : 1;
 }
 
+// A tick budget on a device without a shader clock would never stop anything: the kernels count
+// no ticks there. Refused by name rather than ignored.
+void require_clock_for(const Device& device, uint32_t kiloticks) {
+  if (kiloticks != UINT32_MAX && !device.info().shader_clock)
+    fail(ErrorCode::MissingFeature, "game: a tick budget (" + std::to_string(kiloticks) + " x 1024 ticks) needs the shader clock "
+                                    "(shaderSubgroupClock), which " + device.info().name + " lacks; use a node budget");
+}
+
 }  // namespace
 
 void upload(Executable& exe, const GameProgram& gp, const Board& b, const SearchConfig& c) {
@@ -105,6 +113,7 @@ Search::Search(Device& device, const Board& board, const SearchConfig& config, u
   validate(config);
   validate(board, config.evaluation);
   if (max_roots == 0) fail(ErrorCode::BadInput, "game: at least one root position");
+  require_clock_for(device, config.tick_budget);
   const uint64_t nodes = node_capacity ? node_capacity : default_node_capacity(device, max_roots);
   info_ = build_program(board, config, level_capacity(board, config, max_roots, nodes));
   info_.program.require_bound_window(device.info(), "game: " + std::to_string(max_roots) + " roots and " +
@@ -120,6 +129,7 @@ void Search::set_node_budget(uint32_t nodes) {
 }
 
 void Search::set_tick_budget(uint32_t kiloticks) {
+  require_clock_for(exe_->device(), kiloticks);
   config_.tick_budget = kiloticks;
   for (StageId reg : info_.regulators)
     exe_->set_control_word(regulator_rule_word(info_.program, reg) + WEFT_RULE_WORDS + uint32_t(offsetof(abi::WeftRule, lo) / 4),
