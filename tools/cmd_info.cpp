@@ -13,16 +13,32 @@ namespace {
 
 const char* yes(bool b) { return b ? "yes" : "no"; }
 
-// "attention, db (needs shaderFloat64), ...": the registered workloads, each with the features its
-// kernels need that this device lacks.
+// The features a workload's kernels need that the device lacks (0: it runs there).
+FeatureSet missing_for(const registry::Workload& w, const DeviceInfo& d) {
+  return w.kernels ? w.kernels->required_features() & ~features_of(d) : 0;
+}
+
+// "attention, db (needs shaderFloat64), ...": the registered workloads and what each lacks here.
 std::string workloads_on(const DeviceInfo& d) {
   std::string out;
   for (const registry::Workload& w : registry::workloads()) {
     out += (out.empty() ? "" : ", ") + std::string(w.name);
-    if (const FeatureSet missing = w.kernels ? w.kernels->required_features() & ~features_of(d) : 0)
-      out += " (needs " + describe_features(missing) + ")";
+    if (const FeatureSet missing = missing_for(w, d)) out += " (needs " + describe_features(missing) + ")";
   }
   return out;
+}
+
+// The same as JSON: [{"name": "db", "missing": ["shaderFloat64"]}, ...].
+std::string workloads_json(const DeviceInfo& d) {
+  std::string out = "[";
+  for (const registry::Workload& w : registry::workloads()) {
+    const FeatureSet missing = missing_for(w, d);
+    std::string names;
+    for (uint32_t bit = 1; bit != 0; bit <<= 1)
+      if (missing & bit) names += (names.empty() ? "\"" : ", \"") + describe_features(bit) + "\"";
+    out += std::string(out.size() > 1 ? ", " : "") + "{\"name\": \"" + w.name + "\", \"missing\": [" + names + "]}";
+  }
+  return out + "]";
 }
 
 }  // namespace
@@ -44,12 +60,14 @@ int cmd_info(int argc, char** argv) {
       std::printf(
           "%s{\"index\": %u, \"name\": \"%s\", \"type\": \"%s\", \"api\": \"%s\", \"driver\": \"%s\", "
           "\"usable\": %s, \"subgroup_size\": %u, \"subgroup_operations\": %u, \"max_compute_shared_memory\": %u, \"max_storage_buffer_range\": %llu, \"max_push_constants\": %u, "
-          "\"max_workgroup_invocations\": %u, \"timestamps\": %s, \"buffer_device_address\": %s, \"shader_clock\": %s}",
+          "\"max_workgroup_invocations\": %u, \"timestamps\": %s, \"buffer_device_address\": %s, \"shader_clock\": %s, "
+          "\"features\": \"%s\", \"workloads\": %s}",
           i ? ", " : "", d.index, d.name.c_str(), d.type.c_str(), d.api_string().c_str(), d.driver.c_str(),
           d.usable ? "true" : "false", d.subgroup_size, d.subgroup_operations, d.max_compute_shared_memory,
           (unsigned long long)d.max_storage_buffer_range,
           d.max_push_constants, d.max_workgroup_invocations, d.timestamps ? "true" : "false",
-          d.buffer_device_address ? "true" : "false", d.shader_clock ? "true" : "false");
+          d.buffer_device_address ? "true" : "false", d.shader_clock ? "true" : "false",
+          describe_features(features_of(d)).c_str(), workloads_json(d).c_str());
     }
     std::printf("]}\n");
     return chosen < 0 ? 1 : 0;
