@@ -33,7 +33,7 @@ Ports add_histogram(Program& p, uint64_t n, const Config& config) {
   s.name = "histogram.count";
   s.kernel = weft_histogram_kernels.get("count");
   s.instance = p.add_instance("histogram", 1);
-  s.groups = {grid_stride_groups(n, 256), 1, 1};
+  s.streaming_units = std::max<uint64_t>(n, 1);  // the kernel walks n; a stage walks at least one
   s.args = CountArgs{.values = p.segment(Binding::Heap, "histogram.values"),
                      .bins = p.segment(Binding::Globals, "histogram.bins"),
                      .n = uint32_t(n), .shift = config.shift, .bins_count = config.bins}.bind();

@@ -7,20 +7,19 @@
 #define WEFT_ARGS HISTOGRAM_COUNT_ARGS
 #include "weft.glsl"
 
-#define GROUP 256u
 #define MAX_BINS 4096u  // the host refuses more (histogram.h: kMaxBins)
 
-layout(local_size_x = 256) in;
+// A streaming kernel: the engine picks its workgroup size and values per invocation per device.
+WEFT_STREAMING_KERNEL;
 
 shared uint counts[MAX_BINS];
 
 void main() {
   const uint bins = pc.args.bins_count, t = gl_LocalInvocationID.x;
-  for (uint b = t; b < bins; b += GROUP) counts[b] = 0u;
+  for (uint b = t; b < bins; b += gl_WorkGroupSize.x) counts[b] = 0u;
   barrier();
-  for (uint i = gl_GlobalInvocationID.x; i < pc.args.n; i += gl_NumWorkGroups.x * GROUP)
-    atomicAdd(counts[min(heap_u[pc.args.values + i] >> pc.args.shift, bins - 1u)], 1u);
+  WEFT_FOR_EACH_UNIT(i, pc.args.n) atomicAdd(counts[min(heap_u[pc.args.values + i] >> pc.args.shift, bins - 1u)], 1u);
   barrier();
-  for (uint b = t; b < bins; b += GROUP)
+  for (uint b = t; b < bins; b += gl_WorkGroupSize.x)
     if (counts[b] != 0u) atomicAdd(globals_u[pc.args.bins + b], counts[b]);
 }
