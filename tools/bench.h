@@ -50,6 +50,13 @@ class Line {
   std::ostringstream out_;
 };
 
+// The median of repeated measurements (the upper middle one of an even count), NaN for none: how
+// every bench reports a figure measured over repetitions.
+inline double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? NAN : v[v.size() / 2];
+}
+
 // The bytes a copy-bound measurement moves by default: 32 MiB on a CPU device, 256 MiB on a GPU
 // (past its caches, within lavapipe's patience).
 inline uint64_t default_copy_bytes(const Device& dev) { return uint64_t(dev.info().type == "cpu" ? 32 : 256) << 20; }
@@ -65,8 +72,7 @@ inline double copy_bound_gb_per_s(Device& dev, uint64_t bytes, uint32_t runs) {
     exe.run();
     ns.push_back(exe.timings().total_ns);
   }
-  std::sort(ns.begin(), ns.end());
-  return 2.0 * double(bytes) / ns[ns.size() / 2];
+  return 2.0 * double(bytes) / median(ns);
 }
 
 // One "<bench>.stage_bandwidth" line per kind of stage: its GPU time, the bytes its stages

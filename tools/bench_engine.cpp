@@ -21,11 +21,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
 struct RunTimes {
   double gpu_ns = 0;   // median GPU time of one run
   double wall_ns = 0;  // median submit-to-wait-returned time of one run

@@ -111,10 +111,7 @@ int run_demo(const cli::Args& a) {
   return ok ? 0 : 1;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? NAN : v[v.size() / 2];
-}
+using bench::median;
 
 // One chain on one device, a hop at a time: per frame after the first (the warm-up: pipelines,
 // first touch) the GPU time of the frame and of its transform stages (fft + ifft); the worst

@@ -24,10 +24,7 @@ namespace {
 
 using cli::u32;
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
+using bench::median;
 
 // "64,1024": batch sizes of 1 to 2^20 streams.
 std::vector<uint32_t> batch_sizes(const std::string& list) {
