@@ -271,9 +271,10 @@ std::vector<DeviceInfo> Device::list() {
   std::vector<VkPhysicalDevice> pds(n);
   vkEnumeratePhysicalDevices(instance, &n, pds.data());
   std::vector<DeviceInfo> out;
+  const FeatureSet withheld = withheld_by_environment();
   for (uint32_t i = 0; i < n; ++i) {
     out.push_back(describe(pds[i], i, nullptr));
-    withhold_features(out.back(), withheld_by_environment());
+    withhold_features(out.back(), withheld);
   }
   vkDestroyInstance(instance, nullptr);
   return out;

@@ -1,5 +1,7 @@
 #include "device_features.h"
 
+#include <strings.h>
+
 #include <cctype>
 #include <iterator>
 #include <utility>
@@ -55,11 +57,6 @@ constexpr std::pair<bool DeviceInfo::*, Feature> kDeviceFlags[] = {
     {&DeviceInfo::buffer_device_address, Feature::BufferDeviceAddress},
 };
 
-std::string lower(std::string s) {
-  for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 }  // namespace
 
 FeatureSet feature_of_capability(uint32_t capability) {
@@ -114,7 +111,7 @@ FeatureSet parse_features(const std::string& names) {
     if (word.empty()) continue;
     FeatureSet found = 0;
     for (const FeatureName& f : kNames)
-      if (lower(word) == lower(f.name)) found = uint32_t(f.feature);
+      if (strcasecmp(word.c_str(), f.name) == 0) found = uint32_t(f.feature);
     if (!found) {
       std::string known;
       for (const FeatureName& f : kNames) known += (known.empty() ? "" : ", ") + std::string(f.name);
