@@ -1,5 +1,5 @@
-// Integer arguments that arrive as a sequence or a numpy array (token ids), shared by the
-// bindings. pybind11's own conversion to std::vector<int64_t> would take 1.7 (a float32) as 1
+// Array arguments, shared by the bindings: shapes as error messages print them, and integer
+// arguments that arrive as a sequence or a numpy array (token ids). pybind11's own conversion to std::vector<int64_t> would take 1.7 (a float32) as 1
 // and a complex number as its real part; here anything but integers is refused by name.
 #pragma once
 
@@ -13,6 +13,16 @@
 #include <weft/error.h>
 
 namespace weft::python {
+
+// A shape as Python prints a tuple: "(3,)", "(2, 4)", "()".
+inline std::string shape_text(const std::vector<pybind11::ssize_t>& shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
+inline std::string shape_text(const pybind11::array& a) {
+  return shape_text(std::vector<pybind11::ssize_t>(a.shape(), a.shape() + a.ndim()));
+}
 
 // BadInput "<what>, got dtype D" unless the array holds signed or unsigned integers.
 inline void require_integer_dtype(const pybind11::array& a, const std::string& what) {

@@ -17,6 +17,7 @@
 #include <pybind11/stl.h>
 
 #include "errors.h"
+#include "py_arrays.h"
 #include "py_device.h"
 
 #include <weft/error.h>
@@ -39,18 +40,11 @@
 
 namespace py = pybind11;
 using namespace weft::hypothesis_update;
+using weft::python::shape_text;
 
 namespace {
 
 [[noreturn]] void bad(const std::string& message) { weft::fail(weft::ErrorCode::BadInput, message); }
-
-std::string shape_text(const py::array& a) {
-  std::ostringstream s;
-  s << "(";
-  for (py::ssize_t i = 0; i < a.ndim(); ++i) s << (i ? ", " : "") << a.shape(i) << (a.ndim() == 1 ? "," : "");
-  s << ")";
-  return s.str();
-}
 
 // Any array-like as a C-contiguous float64 array of the expected shape (-1: any extent). Real
 // floats up to 64 bits and integers convert (exactly for float32 and for integers below 2^53);

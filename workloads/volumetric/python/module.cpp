@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "py_arrays.h"
 #include "py_device.h"
 #include "volumetric.h"
 
@@ -34,18 +35,11 @@ constexpr uint32_t kMaxStepsPerCall = 1024;
 
 [[noreturn]] void bad(const std::string& message) { fail(ErrorCode::BadInput, message); }
 
-std::string shape_text(const std::vector<py::ssize_t>& shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + (shape.size() == 1 ? ",)" : ")");
-}
-
 std::string describe_array(py::handle given) {
   if (!py::isinstance<py::array>(given)) return std::string(py::str(given.get_type().attr("__name__")));
   const auto a = py::reinterpret_borrow<py::array>(given);
-  const std::vector<py::ssize_t> shape(a.shape(), a.shape() + a.ndim());
   const bool contiguous = a.flags() & py::array::c_style;
-  return std::string(py::str(py::handle(a.dtype()))) + " array of shape " + shape_text(shape) + (contiguous ? "" : ", not C-contiguous");
+  return std::string(py::str(py::handle(a.dtype()))) + " array of shape " + shape_text(a) + (contiguous ? "" : ", not C-contiguous");
 }
 
 // The values of a float32 C-contiguous array of exactly `shape`; BadInput naming `what` otherwise.
