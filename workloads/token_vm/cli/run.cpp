@@ -131,8 +131,7 @@ int run(int argc, char** argv) {
     if (ref) call(*ref);
   };
   both([&](Machine& x) {
-    for (const std::string& t : w.tools)
-      x.set_tool(t, [t](const std::string& text) { return t == "calculator" || t == "calc" ? calculator(text) : text + "\n"; });
+    for (const std::string& t : w.tools) x.set_tool(t, builtin_tool(t));
     if (a.options.count("feed"))
       for (uint32_t b = 0; b < c.batch; ++b) x.feed(b, a.get("feed"));
   });

@@ -1,6 +1,7 @@
 #include "calculator.h"
 
 #include <cstdint>
+#include <cstdio>
 #include <stdexcept>
 
 namespace weft::token_vm {
@@ -13,6 +14,15 @@ struct Refused : std::runtime_error {
 // Recursive descent over expr := term (('+'|'-') term)*, term := unary (('*'|'/') unary)*,
 // unary := '-' unary | '(' expr ')' | digits. Depth is bounded so hostile text cannot
 // exhaust the stack.
+// A printable ASCII character as itself, any other byte as \xNN: the answer is fed back to the
+// model as text, so it must stay valid UTF-8 whatever the model wrote.
+std::string shown(char c) {
+  if (c >= 0x20 && c < 0x7F) return std::string(1, c);
+  char hex[5];
+  std::snprintf(hex, sizeof hex, "\\x%02X", unsigned(uint8_t(c)));
+  return hex;
+}
+
 class Parser {
  public:
   explicit Parser(const std::string& s) : s_(s) {}
@@ -20,7 +30,7 @@ class Parser {
   int64_t whole() {
     const int64_t v = expr(0);
     skip();
-    if (pos_ < s_.size() && s_[pos_] != '[') throw Refused(std::string("unexpected '") + s_[pos_] + "'");
+    if (pos_ < s_.size() && s_[pos_] != '[') throw Refused("unexpected '" + shown(s_[pos_]) + "'");
     return v;
   }
 
@@ -96,6 +106,11 @@ std::string calculator(const std::string& text) {
   } catch (const Refused& e) {
     return std::string("error: ") + e.what() + "\n";
   }
+}
+
+ToolFn builtin_tool(const std::string& name) {
+  if (name == "calculator" || name == "calc") return calculator;
+  return [](const std::string& text) { return text + "\n"; };
 }
 
 }  // namespace weft::token_vm

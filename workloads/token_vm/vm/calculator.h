@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include "machine.h"
+
 namespace weft::token_vm {
 
 // Evaluates the arithmetic expression that `text` starts with (after leading spaces): integers,
@@ -12,5 +14,9 @@ namespace weft::token_vm {
 // anything else (no expression, a stray character, division by zero, a 64-bit overflow):
 // a model's bad expression is a normal answer, not a failure of the run.
 std::string calculator(const std::string& text);
+
+// The tools the command line offers a workflow: `calculator` (or `calc`) is calculator();
+// any other name echoes what the model wrote, one line.
+ToolFn builtin_tool(const std::string& name);
 
 }  // namespace weft::token_vm

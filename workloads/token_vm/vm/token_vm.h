@@ -5,6 +5,7 @@
 // token_vm_frontend.h.
 #pragma once
 
+#include "calculator.h"
 #include "device_vm.h"
 #include "machine.h"
 #include "reference.h"

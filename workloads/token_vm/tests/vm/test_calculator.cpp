@@ -26,6 +26,9 @@ TEST_CASE("token_vm calculator: bad expressions are answered, not thrown") {
   CHECK(calculator("1 / 0") == "error: division by zero\n");
   CHECK(calculator("(1 + 2") == "error: missing ')'\n");
   CHECK(calculator("2 x 3") == "error: unexpected 'x'\n");
+  // What the model wrote may be any bytes; the answer goes back to it as text (valid UTF-8).
+  CHECK(calculator("2 \xC3\xA9") == "error: unexpected '\\xC3'\n");
+  CHECK(calculator("7\x01") == "error: unexpected '\\x01'\n");
   CHECK(calculator("9223372036854775808") == "error: overflow\n");
   CHECK(calculator("4611686018427387904 * 2") == "error: overflow\n");
   CHECK(calculator(std::string(100, '(') + "1" + std::string(100, ')')) == "error: nested too deeply\n");
