@@ -16,13 +16,18 @@ namespace weft::cli {
 
 struct Args {
   std::vector<std::string> positional;
-  std::map<std::string, std::string> options;  // --name value
+  std::map<std::string, std::string> options;  // --name value (the last one given)
+  std::map<std::string, std::vector<std::string>> all_values;  // every value of a repeated --name, in order
   std::set<std::string> flags;                 // --name
 
   bool flag(const std::string& name) const { return flags.count(name) != 0; }
   std::string get(const std::string& name, const std::string& fallback = {}) const {
     auto it = options.find(name);
     return it == options.end() ? fallback : it->second;
+  }
+  std::vector<std::string> get_all(const std::string& name) const {
+    auto it = all_values.find(name);
+    return it == all_values.end() ? std::vector<std::string>{} : it->second;
   }
   uint64_t get_uint(const std::string& name, uint64_t fallback) const {
     auto it = options.find(name);
@@ -123,6 +128,7 @@ inline Args parse(int argc, char** argv, int first, const std::set<std::string>&
         value = argv[++i];
       }
       a.options[name] = value;
+      a.all_values[name].push_back(value);
     } else if (known_flags.count(name) && !inline_value) {
       a.flags.insert(name);
     } else {

@@ -114,6 +114,10 @@ void append_decoder_step(Program& program, const Model& model, DecoderProgram& d
 // that does not fit; MissingFeature when the weights go far and the device has no
 // bufferDeviceAddress.
 Program decoder_program(const DeviceInfo& info, const Model& model, const DecoderOptions& options, DecoderProgram& dp);
+// Unsupported (a driver that stops loops sooner would attend to a prefix of the context without
+// a sign of it) when the attention kernels' loops over `context` positions exceed the device's
+// loop-iteration limit; the error names the largest context that fits.
+void require_loop_cap(Device& device, const Model& model, uint32_t context);
 // Writes the weights and the RoPE table into the Executable's Heap. Far tensors of a model read
 // from a file are written from the file tensor by tensor (Executable::write_segment_from_file),
 // so no host copy of the model is made.

@@ -28,6 +28,8 @@
 #include "attention.h"
 #include "bench.h"
 #include "cli.h"
+#include "compose.h"
+#include "source.h"
 #include "node_peer.h"
 #include "conformance.h"
 
@@ -180,14 +182,79 @@ GenerateResult generate(Decoder& dec, const Model& m, const std::vector<uint32_t
   return r;
 }
 
-int run_generate(const cli::Args& a) {
-  if (a.positional.size() < 2) fail(ErrorCode::BadInput, "generate needs a MODEL.gguf path");
-  const Model m = Model::load(a.positional[1]);
-  const uint32_t n = int_arg(a, "n", 32);
+Sampling sampling_arg(const cli::Args& a) {
   Sampling s;
   s.temperature = f32(a, "temperature", 0.0f);
   s.top_k = int_arg(a, "top-k", 0);
   s.seed = int_arg(a, "seed", 0);
+  return s;
+}
+
+// generate --workflow: the token VM steers the model on the device, K steps per submit, until
+// every zone is done or N steps; tool calls are answered between submits (calculator/calc, else
+// echo); --check replays the run on the CPU references.
+int run_steered(const cli::Args& a, const Model& m) {
+  for (const char* unused : {"prompt", "tokens", "batch", "norm-limit", "damp"})
+    if (a.options.count(unused)) fail(ErrorCode::BadInput, std::string("--") + unused + " does not apply to generate --workflow");
+  std::vector<std::pair<std::string, std::string>> resources;
+  for (const std::string& r : a.get_all("resource")) resources.push_back(token_vm::cli_source::resource_of(r));
+  const token_vm::cli_source::Source src = token_vm::cli_source::source_from(a, a.get("workflow"), std::move(resources));
+  const token_vm::cli_source::Loaded l =
+      token_vm::cli_source::load(src, std::make_unique<token_vm::ModelTokenizer>(compose::steered_tokenizer(m)));
+  for (const std::string& warning : l.warnings) std::fprintf(stderr, "warning: %s\n", warning.c_str());
+  const token_vm::Workflow& w = l.workflow;
+  token_vm::VmConfig vc;
+  if (w.match_mode == token_vm::MatchMode::Byte) vc.vocab_bytes = token_vm::vocab_bytes(*l.tokenizer);
+  vc = token_vm::resolve_config(w, vc);
+  compose::SteeredOptions o;
+  o.steps_per_submit = int_arg(a, "steps-per-submit", 8);
+  o.sampling = sampling_arg(a);
+  o.context = int_arg(a, "context", 0);
+  o.weights = weights_arg(a);
+  const uint32_t n = int_arg(a, "n", 256);
+  auto dev = open_device(a);
+  std::fprintf(stderr, "device: %s\nmodel: %s, %u layers, vocab %u; workflow %s: %zu zones, %s matching\n", dev->info().name.c_str(),
+               a.positional[1].c_str(), m.config.layers, m.config.vocab, src.path.c_str(), w.zones.size(),
+               w.match_mode == token_vm::MatchMode::Byte ? "byte" : "token");
+  auto backend = std::make_unique<compose::SteeredModel>(*dev, m, w, vc, o);
+  compose::SteeredModel& steered = *backend;
+  token_vm::Machine machine(w, *l.tokenizer, std::move(backend));
+  std::map<std::string, token_vm::ToolFn> tools;
+  for (const std::string& t : w.tools) machine.set_tool(t, tools[t] = token_vm::builtin_tool(t));
+  double gpu_ns = 0;
+  uint32_t submits = 0, tool_calls = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  while (!machine.done() && machine.steps_taken() < n) {
+    if (steered.position() + o.steps_per_submit > steered.context()) {
+      std::fprintf(stderr, "stopped at position %u: the next submit would pass the context of %u positions\n", steered.position(), steered.context());
+      break;
+    }
+    machine.run_source(o.steps_per_submit);
+    gpu_ns += steered.last_gpu_ns();
+    ++submits;
+    if (machine.callbacks_ready()) tool_calls += uint32_t(machine.resolve_callbacks());
+  }
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const uint64_t steps = machine.steps_taken();
+  std::printf("%s\n", printable(machine.generative_sequence()[0]).c_str());
+  const auto extractions = machine.extract();
+  for (const auto& [name, text] : extractions[0]) std::printf("%s: %s\n", name.c_str(), printable(text).c_str());
+  std::fprintf(stderr, "%s after %llu steps in %u submits (%u per submit), %u tool calls; %.1f steps/s wall, %.3f ms GPU per step\n",
+               machine.done() ? "done" : "not done", (unsigned long long)steps, submits, o.steps_per_submit, tool_calls, steps / wall_s,
+               steps ? gpu_ns / double(steps) * 1e-6 : 0.0);
+  if (!a.flag("check")) return machine.done() ? 0 : 2;
+  const compose::SteeredCheck c = compose::check_steered(m, w, *l.tokenizer, vc, o, steered.sampled(), machine.status()[0], tools);
+  std::fprintf(stderr, "check vs CPU references: %u records, model picks %u/%u agree%s%s\n", c.steps, c.picks_agreeing, c.picks_checked,
+               c.ok() ? "" : "; DIFFERENT: ", c.first_difference.c_str());
+  return c.ok() ? 0 : 1;
+}
+
+int run_generate(const cli::Args& a) {
+  if (a.positional.size() < 2) fail(ErrorCode::BadInput, "generate needs a MODEL.gguf path");
+  const Model m = Model::load(a.positional[1]);
+  if (a.options.count("workflow")) return run_steered(a, m);
+  const uint32_t n = int_arg(a, "n", 32);
+  const Sampling s = sampling_arg(a);
   std::vector<uint32_t> prompt = a.options.count("tokens") ? parse_ids(a.get("tokens")) : tokenize(m.vocab, a.get("prompt", ""));
   if (prompt.empty()) fail(ErrorCode::BadInput, "the prompt is empty (give --prompt TEXT or --tokens IDS)");
   DecoderOptions o;
@@ -503,7 +570,8 @@ int run_write_model(const cli::Args& a) {
 
 WEFT_CLI_COMMAND(attention) {
   return {.name = "attention", .options = {"prompt", "n", "temperature", "top-k", "seed", "tokens", "context", "batch", "norm-limit",
-              "damp", "device", "dim", "layers", "heads", "kv-heads", "ffn", "runs", "copy-mib", "weights", "vocab", "pre", "attn-type", "ffn-type", "embd-type", "output-type", "arch", "head-dim"},
+              "damp", "device", "dim", "layers", "heads", "kv-heads", "ffn", "runs", "copy-mib", "weights", "vocab", "pre", "attn-type", "ffn-type", "embd-type", "output-type", "arch", "head-dim",
+              "workflow", "program", "match", "resource", "steps-per-submit"},
           .flags = {"check", "validation", "tied"}, .verbs = {{"generate", run_generate}, {"demo", run_demo}, {"bench", run_bench},
               {"write-model", run_write_model}, {"compare", run_compare}},
           .usage = kHelpLines, .help = kUsage, .short_options = {{"-n", "--n"}}};

@@ -43,8 +43,6 @@ Program decoder_program(const DeviceInfo& info, const Model& model, const Decode
   return checked(make_program(model, o, dp), info, what);
 }
 
-namespace {
-
 // One invocation of attn_scores loops over ctx/64 positions of head_dim products, one of
 // attn_values over head_dim/64 outputs of ctx positions. A driver that stops loops sooner
 // (llvmpipe: 65535 iterations) would attend to a prefix of the context without a sign of it.
@@ -57,8 +55,6 @@ void require_loop_cap(Device& device, const Model& model, uint32_t context) {
   device.require_loop_steps(steps(context), "attention: a context of " + std::to_string(context) + " positions",
                             "use --context " + std::to_string(fits) + " or less there");
 }
-
-}  // namespace
 
 Decoder::Decoder(Device& device, const Model& model, DecoderOptions options) : model_(model) {
   Program p = decoder_program(device.info(), model, options, dp_);

@@ -9,6 +9,7 @@
 #include <map>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -252,6 +253,84 @@ struct ModelTokenVmReplay {
   std::vector<std::string> text;  // what each stream's model saw
 };
 ModelTokenVmReplay model_token_vm_replay(const ModelTokenVmSetup& setup, const std::vector<uint32_t>& sampled);
+// ---- steered generation: a GGUF model driven by a token VM workflow, on the device ----------
+// The model-token-vm composition made real: one stream of a GGUF model (any size and weight type
+// the decoder takes) steered by a workflow compiled with the model's own tokenizer. Each step,
+// recorded K times into one program (K steps per submit, no host round trip per token): the
+// decoder consumes its input token at the next position and samples -> `handoff` (the sampled
+// token as the VM step's sampled row) -> the token VM step (forced prompt text, tool answers or
+// the sample; zone transitions) -> `feedback` (the emitted token is the decoder's next input; a
+// pad while the stream waits for a tool or is DONE leaves the input as it was). The decoder starts
+// from the vocabulary's BOS token at position 0. It is a token VM backend whose token source is
+// the model, so token_vm::Machine drives it (Machine::run_source): tool calls are resolved
+// between submits, extractions and the generative sequence read as for any backend.
+struct SteeredOptions {
+  uint32_t steps_per_submit = 8;  // K, 1..kModelTokenVmMaxSteps
+  attention::Sampling sampling;   // the decoder's sampler (greedy by default)
+  uint32_t context = 0;           // KV-cache positions; 0: the decoder's default
+  attention::WeightPlacement weights = attention::WeightPlacement::Auto;
+};
+
+class SteeredModel final : public token_vm::Backend {
+ public:
+  // `workflow` was compiled with (or checked against) the model's own tokenizer; `vm` is
+  // resolve_config()'s result for batch 1. BadInput when the model has no vocabulary or BOS
+  // token, or the tokenizer's vocabulary is not the model's.
+  SteeredModel(Device& device, const attention::Model& model, const token_vm::Workflow& workflow, const token_vm::VmConfig& vm,
+               const SteeredOptions& options = {});
+
+  const token_vm::StateLayout& layout() const override { return vm_.layout; }
+  const char* name() const override { return "steered model"; }
+  uint32_t max_steps() const override { return options_.steps_per_submit; }
+  // One submit of exactly max_steps() steps (the decoder's stages are recorded per step); BadInput
+  // for another count, and when the next submit could run past the context.
+  void run_source(uint32_t steps, std::vector<uint32_t>& trace) override;
+  // The model is the token source: scripted tokens and logits are refused (BadInput).
+  void run(std::span<const token_vm::Token> sampled, uint32_t steps, std::vector<uint32_t>& trace) override;
+  void set_logits(std::span<const float> logits, uint32_t vocab) override;
+  void run_sampler(const token_vm::SamplerConfig& sampler, uint32_t first_step, uint32_t steps, std::vector<uint32_t>& trace) override;
+  void read_state(uint64_t word, std::span<uint32_t> out) override;
+  void write_state(uint64_t word, std::span<const uint32_t> in) override;
+
+  // What the model sampled at every step so far, before the VM replaced any of them.
+  const std::vector<uint32_t>& sampled() const { return sampled_; }
+  // The position the decoder's next step consumes its input at (its state word on the device):
+  // one per emitted token that was not a pad.
+  uint32_t position();
+  uint32_t context() const { return dp_.context; }
+  double last_gpu_ns();
+  Executable& executable() { return *exe_; }
+
+ private:
+  const attention::Model& model_;
+  SteeredOptions options_;
+  attention::DecoderProgram dp_;
+  token_vm::VmSegments vm_;
+  std::unique_ptr<Executable> exe_;
+  std::vector<uint32_t> sampled_;
+};
+
+// The model's own tokenizer as the token VM sees it (a view: the model must outlive it). BadInput
+// when the model has none.
+token_vm::ModelTokenizer steered_tokenizer(const attention::Model& model);
+
+// The largest logit minus the runner-up: below ~1e-3 a greedy pick may legitimately differ
+// between the device (f32) and a double reference.
+double top_margin(std::span<const float> logits);
+
+// A steered run replayed on the CPU references: the token VM reference (token_vm::Reference),
+// fed the model's samples in the same submits with the same tool answers, must make the same
+// records; the attention reference (double), fed the tokens the VM emitted, must pick what the
+// device sampled (same uniform draw; greedy steps within 1e-3 of a tie are not counted).
+struct SteeredCheck {
+  uint32_t steps = 0, picks_checked = 0, picks_agreeing = 0;
+  std::string first_difference;  // empty when every record and counted pick agreed
+  bool ok() const { return first_difference.empty(); }
+};
+SteeredCheck check_steered(const attention::Model& model, const token_vm::Workflow& workflow, const token_vm::Tokenizer& tokenizer,
+                           const token_vm::VmConfig& vm, const SteeredOptions& options, const std::vector<uint32_t>& sampled,
+                           const std::vector<token_vm::TraceRecord>& records, const std::map<std::string, token_vm::ToolFn>& tools);
+
 // ---- gnn-db -------------------------------------------------------------------------------
 // A SQL scan over a `nodes` table (id, score, community) selects node ids; the `select` adapter
 // turns the query's output rows into a node mask in Globals; the GNN (gnn::AppendOptions::

@@ -2,6 +2,7 @@
 // submits, the host carrying each part's result to the next) and against the parts' CPU
 // references chained the same way.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <sstream>
@@ -57,13 +58,6 @@ Result game_physics_case(Device& dev, const std::string& root) {
 }
 
 // Normalized mean squared error sum (a-b)^2 / sum b^2.
-// Largest logit minus the runner-up: below this the greedy token may legitimately differ.
-double top_margin(const std::vector<float>& logits) {
-  std::vector<float> v = logits;
-  std::partial_sort(v.begin(), v.begin() + 2, v.end(), std::greater<float>());
-  return double(v[0]) - double(v[1]);
-}
-
 Result dsp_llm_case(Device& dev, uint32_t tokens) {
   DspLlmConfig cfg;
   cfg.tokens = tokens;
@@ -137,10 +131,13 @@ Result model_token_vm_case(Device& dev, uint32_t streams, uint32_t steps, float 
     const attention::Sampling smp = one.setup().sampling(b);
     std::vector<float> lf;
     for (uint32_t i = 0; i < steps; ++i) {
-      const uint32_t tok = i == 0 ? cfg.first_token : a.emitted(i - 1, b, B);
-      const std::vector<double> lg = dec.forward(std::vector<uint32_t>{tok});
-      lf.assign(lg.begin(), lg.end());
-      uint32_t want = attention::ref::sample(lf, smp, attention::ref::sample_uniform(smp.seed, i + 1));
+      // A pad leaves the decoder's input as it was: the step recomputes the same position.
+      if (i == 0 || !token_vm::trace_record(a.trace, B, i - 1, b).pad()) {
+        const uint32_t tok = i == 0 ? cfg.first_token : a.emitted(i - 1, b, B);
+        const std::vector<double> lg = dec.forward(std::vector<uint32_t>{tok});
+        lf.assign(lg.begin(), lg.end());
+      }
+      uint32_t want = attention::ref::sample(lf, smp, attention::ref::sample_uniform(smp.seed, dec.position()));
       if (want >= one.setup().tokenizer.vocab_size()) want = token_vm::ByteTokenizer::kPad;
       if (temperature > 0 || top_margin(lf) > 1e-3) {
         ++checked;
@@ -162,6 +159,119 @@ Result model_token_vm_case(Device& dev, uint32_t streams, uint32_t steps, float 
                       ", sampled " + std::to_string(generated) + ", transitions " + std::to_string(transitions) +
                       "; decoder reference: last logits NMSE " + std::to_string(e_logits) + ", picks " + std::to_string(agree) + "/" +
                       std::to_string(checked), e_logits);
+}
+
+// ---- steered generation ----------------------------------------------------------------------
+const char* const kSteeredToolPrompts = R"([config]
+zone_patterns = ["[Q]", "[A]", "[EOS]"]
+required_patterns = ["[Q]", "[A]"]
+valid_tags = ["call", "result", "answer"]
+default_max_token_length = 16
+sequences = ["ask", "result", "final"]
+control_pattern = "[Jump]"
+escape_patterns = ["[Escape]", "[EndEscape]"]
+tools = ["calculator"]
+
+[[ask]]
+text = "[Q] 6 * 7 = ? [A]"
+tags = [[], ["call"]]
+max_gen_tokens = 5
+
+[[result]]
+text = "[Q]=[A]"
+tags = [[], ["result"]]
+max_gen_tokens = 24
+
+[[final]]
+text = "[Q] So? [A]"
+tags = [[], ["answer"]]
+max_gen_tokens = 4
+)";
+
+// A seeded model (byte vocabulary, BOS <s>) steered by `prompts`: the default program, or with
+// `tool_flow` ask -> calculator -> its answer fed into `result` -> final.
+struct SteeredCase {
+  attention::Model model;
+  token_vm::ModelTokenizer tokenizer;
+  token_vm::Workflow workflow;
+  token_vm::VmConfig vm;
+  SteeredCase(const std::string& prompts, bool tool_flow)
+      : model(attention::Model::from(gguf::File::parse(attention::seeded_model({.context = 256}).bytes(), "<seeded model>"))),
+        tokenizer(steered_tokenizer(model)) {
+    auto parsed = std::make_shared<const token_vm::Prompts>(token_vm::parse_udpl(prompts, "<steered prompts>"));
+    token_vm::Program flow(parsed);
+    if (tool_flow) flow.capture("ask", "calculator").feed("result").run("final").extract("answers", {"answer"});
+    else flow = token_vm::default_program(parsed);
+    workflow = flow.compile(tokenizer);
+    vm = token_vm::resolve_config(workflow, {});
+  }
+};
+
+// Until DONE (at most `max_steps`), K steps per submit, tool calls answered between submits; then
+// the run against the CPU references, and what it must have exercised.
+Result steered_case(Device& dev, const std::string& prompts, bool tool_flow, uint32_t K, attention::Sampling sampling, uint32_t max_steps) {
+  SteeredCase c(prompts, tool_flow);
+  SteeredOptions o;
+  o.steps_per_submit = K;
+  o.sampling = sampling;
+  auto backend = std::make_unique<SteeredModel>(dev, c.model, c.workflow, c.vm, o);
+  SteeredModel& steered = *backend;
+  token_vm::Machine m(c.workflow, c.tokenizer, std::move(backend));
+  std::map<std::string, token_vm::ToolFn> tools;
+  for (const std::string& t : c.workflow.tools) m.set_tool(t, tools[t] = token_vm::builtin_tool(t));
+  while (!m.done() && m.steps_taken() < max_steps) {
+    m.run_source(K);
+    m.resolve_callbacks();
+  }
+  if (!m.done()) return Result::fail("not DONE after " + std::to_string(m.steps_taken()) + " steps");
+  const std::vector<token_vm::TraceRecord>& records = m.status()[0];
+  const SteeredCheck check = check_steered(c.model, c.workflow, c.tokenizer, c.vm, o, steered.sampled(), records, tools);
+  if (!check.ok()) return Result::fail(check.first_difference);
+  if (2 * check.picks_checked < check.steps) return Result::fail("too few steps away from a tie to check the picks: " + std::to_string(check.picks_checked));
+  std::array<uint32_t, 6> by_source{};
+  uint32_t consumed = 0;
+  for (const token_vm::TraceRecord& r : records) {
+    ++by_source[std::min<uint32_t>(r.source(), 5)];
+    consumed += !r.pad();
+  }
+  // The decoder consumed every emitted token and no pad: its position on the device says so.
+  if (steered.position() != consumed)
+    return Result::fail("the decoder is at position " + std::to_string(steered.position()) + " after " + std::to_string(consumed) + " emitted tokens");
+  const bool exercised = by_source[TVM_SRC_FORCED] && by_source[TVM_SRC_SAMPLED] &&
+                         (!tool_flow || (by_source[TVM_SRC_FEED] && by_source[TVM_SRC_WAIT]));
+  const std::string counts = "forced " + std::to_string(by_source[TVM_SRC_FORCED]) + ", sampled " + std::to_string(by_source[TVM_SRC_SAMPLED]) +
+                             ", fed " + std::to_string(by_source[TVM_SRC_FEED]) + ", waiting " + std::to_string(by_source[TVM_SRC_WAIT]) +
+                             ", done pads " + std::to_string(by_source[TVM_SRC_DONE]);
+  if (!exercised) return Result::fail("the workflow was not exercised: " + counts);
+  return Result::pass(std::to_string(records.size()) + " steps, " + std::to_string(K) + " per submit; " + counts + "; picks " +
+                      std::to_string(check.picks_agreeing) + "/" + std::to_string(check.picks_checked) + " == attention reference");
+}
+
+// What the steered backend does not take is refused by name.
+Result steered_bad_input(Device& dev) {
+  SteeredCase c(model_token_vm_default_prompts(), false);
+  auto expect = [&](const std::function<void()>& f, const std::string& needle) -> std::string {
+    try {
+      f();
+    } catch (const Error& e) {
+      if (e.code() == ErrorCode::BadInput && std::string(e.what()).find(needle) != std::string::npos) return {};
+      return "'" + needle + "': got " + e.what();
+    }
+    return "'" + needle + "': no error";
+  };
+  SteeredOptions zero;
+  zero.steps_per_submit = 0;
+  token_vm::VmConfig two = c.vm;
+  two.batch = 2;
+  SteeredModel steered(dev, c.model, c.workflow, c.vm);
+  std::vector<uint32_t> trace;
+  const token_vm::Token tok[1] = {5};
+  for (const std::string& e : {expect([&] { SteeredModel(dev, c.model, c.workflow, c.vm, zero); }, "steps per submit must be 1.."),
+                               expect([&] { SteeredModel(dev, c.model, c.workflow, two); }, "runs one stream"),
+                               expect([&] { steered.run_source(3, trace); }, "whole submits of 8 steps"),
+                               expect([&] { steered.run(tok, 1, trace); }, "scripted tokens are not taken")})
+    if (!e.empty()) return Result::fail(e);
+  return Result::pass("zero steps per submit, two streams, a partial submit, scripted tokens: BadInput");
 }
 
 // Out-of-range sizes and a malformed prompts file are BadInput naming what is wrong.
@@ -304,6 +414,11 @@ std::vector<Case> compose_cases() {
       {"compose.model_token_vm.one_stream_greedy", "exact vs host-stepped (tokens, VM records, state); VM records == CPU reference VM; decoder picks == attention reference, logits NMSE 1e-7",
        [](Device& d) { return model_token_vm_case(d, 1, 24, 0.0f); }},
       {"compose.model_token_vm.bad_input", "BadInput naming the field or file", model_token_vm_bad_input},
+      {"compose.steered.greedy", "a model steered to DONE on device, 8 steps per submit: VM records == CPU reference VM; picks == attention reference; decoder position == emitted tokens",
+       [](Device& d) { return steered_case(d, model_token_vm_default_prompts(), false, 8, {}, 256); }},
+      {"compose.steered.sampled_tool_call", "as greedy, temperature 0.9 / top-k 8, a calculator call answered between submits and fed back; pads not consumed",
+       [](Device& d) { return steered_case(d, kSteeredToolPrompts, true, 16, {0.9f, 8, 5}, 256); }},
+      {"compose.steered.bad_input", "BadInput naming what the steered backend does not take", steered_bad_input},
       {"compose.agent_retrieval.top2", "picks, scores, rows exact vs host; logits NMSE 1e-10 vs host; picks exact and logits NMSE 1e-7 vs SQLite + attention reference",
        [](Device& d) { return agent_retrieval_case(d, 2, "topic <> 1"); }},
       {"compose.agent_retrieval.top4_filtered", "picks, scores, rows exact vs host; logits NMSE 1e-10 vs host; picks exact and logits NMSE 1e-7 vs SQLite + attention reference",

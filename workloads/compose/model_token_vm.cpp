@@ -182,7 +182,7 @@ ModelTokenVmResult ModelTokenVmOrchestrated::run() {
   vm.write_state(0, token_vm::initial_state(vm.layout()));  // every stream back at zone 0
   ModelTokenVmResult r;
   start_decoders(*exe_, dec_, setup_);
-  std::vector<uint32_t> sampled(B);
+  std::vector<uint32_t> sampled(B), position(B, 0);
   for (uint32_t i = 0; i < N; ++i) {
     exe_->run();
     r.gpu_ns += exe_->timings().total_ns;
@@ -191,9 +191,12 @@ ModelTokenVmResult ModelTokenVmOrchestrated::run() {
     const size_t at = r.trace.size();
     vm.run(sampled, 1, r.trace);
     r.gpu_ns += vm.last_gpu_ns();
-    for (uint32_t b = 0; b < B; ++b) {
-      const uint32_t next[1] = {r.trace[at + size_t(b) * TVM_TRACE_WORDS + TVM_T_TOKEN]};
-      if (i + 1 < N) attention::set_batch(*exe_, dec_[b], setup_.model, next, i + 1);
+    for (uint32_t b = 0; b < B; ++b) {  // as the feedback adapter: a pad leaves the decoder's input as it was
+      const token_vm::TraceRecord rec = token_vm::trace_record(std::span(r.trace).subspan(at), B, 0, b);
+      if (i + 1 < N && !rec.pad()) {
+        const uint32_t next[1] = {rec.token};
+        attention::set_batch(*exe_, dec_[b], setup_.model, next, ++position[b]);
+      }
     }
     r.submits += 2;
   }

@@ -25,17 +25,25 @@ std::vector<char*> take_resources(int argc, char** argv, std::vector<std::pair<s
       rest.push_back(argv[i]);
       continue;
     }
-    const size_t eq = value.find('=');
-    if (eq == std::string::npos || eq == 0) fail(ErrorCode::BadInput, "--resource expects NAME=VALUE, got '" + value + "'");
-    resources.push_back({value.substr(0, eq), value.substr(eq + 1)});
+    resources.push_back(resource_of(value));
   }
   return rest;
 }
 
+std::pair<std::string, std::string> resource_of(const std::string& value) {
+  const size_t eq = value.find('=');
+  if (eq == std::string::npos || eq == 0) fail(ErrorCode::BadInput, "--resource expects NAME=VALUE, got '" + value + "'");
+  return {value.substr(0, eq), value.substr(eq + 1)};
+}
+
 Source source_from(const weft::cli::Args& a, std::vector<std::pair<std::string, std::string>> resources) {
-  Source s;
   if (a.positional.size() < 2) fail(ErrorCode::BadInput, "missing the prompt file, folder or WORKFLOW.json");
-  s.path = a.positional[1];
+  return source_from(a, a.positional[1], std::move(resources));
+}
+
+Source source_from(const weft::cli::Args& a, const std::string& path, std::vector<std::pair<std::string, std::string>> resources) {
+  Source s;
+  s.path = path;
   s.program = a.get("program");
   s.tokenizer = a.get("tokenizer");
   s.resources = std::move(resources);
@@ -53,9 +61,12 @@ Source source_from(const weft::cli::Args& a, std::vector<std::pair<std::string, 
 
 bool is_saved_workflow(const std::string& path) { return path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0; }
 
-Loaded load(const Source& s) {
+Loaded load(const Source& s, std::unique_ptr<Tokenizer> tokenizer) {
   Loaded out;
-  if (s.tokenizer.empty()) out.tokenizer = std::make_unique<ByteTokenizer>();
+  if (tokenizer && !s.tokenizer.empty())
+    fail(ErrorCode::BadInput, "--tokenizer " + s.tokenizer + ": the workflow is made with the model's own tokenizer");
+  if (tokenizer) out.tokenizer = std::move(tokenizer);
+  else if (s.tokenizer.empty()) out.tokenizer = std::make_unique<ByteTokenizer>();
   else out.tokenizer = std::make_unique<ModelTokenizer>(ModelTokenizer::load(s.tokenizer));
   if (is_saved_workflow(s.path)) {
     const char* unused = !s.program.empty() ? "--program" : !s.resources.empty() ? "--resource" : !s.match.empty() ? "--match"

@@ -25,12 +25,17 @@ struct Source {
   std::optional<Token> pad;
 };
 
+// NAME=VALUE of one --resource; BadInput otherwise.
+std::pair<std::string, std::string> resource_of(const std::string& value);
+
 // Takes every `--resource NAME=VALUE` / `--resource=NAME=VALUE` out of argv (cli::Args keeps one
 // value per option) and returns the rest.
 std::vector<char*> take_resources(int argc, char** argv, std::vector<std::pair<std::string, std::string>>& resources);
 
 // The source options of parsed arguments; `path` is the first positional after the verb.
 Source source_from(const weft::cli::Args& args, std::vector<std::pair<std::string, std::string>> resources);
+// The same with the path given (e.g. `weft attention generate MODEL --workflow PATH`).
+Source source_from(const weft::cli::Args& args, const std::string& path, std::vector<std::pair<std::string, std::string>> resources);
 
 bool is_saved_workflow(const std::string& path);  // a .json file
 
@@ -42,6 +47,7 @@ struct Loaded {
 
 // Compiles or loads. BadInput naming the file (and line/field) for anything malformed, and for
 // options that do not apply (--program, --resource, --match or --pad with a saved workflow).
-Loaded load(const Source& source);
+// With `tokenizer` (a model's own), the workflow is made with it and --tokenizer is refused.
+Loaded load(const Source& source, std::unique_ptr<Tokenizer> tokenizer = nullptr);
 
 }  // namespace weft::token_vm::cli_source

@@ -117,14 +117,9 @@ std::vector<Token> Machine::step(std::span<const Token> sampled, std::vector<uin
 
 void Machine::run(std::span<const Token> sampled, uint32_t steps) {
   check_tokens(sampled, steps);
-  const uint32_t chunk = std::max<uint32_t>(1, backend_->max_steps());
-  for (uint32_t s = 0; s < steps; s += chunk) {
-    const uint32_t k = std::min(chunk, steps - s);
-    before_submit();
-    std::vector<uint32_t> trace;
+  in_submissions(steps, [&](uint32_t s, uint32_t k, std::vector<uint32_t>& trace) {
     backend_->run(sampled.subspan(size_t(s) * batch_, size_t(k) * batch_), k, trace);
-    after_submit(trace, k);
-  }
+  });
 }
 
 void Machine::run_sampler(std::span<const float> logits, uint32_t vocab, const SamplerConfig& sampler, uint32_t steps) {
@@ -132,12 +127,23 @@ void Machine::run_sampler(std::span<const float> logits, uint32_t vocab, const S
     fail(ErrorCode::BadInput, "token_vm: logits over " + std::to_string(vocab) + " tokens, the tokenizer has " +
                                   std::to_string(tok_.vocab_size()));
   backend_->set_logits(logits, vocab);
+  in_submissions(steps, [&](uint32_t, uint32_t k, std::vector<uint32_t>& trace) {
+    backend_->run_sampler(sampler, uint32_t(steps_), k, trace);
+  });
+}
+
+void Machine::run_source(uint32_t steps) {
+  in_submissions(steps, [&](uint32_t, uint32_t k, std::vector<uint32_t>& trace) { backend_->run_source(k, trace); });
+}
+
+// Steps in submissions of up to max_steps(): `submit(first, k, trace)` runs steps first..first+k-1.
+void Machine::in_submissions(uint32_t steps, const std::function<void(uint32_t, uint32_t, std::vector<uint32_t>&)>& submit) {
   const uint32_t chunk = std::max<uint32_t>(1, backend_->max_steps());
   for (uint32_t s = 0; s < steps; s += chunk) {
     const uint32_t k = std::min(chunk, steps - s);
     before_submit();
     std::vector<uint32_t> trace;
-    backend_->run_sampler(sampler, uint32_t(steps_), k, trace);
+    submit(s, k, trace);
     after_submit(trace, k);
   }
 }

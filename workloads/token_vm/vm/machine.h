@@ -47,6 +47,9 @@ class Machine {
   void run(std::span<const Token> sampled, uint32_t steps);
   // `steps` steps whose tokens the backend's sampler draws from logits [B][V].
   void run_sampler(std::span<const float> logits, uint32_t vocab, const SamplerConfig& sampler, uint32_t steps);
+  // `steps` steps whose tokens the backend's own source draws (Backend::run_source), in
+  // submissions of max_steps().
+  void run_source(uint32_t steps);
 
   bool done() const;             // every stream is DONE
   bool callbacks_ready() const;  // a collected tool call waits for resolution
@@ -69,6 +72,7 @@ class Machine {
   uint64_t steps_taken() const { return steps_; }
 
  private:
+  void in_submissions(uint32_t steps, const std::function<void(uint32_t, uint32_t, std::vector<uint32_t>&)>& submit);
   void before_submit();
   void after_submit(const std::vector<uint32_t>& trace, uint32_t steps);
   void check_tokens(std::span<const Token> sampled, uint32_t steps) const;

@@ -12,6 +12,10 @@ constexpr uint32_t kMaxFeed = 1u << 16;
 constexpr uint32_t kMaxBatch = 1u << 20;
 }  // namespace
 
+void Backend::run_source(uint32_t, std::vector<uint32_t>&) {
+  fail(ErrorCode::BadInput, std::string("token_vm: the ") + name() + " backend has no token source of its own; give it sampled tokens or logits");
+}
+
 VmConfig resolve_config(const Workflow& w, VmConfig c) {
   validate(w);
   if (c.batch == 0 || c.batch > kMaxBatch)

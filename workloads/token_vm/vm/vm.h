@@ -101,6 +101,9 @@ class Backend {
   // sampler; step i of the run uses step index first_step + i for its random draw.
   virtual void set_logits(std::span<const float> logits, uint32_t vocab) = 0;
   virtual void run_sampler(const SamplerConfig& sampler, uint32_t first_step, uint32_t steps, std::vector<uint32_t>& trace) = 0;
+  // `steps` steps whose sampled tokens come from the backend's own token source (a model
+  // recorded in the same program as the VM). Backends without one refuse (BadInput).
+  virtual void run_source(uint32_t steps, std::vector<uint32_t>& trace);
   // Words of the state (offsets as StateLayout gives them).
   virtual void read_state(uint64_t word, std::span<uint32_t> out) = 0;
   virtual void write_state(uint64_t word, std::span<const uint32_t> in) = 0;
