@@ -1,4 +1,4 @@
-// Array arguments, shared by the bindings: shapes as error messages print them, and integer
+// Array arguments and model text, shared by the bindings: shapes as error messages print them, and integer
 // arguments that arrive as a sequence or a numpy array (token ids). pybind11's own conversion to std::vector<int64_t> would take 1.7 (a float32) as 1
 // and a complex number as its real part; here anything but integers is refused by name.
 #pragma once
@@ -7,12 +7,26 @@
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include <weft/error.h>
 
 namespace weft::python {
+
+// Text a model wrote, as a Python str: bytes that are not UTF-8 (a token may end mid character)
+// become U+FFFD instead of failing the conversion.
+inline pybind11::str model_text(const std::string& bytes) {
+  return pybind11::reinterpret_steal<pybind11::str>(PyUnicode_DecodeUTF8(bytes.data(), pybind11::ssize_t(bytes.size()), "replace"));
+}
+
+// Extractions ({name: text}) with each text as model_text makes it.
+inline pybind11::dict model_texts(const std::map<std::string, std::string>& named) {
+  pybind11::dict d;
+  for (const auto& [name, text] : named) d[pybind11::str(name)] = model_text(text);
+  return d;
+}
 
 // A shape as Python prints a tuple: "(3,)", "(2, 4)", "()".
 inline std::string shape_text(const std::vector<pybind11::ssize_t>& shape) {

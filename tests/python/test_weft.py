@@ -219,6 +219,85 @@ def test_attention_decoder_matches_the_cpu_reference_and_generates(device, tmp_p
     assert b"".join(pieces) == b"".join(model.token_text(int(t)) for t in out)
 
 
+STEERED_PROMPTS = """[config]
+zone_patterns = ["[Q]", "[A]", "[EOS]"]
+required_patterns = ["[Q]", "[A]"]
+valid_tags = ["call", "result"]
+default_max_token_length = 16
+sequences = ["ask", "result"]
+control_pattern = "[Jump]"
+escape_patterns = ["[Escape]", "[EndEscape]"]
+tools = ["shout"]
+
+[[ask]]
+text = "[Q] {question} [A]"
+tags = [[], ["call"]]
+max_gen_tokens = 4
+[ask.question]
+type = "argument"
+
+[[result]]
+text = "[Q]=[A]"
+tags = [[], ["result"]]
+max_gen_tokens = 12
+"""
+
+STEERED_FLOW = """flow = [
+  { capture = "ask", tool = "shout" },
+  { feed = "result" },
+  { extract = "result", tags = ["result"] },
+]
+"""
+
+
+def test_attention_steered_by_a_workflow_with_a_python_tool(device, tmp_path):
+    from weft import attention
+
+    path = str(tmp_path / "seeded.gguf")
+    attention.write_seeded_model(path, context=256)
+    model = attention.Model.load(path)
+    (tmp_path / "p.toml").write_text(STEERED_PROMPTS)
+    (tmp_path / "flow.toml").write_text(STEERED_FLOW)
+    calls = []
+
+    def shout(text):
+        calls.append(text)
+        return "OK!"
+
+    steered = attention.Steered(device, model, str(tmp_path / "p.toml"), flow=str(tmp_path / "flow.toml"),
+                                resources={"question": "Why?"}, steps_per_submit=16, temperature=0.7, top_k=8, seed=3)
+    steered.set_tool("shout", shout)
+    taken = steered.run(max_steps=256)
+    assert steered.done and taken == steered.steps_taken and taken % 16 == 0
+    records = steered.records()
+    assert records.shape == (taken, 5) and len(steered.sampled) == taken
+    # The tool saw what the model wrote in the answer zone; its answer was fed back first, the
+    # model's own tokens follow it until the zone closes.
+    assert len(calls) == 1 and steered.extract()["result"].startswith("OK!")
+    # (The seeded model's SentencePiece-style byte vocabulary spells a space as U+2581's bytes.)
+    assert b"[Q]\xe2\x96\x81Why?\xe2\x96\x81[A]" in steered.generative_sequence()
+    assert b"[Q]=[A]OK!" in steered.generative_sequence()
+    # Pads (waiting for the tool, done) are not consumed: one position per other record.
+    assert steered.position == int(np.sum(records[:, 4] < 4))
+    check = steered.check()
+    assert check["ok"], check["first_difference"]
+    assert check["steps"] == taken and check["picks_checked"] == check["picks_agreeing"] > 0
+    assert len(calls) == 2  # the check replayed the call
+
+
+def test_attention_steered_refuses_a_model_without_what_it_needs(device, tmp_path):
+    from weft import attention
+
+    path = str(tmp_path / "seeded.gguf")
+    attention.write_seeded_model(path, context=256)
+    model = attention.Model.load(path)
+    (tmp_path / "p.toml").write_text(STEERED_PROMPTS)
+    with pytest.raises(weft.BadInput, match="steps per submit must be 1"):
+        attention.Steered(device, model, str(tmp_path / "p.toml"), resources={"question": "?"}, steps_per_submit=0)
+    with pytest.raises(weft.BadInput, match="match must be 'token' or 'byte'"):
+        attention.Steered(device, model, str(tmp_path / "p.toml"), resources={"question": "?"}, match="word")
+
+
 def test_attention_refuses_what_it_cannot_run(device, tmp_path):
     from weft import attention
 

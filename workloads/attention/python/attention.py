@@ -10,6 +10,15 @@
 
 Decoder.generate(prompt_ids, n) does the loop without returning to Python per token;
 Model.reference_logits(ids) is the CPU reference (f64) to check a device against.
+
+A token VM workflow (UDPL prompts, docs/token_vm_udpl.md) steers the model on the device, K
+steps per submit, tool calls answered between submits:
+
+    steered = Steered(weft.Device(), model, "prompts.toml", flow="flow.toml",
+                      resources={"problem": "What is 17 * 23 + 4?"}, steps_per_submit=16)
+    steered.set_tool("calculator", my_calculator)     # optional: calculator/calc are built in
+    steered.run(max_steps=2000)
+    print(steered.generative_sequence().decode(errors="replace"), steered.extract())
 """
 from typing import Any, Iterator, Sequence, Union
 
@@ -19,6 +28,7 @@ import numpy.typing as npt
 from ._arguments import argument_error
 from ._weft.attention import AttentionDecoder as Decoder
 from ._weft.attention import AttentionModel as Model
+from ._weft.attention import AttentionSteered as Steered
 from ._weft.attention import write_seeded_model
 
 
@@ -42,4 +52,4 @@ def stream(decoder: Decoder, model: Model, prompt: Union[str, Sequence[int], npt
             decoder.step(token)
 
 
-__all__ = ["Model", "Decoder", "stream", "write_seeded_model"]
+__all__ = ["Model", "Decoder", "Steered", "stream", "write_seeded_model"]

@@ -1,11 +1,13 @@
 // The attention workload for Python, as the submodule weft._weft.attention: a GGUF model (its
 // configuration and its own tokenizer), a decoder on a device (prefill, step, sampling on the
 // device, generation), the CPU reference's logits to check it against, and the seeded test model.
+#include <pybind11/functional.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include "attention.h"
+#include "compose.h"
 #include "py_arrays.h"
 #include "py_device.h"
 
@@ -95,6 +97,96 @@ struct PyDecoder {
   }
 };
 
+// The model steered by a token VM workflow on the device (compose::SteeredModel), the workflow
+// compiled with the model's own tokenizer. Tools: Python callables by name; a tool without one
+// is the built-in (calculator/calc evaluate arithmetic, any other echoes).
+class PySteered {
+ public:
+  PySteered(const PyDevice& dev, const PyModel& m, const std::string& prompts, const std::optional<std::string>& flow,
+            const std::map<std::string, std::string>& resources, const std::string& match, uint32_t steps_per_submit,
+            float temperature, uint32_t top_k, uint32_t seed, uint32_t context, const std::string& weights)
+      : device_(dev.ptr()), model_(m.model), tokenizer_(compose::steered_tokenizer(*model_)) {
+    if (match != "token" && match != "byte") fail(ErrorCode::BadInput, "match must be 'token' or 'byte', got '" + match + "'");
+    auto parsed = std::make_shared<const token_vm::Prompts>(token_vm::load_udpl(prompts));
+    const token_vm::Program program = flow && !flow->empty() ? token_vm::load_flow(*flow, parsed) : token_vm::default_program(parsed);
+    token_vm::Resources r;
+    for (const auto& [name, value] : resources) r.standard[name] = r.arguments[name] = value;
+    token_vm::CompileOptions co;
+    co.match_mode = match == "byte" ? token_vm::MatchMode::Byte : token_vm::MatchMode::Token;
+    workflow_ = program.compile(tokenizer_, r, co);
+    token_vm::VmConfig vc;
+    if (workflow_.match_mode == token_vm::MatchMode::Byte) vc.vocab_bytes = token_vm::vocab_bytes(tokenizer_);
+    vm_ = token_vm::resolve_config(workflow_, vc);
+    options_.steps_per_submit = steps_per_submit;
+    options_.sampling = {temperature, top_k, seed};
+    options_.context = context;
+    options_.weights = parse_placement(weights);
+    auto backend = std::make_unique<compose::SteeredModel>(*device_, *model_, workflow_, vm_, options_);
+    steered_ = backend.get();
+    machine_ = std::make_unique<token_vm::Machine>(workflow_, tokenizer_, std::move(backend));
+    for (const std::string& t : workflow_.tools) set_tool_fn(t, token_vm::builtin_tool(t));
+  }
+
+  void set_tool(const std::string& name, py::function fn) {
+    // Called from run() with the GIL held (run takes it back around resolve_callbacks).
+    set_tool_fn(name, [fn](const std::string& text) { return fn(model_text(text)).cast<std::string>(); });
+  }
+
+  // Whole submits until every zone is done, `max_steps` more steps are taken or the next submit
+  // would pass the context; tool calls answered between submits. The steps taken.
+  uint64_t run(uint64_t max_steps) {
+    const uint64_t start = machine_->steps_taken();
+    while (!machine_->done() && machine_->steps_taken() - start < max_steps) {
+      {
+        py::gil_scoped_release unlocked;
+        if (uint64_t(steered_->position()) + options_.steps_per_submit > steered_->context()) break;
+        machine_->run_source(options_.steps_per_submit);
+      }
+      machine_->resolve_callbacks();
+    }
+    return machine_->steps_taken() - start;
+  }
+
+  // With the GIL held: the replay calls the tools again, and they may be Python callables.
+  py::dict check() {
+    const compose::SteeredCheck c =
+        compose::check_steered(*model_, workflow_, tokenizer_, vm_, options_, steered_->sampled(), machine_->status()[0], tools_);
+    py::dict d;
+    d["ok"] = c.ok(), d["steps"] = c.steps, d["picks_checked"] = c.picks_checked, d["picks_agreeing"] = c.picks_agreeing;
+    d["first_difference"] = c.first_difference;
+    return d;
+  }
+
+  py::array_t<uint32_t> records() const {
+    const std::vector<token_vm::TraceRecord>& all = machine_->status()[0];
+    py::array_t<uint32_t> out({py::ssize_t(all.size()), py::ssize_t(5)});
+    auto w = out.mutable_unchecked<2>();
+    for (size_t i = 0; i < all.size(); ++i) {
+      w(i, 0) = all[i].token, w(i, 1) = all[i].tags, w(i, 2) = all[i].pc, w(i, 3) = all[i].token_num, w(i, 4) = all[i].source();
+    }
+    return out;
+  }
+
+  token_vm::Machine& machine() { return *machine_; }
+  compose::SteeredModel& steered() { return *steered_; }
+
+ private:
+  void set_tool_fn(const std::string& name, token_vm::ToolFn fn) {
+    machine_->set_tool(name, fn);
+    tools_[name] = std::move(fn);
+  }
+
+  std::shared_ptr<Device> device_;
+  std::shared_ptr<const Model> model_;
+  token_vm::ModelTokenizer tokenizer_;  // borrows the model's vocabulary
+  token_vm::Workflow workflow_;
+  token_vm::VmConfig vm_;
+  compose::SteeredOptions options_;
+  compose::SteeredModel* steered_ = nullptr;  // owned by machine_
+  std::unique_ptr<token_vm::Machine> machine_;
+  std::map<std::string, token_vm::ToolFn> tools_;  // as the machine has them, for check()
+};
+
 }  // namespace
 
 void bind_attention(py::module_& m) {
@@ -146,6 +238,36 @@ void bind_attention(py::module_& m) {
       .def_property_readonly("position", [](const PyDecoder& d) { return d.decoder->position(); })
       .def_property_readonly("context", [](const PyDecoder& d) { return d.decoder->context(); })
       .def("gpu_ms", [](PyDecoder& d) { return d.decoder->gpu_ns() * 1e-6; }, "GPU time of the last run.");
+
+  py::class_<PySteered>(m, "AttentionSteered",
+                        "The model steered by a token VM workflow on the device: K steps per submit, no host round trip per token.")
+      .def(py::init<const PyDevice&, const PyModel&, const std::string&, const std::optional<std::string>&,
+                    const std::map<std::string, std::string>&, const std::string&, uint32_t, float, uint32_t, uint32_t, uint32_t,
+                    const std::string&>(),
+           py::arg("device"), py::arg("model"), py::arg("prompts"), py::arg("flow") = py::none(),
+           py::arg("resources") = std::map<std::string, std::string>{}, py::arg("match") = "token", py::arg("steps_per_submit") = 8,
+           py::arg("temperature") = 0.0f, py::arg("top_k") = 0, py::arg("seed") = 0, py::arg("context") = 0, py::arg("weights") = "auto",
+           "prompts: UDPL (.toml or a folder), flow: a flow file, compiled with the model's own tokenizer; the decoder starts from "
+           "the model's BOS token. Greedy at temperature 0.")
+      .def("set_tool", &PySteered::set_tool, py::arg("name"), py::arg("fn"),
+           "fn(captured_text) -> answer text; tools without one are built in (calculator/calc: arithmetic; others echo).")
+      .def("run", &PySteered::run, py::arg("max_steps") = uint64_t(1) << 40,
+           "Whole submits until done, max_steps more steps or the context is full; returns the steps taken.")
+      .def_property_readonly("done", [](PySteered& s) { return s.machine().done(); })
+      .def_property_readonly("steps_taken", [](PySteered& s) { return s.machine().steps_taken(); })
+      .def_property_readonly("position", [](PySteered& s) { return s.steered().position(); },
+                             "Positions the decoder has consumed (pads, while waiting for a tool or done, consume none).")
+      .def_property_readonly("sampled", [](PySteered& s) { return to_numpy(s.steered().sampled()); },
+                             "uint32[steps]: what the model sampled each step, before the workflow replaced any.")
+      .def("records", &PySteered::records,
+           "uint32[steps, 5]: token, tags, zone, token in zone, source (0 forced, 1 feed, 2 sampled, 3 timeout, 4 wait, 5 done).")
+      .def("generative_sequence", [](PySteered& s) { return py::bytes(s.machine().generative_sequence()[0]); },
+           "The bytes of every token the model consumed.")
+      .def("extract", [](PySteered& s) { return model_texts(s.machine().extract()[0]); },
+           "{extraction name: text} (bytes that are not UTF-8 as U+FFFD).")
+      .def("gpu_ms", [](PySteered& s) { return s.steered().last_gpu_ns() * 1e-6; }, "GPU time of the last submit.")
+      .def("check", &PySteered::check,
+           "The run replayed on the CPU references: {ok, steps, picks_checked, picks_agreeing, first_difference}.");
 
   m.def("write_seeded_model",
         [](const std::string& path, uint32_t dim, uint32_t layers, uint32_t heads, uint32_t kv_heads, uint32_t ffn, uint32_t context,

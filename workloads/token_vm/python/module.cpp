@@ -128,7 +128,7 @@ class PyMachine {
 
   void set_tool(const std::string& name, py::function fn) {
     // Called from resolve_callbacks with the GIL held (that method keeps it).
-    machine_->set_tool(name, [fn](const std::string& text) { return fn(text).cast<std::string>(); });
+    machine_->set_tool(name, [fn](const std::string& text) { return fn(model_text(text)).cast<std::string>(); });
   }
 
   py::list pending_calls() const {
@@ -137,7 +137,7 @@ class PyMachine {
       py::dict d;
       d["stream"] = c.stream;
       d["tool"] = c.tool_name;
-      d["text"] = c.text;
+      d["text"] = model_text(c.text);
       out.append(d);
     }
     return out;
@@ -235,7 +235,11 @@ void bind_token_vm(py::module_& m) {
              p.m().feed(stream, text);
            },
            py::arg("stream"), py::arg("text"))
-      .def("extract", [](const PyMachine& p) { return p.m().extract(); }, "Per stream, {name: text}.")
+      .def("extract", [](const PyMachine& p) {
+        py::list out;
+        for (const auto& named : p.m().extract()) out.append(model_texts(named));
+        return out;
+      }, "Per stream, {name: text} (bytes that are not UTF-8 as U+FFFD).")
       .def("generative_sequence", [](const PyMachine& p) {
         py::list out;
         for (const std::string& s : p.m().generative_sequence()) out.append(py::bytes(s));
