@@ -2,37 +2,12 @@
 // streams on the device or the CPU reference, resolve tools through C callbacks, read results.
 #include <cstring>
 
-#include "handles.h"
-#include "token_vm.h"
-#include "token_vm_frontend.h"
+#include "token_vm_handles.h"
 
 using namespace weft;
 using namespace weft::token_vm;
 using weft::capi::guard;
 using weft::capi::require;
-
-struct weft_token_vm_workflow {
-  std::atomic<int> refs{1};
-  Workflow workflow;
-  std::shared_ptr<const Tokenizer> tokenizer;
-};
-
-struct weft_token_vm_machine {
-  std::atomic<int> refs{1};
-  std::shared_ptr<Device> device;  // null: the CPU reference
-  weft_token_vm_workflow* workflow = nullptr;  // one reference held: the machine reads its tokenizer
-  std::unique_ptr<Machine> machine;
-  // weft_token_vm_pending_call's strings (tool, text per call), rebuilt when the pending list changes.
-  std::vector<std::string> pending_text;
-  uint64_t pending_steps = ~0ull;
-  ~weft_token_vm_machine() { weft::capi::release(workflow); }
-};
-
-// Where a tool callback puts its answer: the library owns the string, the callback only copies in.
-struct weft_token_vm_answer {
-  std::string text;
-  bool set = false;
-};
 
 namespace {
 
@@ -47,14 +22,6 @@ void check_stream(const weft_token_vm_machine* m, uint32_t stream, const char* f
                                   std::to_string(m->machine->batch()) + ")");
 }
 
-// snprintf-style: copies what fits (NUL-terminated when capacity > 0), reports the full length.
-void copy_out(const std::string& s, char* text, uint64_t capacity, uint64_t* length) {
-  *length = s.size();
-  if (capacity == 0) return;
-  const size_t n = size_t(std::min<uint64_t>(capacity - 1, s.size()));
-  std::memcpy(text, s.data(), n);
-  text[n] = '\0';
-}
 
 template <class T>
 void copy_array(const std::vector<T>& v, uint32_t* out, uint64_t capacity, uint64_t* count) {
@@ -63,6 +30,49 @@ void copy_array(const std::vector<T>& v, uint32_t* out, uint64_t capacity, uint6
 }
 
 }  // namespace
+
+namespace weft::capi {
+
+weft_status compile_workflow(const char* function, const char* prompts, const weft_token_vm_compile_options* options,
+                             std::shared_ptr<const Tokenizer> tokenizer, std::shared_ptr<const void> owner,
+                             weft_token_vm_workflow** workflow) {
+  return guard([&] {
+    require(prompts, function, "prompts");
+    require(workflow, function, "workflow");
+    *workflow = nullptr;
+    weft_token_vm_compile_options o;
+    weft_token_vm_compile_options_default(&o);
+    if (options) {
+      if (options->struct_size < sizeof o)
+        throw InvalidArgument{std::string(function) + ": options->struct_size " + std::to_string(options->struct_size) +
+                              " is not this library's " + std::to_string(sizeof o)};
+      o = *options;
+    }
+    if (o.resource_count) {
+      require(o.resource_names, function, "options->resource_names");
+      require(o.resource_values, function, "options->resource_values");
+    }
+    if (tokenizer && o.tokenizer && *o.tokenizer)
+      fail(ErrorCode::BadInput, std::string(function) + ": options->tokenizer " + o.tokenizer + ": the workflow is compiled with the model's own tokenizer");
+    auto h = std::make_unique<weft_token_vm_workflow>();
+    h->tokenizer = tokenizer ? std::move(tokenizer) : tokenizer_from(o.tokenizer);
+    h->owner = std::move(owner);
+    auto parsed = std::make_shared<const Prompts>(load_udpl(prompts));
+    const token_vm::Program program = o.flow && *o.flow ? load_flow(o.flow, parsed) : default_program(parsed);
+    Resources resources;
+    for (uint32_t i = 0; i < o.resource_count; ++i) {
+      if (!o.resource_names[i] || !o.resource_values[i])
+        fail(ErrorCode::BadInput, std::string(function) + ": resource " + std::to_string(i) + " has a NULL name or value");
+      resources.standard[o.resource_names[i]] = resources.arguments[o.resource_names[i]] = o.resource_values[i];
+    }
+    token_vm::CompileOptions c;
+    c.match_mode = o.byte_matching ? MatchMode::Byte : MatchMode::Token;
+    h->workflow = program.compile(*h->tokenizer, resources, c);
+    *workflow = h.release();
+  });
+}
+
+}  // namespace weft::capi
 
 extern "C" {
 
@@ -73,37 +83,7 @@ void weft_token_vm_compile_options_default(weft_token_vm_compile_options* option
 }
 
 weft_status weft_token_vm_compile(const char* prompts, const weft_token_vm_compile_options* options, weft_token_vm_workflow** workflow) {
-  return guard([&] {
-    require(prompts, "weft_token_vm_compile", "prompts");
-    require(workflow, "weft_token_vm_compile", "workflow");
-    *workflow = nullptr;
-    weft_token_vm_compile_options o;
-    weft_token_vm_compile_options_default(&o);
-    if (options) {
-      if (options->struct_size < sizeof o)
-        throw capi::InvalidArgument{"weft_token_vm_compile: options->struct_size " + std::to_string(options->struct_size) +
-                                    " is not this library's " + std::to_string(sizeof o)};
-      o = *options;
-    }
-    if (o.resource_count) {
-      require(o.resource_names, "weft_token_vm_compile", "options->resource_names");
-      require(o.resource_values, "weft_token_vm_compile", "options->resource_values");
-    }
-    auto h = std::make_unique<weft_token_vm_workflow>();
-    h->tokenizer = tokenizer_from(o.tokenizer);
-    auto parsed = std::make_shared<const Prompts>(load_udpl(prompts));
-    const token_vm::Program program = o.flow && *o.flow ? load_flow(o.flow, parsed) : default_program(parsed);
-    Resources resources;
-    for (uint32_t i = 0; i < o.resource_count; ++i) {
-      if (!o.resource_names[i] || !o.resource_values[i])
-        fail(ErrorCode::BadInput, "weft_token_vm_compile: resource " + std::to_string(i) + " has a NULL name or value");
-      resources.standard[o.resource_names[i]] = resources.arguments[o.resource_names[i]] = o.resource_values[i];
-    }
-    token_vm::CompileOptions c;
-    c.match_mode = o.byte_matching ? MatchMode::Byte : MatchMode::Token;
-    h->workflow = program.compile(*h->tokenizer, resources, c);
-    *workflow = h.release();
-  });
+  return capi::compile_workflow("weft_token_vm_compile", prompts, options, nullptr, nullptr, workflow);
 }
 
 weft_status weft_token_vm_load(const char* workflow_json, const char* tokenizer, weft_token_vm_workflow** workflow) {
@@ -155,7 +135,7 @@ weft_status weft_token_vm_decode(const weft_token_vm_workflow* workflow, const u
     if (capacity) require(text, "weft_token_vm_decode", "text");
     const std::span<const Token> ids(tokens, size_t(count));
     check_token_ids(*workflow->tokenizer, ids, "weft_token_vm_decode");
-    copy_out(workflow->tokenizer->decode(ids), text, capacity, length);
+    capi::copy_out(workflow->tokenizer->decode(ids), text, capacity, length);
   });
 }
 
@@ -204,13 +184,15 @@ weft_status weft_token_vm_set_tool(weft_token_vm_machine* machine, const char* n
     require(name, "weft_token_vm_set_tool", "name");
     require(reinterpret_cast<const void*>(tool), "weft_token_vm_set_tool", "tool");
     const std::string tool_name = name;
-    machine->machine->set_tool(tool_name, [tool, user, tool_name](const std::string& captured) {
+    ToolFn fn = [tool, user, tool_name](const std::string& captured) {
       weft_token_vm_answer answer;
       const weft_status s = tool(user, captured.c_str(), captured.size(), &answer);
       if (s != WEFT_OK) fail(ErrorCode::BadInput, "tool '" + tool_name + "' returned " + weft_status_name(s));
       if (!answer.set) fail(ErrorCode::BadInput, "tool '" + tool_name + "' returned no answer (call weft_token_vm_answer_set)");
       return answer.text;
-    });
+    };
+    machine->machine->set_tool(tool_name, fn);
+    machine->tools[tool_name] = std::move(fn);
   });
 }
 
@@ -321,7 +303,7 @@ weft_status weft_token_vm_extract(const weft_token_vm_machine* machine, uint32_t
     if (!declared) fail(ErrorCode::BadInput, std::string("weft_token_vm_extract: the workflow declares no extraction '") + name + "'");
     const auto all = machine->machine->extract();
     const auto it = all[stream].find(name);
-    copy_out(it == all[stream].end() ? std::string() : it->second, text, capacity, length);
+    capi::copy_out(it == all[stream].end() ? std::string() : it->second, text, capacity, length);
   });
 }
 
@@ -332,7 +314,7 @@ weft_status weft_token_vm_generative_sequence(const weft_token_vm_machine* machi
     require(length, "weft_token_vm_generative_sequence", "length");
     if (capacity) require(text, "weft_token_vm_generative_sequence", "text");
     check_stream(machine, stream, "weft_token_vm_generative_sequence");
-    copy_out(machine->machine->generative_sequence()[stream], text, capacity, length);
+    capi::copy_out(machine->machine->generative_sequence()[stream], text, capacity, length);
   });
 }
 

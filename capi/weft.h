@@ -312,6 +312,46 @@ WEFT_API weft_status weft_token_vm_stream_status(const weft_token_vm_machine* ma
 WEFT_API weft_status weft_token_vm_steps_taken(const weft_token_vm_machine* machine, uint64_t* steps);
 WEFT_API void weft_token_vm_machine_release(weft_token_vm_machine* machine);
 
+/* ---- steered generation: a GGUF model driven by a token VM workflow on the device ----------
+ * The model (one stream, from its BOS token) and the token VM run in one recorded program,
+ * steps_per_submit steps per submission with no host round trip per token; the machine is a
+ * weft_token_vm_machine (tools, extractions, records as above), stepped with
+ * weft_token_vm_run_source. */
+typedef struct weft_attention_model weft_attention_model; /* a GGUF model, weights mapped, its own tokenizer */
+/* Anything Weft does not run (architecture, weight type, malformed file): WEFT_ERROR_BAD_INPUT naming it. */
+WEFT_API weft_status weft_attention_model_load(const char* path, weft_attention_model** model);
+WEFT_API void weft_attention_model_release(weft_attention_model* model);
+/* weft_token_vm_compile with the model's own tokenizer (options->tokenizer must be NULL); the
+ * workflow keeps the model alive. */
+WEFT_API weft_status weft_token_vm_compile_for_model(const char* prompts, const weft_token_vm_compile_options* options,
+                                                weft_attention_model* model, weft_token_vm_workflow** workflow);
+typedef struct weft_steered_options { /* fill with weft_steered_options_default, then change fields */
+  uint32_t struct_size;
+  uint32_t steps_per_submit; /* steps per submission (default 8) */
+  float temperature;         /* the model's sampler: 0 greedy */
+  uint32_t top_k;            /* 0: the whole vocabulary; at most 64 */
+  uint32_t seed;
+  uint32_t context;          /* KV-cache positions; 0: min(the model's, 2048) */
+} weft_steered_options;
+WEFT_API void weft_steered_options_default(weft_steered_options* options);
+/* workflow: compiled for this model (weft_token_vm_compile_for_model, or loaded and checked
+ * against its tokenizer); WEFT_ERROR_BAD_INPUT otherwise. The machine keeps the device, model and
+ * workflow alive. */
+WEFT_API weft_status weft_steered_machine_create(weft_device* device, weft_attention_model* model, weft_token_vm_workflow* workflow,
+                                            const weft_steered_options* options, weft_token_vm_machine** machine);
+/* steps whose tokens the machine's own source draws: for a steered machine whole submissions
+ * (a multiple of steps_per_submit), WEFT_ERROR_BAD_INPUT when the next would pass the context;
+ * a machine without a source of its own: WEFT_ERROR_BAD_INPUT. */
+WEFT_API weft_status weft_token_vm_run_source(weft_token_vm_machine* machine, uint32_t steps);
+/* The position the model's next step consumes (one per emitted token that was not a pad) and
+ * the context; either may be NULL. */
+WEFT_API weft_status weft_steered_position(weft_token_vm_machine* machine, uint32_t* position, uint32_t* context);
+/* The run so far replayed on the CPU references (the tools are called again): *ok 1 when every
+ * token VM record and every model pick away from a greedy tie agree, else the first difference
+ * (snprintf-style). */
+WEFT_API weft_status weft_steered_check(weft_token_vm_machine* machine, int* ok, char* difference, uint64_t capacity,
+                                   uint64_t* length);
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,7 +3,7 @@
  * reads) returning the documented status with a message. Runs with validation on; any
  * validation message fails the test.
  *
- * usage: test_capi EXAMPLES_DIR TEMP_DIR */
+ * usage: test_capi EXAMPLES_DIR TEMP_DIR MODEL.gguf (the seeded model, context 1024) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -562,9 +562,105 @@ static void test_token_vm(weft_device* device, const char* examples, const char*
   weft_token_vm_machine_release(NULL);
 }
 
+/* The example workflow steering a GGUF model (the seeded test model, written by `weft attention
+ * write-model`) on the device: the C calculator answers between submissions, the run replayed
+ * on the CPU references agrees, and pads (waiting, done) took no position of the model's. */
+static void test_steered(weft_device* device, const char* examples, const char* model_path) {
+  char prompts[1024], flow[1024];
+  snprintf(prompts, sizeof prompts, "%s/token_vm/prompts.toml", examples);
+  snprintf(flow, sizeof flow, "%s/token_vm/flow.toml", examples);
+  const char* names[1] = {"problem"};
+  const char* values[1] = {"What is 17 * 23 + 4?"};
+  weft_token_vm_compile_options options;
+  weft_token_vm_compile_options_default(&options);
+  options.flow = flow;
+  options.resource_names = names;
+  options.resource_values = values;
+  options.resource_count = 1;
+  weft_attention_model* model = NULL;
+  OK(weft_attention_model_load(model_path, &model));
+  if (!model) return;
+  weft_token_vm_workflow* workflow = NULL;
+  OK(weft_token_vm_compile_for_model(prompts, &options, model, &workflow));
+  weft_attention_model_release(model); /* the workflow keeps it */
+  if (!workflow) return;
+  weft_steered_options steered;
+  weft_steered_options_default(&steered);
+  CHECK(steered.steps_per_submit == 8 && steered.temperature == 0.0f);
+  steered.steps_per_submit = 32;
+  weft_attention_model* again = NULL;
+  OK(weft_attention_model_load(model_path, &again));
+  weft_token_vm_machine* m = NULL;
+  OK(weft_steered_machine_create(device, again, workflow, &steered, &m));
+  weft_attention_model_release(again);
+  if (!m) return;
+  calc_state calc = {0};
+  OK(weft_token_vm_set_tool(m, "calculator", calculator, &calc));
+  uint32_t position = 0, context = 0;
+  OK(weft_steered_position(m, &position, &context));
+  CHECK(position == 0 && context == 1024);
+  int done = 0;
+  uint64_t steps = 0;
+  while (!done && steps < 640) {
+    OK(weft_token_vm_run_source(m, 32));
+    OK(weft_token_vm_resolve_callbacks(m, NULL));
+    OK(weft_token_vm_done(m, &done));
+    OK(weft_token_vm_steps_taken(m, &steps));
+  }
+  CHECK(steps == 640 || (done && steps % 32 == 0));
+  static weft_token_vm_record records[1024];
+  uint64_t count = 0, length = 0;
+  OK(weft_token_vm_records(m, 0, records, 1024, &count));
+  CHECK(count == steps);
+  uint32_t consumed = 0, forced = 0, sampled = 0;
+  for (uint64_t i = 0; i < count && i < 1024; ++i) {
+    consumed += records[i].source < WEFT_TOKEN_VM_SRC_WAIT;
+    forced += records[i].source == WEFT_TOKEN_VM_SRC_FORCED;
+    sampled += records[i].source == WEFT_TOKEN_VM_SRC_SAMPLED;
+  }
+  OK(weft_steered_position(m, &position, NULL));
+  CHECK(position == consumed && forced > 50 && sampled > 50);
+  static char seen[65536];
+  OK(weft_token_vm_generative_sequence(m, 0, seen, sizeof seen, &length));
+  CHECK(strstr(seen, "[Prompt]") == seen && strstr(seen, "problem:") != NULL); /* (spaces are U+2581 in this vocabulary) */
+  int ok = 0;
+  char difference[512];
+  OK(weft_steered_check(m, &ok, difference, sizeof difference, &length));
+  CHECK(ok == 1 && length == 0);
+  if (!ok) fprintf(stderr, "steered check: %s\n", difference);
+  printf("steered: %llu steps, %u consumed by the model, %d calculator calls, check %s\n", (unsigned long long)steps, consumed,
+         calc.calls, ok ? "ok" : "DIFFERENT");
+
+  /* Errors: a machine without a token source, a partial submission, a workflow for bytes. */
+  weft_token_vm_machine* plain = NULL;
+  OK(weft_token_vm_machine_create(NULL, workflow, 1, 1, &plain));
+  FAILS(weft_token_vm_run_source(plain, 1), WEFT_ERROR_BAD_INPUT, "no token source of its own");
+  FAILS(weft_steered_check(plain, &ok, NULL, 0, &length), WEFT_ERROR_BAD_INPUT, "not a steered model");
+  FAILS(weft_token_vm_run_source(m, 3), WEFT_ERROR_BAD_INPUT, "whole submits of 32 steps");
+  weft_token_vm_workflow* bytes = NULL;
+  OK(weft_token_vm_compile(prompts, &options, &bytes));
+  weft_attention_model* third = NULL;
+  OK(weft_attention_model_load(model_path, &third));
+  weft_token_vm_machine* wrong = NULL;
+  FAILS(weft_steered_machine_create(device, third, bytes, &steered, &wrong), WEFT_ERROR_BAD_INPUT, "weft_steered_machine_create");
+  CHECK(wrong == NULL);
+  weft_token_vm_compile_options with_tokenizer = options;
+  with_tokenizer.tokenizer = "tokenizer.json";
+  weft_token_vm_workflow* refused = NULL;
+  FAILS(weft_token_vm_compile_for_model(prompts, &with_tokenizer, third, &refused), WEFT_ERROR_BAD_INPUT, "model's own tokenizer");
+  FAILS(weft_token_vm_compile_for_model(prompts, &options, NULL, &refused), WEFT_ERROR_INVALID_ARGUMENT, "model");
+  FAILS(weft_attention_model_load(prompts, &third), WEFT_ERROR_BAD_INPUT, "prompts.toml");
+  weft_attention_model_release(third);
+  weft_token_vm_workflow_release(bytes);
+  weft_token_vm_machine_release(plain);
+  weft_token_vm_machine_release(m);
+  weft_token_vm_workflow_release(workflow);
+  weft_attention_model_release(NULL);
+}
+
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    fprintf(stderr, "usage: %s EXAMPLES_DIR TEMP_DIR\n", argv[0]);
+  if (argc != 4) {
+    fprintf(stderr, "usage: %s EXAMPLES_DIR TEMP_DIR MODEL.gguf\n", argv[0]);
     return 2;
   }
   test_library();
@@ -582,6 +678,7 @@ int main(int argc, char** argv) {
   test_program(device, argv[1], argv[2]);
   test_hypothesis(device);
   test_token_vm(device, argv[1], argv[2]);
+  test_steered(device, argv[1], argv[3]);
 
   uint32_t messages = 0;
   OK(weft_device_validation_count(device, &messages));

@@ -6,7 +6,7 @@ so a function added later is covered without a new test:
   never a crash;
 - NULL arrays inside the structs passed in (with nonzero counts) are refused;
 - releasing or retaining NULL is a no-op.
-The library comes from WEFT_C_LIBRARY; every other argument is a real handle or a large zeroed
+The library comes from WEFT_C_LIBRARY, a GGUF model from WEFT_TEST_MODEL; every other argument is a real handle or a large zeroed
 buffer, so the argument under test is the only thing wrong with a call."""
 import ctypes
 import os
@@ -30,6 +30,8 @@ OPTIONAL = {
     ("weft_token_vm_set_tool", "user"), ("weft_token_vm_resolve_callbacks", "resolved"),
     ("weft_hypothesis_update_read", "evidence"), ("weft_hypothesis_update_read", "locations"),
     ("weft_hypothesis_update_read", "rotations"), ("weft_hypothesis_update_read", "possible"),
+    ("weft_token_vm_compile_for_model", "options"), ("weft_steered_machine_create", "options"),
+    ("weft_steered_position", "position"), ("weft_steered_position", "context"),
 }
 # Numbers that name something (an id, an index, a position, an enum) rather than a size.
 NAMING_NUMBERS = {"index", "offset", "instance", "element", "ticket", "binding", "lm", "graph", "stream", "threads",
@@ -65,7 +67,7 @@ def is_signed(ctype):
 
 
 HANDLE_TYPES = ["weft_device", "weft_program", "weft_buffer", "weft_hypothesis_update_backend",
-                "weft_token_vm_workflow", "weft_token_vm_machine"]
+                "weft_token_vm_workflow", "weft_token_vm_machine", "weft_attention_model"]
 
 
 def call(name, args):
@@ -117,6 +119,8 @@ def handles(tmp_path_factory):
         ("weft_device", "weft_device_open", [None]),
         ("weft_hypothesis_update_backend", "weft_hypothesis_update_backend_cpu", [ctypes.c_uint32(1)]),
         ("weft_token_vm_workflow", "weft_token_vm_compile", [PROMPTS, ctypes.byref(compile_options())]),
+        # the seeded test model, written by the ctest command (`weft attention write-model`)
+        ("weft_attention_model", "weft_attention_model_load", [os.environ["WEFT_TEST_MODEL"].encode()]),
     ]:
         out = ctypes.c_void_p()
         checked(fn, args + [ctypes.byref(out)])
