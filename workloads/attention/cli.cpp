@@ -376,6 +376,50 @@ void print_llama_cpp_lines(const Device& dev, const std::string& path, const std
   }
 }
 
+// Steered generation (the model-token-vm composition's built-in workflow, 16 steps per submit)
+// against the same model's unconstrained decode measured in this run (one submit per token).
+void print_steered_line(Device& dev, const Model& m, const std::string& label, const DecoderOptions& o, double decode_gpu_ns,
+                        double decode_wall_ns) {
+  bench::Line line("attention.steered", dev);
+  line.str("model", label);
+  if (!m.vocab.tokenizer || !m.vocab.bos) {
+    line.str("steered", "missing: the model has no vocabulary or BOS token").print();
+    return;
+  }
+  const token_vm::ModelTokenizer tokenizer = compose::steered_tokenizer(m);
+  auto prompts = std::make_shared<const token_vm::Prompts>(token_vm::parse_udpl(compose::model_token_vm_default_prompts(), "<built-in prompts>"));
+  const token_vm::Workflow w = token_vm::default_program(prompts).compile(tokenizer);
+  const token_vm::VmConfig vc = token_vm::resolve_config(w, {});
+  compose::SteeredOptions so;
+  so.steps_per_submit = 16;
+  so.context = o.context;
+  so.weights = o.weights;
+  auto backend = std::make_unique<compose::SteeredModel>(dev, m, w, vc, so);
+  compose::SteeredModel& steered = *backend;
+  token_vm::Machine machine(w, tokenizer, std::move(backend));
+  double gpu_ns = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  while (!machine.done() && steered.position() + so.steps_per_submit <= steered.context()) {
+    machine.run_source(so.steps_per_submit);
+    gpu_ns += steered.last_gpu_ns();
+  }
+  const double wall_ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+  const double steps = double(machine.steps_taken());
+  line.num("steps", steps)
+      .num("steps_per_submit", so.steps_per_submit)
+      .num("steered_gpu_ms_per_step", gpu_ns / steps * 1e-6)
+      .num("steered_wall_ms_per_step", wall_ns / steps * 1e-6)
+      .num("steered_tokens_per_s", steps / (wall_ns * 1e-9))
+      .num("decode_gpu_ms_per_token", decode_gpu_ns * 1e-6)
+      .num("decode_wall_ms_per_token", decode_wall_ns * 1e-6)
+      .num("decode_tokens_per_s", 1e9 / decode_wall_ns)
+      .num("steered_vs_decode_wall", decode_wall_ns / (wall_ns / steps));
+  // GPU ms per operation over the last submit's steps (the decoder's, handoff, vm_step, feedback).
+  for (const KindTime& t : stage_times_by_kind(steered.executable().program(), steered.executable().timings()))
+    line.num((t.kind + "_ms_per_step").c_str(), t.ns * 1e-6 / so.steps_per_submit);
+  line.print();
+}
+
 int run_bench(const cli::Args& a) {
   auto dev = open_device(a);
   const bool cpu = dev->info().type == "cpu";
@@ -416,12 +460,14 @@ int run_bench(const cli::Args& a) {
   const std::vector<KindTime> prefill_ops = dec.stage_times();
   // Decode steps at positions max_batch .. max_batch + steps - 1.
   const uint32_t steps = std::min(16u, o.context - o.max_batch);
-  std::vector<double> step_ns;
+  std::vector<double> step_ns, step_wall_ns;
   for (uint32_t r = 0; r < std::max(1u, runs / 2); ++r) {
     dec.reset();
     dec.prefill(prompt);
     for (uint32_t s = 0; s < steps; ++s) {
+      const auto w0 = std::chrono::steady_clock::now();
       dec.step(dec.sampled());
+      step_wall_ns.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - w0).count());
       step_ns.push_back(dec.gpu_ns());
     }
   }
@@ -477,6 +523,7 @@ int run_bench(const cli::Args& a) {
     line.print();
   }
   print_llama_cpp_lines(*dev, path, label, prompt, steps, runs, prefill_ns, decode_ns);
+  print_steered_line(*dev, m, label, o, decode_ns, bench::median(step_wall_ns));
   if (!dir.empty()) fs::remove_all(dir);
   return 0;
 }
