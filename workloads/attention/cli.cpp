@@ -5,6 +5,10 @@
 //        [--weights auto|window|far]
 //     prefill the prompt, then N decode steps, sampling on the device; --check runs the CPU
 //     reference beside it and compares every step's logits and token.
+//   weft attention generate MODEL.gguf --workflow PROMPTS.toml|DIR|W.json [--program FLOW.toml]
+//        [--resource NAME=VALUE ...] [--match token|byte] [--steps-per-submit K] [-n N] [--check]
+//     a token VM workflow steering the model on the device, K steps per submit (compose.h's
+//     SteeredModel); --check replays the run on the CPU references.
 //   weft attention demo      the seeded model, written to a temp dir, generated and checked
 //   weft attention bench     prefill / decode tokens/s, decode vs the memory-bandwidth bound
 //   weft attention write-model PATH [--dim D --layers L --heads H --kv-heads K --ffn F
@@ -47,12 +51,16 @@ using cli::f32;
 // `weft help` lines of this command.
 const char* const kHelpLines =
     "  attention generate MODEL.gguf --prompt TEXT -n N [--temperature T --top-k K --seed S]\n"
+    "  attention generate MODEL.gguf --workflow PROMPTS.toml [--program FLOW.toml]  a workflow steering the model\n"
     "  attention demo|bench|write-model|compare  llama decoder from GGUF vs its CPU reference and llama.cpp\n";
 
 const char* kUsage =
     "usage: weft attention generate MODEL.gguf --prompt TEXT -n N [--temperature T] [--top-k K] [--seed S]\n"
     "                      [--tokens ID,ID,...] [--context C] [--batch B] [--norm-limit X] [--damp F] [--check]\n"
     "                      [--weights auto|window|far]\n"
+    "       weft attention generate MODEL.gguf --workflow PROMPTS.toml|DIR|W.json [--program FLOW.toml]\n"
+    "                      [--resource NAME=VALUE ...] [--match token|byte] [--steps-per-submit K] [-n N]\n"
+    "                      [--temperature T --top-k K --seed S] [--context C] [--check]\n"
     "       weft attention demo  [-n N] [--prompt TEXT] [--device SEL] [--validation] [--weights auto|window|far]\n"
     "       weft attention bench [MODEL.gguf] [--dim D --layers L --heads H --kv-heads K --ffn F --context C]\n"
     "                      [--batch B] [--runs R] [--copy-mib M] [--weights auto|window|far]\n"
