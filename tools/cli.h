@@ -2,6 +2,7 @@
 // handling, and opening the device a command runs on.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -84,17 +85,33 @@ inline uint32_t u32(const Args& a, const char* name, uint32_t fallback, uint64_t
   return uint32_t(v);
 }
 
-// --name as a finite float, or `fallback` when absent; BadInput naming the option.
-inline float f32(const Args& a, const char* name, float fallback) {
-  const std::string t = a.get(name);
-  if (t.empty()) return fallback;
+// `t` as a finite float; BadInput naming `what` (an option) otherwise.
+inline float finite_float(const std::string& t, const std::string& what) {
   try {
     size_t used = 0;
     const float v = std::stof(t, &used);
     if (used == t.size() && std::isfinite(v)) return v;
   } catch (const std::exception&) {
   }
-  fail(ErrorCode::BadInput, std::string("--") + name + " expects a finite number, got '" + t + "'");
+  fail(ErrorCode::BadInput, what + " expects a finite number, got '" + t + "'");
+}
+
+// Comma-separated finite floats ("1,2.5,4"), each as finite_float reads it.
+inline std::vector<float> floats(const std::string& text, const std::string& what) {
+  std::vector<float> v;
+  for (size_t i = 0; i <= text.size();) {
+    const size_t j = std::min(text.find(',', i), text.size());
+    v.push_back(finite_float(text.substr(i, j - i), what));
+    i = j + 1;
+  }
+  return v;
+}
+
+// --name as a finite float, or `fallback` when absent; BadInput naming the option.
+inline float f32(const Args& a, const char* name, float fallback) {
+  const std::string t = a.get(name);
+  if (t.empty()) return fallback;
+  return finite_float(t, std::string("--") + name);
 }
 
 // `s` as one word for /bin/sh: single-quoted, its own single quotes escaped.

@@ -13,7 +13,7 @@
 //   weft attention bench     prefill / decode tokens/s, decode vs the memory-bandwidth bound
 //   weft attention write-model PATH [--dim D --layers L --heads H --kv-heads K --ffn F
 //        --context C --seed S --tied --attn-type T --ffn-type T --embd-type T --output-type T
-//        --arch llama|qwen2|qwen3 --head-dim H]
+//        --arch llama|qwen2|qwen3 --head-dim H --rope-base B --rope-linear F --rope-freqs llama3|F,F,...]
 //        [--vocab tokenizer.json [--pre NAME]]
 //     the seeded test model as a GGUF file, with the byte-level vocabulary or the given
 //     tokenizer.json's (as llama.cpp's converter writes it; --pre names a byte-level BPE's
@@ -66,7 +66,8 @@ const char* kUsage =
     "                      [--batch B] [--runs R] [--copy-mib M] [--weights auto|window|far]\n"
     "       weft attention write-model PATH [--dim D --layers L --heads H --kv-heads K --ffn F --context C\n"
     "                      --seed S --tied --attn-type T --ffn-type T --embd-type T --output-type T\n"
-    "                      --arch llama|qwen2|qwen3 --head-dim H]\n"
+    "                      --arch llama|qwen2|qwen3 --head-dim H --rope-base B --rope-linear F\n"
+    "                      --rope-freqs llama3|F,F,...]\n"
     "                      [--vocab tokenizer.json [--pre NAME]]\n"
     "       weft attention compare MODEL.gguf [--prompt TEXT | --tokens IDS] [-n N]\n"
     "  generate: a llama GGUF (F32/F16/Q8_0/Q4_0 weights) decoded on the device; greedy unless a\n"
@@ -108,6 +109,13 @@ SeededOptions seeded_options(const cli::Args& a, SeededOptions o = {}) {
   o.ffn_type = type_arg(a, "ffn-type", o.ffn_type);
   o.embd_type = type_arg(a, "embd-type", o.embd_type);
   o.output_type = type_arg(a, "output-type", o.output_type);
+  o.rope_base = f32(a, "rope-base", o.rope_base);
+  o.rope_linear_factor = f32(a, "rope-linear", 0.0f);
+  if (a.options.count("rope-freqs")) {
+    const uint32_t hd = o.head_dim ? o.head_dim : (o.heads ? o.dim / o.heads : 0);
+    const std::string v = a.get("rope-freqs");
+    o.rope_freq_factors = v == "llama3" ? llama3_rope_factors(hd, o.rope_base) : cli::floats(v, "--rope-freqs");
+  }
   if (a.options.count("vocab")) o.vocabulary = tokenizer::gguf_vocabulary_from_tokenizer_file(a.get("vocab"), a.get("pre", ""));
   else if (a.options.count("pre")) fail(ErrorCode::BadInput, "--pre names the pre-tokenizer of a --vocab tokenizer.json; give --vocab too");
   return o;
@@ -626,7 +634,8 @@ int run_write_model(const cli::Args& a) {
 WEFT_CLI_COMMAND(attention) {
   return {.name = "attention", .options = {"prompt", "n", "temperature", "top-k", "seed", "tokens", "context", "batch", "norm-limit",
               "damp", "device", "dim", "layers", "heads", "kv-heads", "ffn", "runs", "copy-mib", "weights", "vocab", "pre", "attn-type", "ffn-type", "embd-type", "output-type", "arch", "head-dim",
-              "workflow", "program", "match", "resource", "steps-per-submit"},
+              "workflow", "program", "match", "resource", "steps-per-submit",
+              "rope-base", "rope-linear", "rope-freqs"},
           .flags = {"check", "validation", "tied"}, .verbs = {{"generate", run_generate}, {"demo", run_demo}, {"bench", run_bench},
               {"write-model", run_write_model}, {"compare", run_compare}},
           .usage = kHelpLines, .help = kUsage, .short_options = {{"-n", "--n"}}};

@@ -212,11 +212,10 @@ Result rmsnorm_case(Device& dev) {
   return Result::pass("D=96 T=3, residual scale 0.5 applied, last-token mode; NMSE " + str(worst), worst);
 }
 
-Result rope_case(Device& dev, bool neox) {
+Result rope_case(Device& dev, bool neox, const RopeFrequencies& rope) {
   const uint32_t heads = 4, kvh = 2, hd = 16, T = 3, ctx = 40, pos0 = 33;
-  const double base = 10000.0;
   const std::vector<float> q = randoms(size_t(T) * heads * hd, 5), k = randoms(size_t(ctx) * kvh * hd, 6);
-  const auto table = ops::rope_table(ctx, hd, base);
+  const auto table = ops::rope_table(ctx, hd, rope);
   Bench b;
   b.p.heap().add("table", table.size() * 4);
   b.p.globals().add("state", 8);
@@ -235,8 +234,8 @@ Result rope_case(Device& dev, bool neox) {
   for (uint32_t t = 0; t < T; ++t) {
     std::vector<double> rq(q.begin() + t * heads * hd, q.begin() + (t + 1) * heads * hd);
     std::vector<double> rk(k.begin() + (pos0 + t) * kvh * hd, k.begin() + (pos0 + t + 1) * kvh * hd);
-    ref::rope(rq, heads, hd, pos0 + t, base, neox);
-    ref::rope(rk, kvh, hd, pos0 + t, base, neox);
+    ref::rope(rq, heads, hd, pos0 + t, rope, neox);
+    ref::rope(rk, kvh, hd, pos0 + t, rope, neox);
     const double eq = compare(std::vector<float>(dq.begin() + t * heads * hd, dq.begin() + (t + 1) * heads * hd), rq).nmse();
     const double ek = compare(std::vector<float>(dk.begin() + (pos0 + t) * kvh * hd, dk.begin() + (pos0 + t + 1) * kvh * hd), rk).nmse();
     worst = std::max({worst, eq, ek});
@@ -740,8 +739,10 @@ std::vector<Case> attention_cases() {
       {"attention.embed_all_types", "exact (the CPU decoder's operations in its order, no fused multiply-add)", [](Device& d) { return embed_case(d, false); }},
       {"attention.embed_far_all_types", "exact, as in the window", [](Device& d) { return embed_case(d, true); }},
       {"attention.rmsnorm", "NMSE <= 1e-10 (D-term sum of squares, inversesqrt 2 ulp)", rmsnorm_case},
-      {"attention.rope", "NMSE <= 1e-12 (host cos/sin table, 2 products and a sum)", [](Device& d) { return rope_case(d, false); }},
-      {"attention.rope_neox", "NMSE <= 1e-12, as attention.rope", [](Device& d) { return rope_case(d, true); }},
+      {"attention.rope", "NMSE <= 1e-12 (host cos/sin table, 2 products and a sum)", [](Device& d) { return rope_case(d, false, {}); }},
+      {"attention.rope_neox", "NMSE <= 1e-12, as attention.rope", [](Device& d) { return rope_case(d, true, {}); }},
+      {"attention.rope_scaled", "NMSE <= 1e-12, as attention.rope, base 500000, linear scale 1/4 and per-pair frequency factors",
+       [](Device& d) { return rope_case(d, false, {500000.0, 0.25, {1, 1, 1.5f, 2, 4, 6, 8, 8}}); }},
       {"attention.softmax", "NMSE <= 1e-10 (exp 3+2|x| ulp, one division)", softmax_case},
       {"attention.gqa_attention", "NMSE <= 1e-10 (scores, softmax, weighted sum of <= 12 rows)", attention_case},
       {"attention.swiglu", "NMSE <= 1e-10 (exp, a division, two products)", swiglu_case},

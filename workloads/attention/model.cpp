@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <set>
 #include <unordered_map>
@@ -99,7 +100,43 @@ Weight weight(const gguf::File& f, const std::string& name, uint64_t cols, uint6
   return Weight{name, t.type, cols, rows, t.offset, t.bytes};
 }
 
+constexpr const char* kRopeFreqs = "rope_freqs.weight";
+
+// rope_freqs.weight: head_dim / 2 positive F32 factors dividing each pair's frequency.
+std::vector<float> rope_factors(const gguf::File& f, uint32_t head_dim) {
+  const Weight w = weight(f, kRopeFreqs, head_dim / 2, 1, true);
+  const auto bytes = f.data_section().subspan(w.offset, w.bytes);
+  std::vector<float> v(head_dim / 2);
+  std::memcpy(v.data(), bytes.data(), v.size() * 4);
+  for (size_t i = 0; i < v.size(); ++i)
+    if (!(v[i] > 0) || !std::isfinite(v[i]))
+      bad(f, std::string("tensor '") + kRopeFreqs + "': factor " + std::to_string(i) + " is " + std::to_string(v[i]) + ", not a positive number");
+  return v;
+}
+
 }  // namespace
+
+std::vector<float> llama3_rope_factors(uint32_t head_dim, double base, double factor, double low, double high, double original_context) {
+  const double pi = std::acos(-1.0);
+  std::vector<float> f(head_dim / 2);
+  for (uint32_t i = 0; i < f.size(); ++i) {
+    const double wavelength = 2 * pi * std::pow(base, 2.0 * i / double(head_dim));
+    if (wavelength < original_context / high) {
+      f[i] = 1.0f;
+    } else if (wavelength > original_context / low) {
+      f[i] = float(factor);
+    } else {
+      const double smooth = (original_context / wavelength - low) / (high - low);
+      f[i] = float(1.0 / ((1 - smooth) / factor + smooth));
+    }
+  }
+  return f;
+}
+
+double RopeFrequencies::angle(uint32_t pos, uint32_t pair, uint32_t head_dim) const {
+  const double theta = double(pos) * scale * std::pow(base, -2.0 * pair / double(head_dim));
+  return factors.empty() ? theta : theta / double(factors[pair]);
+}
 
 Model Model::load(const std::string& path) { return from(gguf::File::read(path)); }
 
@@ -120,7 +157,7 @@ Config read_config(const gguf::File& f) {
   c.heads = u32_key(f, K("attention.head_count"));
   c.kv_heads = u32_key(f, K("attention.head_count_kv"), c.heads);
   c.context = u32_key(f, K("context_length"));
-  c.rope_base = float(f.get_float(K("rope.freq_base"), 10000.0));
+  c.rope.base = f.get_float(K("rope.freq_base"), 10000.0);
   c.rms_eps = float(f.get_float(K("attention.layer_norm_rms_epsilon"), 1e-5));
   c.rope_neox = c.arch != "llama";
   if (c.heads % c.kv_heads)
@@ -137,8 +174,14 @@ Config read_config(const gguf::File& f) {
   if (rope_dims != c.head_dim)
     bad(f, K("rope.dimension_count") + " " + std::to_string(rope_dims) + " differs from the head dimension " + std::to_string(c.head_dim) + " (partial RoPE is not supported)");
   const std::string scaling = f.get_string(K("rope.scaling.type"), "none");
-  if (scaling != "none") bad(f, K("rope.scaling.type") + " is '" + scaling + "'; RoPE scaling is not supported");
-  if (!(c.rope_base > 0) || !std::isfinite(c.rope_base)) bad(f, K("rope.freq_base") + " must be a positive number");
+  if (scaling == "linear") {
+    const double factor = f.get_float(K("rope.scaling.factor"), 0.0);
+    if (!(factor > 0) || !std::isfinite(factor)) bad(f, K("rope.scaling.factor") + " must be a positive number for linear RoPE scaling");
+    c.rope.scale = 1.0 / factor;
+  } else if (scaling != "none") {
+    bad(f, K("rope.scaling.type") + " is '" + scaling + "'; Weft's RoPE takes none or linear scaling (and rope_freqs.weight)");
+  }
+  if (!(c.rope.base > 0) || !std::isfinite(c.rope.base)) bad(f, K("rope.freq_base") + " must be a positive number");
   if (!(c.rms_eps > 0) || !std::isfinite(c.rms_eps)) bad(f, K("attention.layer_norm_rms_epsilon") + " must be a positive number");
   return c;
 }
@@ -191,9 +234,10 @@ Model Model::from(gguf::File file) {
     m.tied = true;
   }
   for (uint32_t l = 0; l < c.layers; ++l) m.layers.push_back(read_layer(f, c, l));
-  // A tensor the decoder would not read (an output bias, RoPE frequency factors, an extra
-  // layer) changes what the model computes: refused rather than left out.
-  std::set<std::string> used = {m.token_embd.name, "output.weight"};
+  if (f.find_tensor(kRopeFreqs)) m.config.rope.factors = rope_factors(f, c.head_dim);
+  // A tensor the decoder would not read (an output bias, an extra layer) changes what the model
+  // computes: refused rather than left out.
+  std::set<std::string> used = {m.token_embd.name, "output.weight", kRopeFreqs};
   for (const Weight* w : m.weights()) used.insert(w->name);
   for (const gguf::TensorInfo& t : f.tensors())
     if (!used.count(t.name)) bad(f, "tensor '" + t.name + "' is not part of Weft's " + c.arch + " decoder (not supported)");
@@ -311,6 +355,10 @@ gguf::Writer seeded_model(const SeededOptions& o) {
   w.set(K("attention.head_count"), gguf::Value::u32(o.heads));
   w.set(K("attention.head_count_kv"), gguf::Value::u32(o.kv_heads));
   w.set(K("rope.freq_base"), gguf::Value::f32(o.rope_base));
+  if (o.rope_linear_factor > 0) {
+    w.set(K("rope.scaling.type"), gguf::Value::str("linear"));
+    w.set(K("rope.scaling.factor"), gguf::Value::f32(o.rope_linear_factor));
+  }
   w.set(K("rope.dimension_count"), gguf::Value::u32(hd));
   w.set(K("attention.layer_norm_rms_epsilon"), gguf::Value::f32(o.rms_eps));
   if (o.head_dim) {
@@ -351,6 +399,12 @@ gguf::Writer seeded_model(const SeededOptions& o) {
   }
   add("output_norm.weight", o.dim, 1, gguf::type::F32, norm(o.dim));
   if (!o.tied) add("output.weight", o.dim, V, o.output_type, matrix(V, o.dim, 2.0f * in_scale));
+  if (!o.rope_freq_factors.empty()) {
+    if (o.rope_freq_factors.size() != hd / 2)
+      fail(ErrorCode::BadInput, "seeded model: " + std::to_string(o.rope_freq_factors.size()) + " RoPE frequency factors, the head dimension " +
+                                    std::to_string(hd) + " needs " + std::to_string(hd / 2));
+    w.add_tensor("rope_freqs.weight", {hd / 2}, gguf::type::F32, encode(gguf::type::F32, o.rope_freq_factors));
+  }
   return w;
 }
 

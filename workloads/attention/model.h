@@ -19,6 +19,15 @@ namespace weft::attention {
 //   qwen2  biases on q, k, v; RoPE on pairs (i, i + head_dim / 2) ("NeoX" order)
 //   qwen3  RMSNorm of each query and key head before RoPE (attn_q_norm / attn_k_norm); NeoX
 //          RoPE; the head dimension may differ from dim / heads (attention.key_length)
+// RoPE's rotation of pair i at position pos (llama.cpp's rope with frequency factors and linear
+// scaling): pos * scale * base^(-2i / head_dim) / factors[i]. YaRN and other scalings are refused.
+struct RopeFrequencies {
+  double base = 10000.0;       // <arch>.rope.freq_base
+  double scale = 1.0;          // 1 / <arch>.rope.scaling.factor when rope.scaling.type is "linear"
+  std::vector<float> factors;  // rope_freqs.weight, head_dim / 2 values (Llama 3.1's long-context rule); empty: all 1
+  double angle(uint32_t pos, uint32_t pair, uint32_t head_dim) const;
+};
+
 struct Config {
   std::string arch = "llama";  // general.architecture
   uint32_t dim = 0;        // <arch>.embedding_length
@@ -29,7 +38,7 @@ struct Config {
   uint32_t head_dim = 0;   // <arch>.attention.key_length, else dim / heads
   uint32_t vocab = 0;      // rows of token_embd.weight
   uint32_t context = 0;    // <arch>.context_length
-  float rope_base = 10000.0f;  // <arch>.rope.freq_base
+  RopeFrequencies rope;
   float rms_eps = 1e-5f;       // <arch>.attention.layer_norm_rms_epsilon
   bool rope_neox = false;      // pairs (i, i + head_dim / 2) rather than (2i, 2i + 1)
   uint32_t q_dim() const { return heads * head_dim; }
@@ -97,6 +106,8 @@ struct SeededOptions {
   uint32_t embd_type = gguf::type::F16;
   uint32_t output_type = gguf::type::F32;
   float rope_base = 10000.0f, rms_eps = 1e-5f;
+  float rope_linear_factor = 0;          // > 0: rope.scaling.type "linear" with this factor
+  std::vector<float> rope_freq_factors;  // written as rope_freqs.weight (head_dim / 2 values) when not empty
   std::string arch = "llama";  // llama, qwen2 (adds q/k/v biases) or qwen3 (adds q/k head norms)
   uint32_t head_dim = 0;       // 0: dim / heads; otherwise written as <arch>.attention.key_length
   // A real vocabulary to carry (write-model --vocab); the byte-level one (kSeededVocab tokens)
@@ -104,6 +115,11 @@ struct SeededOptions {
   std::optional<tokenizer::GgufVocabulary> vocabulary;
 };
 inline constexpr uint32_t kSeededVocab = 259;
+// Llama 3.1's long-context frequency factors (what llama.cpp's converter writes as
+// rope_freqs.weight): 1 for wavelengths below original_context / high, `factor` above
+// original_context / low, and a smooth blend between.
+std::vector<float> llama3_rope_factors(uint32_t head_dim, double base, double factor = 8, double low = 1, double high = 4,
+                                       double original_context = 8192);
 gguf::Writer seeded_model(const SeededOptions& options);
 void write_seeded_model(const std::string& path, const SeededOptions& options);
 

@@ -144,11 +144,11 @@ StageSpec sample(const Program& p, InstanceId in, Array logits, uint32_t vocab, 
   return s;
 }
 
-std::vector<float> rope_table(uint32_t ctx, uint32_t hd, double base) {
+std::vector<float> rope_table(uint32_t ctx, uint32_t hd, const RopeFrequencies& rope) {
   std::vector<float> t(size_t(ctx) * hd);
   for (uint32_t pos = 0; pos < ctx; ++pos)
     for (uint32_t i = 0; i < hd / 2; ++i) {
-      const double theta = double(pos) * std::pow(base, -2.0 * i / double(hd));
+      const double theta = rope.angle(pos, i, hd);
       t[(size_t(pos) * (hd / 2) + i) * 2] = float(std::cos(theta));
       t[(size_t(pos) * (hd / 2) + i) * 2 + 1] = float(std::sin(theta));
     }

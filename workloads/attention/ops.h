@@ -11,6 +11,8 @@
 
 #include <weft/weft.h>
 
+#include "model.h"
+
 namespace weft::attention::ops {
 
 // An array a stage reads or writes (Globals activations, Heap weights and tables): the range it
@@ -72,6 +74,6 @@ StageSpec sample(const Program& p, InstanceId in, Array logits, uint32_t vocab, 
 
 // cos/sin of pos * base^(-2i / head_dim) for pos < ctx, i < head_dim / 2, computed in double:
 // [pos][i] -> (cos, sin).
-std::vector<float> rope_table(uint32_t ctx, uint32_t head_dim, double base);
+std::vector<float> rope_table(uint32_t ctx, uint32_t head_dim, const RopeFrequencies& rope);
 
 }  // namespace weft::attention::ops

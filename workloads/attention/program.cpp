@@ -227,7 +227,7 @@ void upload(Executable& exe, const DecoderProgram& dp, const Model& m) {
         exe.write_segment(Binding::Heap, dp.name(w->name), f.data_section().data() + w->offset, w->bytes);
     }
   }
-  const auto table = ops::rope_table(dp.context, m.config.head_dim, m.config.rope_base);
+  const auto table = ops::rope_table(dp.context, m.config.head_dim, m.config.rope);
   exe.write_segment(Binding::Heap, dp.name("rope"), table.data(), table.size() * 4);
 }
 

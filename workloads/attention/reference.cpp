@@ -32,10 +32,10 @@ std::vector<double> rmsnorm(std::span<const double> x, std::span<const float> w,
   return y;
 }
 
-void rope(std::span<double> v, uint32_t heads, uint32_t hd, uint32_t pos, double base, bool neox) {
+void rope(std::span<double> v, uint32_t heads, uint32_t hd, uint32_t pos, const RopeFrequencies& rope, bool neox) {
   for (uint32_t h = 0; h < heads; ++h)
     for (uint32_t i = 0; i < hd / 2; ++i) {
-      const double theta = double(pos) * std::pow(base, -2.0 * i / double(hd));
+      const double theta = rope.angle(pos, i, hd);
       const double c = std::cos(theta), s = std::sin(theta);
       double& a = v[h * hd + (neox ? i : 2 * i)];
       double& b = v[h * hd + (neox ? i + hd / 2 : 2 * i + 1)];
@@ -223,8 +223,8 @@ std::vector<double> Reference::run_rows(std::vector<std::vector<double>> x) {
         ref::head_norm(q[t], c.heads, c.head_dim, lv.q_norm, c.rms_eps);
         ref::head_norm(k, c.kv_heads, c.head_dim, lv.k_norm, c.rms_eps);
       }
-      ref::rope(q[t], c.heads, c.head_dim, pos_ + t, c.rope_base, c.rope_neox);
-      ref::rope(k, c.kv_heads, c.head_dim, pos_ + t, c.rope_base, c.rope_neox);
+      ref::rope(q[t], c.heads, c.head_dim, pos_ + t, c.rope, c.rope_neox);
+      ref::rope(k, c.kv_heads, c.head_dim, pos_ + t, c.rope, c.rope_neox);
       k_[l].push_back(std::move(k));
       v_[l].push_back(std::move(v));
     }

@@ -33,7 +33,7 @@ std::vector<double> matvec(const Weight& w, std::span<const uint8_t> data_sectio
 std::vector<double> rmsnorm(std::span<const double> x, std::span<const float> w, double eps);
 // Rotates pair i of every head by pos * base^(-2i / head_dim): the pairs (2i, 2i+1) in ggml's
 // "normal" RoPE (llama), (i, i + head_dim/2) in its NeoX RoPE (qwen2, qwen3).
-void rope(std::span<double> v, uint32_t heads, uint32_t head_dim, uint32_t pos, double base, bool neox = false);
+void rope(std::span<double> v, uint32_t heads, uint32_t head_dim, uint32_t pos, const RopeFrequencies& rope, bool neox = false);
 // RMSNorm of each of `heads` head rows of head_dim values in place, times w (qwen3's q/k norms).
 void head_norm(std::span<double> v, uint32_t heads, uint32_t head_dim, std::span<const float> w, double eps);
 void softmax(std::span<double> v);

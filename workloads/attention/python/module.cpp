@@ -46,7 +46,8 @@ struct PyModel {
     const Config& c = model->config;
     py::dict d;
     d["architecture"] = c.arch, d["dim"] = c.dim, d["layers"] = c.layers, d["heads"] = c.heads, d["kv_heads"] = c.kv_heads;
-    d["head_dim"] = c.head_dim, d["ffn"] = c.ffn, d["vocab"] = c.vocab, d["context"] = c.context, d["rope_base"] = c.rope_base;
+    d["head_dim"] = c.head_dim, d["ffn"] = c.ffn, d["vocab"] = c.vocab, d["context"] = c.context, d["rope_base"] = c.rope.base;
+    d["rope_scale"] = c.rope.scale, d["rope_freq_factors"] = c.rope.factors;
     d["tied_output"] = model->tied, d["weight_bytes_per_token"] = model->weight_bytes();
     return d;
   }

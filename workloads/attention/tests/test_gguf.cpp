@@ -325,12 +325,55 @@ TEST_CASE("attention gguf: write-model --vocab carries a tokenizer.json's vocabu
 
 TEST_CASE("attention gguf: a tensor the decoder would not read is refused, not left out") {
   gguf::Writer w = seeded_model({});
-  w.add_tensor("rope_freqs.weight", {8}, gguf::type::F32, std::vector<uint8_t>(32, 0));
+  w.add_tensor("output.bias", {64}, gguf::type::F32, std::vector<uint8_t>(256, 0));
   CHECK(has(refusal([&] { Model::from(gguf::File::parse(w.bytes(), "r.gguf")); }),
-            "r.gguf: tensor 'rope_freqs.weight' is not part of Weft's llama decoder (not supported)"));
-  gguf::Writer s = seeded_model({});
-  s.set("llama.rope.scaling.type", gguf::Value::str("yarn"));
-  CHECK(has(refusal([&] { Model::from(gguf::File::parse(s.bytes(), "s.gguf")); }), "llama.rope.scaling.type is 'yarn'; RoPE scaling is not supported"));
+            "r.gguf: tensor 'output.bias' is not part of Weft's llama decoder (not supported)"));
+}
+
+TEST_CASE("attention gguf: RoPE angles follow the base, linear scaling and frequency factors") {
+  // pos * scale * base^(-2i / head_dim) / factor[i], by hand: 10 * 0.5 * 10000^(-2/8) / 4 = 0.125.
+  const RopeFrequencies r{10000.0, 0.5, {1, 4, 1, 1}};
+  CHECK(r.angle(10, 1, 8) == doctest::Approx(0.125).epsilon(1e-12));
+  CHECK(r.angle(10, 0, 8) == doctest::Approx(5.0).epsilon(1e-12));
+  CHECK(RopeFrequencies{}.angle(3, 0, 64) == 3.0);
+  // Llama 3.1's factors (factor 8, low 1, high 4, 8192 positions) at head_dim 128, base 500000:
+  // pair 0 (wavelength 2 pi) keeps 1, the last pair (wavelength > 8192) gets 8, and pair 30
+  // (wavelength 2 pi * 500000^(60/128) ~ 2950, between 2048 and 8192) the blend
+  // 1 / ((1 - s) / 8 + s) with s = (8192 / 2950 - 1) / 3.
+  const std::vector<float> f = llama3_rope_factors(128, 500000.0);
+  REQUIRE(f.size() == 64);
+  CHECK(f[0] == 1.0f);
+  CHECK(f[63] == 8.0f);
+  const double wl = 2 * 3.141592653589793 * std::pow(500000.0, 60.0 / 128), sm = (8192 / wl - 1) / 3;
+  CHECK(wl == doctest::Approx(2950).epsilon(1e-3));
+  CHECK(f[30] == doctest::Approx(1 / ((1 - sm) / 8 + sm)).epsilon(1e-6));
+  CHECK(f[30] > 1.0f);
+  CHECK(f[30] < 8.0f);
+}
+
+TEST_CASE("attention gguf: linear RoPE scaling and rope_freqs.weight are read, other scalings refused by name") {
+  SeededOptions o;
+  o.rope_linear_factor = 4;
+  o.rope_freq_factors = {1, 2, 3, 4, 5, 6, 7, 8};  // head_dim 16
+  const Model m = Model::from(gguf::File::parse(seeded_model(o).bytes(), "r.gguf"));
+  CHECK(m.config.rope.scale == 0.25);
+  CHECK(m.config.rope.factors == o.rope_freq_factors);
+  gguf::Writer yarn = seeded_model({});
+  yarn.set("llama.rope.scaling.type", gguf::Value::str("yarn"));
+  CHECK(has(refusal([&] { Model::from(gguf::File::parse(yarn.bytes(), "s.gguf")); }),
+            "llama.rope.scaling.type is 'yarn'; Weft's RoPE takes none or linear scaling (and rope_freqs.weight)"));
+  gguf::Writer no_factor = seeded_model({});
+  no_factor.set("llama.rope.scaling.type", gguf::Value::str("linear"));
+  CHECK(has(refusal([&] { Model::from(gguf::File::parse(no_factor.bytes(), "s.gguf")); }),
+            "llama.rope.scaling.factor must be a positive number for linear RoPE scaling"));
+  gguf::Writer short_factors = seeded_model({});
+  short_factors.add_tensor("rope_freqs.weight", {4}, gguf::type::F32, std::vector<uint8_t>(16, 0));
+  CHECK(has(refusal([&] { Model::from(gguf::File::parse(short_factors.bytes(), "f.gguf")); }), "tensor 'rope_freqs.weight'"));
+  CHECK(has(refusal([&] { Model::from(gguf::File::parse(short_factors.bytes(), "f.gguf")); }), "wrong dims [4]"));
+  SeededOptions zero;
+  zero.rope_freq_factors = {1, 1, 1, 0, 1, 1, 1, 1};
+  CHECK(has(refusal([&] { Model::from(gguf::File::parse(seeded_model(zero).bytes(), "z.gguf")); }),
+            "tensor 'rope_freqs.weight': factor 3 is 0.000000, not a positive number"));
 }
 
 TEST_CASE("attention gguf: qwen2 and qwen3 files read their extra tensors, and lacking them is refused") {
