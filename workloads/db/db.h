@@ -102,6 +102,12 @@ struct QueryStats {
   uint32_t join_build_rows = 0;   // filtered build side
   uint32_t join_strategy = 0;     // 0 no join, 1 nested loop, 2 hash
   uint32_t joined_rows = 0;
+  // Every join step (the first is the one above), in table order: a multi-way join has one per
+  // table after the first, each under its own cardinality rule.
+  struct JoinStep {
+    uint32_t build_rows = 0, joined_rows = 0, strategy = 0;
+  };
+  std::vector<JoinStep> join_steps;
   uint32_t groups = 0;            // aggregate queries
   uint32_t aggregate_rows_in = 0;
   uint32_t aggregate_status = 0;  // Metrics status of the aggregate instance (1: anomaly)

@@ -32,11 +32,7 @@ bool add_overflows(int64_t x, int64_t y, out int64_t r) {
   return ((x ^ r) & (y ^ r)) < 0l;
 }
 
-uint pos_row(uint side, uint pos) {
-  if (side == 2u) return pos;
-  if (side == 1u && pc.args.ids1 != DB_NONE) return globals_u[pc.args.ids1 + pos];
-  return db_row(pc.args.ids0, pos);
-}
+uint pos_row(uint side, uint pos) { return db_tuple_row(pc.args.ids, side, pos); }
 
 bool better(uint fn, uvec2 cand, uvec2 cur) {
   if (fn == DB_AGG_MIN_I) return db_as_int(cand) < db_as_int(cur);

@@ -46,9 +46,9 @@ TEST_CASE("db sql: the subset parses and plans (pushdown, join key, groups, orde
       "select i.name, sum(s.amount) as total, count(*) from items i inner join sales s on s.item = i.id "
       "where i.price > 1 and s.region = 'north' and i.qty + s.amount > 0 group by i.name order by total desc, 1 limit 5 offset 1;",
       db);
-  REQUIRE(p.join);
-  CHECK(p.join->probe_column == 0);  // items.id
-  CHECK(p.join->build_column == 0);  // sales.item
+  REQUIRE(p.joins.size() == 1);
+  CHECK(p.joins[0].probe_column == 0);  // items.id
+  CHECK(p.joins[0].build_column == 0);  // sales.item
   CHECK(p.scan_filters[0] != nullptr);
   CHECK(p.scan_filters[1] != nullptr);
   CHECK(p.residual != nullptr);  // i.qty + s.amount > 0 needs both sides
