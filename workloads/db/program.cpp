@@ -467,7 +467,7 @@ class Builder {
   }
 
   // A key or aggregate argument: a base-table column read through the input's row-id lists, or
-  // a computed column (side 2) that a project stage fills first.
+  // a computed column (kSideDirect) that a project stage fills first.
   struct ColRef {
     uint32_t values = DB_NONE, nulls = DB_NONE, side = kSideDirect;
     std::vector<Range> ranges;
@@ -527,8 +527,8 @@ class Builder {
   static uint32_t word_of(const Range& r) { return uint32_t(r.offset / 4); }
 
   // The key and aggregate-argument columns of the input (computed ones by project stages) and
-  // the group table's columns with their descriptors (side 2, in the planner's column order:
-  // keys, aggregates).
+  // the group table's columns with their descriptors (kSideDirect in the plan, in the planner's
+  // column order: keys, aggregates).
   void add_group_columns(Grouping& g, const RowSet& in, InstanceId inst) {
     const size_t K = plan_.keys.size(), A = plan_.aggs.size();
     for (size_t k = 0; k < K; ++k)
@@ -538,8 +538,9 @@ class Builder {
                                          : ColRef{});
     for (size_t k = 0; k < K; ++k) g.gkeys.push_back(computed("group.key" + std::to_string(k), g.gcap));
     for (size_t a = 0; a < A; ++a) g.gaggs.push_back(computed("group.agg" + std::to_string(a), g.gcap));
-    // The groups are the rows of every later stage, read like base rows through id list 0: the
-    // identity (no list) after the reduction, the passing group ids after a HAVING filter.
+    // The groups are the rows of every later stage, read like base rows of side 0 through the
+    // row-id table: the identity (no table) after the reduction, the passing group ids (list 0)
+    // after a HAVING filter.
     for (size_t k = 0; k < K; ++k) set_desc(group_desc_[k], {g.gkeys[k].values, g.gkeys[k].nulls, 0, 0});
     for (size_t a = 0; a < A; ++a) set_desc(group_desc_[K + a], {g.gaggs[a].values, g.gaggs[a].nulls, 0, 0});
   }

@@ -11,13 +11,10 @@ uint db_key_nulls(uint k) { return globals_u[pc.args.key_table + k * DB_DESC_WOR
 uint db_key_type(uint k) { return globals_u[pc.args.key_table + k * DB_DESC_WORDS + 2u]; }
 uint db_key_side(uint k) { return globals_u[pc.args.key_table + k * DB_DESC_WORDS + 3u]; }
 
-// The row of a column of `side` at input position `pos`.
-uint db_pos_row(uint side, uint pos) { return db_tuple_row(pc.args.ids, side, pos); }
-
 // GROUP BY puts NULLs in one group and 0.0 with -0.0.
 bool db_keys_equal(uint a, uint b) {
   for (uint k = 0u; k < pc.args.nkeys; ++k) {
-    const uint ra = db_pos_row(db_key_side(k), a), rb = db_pos_row(db_key_side(k), b);
+    const uint ra = db_tuple_row(pc.args.ids, db_key_side(k), a), rb = db_tuple_row(pc.args.ids, db_key_side(k), b);
     const bool an = db_bit(db_key_nulls(k), ra), bn = db_bit(db_key_nulls(k), rb);
     if (an != bn) return false;
     if (an) continue;
@@ -31,7 +28,7 @@ uint db_keys_hash(uint row) {
   uint h = 0x01000193u;
   for (uint k = 0u; k < pc.args.nkeys; ++k) {
     uvec2 v = uvec2(0x5bd1e995u, 0x1b873593u);  // NULL
-    const uint r = db_pos_row(db_key_side(k), row);
+    const uint r = db_tuple_row(pc.args.ids, db_key_side(k), row);
     if (!db_bit(db_key_nulls(k), r)) {
       v = db_value(db_key_values(k), r);
       if (db_key_type(k) == DB_KEY_FLOAT && db_as_float(v) == 0.0) v = uvec2(0u);
