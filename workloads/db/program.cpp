@@ -404,6 +404,17 @@ class Builder {
           concat({build.count}, probe.lists), out.lists);
     report(inst, name + ".report", build.count_word, 0, out.count_word, nested_word);
     if (k == 1) q_.join_count_word = out.count_word;
+    // Later stages read the rows the lists hold: the count clamped to the capacity (an
+    // overflowed step is rebuilt by the host; until then nothing reads past its lists).
+    const uint32_t kept = join_kept_counter(k);
+    StageSpec clamp;
+    clamp.name = name + ".clamp";
+    clamp.kernel = weft_db_kernels.get("count_clamp");
+    clamp.instance = inst;
+    clamp.args = CountClampArgs{.count = out.count, .kept = counter(Counter(kept)), .capacity = uint32_t(cap)}.bind();
+    p_.add_stage(clamp);
+    out.count_word = counters_ + kept;
+    out.count = counter(Counter(kept));
     return out;
   }
 

@@ -12,14 +12,18 @@ namespace weft::db {
 
 // Counter words (segment "counters"), reset to 0 every run. Sides 0 and 1 count their scan in
 // kScan0/kScan1 and the first join step in kJoined; sides 2.. and later join steps in the words
-// from kScanMore and kJoinedMore (scan_counter, join_counter).
+// from kScanMore and kJoinedMore (scan_counter, join_counter). A join step's count goes on past
+// its output's capacity (the host rebuilds by it); the rows later stages read are that count
+// clamped to the capacity, in the words from kJoinedKept (join_kept_counter).
 enum Counter : uint32_t {
   kError, kScan0, kScan1, kJoined, kFiltered, kGroups, kFirst, kCount, kGroupsKept, kGroupsClaimed, kHaving,
-  kScanMore, kJoinedMore = kScanMore + DB_MAX_SIDES - 2, kCounters = kJoinedMore + DB_MAX_SIDES - 2
+  kScanMore, kJoinedMore = kScanMore + DB_MAX_SIDES - 2, kJoinedKept = kJoinedMore + DB_MAX_SIDES - 2,
+  kCounters = kJoinedKept + DB_MAX_SIDES - 1
 };
-// The scan counter of side s; the join counter of the step that joins side s (s >= 1).
+// The scan counter of side s; the join counters of the step that joins side s (s >= 1).
 inline uint32_t scan_counter(size_t s) { return s == 0 ? kScan0 : s == 1 ? kScan1 : uint32_t(kScanMore + s - 2); }
 inline uint32_t join_counter(size_t s) { return s == 1 ? kJoined : uint32_t(kJoinedMore + s - 2); }
+inline uint32_t join_kept_counter(size_t s) { return uint32_t(kJoinedKept + s - 1); }
 
 // Rows flowing between stages: a count word and a row-id table (shaders/db_ops.h; absent: the
 // identity on every side) naming one row-id list per side the rows hold, with their Globals

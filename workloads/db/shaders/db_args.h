@@ -51,6 +51,9 @@
   X(WEFT_IN(Globals), probe_nulls) X(WEFT_REF_IN(Globals), build_values) X(WEFT_IN(Globals), build_nulls)            \
   X(WEFT_OUT(Globals), out_count) X(WEFT_IN(Globals), out_ids) X(WEFT_U32, build_side) X(WEFT_U32, capacity)         \
   X(WEFT_OUT(Globals), err) X(WEFT_U32, loop_budget) X(WEFT_U32, left)
+/* count_clamp: `kept` = min(`count`, `capacity`): the rows of a join step's output that later
+ * stages read (the join kernels count on past the capacity; the host sizes a rebuild by that). */
+#define DB_COUNT_CLAMP_ARGS(X) X(WEFT_IN(Globals), count) X(WEFT_OUT(Globals), kept) X(WEFT_U32, capacity)
 /* join_build: chains every build row into the bucket of its key's hash (`heads`: last row of a
  * bucket, `next`: the row chained before it; `hash_mask` = buckets - 1). */
 #define DB_JOIN_BUILD_ARGS(X)                                                                                   \
@@ -139,6 +142,7 @@ WEFT_KERNEL_ARGS(ProjectArgs, DB_PROJECT_ARGS)
 WEFT_KERNEL_ARGS(ReportArgs, DB_REPORT_ARGS)
 WEFT_KERNEL_ARGS(JoinNestedArgs, DB_JOIN_NESTED_ARGS)
 WEFT_KERNEL_ARGS(JoinBuildArgs, DB_JOIN_BUILD_ARGS)
+WEFT_KERNEL_ARGS(CountClampArgs, DB_COUNT_CLAMP_ARGS)
 WEFT_KERNEL_ARGS(JoinProbeArgs, DB_JOIN_PROBE_ARGS)
 WEFT_KERNEL_ARGS(GroupClaimArgs, DB_GROUP_CLAIM_ARGS)
 WEFT_KERNEL_ARGS(GroupNumberArgs, DB_GROUP_NUMBER_ARGS)

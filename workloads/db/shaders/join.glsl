@@ -15,8 +15,8 @@ bool db_join_key(uint values, uint nulls, uint row, out uvec2 key) {
   return !db_bit(nulls, row);
 }
 #ifdef DB_JOIN_EMIT
-// The probe row set's size: its count word, at most its lists' capacity (a count past it means an
-// earlier step overflowed; the query is rebuilt, and the step must not read past its lists).
+// The probe row set's size: its count word, at most its lists' capacity (a join step's output
+// count is clamped already, count_clamp.comp; this bounds the reads of the lists on its own).
 uint db_join_probe_count() { return min(globals_u[pc.args.probe_count], pc.args.probe_limit); }
 // The key of probe position p (its row of side probe_side, through the probe's row-id table).
 bool db_join_probe_key(uint p, out uvec2 key) {
