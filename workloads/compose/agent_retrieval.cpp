@@ -104,7 +104,7 @@ AgentRetrievalSetup::AgentRetrievalSetup(const AgentRetrievalConfig& c)
   for (uint32_t j = 0; j < dim(); ++j) sql += ", e" + std::to_string(j);
   sql += " FROM docs WHERE " + c.where;
   plan = db::prepare_sql(sql, database);
-  if (plan.tables.size() != 1 || plan.join || plan.aggregate || !plan.order.empty() || plan.limit || plan.visible != dim() + 1)
+  if (plan.tables.size() != 1 || !plan.joins.empty() || plan.aggregate || !plan.order.empty() || plan.limit || plan.visible != dim() + 1)
     fail(ErrorCode::BadInput, "compose agent-retrieval: the filter must keep a plain scan of docs (no join, aggregate, ORDER BY, LIMIT): " + c.where);
 }
 

@@ -66,7 +66,7 @@ GnnDbSetup::GnnDbSetup(const GnnDbConfig& c)
       model(gnn::random_model(c.features, c.layers, c.aggregation, c.seed + 1)),
       database(nodes_table(c)),
       plan(db::prepare_sql(c.query, database)) {
-  if (plan.tables.size() != 1 || plan.join || plan.aggregate || plan.visible != 1 || !plan.order.empty() || plan.limit ||
+  if (plan.tables.size() != 1 || !plan.joins.empty() || plan.aggregate || plan.visible != 1 || !plan.order.empty() || plan.limit ||
       plan.outputs[0]->type != db::Type::Int)
     fail(ErrorCode::BadInput, "compose gnn-db: the query must select one Int column (node ids) from one table, "
                               "without JOIN, GROUP BY, aggregates, ORDER BY or LIMIT: " + c.query);

@@ -2,14 +2,16 @@
 // Globals, a SQL subset (core/sql.h) planned by core/plan.h and run as one program of device
 // stages recorded into one command buffer:
 //
-//   fill (per-run resets) -> scan+filter[side] -> [join: report build rows -> regulator
-//   (cardinality rule) -> nested loop | hash build + probe, by indirect slots] -> residual filter
+//   fill (per-run resets) -> scan+filter[side] -> [one join step per table after the first:
+//   report build rows -> regulator (cardinality rule) -> nested loop | hash build + probe, by
+//   indirect slots; rows are tuples of row ids, one per table] -> residual filter
 //   -> [group-by: project keys/args -> claim -> number -> count -> scan (sizes the reduce
 //   dispatch) -> fill -> reduce] -> project outputs -> [bitonic sort] -> finish (LIMIT/OFFSET,
 //   R30 result reference) -> regulator (COUNT = 0 -> anomaly status).
 //
-// Instances: scan0 [scan1 join] filter [aggregate] output. Each has a Metrics record with rows in
-// / rows out / error bits (DB_COUNTER_* in shaders/db_ops.h); the join's also the strategy that ran.
+// Instances: scan0 [scan1 .. scanN-1, join join2 .. joinN-1] filter [aggregate] [having] output.
+// Each has a Metrics record with rows in / rows out / error bits (DB_COUNTER_* in
+// shaders/db_ops.h); each join step's also the strategy that ran.
 // The output instance's R30 is the result reference: perm word (or DB_NONE), first row, row
 // count, error bits.
 //
@@ -102,6 +104,12 @@ struct QueryStats {
   uint32_t join_build_rows = 0;   // filtered build side
   uint32_t join_strategy = 0;     // 0 no join, 1 nested loop, 2 hash
   uint32_t joined_rows = 0;
+  // Every join step (the first is the one above), in table order: a multi-way join has one per
+  // table after the first, each under its own cardinality rule.
+  struct JoinStep {
+    uint32_t build_rows = 0, joined_rows = 0, strategy = 0;
+  };
+  std::vector<JoinStep> join_steps;
   uint32_t groups = 0;            // aggregate queries
   uint32_t aggregate_rows_in = 0;
   uint32_t aggregate_status = 0;  // Metrics status of the aggregate instance (1: anomaly)

@@ -65,20 +65,25 @@ class Builder {
     counters_ = word(seg("counters", kCounters * 4));
     q_.counters_word = counters_;
 
-    q_.scans.push_back(p_.add_instance("scan0", 1));
-    if (sides > 1) q_.scans.push_back(p_.add_instance("scan1", 1));
-    if (plan_.join) q_.join = p_.add_instance("join", 1);
+    static_assert(kSideDirect == DB_SIDE_DIRECT && kMaxTables == DB_MAX_SIDES);
+    if (sides > DB_MAX_SIDES || plan_.joins.size() + 1 != sides)
+      fail(ErrorCode::InvalidProgram, "db: a plan of " + std::to_string(sides) + " tables and " +
+                                          std::to_string(plan_.joins.size()) + " joins");
+    for (size_t s = 0; s < sides; ++s) q_.scans.push_back(p_.add_instance("scan" + std::to_string(s), 1));
+    for (size_t s = 1; s < sides; ++s) q_.joins.push_back(p_.add_instance(join_name(s), 1));
+    if (!q_.joins.empty()) q_.join = q_.joins[0];
     q_.filter = p_.add_instance("filter", 1);
     if (plan_.aggregate) q_.aggregate = p_.add_instance("aggregate", 1);
     if (plan_.having) q_.having = p_.add_instance("having", 1);
     q_.output = p_.add_instance("output", 4);
 
     fill("reset.counters", counters_, kCounters, 0, range("counters"));
-    RowSet r = scan(0);
-    if (sides > 1) {
-      RowSet build = scan(1);
-      r = join(r, build);
-    }
+    // Every side's scan, then one join step per side after the first: the tuples of sides
+    // 0..s-1 joined so far probe side s's scanned rows.
+    std::vector<RowSet> scanned;
+    for (size_t s = 0; s < sides; ++s) scanned.push_back(scan(s));
+    RowSet r = scanned[0];
+    for (size_t s = 1; s < sides; ++s) r = join(r, scanned[s], plan_.joins[s - 1]);
     if (plan_.residual) r = filter(r, *plan_.residual, q_.filter, "filter", kFiltered, cap_of(r));
     q_.input_rows = r;
     RowSet out = plan_.aggregate ? aggregate(r) : r;
@@ -95,6 +100,23 @@ class Builder {
   Range range(const std::string& name) const { return p_.segment(Binding::Globals, name); }
   Range counter(Counter c) const { return {Binding::Globals, uint64_t(counters_ + c) * 4, 4}; }
   uint64_t cap_of(const RowSet& r) const { return r.cap; }
+  // The join step that joins side s: "join" (the first, as before multi-way joins), "join2", ...
+  static std::string join_name(size_t s) { return s == 1 ? "join" : "join" + std::to_string(s); }
+
+  // Gives `r` (its cap set) a row-id list of cap ids for each of `sides` and the row-id table
+  // that names them (written by the host).
+  void add_row_lists(RowSet& r, const std::string& name, const std::vector<uint32_t>& sides) {
+    std::vector<uint32_t> words(DB_MAX_SIDES, DB_NONE);
+    for (uint32_t s : sides) {
+      const std::string l = name + ".ids" + std::to_string(s);
+      words[s] = word(seg(l, r.cap * 4));
+      r.lists.push_back(range(l));
+    }
+    r.sides = sides;
+    seg(name + ".table", DB_MAX_SIDES * 4);
+    q_.host_tables.push_back({name + ".table", std::move(words)});
+    r.table = range(name + ".table");
+  }
 
   // The bytecode and descriptor tables are written by the host once; their sizes are known
   // from the plan before any stage is added (the stages push their word offsets).
@@ -120,7 +142,7 @@ class Builder {
   }
 
   void add_tables() {
-    // Descriptors: side 0 columns, side 1 columns, then the group table (keys, aggregates).
+    // Descriptors: side 0 columns, side 1 columns, ..., then the group table (keys, aggregates).
     for (size_t s = 0; s < plan_.tables.size(); ++s) {
       const Table& t = db_.table(size_t(plan_.tables[s]));
       desc_base_[s] = next_desc_;
@@ -224,14 +246,14 @@ class Builder {
 
   RowSet scan(size_t s) {
     const uint64_t n = rows_[s];
-    const std::string ids = "scan" + std::to_string(s) + ".ids";
-    const Counter cnt = s == 0 ? kScan0 : kScan1;
+    const std::string name = "scan" + std::to_string(s);
+    const uint32_t cnt = scan_counter(s);
     RowSet out;
     out.cap = n;
     out.count_word = counters_ + cnt;
-    out.ids0 = word(seg(ids, n * 4));
-    out.count = counter(cnt);
-    out.ids0_list = range(ids);
+    out.count = counter(Counter(cnt));
+    add_row_lists(out, name, {uint32_t(s)});
+    const Range ids = out.lists[0];
     StageSpec st;
     st.name = "scan_filter." + std::to_string(s);
     st.instance = q_.scans[s];
@@ -243,7 +265,7 @@ class Builder {
       seg(name, terms.size() * 4);
       st.kernel = weft_db_kernels.get("filter_terms");
       st.args = FilterTermsArgs{.terms = range(name), .nterms = uint32_t(terms.size() / DB_TERM_WORDS),
-                                .out_count = out.count, .out_ids = range(ids), .rows = uint32_t(n)}
+                                .out_count = out.count, .out_ids = ids, .rows = uint32_t(n)}
                     .bind();
       // The columns through the term table; the code, descriptors and error word as the
       // interpreted filter declares them.
@@ -257,12 +279,12 @@ class Builder {
       auto [cw, ni] = pred ? code(*pred) : std::pair<uint32_t, uint32_t>{DB_NONE, 0};
       st.kernel = weft_db_kernels.get("filter");
       st.args = FilterArgs{.code = pred ? code_at(cw) : GlobalsIn(absent), .ninstr = ni, .desc = desc_range_,
-                           .in_count = absent, .in_ids0 = absent, .in_ids1 = absent, .out_count = out.count,
-                           .out_ids0 = range(ids), .out_ids1 = absent, .err = counter(kError),
-                           .rows = uint32_t(n)}
+                           .in_count = absent, .in_ids = absent, .out_count = out.count, .out_ids = *out.table,
+                           .err = counter(kError), .rows = uint32_t(n)}
                     .bind();
       st.reads = table_ranges_;  // the columns, through the descriptors
       if (!pred) st.reads.push_back(code_range_);
+      st.writes = {ids};  // through the output's row-id table
     }
     p_.add_stage(st);
     report(q_.scans[s], "scan_report." + std::to_string(s), DB_NONE, uint32_t(n), out.count_word, DB_NONE);
@@ -294,45 +316,53 @@ class Builder {
     p_.add_stage(st);
   }
 
-  RowSet join(const RowSet& probe, const RowSet& build) {
-    const JoinPlan& j = *plan_.join;
+  // One join step: side j.build_side's scanned rows (`build`, one list) joined to the tuples of
+  // the sides before it (`probe`), under the step's own cardinality rule, slots, hash table,
+  // output capacity and Metrics instance.
+  RowSet join(const RowSet& probe, const RowSet& build, const JoinPlan& j) {
+    const size_t k = j.build_side;
+    const std::string name = join_name(k);
+    const InstanceId inst = q_.joins[k - 1];
     const uint64_t cap = opt_.join_capacity ? opt_.join_capacity : std::max<uint64_t>(probe.cap + build.cap, 1024);
-    q_.join_capacity = cap;
+    q_.join_capacity = std::max(q_.join_capacity, cap);
     const uint64_t heads = pow2_at_least(std::max<uint64_t>(2 * build.cap, 64));
-    const uint32_t hw = word(seg("join.heads", heads * 4));
-    seg("join.next", build.cap * 4);
+    const uint32_t hw = word(seg(name + ".heads", heads * 4));
+    seg(name + ".next", build.cap * 4);
     RowSet out;
     out.cap = cap;
-    out.count_word = counters_ + kJoined;
-    out.ids0 = word(seg("join.ids0", cap * 4));
-    out.ids1 = word(seg("join.ids1", cap * 4));
-    out.count = counter(kJoined);
-    out.ids0_list = range("join.ids0");
-    out.ids1_list = range("join.ids1");
-    fill("join.heads", hw, heads, DB_NONE, range("join.heads"));
+    out.count_word = counters_ + join_counter(k);
+    out.count = counter(Counter(join_counter(k)));
+    std::vector<uint32_t> sides = probe.sides;
+    sides.push_back(uint32_t(k));
+    add_row_lists(out, name, sides);
+    fill(name + ".heads", hw, heads, DB_NONE, range(name + ".heads"));
 
     // The cardinality rule: build side above the expected size -> hash join instead of the
     // nested loop, by rewriting the indirect slots before the join stages dispatch.
-    const SlotId nested = p_.add_slot("join.nested", {grid_stride_groups(probe.cap, kGroupSize), 1, 1});
-    const SlotId hbuild = p_.add_slot("join.hash_build", {0, 1, 1});
-    const SlotId hprobe = p_.add_slot("join.hash_probe", {0, 1, 1});
-    q_.nested_slot_word = p_.slot_word(nested);
-    add_regulator(p_, "join.cardinality_rule",
-                  {rule(Condition::greater(q_.scans[1], WEFT_METRIC_COUNTER0 + DB_COUNTER_ROWS_OUT, opt_.join_threshold),
+    const SlotId nested = p_.add_slot(name + ".nested", {grid_stride_groups(probe.cap, kGroupSize), 1, 1});
+    const SlotId hbuild = p_.add_slot(name + ".hash_build", {0, 1, 1});
+    const SlotId hprobe = p_.add_slot(name + ".hash_probe", {0, 1, 1});
+    const uint32_t nested_word = p_.slot_word(nested);
+    if (k == 1) q_.nested_slot_word = nested_word;
+    const InstanceId scan = q_.scans[k];
+    add_regulator(p_, name + ".cardinality_rule",
+                  {rule(Condition::greater(scan, WEFT_METRIC_COUNTER0 + DB_COUNTER_ROWS_OUT, opt_.join_threshold),
                         Action::set_slot(p_, nested, 0)),
-                   rule(Condition::greater(q_.scans[1], WEFT_METRIC_COUNTER0 + DB_COUNTER_ROWS_OUT, opt_.join_threshold),
+                   rule(Condition::greater(scan, WEFT_METRIC_COUNTER0 + DB_COUNTER_ROWS_OUT, opt_.join_threshold),
                         Action::set_slot(p_, hbuild, grid_stride_groups(build.cap, kGroupSize))),
-                   rule(Condition::greater(q_.scans[1], WEFT_METRIC_COUNTER0 + DB_COUNTER_ROWS_OUT, opt_.join_threshold),
+                   rule(Condition::greater(scan, WEFT_METRIC_COUNTER0 + DB_COUNTER_ROWS_OUT, opt_.join_threshold),
                         Action::set_slot(p_, hprobe, grid_stride_groups(probe.cap, kGroupSize)))});
 
-    const BaseColumn& pk = base_columns_[desc_base_[0] + j.probe_column];
-    const BaseColumn& bk = base_columns_[desc_base_[1] + j.build_column];
+    const BaseColumn& pk = base_columns_[desc_base_[j.probe_side] + j.probe_column];
+    const BaseColumn& bk = base_columns_[desc_base_[k] + j.build_column];
     const std::vector<Range> other_columns = except(table_ranges_, concat(pk.ranges(), bk.ranges()));
-    auto stage = [&](const char* name, const char* k, SlotId slot, std::vector<StageArg> args, std::vector<Range> rd) {
+    const Range build_ids = build.lists[0];
+    auto stage = [&](const std::string& sname, const char* kernel, SlotId slot, std::vector<StageArg> args,
+                     std::vector<Range> rd, std::vector<Range> wr) {
       StageSpec st;
-      st.name = name;
-      st.kernel = weft_db_kernels.get(k);
-      st.instance = *q_.join;
+      st.name = sname;
+      st.kernel = weft_db_kernels.get(kernel);
+      st.instance = inst;
       st.indirect = slot;
       st.args = std::move(args);
       // The code and descriptors (not read here) and the other columns, as every join stage declared them.
@@ -340,37 +370,51 @@ class Builder {
       append(st.reads, other_columns);
       st.reads.push_back(code_range_);
       st.reads.push_back(desc_range_);
+      st.writes = std::move(wr);
       p_.add_stage(st);
     };
-    stage("join.nested_loop", "join_nested", nested,
-          JoinNestedArgs{.probe_count = probe.count, .probe_ids = *probe.ids0_list, .build_count = build.count,
-                         .build_ids = *build.ids0_list, .probe_values = pk.values,
-                         .probe_nulls = or_absent<GlobalsIn>(pk.nulls), .build_values = bk.values,
-                         .build_nulls = or_absent<GlobalsIn>(bk.nulls), .out_count = out.count,
-                         .out_ids0 = *out.ids0_list, .out_ids1 = *out.ids1_list, .capacity = uint32_t(cap),
-                         .err = counter(kError), .loop_budget = q_.loop_budget,
+    // The emitting stages read the probe tuples' lists and write the output's, through their
+    // row-id tables.
+    stage(name + ".nested_loop", "join_nested", nested,
+          JoinNestedArgs{.probe_count = probe.count, .probe_limit = uint32_t(probe.cap), .probe_ids = *probe.table,
+                         .probe_side = j.probe_side, .build_count = build.count, .build_ids = build_ids,
+                         .probe_values = pk.values, .probe_nulls = or_absent<GlobalsIn>(pk.nulls),
+                         .build_values = bk.values, .build_nulls = or_absent<GlobalsIn>(bk.nulls),
+                         .out_count = out.count, .out_ids = *out.table, .build_side = uint32_t(k),
+                         .capacity = uint32_t(cap), .err = counter(kError), .loop_budget = q_.loop_budget,
                          .left = j.left ? 1u : 0u}
               .bind(),
-          {});
+          probe.lists, out.lists);
     // The hash stages declare the other side's rows and key as the nested loop does.
-    stage("join.hash_build", "join_build", hbuild,
-          JoinBuildArgs{.build_count = build.count, .build_ids = *build.ids0_list, .build_values = bk.values,
-                        .build_nulls = or_absent<GlobalsIn>(bk.nulls), .heads = range("join.heads"),
-                        .hash_mask = uint32_t(heads - 1), .next = range("join.next")}
+    stage(name + ".hash_build", "join_build", hbuild,
+          JoinBuildArgs{.build_count = build.count, .build_ids = build_ids, .build_values = bk.values,
+                        .build_nulls = or_absent<GlobalsIn>(bk.nulls), .heads = range(name + ".heads"),
+                        .hash_mask = uint32_t(heads - 1), .next = range(name + ".next")}
               .bind(),
-          concat(probe.ranges(), pk.ranges()));
-    stage("join.hash_probe", "join_probe", hprobe,
-          JoinProbeArgs{.probe_count = probe.count, .probe_ids = *probe.ids0_list, .build_ids = *build.ids0_list,
-                        .probe_values = pk.values, .probe_nulls = or_absent<GlobalsIn>(pk.nulls),
-                        .build_values = bk.values, .build_nulls = or_absent<GlobalsIn>(bk.nulls),
-                        .heads = range("join.heads"), .hash_mask = uint32_t(heads - 1), .next = range("join.next"),
-                        .out_count = out.count, .out_ids0 = *out.ids0_list, .out_ids1 = *out.ids1_list,
-                        .capacity = uint32_t(cap), .err = counter(kError), .loop_budget = q_.loop_budget,
-                         .left = j.left ? 1u : 0u}
+          concat(probe.ranges(), pk.ranges()), {});
+    stage(name + ".hash_probe", "join_probe", hprobe,
+          JoinProbeArgs{.probe_count = probe.count, .probe_limit = uint32_t(probe.cap), .probe_ids = *probe.table,
+                        .probe_side = j.probe_side, .build_ids = build_ids, .probe_values = pk.values,
+                        .probe_nulls = or_absent<GlobalsIn>(pk.nulls), .build_values = bk.values,
+                        .build_nulls = or_absent<GlobalsIn>(bk.nulls), .heads = range(name + ".heads"),
+                        .hash_mask = uint32_t(heads - 1), .next = range(name + ".next"), .out_count = out.count,
+                        .out_ids = *out.table, .build_side = uint32_t(k), .capacity = uint32_t(cap),
+                        .err = counter(kError), .loop_budget = q_.loop_budget, .left = j.left ? 1u : 0u}
               .bind(),
-          {build.count});
-    report(*q_.join, "join.report", build.count_word, 0, out.count_word, q_.nested_slot_word);
-    q_.join_count_word = out.count_word;
+          concat({build.count}, probe.lists), out.lists);
+    report(inst, name + ".report", build.count_word, 0, out.count_word, nested_word);
+    if (k == 1) q_.join_count_word = out.count_word;
+    // Later stages read the rows the lists hold: the count clamped to the capacity (an
+    // overflowed step is rebuilt by the host; until then nothing reads past its lists).
+    const uint32_t kept = join_kept_counter(k);
+    StageSpec clamp;
+    clamp.name = name + ".clamp";
+    clamp.kernel = weft_db_kernels.get("count_clamp");
+    clamp.instance = inst;
+    clamp.args = CountClampArgs{.count = out.count, .kept = counter(Counter(kept)), .capacity = uint32_t(cap)}.bind();
+    p_.add_stage(clamp);
+    out.count_word = counters_ + kept;
+    out.count = counter(Counter(kept));
     return out;
   }
 
@@ -378,11 +422,9 @@ class Builder {
     RowSet out;
     out.cap = cap;
     out.count_word = counters_ + cnt;
-    out.ids0 = word(seg(name + ".ids0", cap * 4));
-    out.ids1 = in.ids1 == DB_NONE ? DB_NONE : word(seg(name + ".ids1", cap * 4));
     out.count = counter(cnt);
-    out.ids0_list = range(name + ".ids0");
-    if (in.ids1 != DB_NONE) out.ids1_list = range(name + ".ids1");
+    // The passing tuples keep every side of the input's; groups (the identity) pass as side 0.
+    add_row_lists(out, name, in.table ? in.sides : std::vector<uint32_t>{0});
     out.columns = in.columns;  // the groups' columns, when HAVING filters them
     auto [cw, ni] = code(pred);
     StageSpec st;
@@ -391,13 +433,13 @@ class Builder {
     st.instance = inst;
     st.groups = {grid_stride_groups(cap, kGroupSize), 1, 1};
     st.args = FilterArgs{.code = code_at(cw), .ninstr = ni, .desc = desc_range_, .in_count = in.count,
-                         .in_ids0 = or_absent<GlobalsIn>(in.ids0_list), .in_ids1 = or_absent<GlobalsIn>(in.ids1_list),
-                         .out_count = out.count, .out_ids0 = *out.ids0_list,
-                         .out_ids1 = or_absent<GlobalsOut>(out.ids1_list),
+                         .in_ids = or_absent<GlobalsIn>(in.table), .out_count = out.count, .out_ids = *out.table,
                          .err = counter(kError), .rows = 0}
                   .bind();
     st.reads = table_ranges_;  // the columns, through the descriptors
     append(st.reads, in.columns);
+    append(st.reads, in.lists);  // the rows, through the row-id tables
+    st.writes = out.lists;
     p_.add_stage(st);
     report(inst, name + ".report", in.count_word, 0, out.count_word, DB_NONE);
     return out;
@@ -426,17 +468,17 @@ class Builder {
     st.instance = inst;
     st.groups = {grid_stride_groups(in.cap, kGroupSize), 1, 1};
     st.args = ProjectArgs{.code = code_at(cw), .ninstr = ni, .desc = desc_range_, .in_count = in.count,
-                          .in_ids0 = or_absent<GlobalsIn>(in.ids0_list), .in_ids1 = or_absent<GlobalsIn>(in.ids1_list),
-                          .out_values = out.values_segment, .out_nulls = out.nulls_segment, .err = counter(kError),
+                          .in_ids = or_absent<GlobalsIn>(in.table), .out_values = out.values_segment, .out_nulls = out.nulls_segment, .err = counter(kError),
                           .rows = 0}
                   .bind();
     st.reads = table_ranges_;  // the columns (and computed ones the rows index), through the descriptors
     append(st.reads, in.columns);
+    append(st.reads, in.lists);  // the rows, through the row-id table
     p_.add_stage(st);
   }
 
   // A key or aggregate argument: a base-table column read through the input's row-id lists, or
-  // a computed column (side 2) that a project stage fills first.
+  // a computed column (kSideDirect) that a project stage fills first.
   struct ColRef {
     uint32_t values = DB_NONE, nulls = DB_NONE, side = kSideDirect;
     std::vector<Range> ranges;
@@ -488,8 +530,6 @@ class Builder {
     RowSet out;
     out.cap = g.gcap;
     out.count_word = counters_ + kGroupsKept;
-    out.ids0 = DB_NONE;
-    out.ids1 = DB_NONE;
     out.count = counter(kGroupsKept);
     for (const Computed& c : g.gkeys) append(out.columns, c.ranges());
     for (const Computed& c : g.gaggs) append(out.columns, c.ranges());
@@ -498,8 +538,8 @@ class Builder {
   static uint32_t word_of(const Range& r) { return uint32_t(r.offset / 4); }
 
   // The key and aggregate-argument columns of the input (computed ones by project stages) and
-  // the group table's columns with their descriptors (side 2, in the planner's column order:
-  // keys, aggregates).
+  // the group table's columns with their descriptors (kSideDirect in the plan, in the planner's
+  // column order: keys, aggregates).
   void add_group_columns(Grouping& g, const RowSet& in, InstanceId inst) {
     const size_t K = plan_.keys.size(), A = plan_.aggs.size();
     for (size_t k = 0; k < K; ++k)
@@ -509,8 +549,9 @@ class Builder {
                                          : ColRef{});
     for (size_t k = 0; k < K; ++k) g.gkeys.push_back(computed("group.key" + std::to_string(k), g.gcap));
     for (size_t a = 0; a < A; ++a) g.gaggs.push_back(computed("group.agg" + std::to_string(a), g.gcap));
-    // The groups are the rows of every later stage, read like base rows through id list 0: the
-    // identity (no list) after the reduction, the passing group ids after a HAVING filter.
+    // The groups are the rows of every later stage, read like base rows of side 0 through the
+    // row-id table: the identity (no table) after the reduction, the passing group ids (list 0)
+    // after a HAVING filter.
     for (size_t k = 0; k < K; ++k) set_desc(group_desc_[k], {g.gkeys[k].values, g.gkeys[k].nulls, 0, 0});
     for (size_t a = 0; a < A; ++a) set_desc(group_desc_[K + a], {g.gaggs[a].values, g.gaggs[a].nulls, 0, 0});
   }
@@ -618,14 +659,14 @@ class Builder {
     fill(name + ".heads", word_of(t.heads), q_.distinct_slots, DB_NONE, t.heads);
     // Besides the arguments: the input's columns and the key and x columns the key table points to.
     std::vector<Range> reads = in.columns;
+    append(reads, in.lists);
     for (const ColRef& c : g.keys) append(reads, c.ranges);
     append(reads, x.ranges);
     add_group_stage(inst, name + ".claim", "group_claim",
                     GroupClaimArgs{.count = in.count, .nkeys = uint32_t(g.keys.size() + 1),
                                    .key_table = range(name + ".key_table"), .heads = t.heads,
                                    .hash_mask = uint32_t(q_.distinct_slots - 1), .slot_of_row = t.slot_of_row,
-                                   .ids0 = or_absent<GlobalsIn>(in.ids0_list), .ids1 = or_absent<GlobalsIn>(in.ids1_list),
-                                   .claimed = claimed, .max_claims = uint32_t(q_.distinct_slots / 2), .err = counter(kError)}
+                                   .ids = or_absent<GlobalsIn>(in.table), .claimed = claimed, .max_claims = uint32_t(q_.distinct_slots / 2), .err = counter(kError)}
                         .bind(),
                     reads, grid_stride_groups(g.cap, kGroupSize));
     return t;
@@ -645,10 +686,10 @@ class Builder {
     const Range mark = range(name);
     add_group_stage(inst, name, "distinct_mark",
                     DistinctMarkArgs{.count = in.count, .heads = t.heads, .slot_of_row = t.slot_of_row,
-                                     .arg_nulls = x.nulls, .arg_side = x.side, .ids0 = or_absent<GlobalsIn>(in.ids0_list),
-                                     .ids1 = or_absent<GlobalsIn>(in.ids1_list), .out_nulls = mark}
+                                     .arg_nulls = x.nulls, .arg_side = x.side, .ids = or_absent<GlobalsIn>(in.table),
+                                     .out_nulls = mark}
                         .bind(),
-                    x_nulls, grid_stride_groups(g.cap, kGroupSize));
+                    concat(x_nulls, in.lists), grid_stride_groups(g.cap, kGroupSize));
     return {DB_NONE, word_of(mark), kSideDirect, {mark}};
   }
 
@@ -679,11 +720,12 @@ class Builder {
     add_group_stage(inst, "claim", "group_claim",
                     GroupClaimArgs{.count = in.count, .nkeys = uint32_t(g.keys.size()), .key_table = g.key_table,
                                    .heads = g.hash_heads, .hash_mask = uint32_t(g.heads - 1),
-                                   .slot_of_row = g.slot_of_row, .ids0 = or_absent<GlobalsIn>(in.ids0_list),
-                                   .ids1 = or_absent<GlobalsIn>(in.ids1_list), .claimed = counter(kGroupsClaimed),
+                                   .slot_of_row = g.slot_of_row, .ids = or_absent<GlobalsIn>(in.table),
+                                   .claimed = counter(kGroupsClaimed),
                                    .max_claims = uint32_t(g.heads / 2), .err = counter(kError)}
                         .bind(),
-                    except(key_reads, concat(in.id_lists(), {g.key_table})), rows);
+                    except(key_reads, concat(in.table ? std::vector<Range>{*in.table} : std::vector<Range>{}, {g.key_table})),
+                    rows);
     add_group_stage(inst, "number", "group_number",
                     GroupNumberArgs{.count = in.count, .heads = g.hash_heads, .slot_of_row = g.slot_of_row,
                                     .gid_of_slot = g.gid_of_slot, .groups = counter(kGroups), .rep = g.rep,
@@ -732,14 +774,15 @@ class Builder {
                                .members = keyed ? GlobalsIn(g.members) : GlobalsIn(absent),
                                .naggs = uint32_t(g.args.size()), .agg_table = g.agg_table,
                                .nkeys = uint32_t(g.keys.size()), .keycopy_table = g.keycopy_table, .rep = g.rep,
-                               .err = counter(kError), .ids0 = or_absent<GlobalsIn>(in.ids0_list),
-                               .ids1 = or_absent<GlobalsIn>(in.ids1_list), .loop_budget = q_.loop_budget}
+                               .err = counter(kError), .ids = or_absent<GlobalsIn>(in.table),
+                               .loop_budget = q_.loop_budget}
                    .bind();
     // Besides the arguments: the input's count and columns, the key and argument columns (and
     // the member list, declared even when the members are the identity).
     if (!keyed) red.reads.push_back(g.members);
     red.reads.push_back(in.count);
     append(red.reads, in.columns);
+    append(red.reads, in.lists);  // the rows, through the row-id table
     for (const ColRef& c : g.keys) append(red.reads, c.ranges);
     for (const ColRef& c : g.args) append(red.reads, c.ranges);
     for (const Computed& c : g.gkeys) append(red.writes, c.ranges());
@@ -827,12 +870,12 @@ class Builder {
   const Database& db_;
   const Plan& plan_;
   const QueryOptions& opt_;
-  uint64_t rows_[2] = {0, 0};
+  std::array<uint64_t, DB_MAX_SIDES> rows_{};  // base rows, by side
   uint32_t counters_ = 0;
-  uint32_t desc_base_[2] = {0, 0};
+  std::array<uint32_t, DB_MAX_SIDES> desc_base_{};  // first column descriptor, by side
   std::vector<uint32_t> descs_, code_;
   std::vector<uint32_t> group_desc_;
-  // The segments of the base-table columns, by descriptor (side 0's, then side 1's).
+  // The segments of the base-table columns, by descriptor (side 0's, then side 1's, ...).
   struct BaseColumn {
     Range values;
     std::optional<Range> nulls;

@@ -6,27 +6,39 @@
 #include <vector>
 
 #include "db.h"
+#include "db_ops.h"
 
 namespace weft::db {
 
-// Counter words (segment "counters"), reset to 0 every run.
+// Counter words (segment "counters"), reset to 0 every run. Sides 0 and 1 count their scan in
+// kScan0/kScan1 and the first join step in kJoined; sides 2.. and later join steps in the words
+// from kScanMore and kJoinedMore (scan_counter, join_counter). A join step's count goes on past
+// its output's capacity (the host rebuilds by it); the rows later stages read are that count
+// clamped to the capacity, in the words from kJoinedKept (join_kept_counter).
 enum Counter : uint32_t {
-  kError, kScan0, kScan1, kJoined, kFiltered, kGroups, kFirst, kCount, kGroupsKept, kGroupsClaimed, kHaving, kCounters
+  kError, kScan0, kScan1, kJoined, kFiltered, kGroups, kFirst, kCount, kGroupsKept, kGroupsClaimed, kHaving,
+  kScanMore, kJoinedMore = kScanMore + DB_MAX_SIDES - 2, kJoinedKept = kJoinedMore + DB_MAX_SIDES - 2,
+  kCounters = kJoinedKept + DB_MAX_SIDES - 1
 };
+// The scan counter of side s; the join counters of the step that joins side s (s >= 1).
+inline uint32_t scan_counter(size_t s) { return s == 0 ? kScan0 : s == 1 ? kScan1 : uint32_t(kScanMore + s - 2); }
+inline uint32_t join_counter(size_t s) { return s == 1 ? kJoined : uint32_t(kJoinedMore + s - 2); }
+inline uint32_t join_kept_counter(size_t s) { return uint32_t(kJoinedKept + s - 1); }
 
-// Rows flowing between stages: a count word and one row-id list per side (DB_NONE: identity /
-// absent), with their Globals ranges and the other ranges a reader must declare.
+// Rows flowing between stages: a count word and a row-id table (shaders/db_ops.h; absent: the
+// identity on every side) naming one row-id list per side the rows hold, with their Globals
+// ranges and the other ranges a reader must declare.
 struct RowSet {
   uint64_t cap = 0;
   uint32_t count_word = 0;
-  uint32_t ids0 = 0xFFFFFFFFu, ids1 = 0xFFFFFFFFu;
-  Range count;                            // the count word
-  std::optional<Range> ids0_list, ids1_list;  // the row-id lists (absent with DB_NONE)
-  std::vector<Range> columns;             // computed columns the rows index (an aggregate's output)
-  std::vector<Range> id_lists() const {   // the row-id lists that exist
-    std::vector<Range> r;
-    for (const std::optional<Range>& l : {ids0_list, ids1_list})
-      if (l) r.push_back(*l);
+  Range count;                   // the count word
+  std::optional<Range> table;    // the row-id table, written by the host
+  std::vector<uint32_t> sides;   // the sides with a list, ascending
+  std::vector<Range> lists;      // their row-id lists
+  std::vector<Range> columns;    // computed columns the rows index (an aggregate's output)
+  std::vector<Range> id_lists() const {  // the row-id lists and the table that names them
+    std::vector<Range> r = lists;
+    if (table) r.push_back(*table);
     return r;
   }
   std::vector<Range> ranges() const {     // everything a reader of the rows declares
@@ -58,12 +70,13 @@ struct BuiltQuery {
   std::vector<Upload> uploads;
   std::vector<HostTable> host_tables;
   std::vector<InstanceId> scans;
-  std::optional<InstanceId> join, aggregate, having;
+  std::optional<InstanceId> join, aggregate, having;  // join: the first join step's
+  std::vector<InstanceId> joins;                      // every join step's, in side order
   InstanceId filter, output;
   RowSet input_rows;
   std::vector<OutputColumn> outputs;
   uint32_t counters_word = 0, code_word = 0, desc_word = 0;
-  uint32_t output_count_word = 0, groups_word = 0xFFFFFFFFu, join_count_word = 0xFFFFFFFFu;
+  uint32_t output_count_word = 0, groups_word = 0xFFFFFFFFu, join_count_word = 0xFFFFFFFFu;  // first step's
   uint32_t perm_word = 0xFFFFFFFFu, nested_slot_word = 0xFFFFFFFFu;
   uint64_t output_cap = 0, join_capacity = 0, group_capacity = 0, group_slots = 0, rows_scanned = 0;
   uint32_t term_filters = 0;  // scans whose predicate runs as a term list (filter_terms)

@@ -55,7 +55,8 @@ Plan prepare_sql(const std::string& sql, Database& db) {
   std::vector<std::string> lits;
   for (const SelectItem& it : q.select)
     if (it.expr) collect_literals(*it.expr, lits);
-  for (const ExprPtr& e : {q.on, q.where, q.having})
+  for (const JoinClause& j : q.joins) collect_literals(*j.on, lits);
+  for (const ExprPtr& e : {q.where, q.having})
     if (e) collect_literals(*e, lits);
   for (const ExprPtr& e : q.group_by) collect_literals(*e, lits);
   for (const OrderItem& o : q.order_by) collect_literals(*o.expr, lits);
@@ -120,7 +121,10 @@ ResultSet DeviceQuery::run() {
     exe_->read(Binding::Globals, uint64_t(built_->counters_word) * 4, counters, sizeof(counters));
     if (counters[kError] & DB_ERROR_JOIN_CAPACITY) {
       // More joined rows than the output holds: the device counted them all, rebuild to fit.
-      options_.join_capacity = uint64_t(counters[kJoined]);
+      // Every step's output gets the largest step's count.
+      uint64_t joined = 0;
+      for (size_t s = 1; s < plan_.tables.size(); ++s) joined = std::max<uint64_t>(joined, counters[join_counter(s)]);
+      options_.join_capacity = joined;
       ++rebuilds_;
       build();
       continue;
@@ -203,6 +207,10 @@ QueryStats DeviceQuery::stats() {
     s.join_build_rows = m.counters[DB_COUNTER_ROWS_IN];
     s.joined_rows = m.counters[DB_COUNTER_ROWS_OUT];
     s.join_strategy = m.counters[DB_COUNTER_STRATEGY];
+  }
+  for (InstanceId j : built_->joins) {
+    const abi::WeftMetrics m = exe_->metrics(j);
+    s.join_steps.push_back({m.counters[DB_COUNTER_ROWS_IN], m.counters[DB_COUNTER_ROWS_OUT], m.counters[DB_COUNTER_STRATEGY]});
   }
   if (built_->aggregate) {
     const abi::WeftMetrics m = exe_->metrics(*built_->aggregate);

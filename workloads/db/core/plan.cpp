@@ -88,7 +88,7 @@ class Binder {
  public:
   Binder(const Database& db, Plan& plan, const Query& q) : db_(db), plan_(plan) {
     add_table(q.from);
-    if (q.join) add_table(*q.join);
+    for (const JoinClause& j : q.joins) add_table(j.table);
   }
 
   // `grouped`: bind as a value per group (aggregates allowed, bare columns must be GROUP BY keys).
@@ -418,7 +418,7 @@ class Binder {
       if (!e.table.empty() && !iequals(e.table, names_[s])) continue;
       const int c = tables_[s]->find(e.s);
       if (c < 0) continue;
-      if (side >= 0) err(e, "column '" + e.s + "' is ambiguous (in both tables; qualify it)");
+      if (side >= 0) err(e, "column '" + e.s + "' is ambiguous (in more than one table; qualify it)");
       side = int(s);
       col = c;
     }
@@ -532,47 +532,60 @@ Plan plan_query(const Query& q, const Database& db) {
   const size_t sides = plan.tables.size();
   plan.scan_filters.assign(sides, nullptr);
 
-  // WHERE and ON conjuncts: the first column = column across the two sides is the join key;
-  // single-side conjuncts go down to that side's scan, the rest filter the joined rows.
+  // WHERE and ON conjuncts. Join k's key is the first `column = column` of its ON between side k
+  // and an earlier side; conjuncts that read one side go down to that side's scan, the rest
+  // filter the joined rows after the last join (inner joins: ON and WHERE conditions alike).
   std::vector<ExprPtr> conds;
   if (q.where) {
     if (has_aggregate(*q.where)) err(*q.where, "aggregates are not allowed in WHERE");
     conjuncts(q.where, conds);
   }
-  std::vector<ExprPtr> on;
-  if (q.on) {
-    if (has_aggregate(*q.on)) err(*q.on, "aggregates are not allowed in ON");
-    conjuncts(q.on, on);
-  }
-  const bool left = q.join && q.join_kind == JoinKind::Left;
+  const bool left = q.joins.size() == 1 && q.joins[0].kind == JoinKind::Left;
   std::vector<BExprPtr> build_only;  // LEFT JOIN: ON conditions on the right table
-  if (q.join) {
+  for (size_t k = 0; k < q.joins.size(); ++k) {
+    const JoinClause& jc = q.joins[k];
+    const uint32_t side = uint32_t(k + 1);
+    if (has_aggregate(*jc.on)) err(*jc.on, "aggregates are not allowed in ON");
+    std::vector<ExprPtr> on;
+    conjuncts(jc.on, on);
+    std::optional<JoinPlan> key;
+    auto refuse_later = [&](const Expr& c, const BExpr& bound) {
+      for (uint32_t later = side + 1; later < sides; ++later)
+        if (bound.uses_side(later))
+          err(c, "JOIN ... ON may read only the tables joined so far ('" + plan.table_names[later] +
+                     "' is joined after it)");
+    };
     for (const ExprPtr& c : on) {
-      // The key: the first column = column between the two sides (bound one by one, so that a
-      // type mismatch is reported as such rather than hidden behind a conversion).
+      // The key: the first column = column between this side and an earlier one (bound one by
+      // one, so that a type mismatch is reported as such rather than hidden behind a conversion).
       BExprPtr x, y;
-      if (!plan.join && c->kind == ExprKind::Binary && c->op == "=" && c->args[0]->kind == ExprKind::Column &&
+      if (!key && c->kind == ExprKind::Binary && c->op == "=" && c->args[0]->kind == ExprKind::Column &&
           c->args[1]->kind == ExprKind::Column) {
         x = b.bind(*c->args[0], false);
         y = b.bind(*c->args[1], false);
       }
-      if (x && y && x->side != y->side) {
-        const BExpr& l = x->side == 0 ? *x : *y;
-        const BExpr& r = x->side == 0 ? *y : *x;
+      if (x && y && x->side != y->side && (x->side == side || y->side == side)) {
+        const BExpr& l = x->side == side ? *y : *x;
+        const BExpr& r = x->side == side ? *x : *y;
+        refuse_later(*c, l);
         if (l.type != r.type || l.type == Type::Float)
           err(*c, "join keys must both be int or both be text (got " + std::string(type_name(l.type)) + " and " +
                       type_name(r.type) + ")");
-        plan.join = JoinPlan{l.column, r.column, l.type, left};
+        key = JoinPlan{l.side, l.column, r.side, r.column, l.type, left};
         continue;
       }
+      refuse_later(*c, *b.bind(*c, false));
       if (left) {
         build_only.push_back(left_join_condition(*c, b));
         continue;
       }
       conds.push_back(c);
     }
-    if (!plan.join)
-      err(*q.on, "JOIN ... ON needs an equality between a column of each table (t1.a = t2.b)");
+    if (!key)
+      err(*jc.on, side == 1 ? "JOIN ... ON needs an equality between a column of each table (t1.a = t2.b)"
+                            : "JOIN ... ON needs an equality between a column of '" + plan.table_names[side] +
+                                  "' and a column of a table joined before it (t1.a = t3.b)");
+    plan.joins.push_back(*key);
   }
   // A LEFT JOIN's ON conditions on the right table filter the rows that may match (the build
   // scan); its WHERE conditions that read the right table see the NULL-extended rows, so they
@@ -580,10 +593,12 @@ Plan plan_query(const Query& q, const Database& db) {
   for (const BExprPtr& bc : build_only) plan.scan_filters[1] = and_of(plan.scan_filters[1], bc);
   for (const ExprPtr& c : conds) {
     BExprPtr bc = truth(*c, b.bind(*c, false), "a condition");
-    const bool s0 = bc->uses_side(0), s1 = sides > 1 && bc->uses_side(1);
-    if ((s0 && s1) || (left && s1)) plan.residual = and_of(plan.residual, bc);
+    std::vector<uint32_t> used;
+    for (uint32_t s = 0; s < sides; ++s)
+      if (bc->uses_side(s)) used.push_back(s);
+    if (used.size() > 1 || (left && !used.empty() && used[0] == 1)) plan.residual = and_of(plan.residual, bc);
     else {
-      const size_t s = s1 ? 1 : 0;
+      const size_t s = used.empty() ? 0 : used[0];
       plan.scan_filters[s] = and_of(plan.scan_filters[s], bc);
     }
   }
@@ -710,11 +725,12 @@ std::string Plan::explain(const Database& db) const {
     if (scan_filters[s]) o << " where " << show(*scan_filters[s], *this, db);
     o << "\n";
   }
-  if (join) {
-    const Table& l = db.table(size_t(tables[0]));
-    const Table& r = db.table(size_t(tables[1]));
-    o << (join->left ? "left join " : "join ") << table_names[0] << "." << l.columns[join->probe_column].name << " = " << table_names[1] << "."
-      << r.columns[join->build_column].name << " (build side " << table_names[1]
+  for (const JoinPlan& join : joins) {
+    const Table& l = db.table(size_t(tables[join.probe_side]));
+    const Table& r = db.table(size_t(tables[join.build_side]));
+    o << (join.left ? "left join " : "join ") << table_names[join.probe_side] << "." << l.columns[join.probe_column].name
+      << " = " << table_names[join.build_side] << "." << r.columns[join.build_column].name << " (build side "
+      << table_names[join.build_side]
       << "; nested loop, switched to hash join on the device when the filtered build side exceeds the threshold)\n";
   }
   if (residual) o << "filter " << show(*residual, *this, db) << "\n";

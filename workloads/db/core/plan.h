@@ -1,8 +1,9 @@
 // The planner: binds a parsed Query to a Database (names, types, NULL literals) and lays out the
 // plan the device executes:
 //
-//   scan[side] (fused scan+filter, WHERE conjuncts pushed down) -> [inner or left join: nested
-//   loop or hash, chosen on the device by a cardinality rule] -> residual filter -> [group-by aggregate] ->
+//   scan[side] (fused scan+filter, WHERE conjuncts pushed down) -> [join steps, one per table
+//   after the first (inner, or one left join of two tables): nested loop or hash, chosen on the
+//   device per step by a cardinality rule] -> residual filter -> [group-by aggregate] ->
 //   projection (outputs + hidden ORDER BY keys) -> sort -> limit/offset.
 //
 // Typing follows SQLite on typed columns: Int op Int -> Int (integer division truncates; x/0 and
@@ -24,9 +25,10 @@
 
 namespace weft::db {
 
-// Where a bound column lives: a base table of the FROM/JOIN (side 0 or 1), or a column computed
-// by an earlier stage (side 2: group keys then aggregates, indexed by group).
-inline constexpr uint32_t kSideDirect = 2;
+// Where a bound column lives: a base table of the FROM/JOINs (side 0 .. kMaxTables - 1, in query
+// order), or a column computed by an earlier stage (kSideDirect: group keys then aggregates,
+// indexed by group). The same numbers as DB_SIDE_DIRECT / DB_MAX_SIDES in shaders/db_ops.h.
+inline constexpr uint32_t kSideDirect = uint32_t(kMaxTables);
 
 struct BExpr;
 using BExprPtr = std::shared_ptr<const BExpr>;
@@ -57,9 +59,13 @@ struct AggPlan {
   Type out = Type::Int;
 };
 
+// Join step k (Plan::joins[k - 1]) joins side k (the build side) to the rows of sides 0..k-1
+// joined so far (the probe side): a key column of side k equals a column of an earlier side.
 struct JoinPlan {
-  uint32_t probe_column = 0;  // side 0
-  uint32_t build_column = 0;  // side 1
+  uint32_t probe_side = 0;    // < build_side
+  uint32_t probe_column = 0;  // of probe_side
+  uint32_t build_side = 1;
+  uint32_t build_column = 0;  // of build_side
   Type key = Type::Int;
   // LEFT JOIN: a probe row that matches no build row is kept once, its side-1 row id DB_NONE,
   // which every column read of side 1 takes as NULL.
@@ -72,11 +78,11 @@ struct SortKey {
 };
 
 struct Plan {
-  std::vector<int> tables;                 // database table index of side 0 (and side 1)
+  std::vector<int> tables;                 // database table index of each side
   std::vector<std::string> table_names;    // as written in the query (aliases)
   std::vector<BExprPtr> scan_filters;      // per side, null when none
-  std::optional<JoinPlan> join;
-  BExprPtr residual;                       // over joined rows, null when none
+  std::vector<JoinPlan> joins;             // one per side after the first, in side order
+  BExprPtr residual;                       // over joined rows (after the last join), null when none
   bool aggregate = false;
   std::vector<BExprPtr> keys;              // GROUP BY, over input rows
   std::vector<AggPlan> aggs;

@@ -198,9 +198,8 @@ class Parser {
     } while (accept_op(","));
     expect_kw("FROM");
     q.from = table_ref();
-    join_clause(q);
-    if (peek_op(",") || peek_join())
-      err_here(q.join ? "more than one JOIN is not supported" : "a comma join (FROM a, b) is not supported; use JOIN ... ON");
+    while (peek_join()) join_clause(q);
+    if (peek_op(",")) err_here("a comma join (FROM a, b) is not supported; use JOIN ... ON");
     if (accept_kw("WHERE")) q.where = expr();
     if (accept_kw("GROUP")) {
       expect_kw("BY");
@@ -237,25 +236,33 @@ class Parser {
       if (peek_kw(kw)) return true;
     return false;
   }
+  // Inner joins chain up to kMaxTables tables; a LEFT JOIN only joins two (FROM a LEFT JOIN b).
   void join_clause(Query& q) {
-    if (!peek_join()) return;
+    JoinClause j;
     const Token& at = cur();
-    q.join_line = at.line;
-    q.join_col = at.col;
+    j.line = at.line;
+    j.col = at.col;
     for (const char* kw : {"RIGHT", "FULL", "CROSS", "NATURAL"})
       if (peek_kw(kw)) err_here(upper(kw) + " JOIN is not supported (JOIN and LEFT JOIN are)");
     if (peek_kw("OUTER")) err_here("OUTER JOIN needs LEFT before it (LEFT OUTER JOIN)");
+    if (q.joins.size() + 1 >= kMaxTables)
+      err_here("a join of more than " + std::to_string(kMaxTables) + " tables is not supported");
     if (accept_kw("LEFT")) {
-      q.join_kind = JoinKind::Left;
+      j.kind = JoinKind::Left;
       accept_kw("OUTER");
     } else {
       accept_kw("INNER");
     }
+    const bool after_left = !q.joins.empty() && q.joins.back().kind == JoinKind::Left;
+    if ((j.kind == JoinKind::Left && !q.joins.empty()) || after_left)
+      err(j.line, j.col, "LEFT JOIN with more than two tables is not supported (a LEFT JOIN joins two tables: "
+                         "FROM a LEFT JOIN b ON ...; inner JOINs chain up to " + std::to_string(kMaxTables) + ")");
     expect_kw("JOIN");
-    q.join = table_ref();
+    j.table = table_ref();
     if (peek_kw("USING")) err_here("JOIN ... USING is not supported; use ON");
     expect_kw("ON");
-    q.on = expr();
+    j.on = expr();
+    q.joins.push_back(std::move(j));
   }
   static std::string upper(std::string s) {
     for (char& c : s) c = char(std::toupper(static_cast<unsigned char>(c)));

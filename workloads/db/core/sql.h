@@ -1,7 +1,8 @@
-// The SQL subset: one SELECT with an optional inner or left equi-JOIN.
+// The SQL subset: one SELECT over one table, a chain of up to kMaxTables tables joined by inner
+// equi-JOINs, or two tables joined by a LEFT JOIN.
 //
 //   SELECT [ALL|DISTINCT] [*|expr [[AS] alias], ...] FROM table [[AS] alias]
-//   [[INNER|LEFT [OUTER]] JOIN table [[AS] alias] ON expr]
+//   [[INNER|LEFT [OUTER]] JOIN table [[AS] alias] ON expr] [[INNER] JOIN table [[AS] alias] ON expr ...]
 //   [WHERE expr] [GROUP BY expr, ...] [HAVING expr] [ORDER BY expr|position|alias [ASC|DESC], ...]
 //   [LIMIT n [OFFSET m]] [;]
 //
@@ -67,6 +68,18 @@ struct TableRef {
 
 enum class JoinKind { Inner, Left };
 
+// Tables one query may join (FROM and up to kMaxTables - 1 JOINs); the device's row tuples hold
+// one row id per table (DB_MAX_SIDES in shaders/db_ops.h).
+inline constexpr size_t kMaxTables = 8;
+
+// One `[INNER | LEFT] JOIN table ON expr`; line/col: where its first keyword starts.
+struct JoinClause {
+  TableRef table;
+  JoinKind kind = JoinKind::Inner;
+  size_t line = 0, col = 0;
+  ExprPtr on;
+};
+
 struct OrderItem {
   ExprPtr expr;
   bool desc = false;
@@ -77,10 +90,7 @@ struct Query {
   size_t distinct_line = 0, distinct_col = 0;
   std::vector<SelectItem> select;
   TableRef from;
-  std::optional<TableRef> join;
-  JoinKind join_kind = JoinKind::Inner;
-  size_t join_line = 0, join_col = 0;  // where the join's first keyword starts
-  ExprPtr on;
+  std::vector<JoinClause> joins;  // in query order: joins[k] adds table k + 1
   ExprPtr where;
   std::vector<ExprPtr> group_by;
   ExprPtr having;

@@ -43,6 +43,14 @@ void db_set_bit(uint bitmap_word, uint row, bool on) {
   else atomicAnd(globals_u[bitmap_word + (row >> 5u)], ~mask);
 }
 
+// The row of `side` at position `pos` of the row set whose row-id table is at `ids` (db_ops.h);
+// DB_SIDE_DIRECT columns are indexed by the position itself.
+uint db_tuple_row(uint ids, uint side, uint pos) {
+  if (ids == DB_NONE || side >= DB_MAX_SIDES) return pos;
+  const uint list = globals_u[ids + side];
+  return list == DB_NONE ? pos : globals_u[list + pos];
+}
+
 // Column descriptor d of the table at desc_word.
 uint db_desc_values(uint desc_word, uint d) { return globals_u[desc_word + d * DB_DESC_WORDS]; }
 uint db_desc_nulls(uint desc_word, uint d) { return globals_u[desc_word + d * DB_DESC_WORDS + 1u]; }

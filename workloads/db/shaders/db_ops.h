@@ -45,10 +45,17 @@
 #define DB_MAX_INSTR 256u  /* per expression */
 
 /* Column descriptor: 4 words. values: word offset of 2 words per row; nulls: word offset of a
- * bitmap (bit r of word r/32), or DB_NONE for a column without NULLs; side: 0/1 base table (the
- * row comes from that side's row-id list), 2: indexed by the stage's row position. */
+ * bitmap (bit r of word r/32), or DB_NONE for a column without NULLs; side: a base table of the
+ * query (0 .. DB_MAX_SIDES - 1, in FROM/JOIN order: the row comes from that side's row-id list),
+ * DB_SIDE_DIRECT: indexed by the stage's row position. */
 #define DB_DESC_WORDS 4u
 #define DB_NONE 0xFFFFFFFFu
+#define DB_MAX_SIDES 8u    /* tables one query joins (core/sql.h kMaxTables) */
+#define DB_SIDE_DIRECT 8u  /* = DB_MAX_SIDES (core/plan.h kSideDirect) */
+/* A row set's row-id table: DB_MAX_SIDES words, the word offset of side s's row-id list (entry i:
+ * the side's row at position i) or DB_NONE (that side's row is the position itself, or the side
+ * is not in the set). Joined rows are tuples: position i holds one row id per joined side. An
+ * absent table (DB_NONE) is the identity on every side. */
 /* A column's values word is a segment reference (bindings_layout/weft_args.h): a Globals word, or
  * WEFT_REF_FAR | the index of a far segment of 8-byte records, one per row, for base tables
  * beyond the storage-buffer window. So are the values words of descriptors, terms, key and

@@ -11,18 +11,12 @@
 
 layout(local_size_x = 64) in;
 
-uint pos_row(uint side, uint pos) {
-  if (side == 2u) return pos;
-  if (side == 1u && pc.args.ids1 != DB_NONE) return globals_u[pc.args.ids1 + pos];
-  return db_row(pc.args.ids0, pos);
-}
-
 void main() {
   const uint n = globals_u[pc.args.count];
   const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   for (uint i = gl_GlobalInvocationID.x; i < n; i += stride) {
     const bool first = globals_u[pc.args.heads + globals_u[pc.args.slot_of_row + i]] == i;
-    const bool x_null = db_bit(pc.args.arg_nulls, pos_row(pc.args.arg_side, i));
+    const bool x_null = db_bit(pc.args.arg_nulls, db_tuple_row(pc.args.ids, pc.args.arg_side, i));
     db_set_bit(pc.args.out_nulls, i, x_null || !first);
   }
 }

@@ -1,6 +1,6 @@
 // The expression interpreter: runs bytecode (db_ops.h) stored in Globals for one row. Rows of
-// side 0 and 1 come from the base tables through the stage's row-id lists; side 2 (computed
-// columns) is indexed by the row's position. Types are fixed by the planner, so each op knows
+// the base tables' sides come through the stage's row-id table (db_tuple_row); DB_SIDE_DIRECT
+// (computed columns) is indexed by the row's position. Types are fixed by the planner, so each op knows
 // how to read its 64-bit operands. SQL semantics: NULL propagates through arithmetic and
 // comparisons, AND/OR use three-valued logic, x/0 and x%0 are NULL, a NaN float result is NULL
 // (SQLite's rule), Int vs Float compares exactly, integer overflow sets
@@ -19,8 +19,9 @@ int64_t db_div_trunc(int64_t x, int64_t y) {
   return ((x < 0) != (y < 0)) ? -int64_t(q) : int64_t(q);
 }
 
-// Evaluates `ninstr` instructions at word `code`; rows r0/r1 (sides 0/1) and position r2.
-void db_eval(uint code, uint ninstr, uint desc_word, uint err_word, uint r0, uint r1, uint r2,
+// Evaluates `ninstr` instructions at word `code` for position `pos` of the row set whose
+// row-id table is at `ids`.
+void db_eval(uint code, uint ninstr, uint desc_word, uint err_word, uint ids, uint pos,
              out uvec2 result, out bool result_null) {
   uvec2 sv[DB_STACK];
   bool sn[DB_STACK];
@@ -38,8 +39,7 @@ void db_eval(uint code, uint ninstr, uint desc_word, uint err_word, uint r0, uin
         sv[sp] = uvec2(a, b);
         sn[sp] = c != 0u;
       } else {
-        const uint side = db_desc_side(desc_word, a);
-        const uint row = side == 0u ? r0 : (side == 1u ? r1 : r2);
+        const uint row = db_tuple_row(ids, db_desc_side(desc_word, a), pos);
         sv[sp] = db_value(db_desc_values(desc_word, a), row);
         sn[sp] = db_bit(db_desc_nulls(desc_word, a), row);
       }

@@ -8,9 +8,9 @@
 // they do not depend on the order of the members.
 //
 // Aggregate table: 8 words each (fn, arg values, arg nulls, out values, out nulls, arg side);
-// key table: 8 words each (src values, src nulls, out values, out nulls, src side). Side 0/1
-// columns are base-table columns reached through the row-id lists; side 2 computed columns are
-// indexed by input position.
+// key table: 8 words each (src values, src nulls, out values, out nulls, src side). Columns of a
+// table's side are base-table columns reached through the input's row-id table; DB_SIDE_DIRECT
+// computed columns are indexed by input position.
 #include "db_args.h"
 #define WEFT_ARGS DB_GROUP_REDUCE_ARGS
 #include "weft.glsl"
@@ -32,12 +32,6 @@ bool add_overflows(int64_t x, int64_t y, out int64_t r) {
   return ((x ^ r) & (y ^ r)) < 0l;
 }
 
-uint pos_row(uint side, uint pos) {
-  if (side == 2u) return pos;
-  if (side == 1u && pc.args.ids1 != DB_NONE) return globals_u[pc.args.ids1 + pos];
-  return db_row(pc.args.ids0, pos);
-}
-
 bool better(uint fn, uvec2 cand, uvec2 cur) {
   if (fn == DB_AGG_MIN_I) return db_as_int(cand) < db_as_int(cur);
   if (fn == DB_AGG_MAX_I) return db_as_int(cand) > db_as_int(cur);
@@ -57,7 +51,7 @@ void float_sum_anchor(uint fn, uint vals, uint nulls, uint side, uint begin, uin
       db_error(pc.args.err, DB_ERROR_LOOP_LIMIT);
       break;
     }
-    const uint row = pos_row(side, db_row(pc.args.members, begin + m));
+    const uint row = db_tuple_row(pc.args.ids, side, db_row(pc.args.members, begin + m));
     if (db_bit(nulls, row)) continue;
     const double x = sum_term(fn, db_value(vals, row));
     if (isinf(x)) {
@@ -108,7 +102,7 @@ void main() {
           db_error(pc.args.err, DB_ERROR_LOOP_LIMIT);
           break;
         }
-        const uint row = pos_row(side, db_row(members, begin + m));
+        const uint row = db_tuple_row(pc.args.ids, side, db_row(members, begin + m));
         if (db_bit(nulls, row)) continue;
         // COUNT reads no value: a COUNT(DISTINCT) mark column is a NULL bitmap alone.
         const uvec2 v = fn == DB_AGG_COUNT ? uvec2(0u) : db_value(vals, row);
@@ -173,7 +167,7 @@ void main() {
       const uint rep = globals_u[pc.args.rep + g];
       for (uint k = 0u; k < nkeys; ++k) {
         const uint src = globals_u[keys + 8u * k], src_nulls = globals_u[keys + 8u * k + 1u];
-        const uint row = pos_row(globals_u[keys + 8u * k + 4u], rep);
+        const uint row = db_tuple_row(pc.args.ids, globals_u[keys + 8u * k + 4u], rep);
         const bool n = db_bit(src_nulls, row);
         db_store2(globals_u[keys + 8u * k + 2u] + 2u * g, n ? uvec2(0u) : db_value(src, row));
         db_set_bit(globals_u[keys + 8u * k + 3u], g, n);

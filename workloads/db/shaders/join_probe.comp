@@ -1,6 +1,6 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// Hash join, probe: each probe row walks its bucket's chain and emits the rows whose key matches;
+// Hash join step, probe: each probe tuple walks its bucket's chain and emits the tuples whose key matches;
 // LEFT JOIN as in join_nested.comp.
 #include "db_args.h"
 #define WEFT_ARGS DB_JOIN_PROBE_ARGS
@@ -11,15 +11,14 @@
 layout(local_size_x = 64) in;
 
 void main() {
-  const uint np = globals_u[pc.args.probe_count];
+  const uint np = db_join_probe_count();
   const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   uint steps = 0u;  // every loop iteration, against the driver's loop cap (group_reduce.comp)
   for (uint p = gl_GlobalInvocationID.x; p < np; p += stride) {
     ++steps;
-    const uint pr = globals_u[pc.args.probe_ids + p];
     uvec2 kp;
     bool matched = false;
-    const bool has_key = db_join_key(pc.args.probe_values, pc.args.probe_nulls, pr, kp);
+    const bool has_key = db_join_probe_key(p, kp);
     uint b = has_key ? globals_u[pc.args.heads + (db_hash(kp, 0u) & pc.args.hash_mask)] : DB_NONE;
     while (b != DB_NONE) {
       if (++steps > pc.args.loop_budget) {
@@ -29,11 +28,11 @@ void main() {
       const uint br = globals_u[pc.args.build_ids + b];
       uvec2 kb;
       if (db_join_key(pc.args.build_values, pc.args.build_nulls, br, kb) && kb == kp) {
-        db_join_emit(pr, br);
+        db_join_emit(p, br);
         matched = true;
       }
       b = globals_u[pc.args.next + b];
     }
-    if (!matched && pc.args.left != 0u) db_join_emit(pr, DB_NONE);
+    if (!matched && pc.args.left != 0u) db_join_emit(p, DB_NONE);
   }
 }

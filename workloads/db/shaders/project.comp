@@ -11,13 +11,11 @@ layout(local_size_x = 64) in;
 
 void main() {
   const uint n = db_count(pc.args.in_count, pc.args.rows);
-  const uint in0 = pc.args.in_ids0, in1 = pc.args.in_ids1;
   const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   for (uint i = gl_GlobalInvocationID.x; i < n; i += stride) {
-    const uint r0 = in0 == DB_NONE ? i : globals_u[in0 + i], r1 = in1 == DB_NONE ? r0 : globals_u[in1 + i];
     uvec2 v;
     bool is_null;
-    db_eval(pc.args.code, pc.args.ninstr, pc.args.desc, pc.args.err, r0, r1, i, v, is_null);
+    db_eval(pc.args.code, pc.args.ninstr, pc.args.desc, pc.args.err, pc.args.in_ids, i, v, is_null);
     db_store2(pc.args.out_values + 2u * i, is_null ? uvec2(0u) : v);
     db_set_bit(pc.args.out_nulls, i, is_null);
   }

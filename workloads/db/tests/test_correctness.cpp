@@ -118,7 +118,8 @@ TEST_CASE("db correctness: join keywords are never aliases; other join kinds are
   CHECK(error_of(db, base + "OUTER JOIN r ON v = tid") == "bad input: sql:1:18: OUTER JOIN needs LEFT before it (LEFT OUTER JOIN)");
   CHECK(error_of(db, base + "JOIN r USING (id)") == "bad input: sql:1:25: JOIN ... USING is not supported; use ON");
   CHECK(error_of(db, base + "x LEFT JOIN r ON v = tid JOIN r q ON q.tid = v") ==
-        "bad input: sql:1:43: more than one JOIN is not supported");
+        "bad input: sql:1:43: LEFT JOIN with more than two tables is not supported (a LEFT JOIN joins two tables: "
+        "FROM a LEFT JOIN b ON ...; inner JOINs chain up to 8)");
   CHECK(error_of(db, base + ", r") == "bad input: sql:1:18: a comma join (FROM a, b) is not supported; use JOIN ... ON");
   CHECK(error_of(db, base + "LEFT JOIN r ON v = tid AND id > 2") ==
         "bad input: sql:1:45: LEFT JOIN ... ON conditions that read the left table are not supported (only the key "

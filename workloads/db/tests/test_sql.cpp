@@ -40,15 +40,38 @@ std::string error_of(const std::string& sql) {
 
 }  // namespace
 
+TEST_CASE("db sql: a multi-way join plans one step per table, each keyed on an earlier table") {
+  Database db = small_db();
+  db.add(load_csv("region,manager\nnorth,ann\nsouth,bob\n", "regions", "regions.csv"));
+  const Plan p = plan_sql("SELECT i.name, r.manager FROM items i JOIN sales s ON s.item = i.id AND s.amount > i.qty "
+                          "JOIN regions r ON s.region = r.region JOIN items j ON j.id = i.id WHERE r.manager <> 'x'",
+                          db);
+  REQUIRE(p.tables.size() == 4);
+  REQUIRE(p.joins.size() == 3);
+  CHECK(p.joins[0].probe_side == 0);
+  CHECK(p.joins[0].build_side == 1);
+  CHECK(p.joins[1].probe_side == 1);  // sales.region
+  CHECK(p.joins[1].probe_column == 1);
+  CHECK(p.joins[1].build_side == 2);  // regions.region
+  CHECK(p.joins[1].build_column == 0);
+  CHECK(p.joins[2].probe_side == 0);  // a star step: items i again
+  CHECK(p.joins[2].build_side == 3);
+  CHECK(p.scan_filters[2] != nullptr);  // r.manager <> 'x' goes down to the regions scan
+  CHECK(p.residual != nullptr);         // s.amount > i.qty reads two tables: after the joins
+  const std::string plan = p.explain(db);
+  CHECK(plan.find("join s.region = r.region (build side r;") != std::string::npos);
+  CHECK(plan.find("join i.id = j.id (build side j;") != std::string::npos);
+}
+
 TEST_CASE("db sql: the subset parses and plans (pushdown, join key, groups, order, limit)") {
   const Database db = small_db();
   const Plan p = plan_sql(
       "select i.name, sum(s.amount) as total, count(*) from items i inner join sales s on s.item = i.id "
       "where i.price > 1 and s.region = 'north' and i.qty + s.amount > 0 group by i.name order by total desc, 1 limit 5 offset 1;",
       db);
-  REQUIRE(p.join);
-  CHECK(p.join->probe_column == 0);  // items.id
-  CHECK(p.join->build_column == 0);  // sales.item
+  REQUIRE(p.joins.size() == 1);
+  CHECK(p.joins[0].probe_column == 0);  // items.id
+  CHECK(p.joins[0].build_column == 0);  // sales.item
   CHECK(p.scan_filters[0] != nullptr);
   CHECK(p.scan_filters[1] != nullptr);
   CHECK(p.residual != nullptr);  // i.qty + s.amount > 0 needs both sides
