@@ -352,6 +352,56 @@ WEFT_API weft_status weft_steered_position(weft_token_vm_machine* machine, uint3
 WEFT_API weft_status weft_steered_check(weft_token_vm_machine* machine, int* ok, char* difference, uint64_t capacity,
                                    uint64_t* length);
 
+/* ---- volumetric networks (docs/volumetric.md) -------------------------------------------------
+ * A grid of layers in 21 numeric types: its CPU reference, the device step mesh, CPU and device
+ * training, DNA comparison. x, y and target point to the model's input_size / output_size floats
+ * (weft_volumetric_model_sizes). Meshes and trainers share their model: the CPU trainer steps its
+ * weights in place, weft_volumetric_trainer_download puts a device trainer's into it; calls on
+ * one model (and what was made from it) must not run concurrently. */
+typedef struct weft_volumetric_model weft_volumetric_model;
+typedef struct weft_volumetric_mesh weft_volumetric_mesh;
+typedef struct weft_volumetric_trainer weft_volumetric_trainer;
+/* A model file (JSON), model text, or a checkpoint (weights included); WEFT_ERROR_BAD_INPUT naming
+ * the field for anything malformed or unsupported. */
+WEFT_API weft_status weft_volumetric_model_load(const char* path, weft_volumetric_model** model);
+WEFT_API weft_status weft_volumetric_model_from_json(const char* text, weft_volumetric_model** model);
+WEFT_API weft_status weft_volumetric_model_load_checkpoint(const char* path, weft_volumetric_model** model);
+WEFT_API weft_status weft_volumetric_model_save_checkpoint(weft_volumetric_model* model, const char* path);
+/* Any of the outputs may be NULL. */
+WEFT_API weft_status weft_volumetric_model_sizes(const weft_volumetric_model* model, uint32_t* input_size, uint32_t* output_size,
+                                            uint32_t* cells);
+/* Every layer in one numeric type ("f32", "int8", "fp4", ...: docs/volumetric.md). */
+WEFT_API weft_status weft_volumetric_model_set_dtype(weft_volumetric_model* model, const char* dtype);
+/* The CPU reference: steps (1..1024) forward passes (tick_schedule 0) or step-mesh ticks (1)
+ * from the zero state; y: the last cell's output. */
+WEFT_API weft_status weft_volumetric_forward(weft_volumetric_model* model, const float* x, uint32_t steps, int tick_schedule, float* y);
+WEFT_API void weft_volumetric_model_release(weft_volumetric_model* model);
+/* The grid on a device, its weights packed as they are now; steps (1..1024) passes or ticks per
+ * forward. The mesh keeps the device and model alive. */
+WEFT_API weft_status weft_volumetric_mesh_create(weft_device* device, weft_volumetric_model* model, int tick_schedule, uint32_t steps,
+                                            weft_volumetric_mesh** mesh);
+/* One submission from the mesh's current state; y: the last cell's output. */
+WEFT_API weft_status weft_volumetric_mesh_forward(weft_volumetric_mesh* mesh, const float* x, float* y);
+WEFT_API void weft_volumetric_mesh_release(weft_volumetric_mesh* mesh);
+typedef struct weft_volumetric_train_options { /* fill with weft_volumetric_train_options_default */
+  uint32_t struct_size;
+  int sgd;                  /* 0: Adam (default), 1: SGD */
+  float lr, beta1, beta2, eps;
+} weft_volumetric_train_options;
+WEFT_API void weft_volumetric_train_options_default(weft_volumetric_train_options* options);
+/* device NULL: the CPU trainer; else device training. MSE on the last cell, one sample per step,
+ * straight-through in each layer's type. options may be NULL (the defaults). */
+WEFT_API weft_status weft_volumetric_trainer_create(weft_device* device, weft_volumetric_model* model,
+                                               const weft_volumetric_train_options* options, weft_volumetric_trainer** trainer);
+/* One step; loss (before the step) may be NULL. A value that is not finite: WEFT_ERROR_BAD_INPUT,
+ * nothing trained. */
+WEFT_API weft_status weft_volumetric_trainer_step(weft_volumetric_trainer* trainer, const float* x, const float* target, float* loss);
+/* A device trainer's parameters into the model (a CPU trainer's are there already). */
+WEFT_API weft_status weft_volumetric_trainer_download(weft_volumetric_trainer* trainer);
+WEFT_API void weft_volumetric_trainer_release(weft_volumetric_trainer* trainer);
+/* DNA similarity of two models (docs/volumetric.md), 0..1. */
+WEFT_API weft_status weft_volumetric_dna_compare(const weft_volumetric_model* a, const weft_volumetric_model* b, double* overall);
+
 #ifdef __cplusplus
 }
 #endif

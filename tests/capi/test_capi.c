@@ -658,6 +658,84 @@ static void test_steered(weft_device* device, const char* examples, const char* 
   weft_attention_model_release(NULL);
 }
 
+/* A volumetric network from JSON text: the device mesh against the CPU reference, CPU and device
+ * training step for step from the same weights, a checkpoint round trip, DNA, refusals. */
+static void test_volumetric(weft_device* device, const char* temp) {
+  static const char* json =
+      "{\"grid\": {\"depth\": 1, \"rows\": 1, \"cols\": 3, \"layers_per_cell\": 1, \"input\": 8, \"seed\": 3, \"dtype\": \"f32\"},"
+      " \"layers\": [{\"at\": [0, 0, 0, 0], \"type\": \"dense\", \"in\": 8, \"out\": 8, \"activation\": \"tanh\"},"
+      " {\"at\": [0, 0, 1, 0], \"type\": \"rmsnorm\", \"in\": 8},"
+      " {\"at\": [0, 0, 2, 0], \"type\": \"dense\", \"in\": 8, \"out\": 2, \"activation\": \"linear\"}]}";
+  weft_volumetric_model *cpu_model = NULL, *gpu_model = NULL;
+  OK(weft_volumetric_model_from_json(json, &cpu_model));
+  OK(weft_volumetric_model_from_json(json, &gpu_model));
+  if (!cpu_model || !gpu_model) return;
+  uint32_t in = 0, out = 0, cells = 0;
+  OK(weft_volumetric_model_sizes(cpu_model, &in, &out, &cells));
+  CHECK(in == 8 && out == 2 && cells == 3);
+  float x[8], target[2] = {0.5f, -0.25f}, y_ref[2], y_dev[2];
+  for (int i = 0; i < 8; ++i) x[i] = 0.1f * (float)(i - 3);
+  OK(weft_volumetric_forward(cpu_model, x, 1, 0, y_ref));
+  weft_volumetric_mesh* mesh = NULL;
+  OK(weft_volumetric_mesh_create(device, gpu_model, 0, 1, &mesh));
+  OK(weft_volumetric_mesh_forward(mesh, x, y_dev));
+  for (int k = 0; k < 2; ++k) CHECK(fabsf(y_ref[k] - y_dev[k]) <= 1e-5f * (1.0f + fabsf(y_ref[k])));
+  /* Training: the same sample, 10 steps each; losses agree step for step and fall. */
+  weft_volumetric_trainer *cpu = NULL, *gpu = NULL;
+  weft_volumetric_train_options options;
+  weft_volumetric_train_options_default(&options);
+  CHECK(options.sgd == 0 && options.lr > 0);
+  OK(weft_volumetric_trainer_create(NULL, cpu_model, &options, &cpu));
+  OK(weft_volumetric_trainer_create(device, gpu_model, &options, &gpu));
+  if (!cpu || !gpu) return;
+  float first = 0, last = 0;
+  for (int step = 0; step < 10; ++step) {
+    float lc = -1, lg = -2;
+    OK(weft_volumetric_trainer_step(cpu, x, target, &lc));
+    OK(weft_volumetric_trainer_step(gpu, x, target, &lg));
+    CHECK(fabsf(lc - lg) <= 1e-4f * (1.0f + lc));
+    if (step == 0) first = lc;
+    last = lc;
+  }
+  CHECK(last < 0.5f * first);
+  OK(weft_volumetric_trainer_download(gpu));
+  OK(weft_volumetric_forward(cpu_model, x, 1, 0, y_ref));
+  OK(weft_volumetric_forward(gpu_model, x, 1, 0, y_dev));
+  for (int k = 0; k < 2; ++k) CHECK(fabsf(y_ref[k] - y_dev[k]) <= 1e-4f);
+  printf("volumetric: mesh == reference, 10 training steps CPU == device (loss %.4f -> %.4f)\n", first, last);
+  /* A checkpoint reloads the trained weights exactly; DNA of a model with itself is 1. */
+  char path[1024];
+  snprintf(path, sizeof path, "%s/volumetric.ckpt", temp);
+  OK(weft_volumetric_model_save_checkpoint(cpu_model, path));
+  weft_volumetric_model* loaded = NULL;
+  OK(weft_volumetric_model_load_checkpoint(path, &loaded));
+  float y_loaded[2];
+  OK(weft_volumetric_forward(loaded, x, 1, 0, y_loaded));
+  CHECK(y_loaded[0] == y_ref[0] && y_loaded[1] == y_ref[1]);
+  double same = 0, other = 0;
+  OK(weft_volumetric_dna_compare(cpu_model, loaded, &same));
+  OK(weft_volumetric_model_set_dtype(loaded, "int4"));
+  OK(weft_volumetric_dna_compare(cpu_model, loaded, &other));
+  CHECK(fabs(same - 1.0) < 1e-6 && other < same); /* cosines summed in float */
+  if (!(fabs(same - 1.0) < 1e-6 && other < same)) fprintf(stderr, "dna: same %.12f other %.12f\n", same, other);
+  /* Refusals. */
+  const float nan_x[8] = {0, 0, 0, NAN, 0, 0, 0, 0};
+  FAILS(weft_volumetric_trainer_step(cpu, nan_x, target, NULL), WEFT_ERROR_BAD_INPUT, "training takes finite values");
+  FAILS(weft_volumetric_forward(cpu_model, x, 0, 0, y_ref), WEFT_ERROR_BAD_INPUT, "steps is 0");
+  FAILS(weft_volumetric_model_set_dtype(loaded, "int3"), WEFT_ERROR_BAD_INPUT, "int3");
+  FAILS(weft_volumetric_model_from_json("{\"grid\": 1}", &loaded), WEFT_ERROR_BAD_INPUT, "grid");
+  options.lr = -1;
+  weft_volumetric_trainer* refused = NULL;
+  FAILS(weft_volumetric_trainer_create(NULL, cpu_model, &options, &refused), WEFT_ERROR_BAD_INPUT, "lr must be a positive finite number");
+  CHECK(refused == NULL);
+  weft_volumetric_trainer_release(cpu);
+  weft_volumetric_trainer_release(gpu);
+  weft_volumetric_mesh_release(mesh);
+  weft_volumetric_model_release(cpu_model);
+  weft_volumetric_model_release(gpu_model);
+  weft_volumetric_model_release(NULL);
+}
+
 int main(int argc, char** argv) {
   if (argc != 4) {
     fprintf(stderr, "usage: %s EXAMPLES_DIR TEMP_DIR MODEL.gguf\n", argv[0]);
@@ -679,6 +757,7 @@ int main(int argc, char** argv) {
   test_hypothesis(device);
   test_token_vm(device, argv[1], argv[2]);
   test_steered(device, argv[1], argv[3]);
+  test_volumetric(device, argv[2]);
 
   uint32_t messages = 0;
   OK(weft_device_validation_count(device, &messages));

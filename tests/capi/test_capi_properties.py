@@ -32,6 +32,9 @@ OPTIONAL = {
     ("weft_hypothesis_update_read", "rotations"), ("weft_hypothesis_update_read", "possible"),
     ("weft_token_vm_compile_for_model", "options"), ("weft_steered_machine_create", "options"),
     ("weft_steered_position", "position"), ("weft_steered_position", "context"),
+    ("weft_volumetric_model_sizes", "input_size"), ("weft_volumetric_model_sizes", "output_size"),
+    ("weft_volumetric_model_sizes", "cells"), ("weft_volumetric_trainer_create", "device"),
+    ("weft_volumetric_trainer_create", "options"), ("weft_volumetric_trainer_step", "loss"),
 }
 # Numbers that name something (an id, an index, a position, an enum) rather than a size.
 NAMING_NUMBERS = {"index", "offset", "instance", "element", "ticket", "binding", "lm", "graph", "stream", "threads",
@@ -67,7 +70,11 @@ def is_signed(ctype):
 
 
 HANDLE_TYPES = ["weft_device", "weft_program", "weft_buffer", "weft_hypothesis_update_backend",
-                "weft_token_vm_workflow", "weft_token_vm_machine", "weft_attention_model"]
+                "weft_token_vm_workflow", "weft_token_vm_machine", "weft_attention_model", "weft_volumetric_model",
+                "weft_volumetric_mesh", "weft_volumetric_trainer"]
+VOLUMETRIC_JSON = (b'{"grid": {"depth": 1, "rows": 1, "cols": 2, "layers_per_cell": 1, "input": 4, "seed": 1, "dtype": "f32"},'
+                   b' "layers": [{"at": [0, 0, 0, 0], "type": "dense", "in": 4, "out": 4, "activation": "tanh"},'
+                   b' {"at": [0, 0, 1, 0], "type": "dense", "in": 4, "out": 2, "activation": "linear"}]}')
 
 
 def call(name, args):
@@ -121,6 +128,7 @@ def handles(tmp_path_factory):
         ("weft_token_vm_workflow", "weft_token_vm_compile", [PROMPTS, ctypes.byref(compile_options())]),
         # the seeded test model, written by the ctest command (`weft attention write-model`)
         ("weft_attention_model", "weft_attention_model_load", [os.environ["WEFT_TEST_MODEL"].encode()]),
+        ("weft_volumetric_model", "weft_volumetric_model_from_json", [VOLUMETRIC_JSON]),
     ]:
         out = ctypes.c_void_p()
         checked(fn, args + [ctypes.byref(out)])
@@ -129,6 +137,8 @@ def handles(tmp_path_factory):
         ("weft_program", "weft_program_from_manifest", [h["weft_device"], os.path.join(EXAMPLES, "chain", "chain.toml").encode()]),
         ("weft_buffer", "weft_buffer_create", [h["weft_device"], ctypes.c_uint64(4096)]),
         ("weft_token_vm_machine", "weft_token_vm_machine_create", [None, h["weft_token_vm_workflow"], ctypes.c_uint32(2), ctypes.c_uint32(1)]),
+        ("weft_volumetric_mesh", "weft_volumetric_mesh_create", [h["weft_device"], h["weft_volumetric_model"], ctypes.c_int(0), ctypes.c_uint32(1)]),
+        ("weft_volumetric_trainer", "weft_volumetric_trainer_create", [None, h["weft_volumetric_model"], None]),
     ]:
         out = ctypes.c_void_p()
         checked(fn, args + [ctypes.byref(out)])

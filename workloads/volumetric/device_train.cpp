@@ -608,6 +608,7 @@ void DeviceTrainer::Builder::upload(Executable& exe) const {
 }
 
 DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options) : o_(options) {
+  check_train_options(options);
   net.validate();
   input_ = net.input_size();
   output_ = net.output_size();
@@ -623,9 +624,7 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
 DeviceTrainer::~DeviceTrainer() = default;
 
 float DeviceTrainer::step(const std::vector<float>& x, const std::vector<float>& target) {
-  if (x.size() != input_ || target.size() != output_)
-    fail(ErrorCode::BadInput, "volumetric: training sample of " + u(x.size()) + " -> " + u(target.size()) + " values, the network is " +
-                                  u(input_) + " -> " + u(output_));
+  check_training_sample(x, target, input_, output_);
   ++t_;
   const AdamFactors f = adam_factors(o_, t_);
   const float hyper[4] = {o_.lr, f.lr_t, f.eps_t, 0.0f};

@@ -339,9 +339,25 @@ class MeshBuilder {
 
 }  // namespace
 
+uint32_t checked_steps(uint32_t steps) {
+  if (steps == 0 || steps > kMaxStepsPerRun)
+    fail(ErrorCode::BadInput, "steps is " + u(steps) + "; one call runs 1 to " + u(kMaxStepsPerRun) + " steps (call again for more)");
+  return steps;
+}
+
+MeshState run_reference(Network& net, const std::vector<float>& x, const MeshOptions& options) {
+  checked_steps(options.steps);
+  MeshState state = initial_state(net);
+  for (uint32_t t = 0; t < options.steps; ++t) {
+    if (options.schedule == Schedule::Pass) forward(net, x, state);
+    else step(net, x, state);
+  }
+  return state;
+}
+
 DeviceMesh::DeviceMesh(Device& device, Network& net, MeshOptions options) : cells_(net.size()), input_(net.input_size()) {
   net.validate();
-  if (options.steps == 0) fail(ErrorCode::BadInput, "volumetric: a submission needs at least one step");
+  checked_steps(options.steps);
   if (net.at(0).type == LayerType::Embedding && !net.source(0)) input_vocab_ = net.at(0).vocab;
   Program p("volumetric");
   p.globals().add("x", uint64_t(input_) * 4);

@@ -36,6 +36,16 @@ struct MeshOptions {
   uint32_t steps = 1;  // passes or ticks per submission
 };
 
+// The most steps (passes or ticks) one submission or one reference run takes: every step of a
+// mesh is recorded into its program, so a bound keeps a mistyped count from recording (or
+// running) for hours.
+inline constexpr uint32_t kMaxStepsPerRun = 1024;
+// BadInput unless 1 <= steps <= kMaxStepsPerRun.
+uint32_t checked_steps(uint32_t steps);
+// The CPU reference's `options.steps` passes or ticks from the zero state: what a fresh
+// DeviceMesh with these options holds after one run().
+MeshState run_reference(Network& net, const std::vector<float>& x, const MeshOptions& options);
+
 bool device_supports(const Layer& l);
 
 class DeviceMesh {

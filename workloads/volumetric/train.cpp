@@ -20,7 +20,25 @@ float mse(const std::vector<float>& y, const std::vector<float>& target) {
   return float(s / double(y.size()));
 }
 
+void check_train_options(const TrainOptions& o) {
+  if (!(o.lr > 0) || !std::isfinite(o.lr)) fail(ErrorCode::BadInput, "lr must be a positive finite number, got " + std::to_string(o.lr));
+  if (!(o.beta1 >= 0 && o.beta1 < 1) || !(o.beta2 >= 0 && o.beta2 < 1)) fail(ErrorCode::BadInput, "beta1 and beta2 must be in [0, 1)");
+  if (!(o.eps > 0) || !std::isfinite(o.eps)) fail(ErrorCode::BadInput, "eps must be a positive finite number, got " + std::to_string(o.eps));
+}
+
+void check_training_sample(const std::vector<float>& x, const std::vector<float>& target, uint32_t input_size, uint32_t output_size) {
+  if (x.size() != input_size || target.size() != output_size)
+    fail(ErrorCode::BadInput, "volumetric: training sample of " + std::to_string(x.size()) + " -> " + std::to_string(target.size()) +
+                                  " values, the network is " + std::to_string(input_size) + " -> " + std::to_string(output_size));
+  for (const auto* v : {&x, &target})
+    for (size_t i = 0; i < v->size(); ++i)
+      if (!std::isfinite((*v)[i]))
+        fail(ErrorCode::BadInput, std::string("volumetric: training sample ") + (v == &x ? "x" : "target") + " value " + std::to_string(i) +
+                                      " is " + std::to_string((*v)[i]) + " (training takes finite values)");
+}
+
 Trainer::Trainer(Network& net, TrainOptions options) : net_(net), o_(options) {
+  check_train_options(options);
   net.validate();
   for (uint32_t i = 0; i < net.size(); ++i) {
     if (!layer_trainable(net.at(i)))
@@ -51,6 +69,7 @@ void Trainer::update(Layer& l, Grads& g, Grads& m, Grads& v) {
 }
 
 float Trainer::step(const std::vector<float>& x, const std::vector<float>& target) {
+  check_training_sample(x, target, net_.input_size(), net_.output_size());
   MeshState s = initial_state(net_);
   std::vector<Tape> tapes;
   const std::vector<float> y = forward(net_, x, s, &tapes);

@@ -20,6 +20,13 @@ struct TrainOptions {
   float beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;
 };
 
+// BadInput naming the field when training could not proceed: lr and eps positive and finite,
+// beta1 and beta2 in [0, 1) (a bad factor would turn the weights into NaN or stop learning).
+void check_train_options(const TrainOptions& options);
+// BadInput when a sample is not input_size -> output_size values, or holds a value that is not
+// finite (it would poison the weights, and a checkpoint then refuses them).
+void check_training_sample(const std::vector<float>& x, const std::vector<float>& target, uint32_t input_size, uint32_t output_size);
+
 // Adam's per-step factors: lr_t = lr * sqrt(1 - beta2^t) / (1 - beta1^t), eps_t = eps * sqrt(1 - beta2^t)
 // (the bias-corrected update lr * mhat / (sqrt(vhat) + eps) written without dividing m and v).
 struct AdamFactors {

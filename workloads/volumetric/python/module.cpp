@@ -29,10 +29,6 @@ namespace {
 using namespace weft::volumetric;
 using Floats = py::array_t<float>;
 
-// Each step of a mesh submission is recorded into its program, and CPU passes run one by one:
-// a bound keeps a mistyped count from recording or running for hours.
-constexpr uint32_t kMaxStepsPerCall = 1024;
-
 [[noreturn]] void bad(const std::string& message) { fail(ErrorCode::BadInput, message); }
 
 std::string describe_array(py::handle given) {
@@ -54,17 +50,9 @@ std::vector<float> floats(py::handle given, const std::vector<py::ssize_t>& shap
   bad(what + ": expected a C-contiguous float32 array of shape " + shape_text(shape) + ", got " + describe_array(given));
 }
 
-// Training samples poison the weights when not finite (and a checkpoint then refuses them).
-std::vector<float> finite_floats(py::handle given, const std::vector<py::ssize_t>& shape, const std::string& what) {
-  std::vector<float> v = floats(given, shape, what);
-  for (size_t i = 0; i < v.size(); ++i)
-    if (!std::isfinite(v[i])) bad(what + ": value " + std::to_string(i) + " is " + std::to_string(v[i]) + " (training takes finite values)");
-  return v;
-}
-
 // Rows of a 2-D sample array: n rows of `width` values, n taken from the array (at least one).
 std::vector<std::vector<float>> rows(py::handle given, py::ssize_t n, uint32_t width, const std::string& what) {
-  const std::vector<float> all = finite_floats(given, {n, py::ssize_t(width)}, what);
+  const std::vector<float> all = floats(given, {n, py::ssize_t(width)}, what);
   std::vector<std::vector<float>> out;
   for (py::ssize_t r = 0; r < n; ++r) out.emplace_back(all.begin() + r * width, all.begin() + (r + 1) * width);
   return out;
@@ -89,20 +77,11 @@ Schedule parse_schedule(const std::string& s) {
   bad("schedule must be 'pass' or 'tick', got '" + s + "'");
 }
 
-uint32_t checked_steps(uint32_t steps) {
-  if (steps == 0 || steps > kMaxStepsPerCall)
-    bad("steps is " + std::to_string(steps) + "; one call runs 1 to " + std::to_string(kMaxStepsPerCall) + " steps (call again for more)");
-  return steps;
-}
-
+// The trainers check the factors (check_train_options).
 TrainOptions train_options(const std::string& optimizer, float lr, float beta1, float beta2, float eps) {
   TrainOptions o;
   if (optimizer == "sgd") o.optimizer = Optimizer::SGD;
   else if (optimizer != "adam") bad("optimizer must be 'sgd' or 'adam', got '" + optimizer + "'");
-  // The trainers would turn a non-finite or non-positive factor into NaN weights or no learning.
-  if (!(lr > 0) || !std::isfinite(lr)) bad("lr must be a positive finite number, got " + std::to_string(lr));
-  if (!(beta1 >= 0 && beta1 < 1) || !(beta2 >= 0 && beta2 < 1)) bad("beta1 and beta2 must be in [0, 1)");
-  if (!(eps > 0) || !std::isfinite(eps)) bad("eps must be a positive finite number, got " + std::to_string(eps));
   o.lr = lr, o.beta1 = beta1, o.beta2 = beta2, o.eps = eps;
   return o;
 }
@@ -143,15 +122,7 @@ struct PyModel {
   // What a fresh Mesh(schedule, steps) holds after one run(): `steps` passes or ticks from the
   // zero state, every cell's output.
   MeshState reference(py::handle x, uint32_t steps, const std::string& schedule, const std::string& caller) {
-    const std::vector<float> in = input(x, caller + ": x");
-    const Schedule s = parse_schedule(schedule);
-    checked_steps(steps);
-    MeshState state = initial_state(*net);
-    for (uint32_t t = 0; t < steps; ++t) {
-      if (s == Schedule::Pass) volumetric::forward(*net, in, state);
-      else step(*net, in, state);
-    }
-    return state;
+    return run_reference(*net, input(x, caller + ": x"), MeshOptions{parse_schedule(schedule), steps});
   }
   Floats forward(py::handle x, uint32_t steps, const std::string& schedule) {
     return to_numpy(reference(x, steps, schedule, "forward").out.back());
@@ -169,7 +140,7 @@ struct PyMesh {
   std::unique_ptr<DeviceMesh> mesh;
 
   PyMesh(const PyDevice& d, const PyModel& m, const std::string& schedule, uint32_t steps) : device(d.ptr()), net(m.net) {
-    mesh = std::make_unique<DeviceMesh>(*device, *net, MeshOptions{parse_schedule(schedule), checked_steps(steps)});
+    mesh = std::make_unique<DeviceMesh>(*device, *net, MeshOptions{parse_schedule(schedule), steps});
   }
   void set_input(py::handle x) { mesh->set_input(floats(x, {py::ssize_t(net->input_size())}, "set_input: x")); }
   Floats forward(py::handle x) {
@@ -191,6 +162,8 @@ py::array_t<float> epoch(T& trainer, const Network& net, py::handle xs, py::hand
   const py::ssize_t n = sample_count(xs, "epoch: xs");
   const auto x = rows(xs, n, net.input_size(), "epoch: xs");
   const auto y = rows(targets, n, net.output_size(), "epoch: targets");
+  // Every sample checked before the first step: a bad one fails the epoch with nothing trained.
+  for (py::ssize_t k = 0; k < n; ++k) check_training_sample(x[k], y[k], net.input_size(), net.output_size());
   std::vector<float> losses;
   for (py::ssize_t k = 0; k < n; ++k) losses.push_back(trainer.step(x[k], y[k]));
   return to_numpy(losses);
@@ -203,8 +176,7 @@ struct PyTrainer {
   PyTrainer(const PyModel& m, const std::string& optimizer, float lr, float beta1, float beta2, float eps)
       : net(m.net), trainer(*net, train_options(optimizer, lr, beta1, beta2, eps)) {}
   float step(py::handle x, py::handle target) {
-    return trainer.step(finite_floats(x, {py::ssize_t(net->input_size())}, "step: x"),
-                        finite_floats(target, {py::ssize_t(net->output_size())}, "step: target"));
+    return trainer.step(floats(x, {py::ssize_t(net->input_size())}, "step: x"), floats(target, {py::ssize_t(net->output_size())}, "step: target"));
   }
 };
 
@@ -218,8 +190,7 @@ struct PyDeviceTrainer {
     trainer = std::make_unique<DeviceTrainer>(*device, *net, train_options(optimizer, lr, beta1, beta2, eps));
   }
   float step(py::handle x, py::handle target) {
-    return trainer->step(finite_floats(x, {py::ssize_t(net->input_size())}, "step: x"),
-                         finite_floats(target, {py::ssize_t(net->output_size())}, "step: target"));
+    return trainer->step(floats(x, {py::ssize_t(net->input_size())}, "step: x"), floats(target, {py::ssize_t(net->output_size())}, "step: target"));
   }
 };
 

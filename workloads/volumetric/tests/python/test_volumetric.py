@@ -274,7 +274,7 @@ def test_wrong_arrays_are_refused_naming_the_argument_and_the_shape(device):
         trainer.epoch(np.zeros((3, 16), np.float32), np.zeros((3, 5), np.float32))
     with pytest.raises(weft.BadInput, match=r"epoch: xs: .*at least one sample"):
         trainer.epoch(np.zeros((0, 16), np.float32), np.zeros((0, 4), np.float32))
-    with pytest.raises(weft.BadInput, match=r"step: target: value 2 is nan"):
+    with pytest.raises(weft.BadInput, match=r"training sample target value 2 is nan"):
         trainer.step(good, np.array([0, 0, np.nan, 0], np.float32))
     assert trainer.steps == 0  # nothing refused reached the weights
 
