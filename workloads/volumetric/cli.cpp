@@ -8,6 +8,7 @@
 //     a replay (determinism); optionally trains on a seeded teacher task on the CPU and on the
 //     device and compares; optionally saves a packed checkpoint and checks the reload.
 //   weft volumetric dna MODEL.json   DNA overlap of the model against itself in every type.
+//   weft volumetric dna A B          two models (.json files or checkpoints), position by position.
 //   weft volumetric bench [--size N] [--seq S] [--runs R] [--all-types] [--table] [--device SEL]
 //     JSON lines per layer type x numeric type: CPU reference time vs device time to completion
 //     (GPU timestamps, and wall time including reading the output back), packed weight memory;
@@ -50,11 +51,12 @@ const char* const kHelpLines =
 const char* kUsage =
     "usage: weft volumetric run MODEL.json [--passes N] [--ticks T] [--train STEPS] [--optimizer sgd|adam]\n"
     "                                      [--lr X] [--seed S] [--save FILE] [--device SEL] [--validation]\n"
-    "       weft volumetric dna MODEL.json\n"
+    "       weft volumetric dna MODEL.json [OTHER.json|OTHER.ckpt]\n"
     "       weft volumetric bench [--size N] [--seq S] [--runs R] [--all-types] [--table] [--device SEL]\n"
     "  run:   forward passes and step-mesh ticks on the device vs the CPU reference, optional training\n"
     "         (CPU and device) and packed checkpoint round trip\n"
-    "  dna:   overlap of the model with itself morphed to every numeric type\n"
+    "  dna:   overlap of the model with itself morphed to every numeric type; with a second model\n"
+    "         (a .json file or a checkpoint) the two compared position by position\n"
     "  bench: JSON lines per layer type x numeric type: CPU vs device time to completion, memory\n"
     "         (Dense in all 21 types; the other layers in f32, int8, int4, or all 21 with --all-types);\n"
     "         --table prints a human-readable table instead\n";
@@ -324,8 +326,40 @@ int run_model(const cli::Args& a) {
   return ok ? 0 : 1;
 }
 
+// A model file (.json) or a checkpoint (anything else; load_checkpoint refuses what is not one).
+Network load_network(const std::string& path) {
+  const bool json = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
+  return json ? load_model(path) : load_checkpoint(path);
+}
+
+std::string coord_text(Coord c) {
+  return "(" + std::to_string(c.z) + "," + std::to_string(c.y) + "," + std::to_string(c.x) + "," + std::to_string(c.l) + ")";
+}
+
+// Two saved models, position by position: what each layer is and how much their weights overlap,
+// then the patterns one model holds at another position.
+int compare_two(const std::string& path_a, const std::string& path_b) {
+  Network na = load_network(path_a), nb = load_network(path_b);
+  const auto a = extract_dna(na), b = extract_dna(nb);
+  const DnaComparison c = compare_dna(a, b);
+  std::printf("DNA of %s against %s: overall overlap %.4f over %zu positions\n", path_a.c_str(), path_b.c_str(), c.overall, a.size());
+  const auto layer_text = [](const Network& n, uint32_t i) {
+    const Layer& l = n.at(i);
+    return std::string(layer_type_name(l.type)) + " " + std::to_string(layer_input_size(l)) + "->" + std::to_string(layer_output_size(l)) +
+           " " + dtype_name(l.dtype);
+  };
+  std::printf("  %-10s %-26s %-26s %s\n", "cell", "A", "B", "overlap");
+  for (uint32_t i = 0; i < a.size(); ++i)
+    std::printf("  %-10s %-26s %-26s %.4f\n", coord_text(a[i].at).c_str(), layer_text(na, i).c_str(), layer_text(nb, i).c_str(), c.overlap[i]);
+  if (c.shifts.empty()) std::printf("no pattern of A found at another position of B (similarity > 0.8)\n");
+  for (const LogicShift& s : c.shifts)
+    std::printf("  A's %s is at B's %s (similarity %.4f)\n", coord_text(a[s.from].at).c_str(), coord_text(b[s.to].at).c_str(), s.similarity);
+  return 0;
+}
+
 int run_dna(const cli::Args& a) {
-  if (a.positional.size() < 2) fail(ErrorCode::BadInput, "volumetric dna needs a model file");
+  if (a.positional.size() < 2) fail(ErrorCode::BadInput, "volumetric dna needs a model file (and optionally a second one to compare with)");
+  if (a.positional.size() >= 3) return compare_two(a.positional[1], a.positional[2]);
   Network net = load_model(a.positional[1]);
   Network f32 = net;
   f32.set_dtype(DType::F32);
