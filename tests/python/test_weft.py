@@ -285,6 +285,34 @@ def test_attention_steered_by_a_workflow_with_a_python_tool(device, tmp_path):
     assert len(calls) == 2  # the check replayed the call
 
 
+def test_token_vm_machine_offers_the_zone_logit_mask_to_a_host_sampler(tmp_path):
+    from weft import token_vm
+
+    (tmp_path / "p.toml").write_text("""[config]
+zone_patterns = ["[A]", "[E]"]
+valid_tags = []
+default_max_token_length = 4
+sequences = ["free", "digits"]
+control_pattern = "[J]"
+[[free]]
+text = "q[A]"
+tags = [[]]
+[[digits]]
+text = "n?[A]"
+tags = [[]]
+allow = ["0123456789"]
+""")
+    vm = token_vm.Machine(token_vm.Workflow.compile(str(tmp_path / "p.toml")), batch=1)
+    assert vm.allowed(0) is None
+    for byte in b"xx[E]":
+        vm.step(np.array([byte], np.uint32))
+    while vm.allowed(0) is None and not vm.done:
+        vm.step(np.array([ord("x")], np.uint32))
+    assert list(vm.allowed(0)) == list(b"0123456789")
+    with pytest.raises(weft.BadInput, match="stream 1 is out of range"):
+        vm.allowed(1)
+
+
 def test_attention_steered_refuses_a_model_without_what_it_needs(device, tmp_path):
     from weft import attention
 

@@ -72,6 +72,14 @@ struct DecoderOptions {
   // ids it writes are then unused). A Decoder with Auto placement whose weights go far calls it
   // twice: on the in-window program it measured and dropped, then on the one it records.
   std::function<void(Program&, const DecoderProgram&)> embed;
+  // When set, called in every decoder step between the output head and the sampler (`suffix`:
+  // the step's, as append_decoder_step got it): the caller's stages may change "<prefix>.logits"
+  // before the sampler draws from them, e.g. a logit mask.
+  std::function<void(Program&, const DecoderProgram&, const std::string& suffix)> before_sample;
+  // When set, decoder_program calls it on each new Program before the decoder's layout (it may
+  // build the program twice, see embed): the caller's segments and instances that the hooks
+  // above refer to.
+  std::function<void(Program&)> prepare;
 };
 
 // What add_decoder added to a Program.

@@ -9,6 +9,7 @@ namespace {
 
 Program make_program(const Model& m, const DecoderOptions& o, DecoderProgram& dp) {
   Program p("attention");
+  if (o.prepare) o.prepare(p);
   dp = add_decoder(p, m, o);
   return p;
 }

@@ -125,6 +125,7 @@ void append_decoder_step(Program& p, const Model& m, DecoderProgram& dp, const D
   add(ops::matvec(dp.head, m.output.type, w(m.output), D, c.vocab, g("xlast"), D, g("logits"), c.vocab, ops::kOneToken, state,
                   {std::nullopt, {ops::matvec_groups(c.vocab), 1, 1}}),
       "." + dp.prefix + ".output");
+  if (o.before_sample) o.before_sample(p, dp, suffix);
   add(ops::sample(p, dp.sampler, g("logits"), c.vocab, dp.sampling_words, state, g("sampled")), "." + dp.prefix);
 }
 

@@ -188,6 +188,14 @@ tags = [[], ["answer"]]
 max_gen_tokens = 4
 )";
 
+// The tool prompts with a logit mask on the answer: the model may write only digits there.
+const std::string steered_masked_prompts() {
+  std::string p = kSteeredToolPrompts;
+  const std::string at = "[[final]]\ntext = \"[Q] So? [A]\"\n";
+  p.replace(p.find(at), at.size(), at + "allow = [\"0123456789\", \"[EOS]\"]\n");
+  return p;
+}
+
 // A seeded model (byte vocabulary, BOS <s>) steered by `prompts`: the default program, or with
 // `tool_flow` ask -> calculator -> its answer fed into `result` -> final.
 struct SteeredCase {
@@ -239,10 +247,22 @@ Result steered_case(Device& dev, const std::string& prompts, bool tool_flow, uin
     return Result::fail("the decoder is at position " + std::to_string(steered.position()) + " after " + std::to_string(consumed) + " emitted tokens");
   const bool exercised = by_source[TVM_SRC_FORCED] && by_source[TVM_SRC_SAMPLED] &&
                          (!tool_flow || (by_source[TVM_SRC_FEED] && by_source[TVM_SRC_WAIT]));
-  const std::string counts = "forced " + std::to_string(by_source[TVM_SRC_FORCED]) + ", sampled " + std::to_string(by_source[TVM_SRC_SAMPLED]) +
+  std::string counts = "forced " + std::to_string(by_source[TVM_SRC_FORCED]) + ", sampled " + std::to_string(by_source[TVM_SRC_SAMPLED]) +
                              ", fed " + std::to_string(by_source[TVM_SRC_FEED]) + ", waiting " + std::to_string(by_source[TVM_SRC_WAIT]) +
                              ", done pads " + std::to_string(by_source[TVM_SRC_DONE]);
   if (!exercised) return Result::fail("the workflow was not exercised: " + counts);
+  // Under a logit mask the model sampled only allowed tokens (those steps, and how many).
+  uint32_t under_mask = 0;
+  for (size_t i = 0; i < records.size(); ++i) {
+    const uint32_t z = records[i].pc;
+    if (z >= c.workflow.zone_allowed.size() || c.workflow.zone_allowed[z] == token_vm::kNone) continue;
+    const auto& set = c.workflow.allowed_sets[c.workflow.zone_allowed[z]];
+    if (!std::binary_search(set.begin(), set.end(), steered.sampled()[i]))
+      return Result::fail("step " + std::to_string(i) + ": the model sampled " + std::to_string(steered.sampled()[i]) + " outside the zone's allowed tokens");
+    ++under_mask;
+  }
+  if (!c.workflow.zone_allowed.empty() && under_mask == 0) return Result::fail("no step ran under the logit mask");
+  if (!c.workflow.zone_allowed.empty()) counts += ", under the mask " + std::to_string(under_mask);
   return Result::pass(std::to_string(records.size()) + " steps, " + std::to_string(K) + " per submit; " + counts + "; picks " +
                       std::to_string(check.picks_agreeing) + "/" + std::to_string(check.picks_checked) + " == attention reference");
 }
@@ -418,6 +438,8 @@ std::vector<Case> compose_cases() {
        [](Device& d) { return steered_case(d, model_token_vm_default_prompts(), false, 8, {}, 256); }},
       {"compose.steered.sampled_tool_call", "as greedy, temperature 0.9 / top-k 8, a calculator call answered between submits and fed back; pads not consumed",
        [](Device& d) { return steered_case(d, kSteeredToolPrompts, true, 16, {0.9f, 8, 5}, 256); }},
+      {"compose.steered.logit_mask", "as sampled_tool_call, the answer zone masked to digits and [EOS]: every sample there allowed, picks == attention reference on the masked logits",
+       [](Device& d) { return steered_case(d, steered_masked_prompts(), true, 16, {0.9f, 8, 5}, 256); }},
       {"compose.steered.bad_input", "BadInput naming what the steered backend does not take", steered_bad_input},
       {"compose.agent_retrieval.top2", "picks, scores, rows exact vs host; logits NMSE 1e-10 vs host; picks exact and logits NMSE 1e-7 vs SQLite + attention reference",
        [](Device& d) { return agent_retrieval_case(d, 2, "topic <> 1"); }},

@@ -11,6 +11,46 @@ namespace {
 const char* const kDecoder = "steer";  // the decoder's prefix
 const char* const kVm = "steer.tvm.";
 
+const char* const kZoneSets = "steer.zone_sets";  // Heap: per zone its allowed set, or none
+const char* const kSetBits = "steer.set_bits";    // Heap: per set one bit per token
+
+uint32_t set_words(uint32_t vocab) { return (vocab + 31) / 32; }
+
+void add_mask_layout(Program& p, const token_vm::Workflow& w, uint32_t vocab) {
+  p.heap().add(kZoneSets, uint64_t(w.zones.size()) * 4);
+  p.heap().add(kSetBits, uint64_t(w.allowed_sets.size()) * set_words(vocab) * 4);
+}
+
+// The logit mask of the zone the stream is in, between the decoder's head and its sampler.
+StageSpec mask_stage(Program& p, const attention::DecoderProgram& dp, const token_vm::Workflow& w, const std::string& suffix) {
+  const uint32_t vocab = uint32_t(dp.ports.segment("logits").size / 4);
+  const Range state = p.segment(Binding::Globals, std::string(kVm) + "state");
+  StageSpec s;
+  s.name = "steer.mask" + suffix;
+  s.kernel = weft_compose_kernels.get("mask_logits");
+  s.instance = dp.sampler;
+  s.args = MaskLogitsArgs{.logits = dp.ports.segment("logits"),
+                          .vocabulary = vocab,
+                          .zone_word = state.part(uint64_t(TVM_S_PC) * 4, 4),  // stream 0's pc (batch 1)
+                          .zones = uint32_t(w.zones.size()),
+                          .zone_sets = p.segment(Binding::Heap, kZoneSets),
+                          .set_bits = p.segment(Binding::Heap, kSetBits),
+                          .set_words = set_words(vocab)}
+               .bind();
+  s.groups = {grid_stride_groups(vocab, 64), 1, 1};
+  s.honour_halt = true;
+  return s;
+}
+
+void upload_masks(Executable& exe, const token_vm::Workflow& w, uint32_t vocab) {
+  std::vector<uint32_t> zone_sets(w.zone_allowed.begin(), w.zone_allowed.end());
+  std::vector<uint32_t> bits(w.allowed_sets.size() * size_t(set_words(vocab)), 0);
+  for (size_t k = 0; k < w.allowed_sets.size(); ++k)
+    for (token_vm::Token t : w.allowed_sets[k]) bits[k * set_words(vocab) + t / 32] |= 1u << (t % 32);
+  exe.write_segment(Binding::Heap, kZoneSets, zone_sets.data(), zone_sets.size() * 4);
+  exe.write_segment(Binding::Heap, kSetBits, bits.data(), bits.size() * 4);
+}
+
 uint32_t bos_of(const attention::Model& m) {
   if (!m.vocab.bos) fail(ErrorCode::BadInput, "steered generation starts from the model's BOS token; " + m.file.source() + " names none");
   return *m.vocab.bos;
@@ -38,15 +78,26 @@ SteeredModel::SteeredModel(Device& device, const attention::Model& model, const 
     fail(ErrorCode::BadInput, "steered generation: the tokenizer of " + model.file.source() + " must have the model's " +
                                   std::to_string(model.config.vocab) + " tokens");
   if (vm.batch != 1) fail(ErrorCode::BadInput, "steered generation runs one stream; the VM configuration asks for " + std::to_string(vm.batch));
+  for (const std::vector<token_vm::Token>& set : workflow.allowed_sets)
+    if (!set.empty() && set.back() >= model.config.vocab)
+      fail(ErrorCode::BadInput, "steered generation: the workflow allows token " + std::to_string(set.back()) + ", outside the model's " +
+                                    std::to_string(model.config.vocab) + " tokens");
+  const uint32_t K = options.steps_per_submit;
+  const bool masked = !workflow.zone_allowed.empty();
   attention::DecoderOptions d;
   d.prefix = kDecoder;
   d.context = options.context;
   d.max_batch = 1;
   d.weights = options.weights;
+  d.prepare = [&](Program& p) {
+    vm_ = token_vm::add_vm(p, workflow, vm, K, kVm);
+    if (masked) add_mask_layout(p, workflow, model.config.vocab);
+  };
+  if (masked) d.before_sample = [&](Program& p, const attention::DecoderProgram& dp, const std::string& suffix) {
+    p.add_stage(mask_stage(p, dp, workflow, suffix));
+  };
   Program p = attention::decoder_program(device.info(), model, d, dp_);
   attention::require_loop_cap(device, model, dp_.context);
-  const uint32_t K = options.steps_per_submit;
-  vm_ = token_vm::add_vm(p, workflow, vm, K, kVm);
   const InstanceId handoff = p.add_instance("steer.handoff", 1), feedback = p.add_instance("steer.feedback", 1);
   p.connect(dp_.ports.instance("sampler"), handoff);
   const Range sampled_word = dp_.ports.segment("sampled"), tokens = dp_.ports.segment("tokens"), state = dp_.ports.segment("state");
@@ -85,6 +136,7 @@ SteeredModel::SteeredModel(Device& device, const attention::Model& model, const 
   exe_ = std::make_unique<Executable>(device, std::move(p));
   attention::upload(*exe_, dp_, model);
   token_vm::upload_vm(*exe_, vm_, workflow, vm);
+  if (masked) upload_masks(*exe_, workflow, model.config.vocab);
   attention::set_sampling(*exe_, dp_, options.sampling);
   const uint32_t first[1] = {bos};
   attention::set_batch(*exe_, dp_, model, first, 0);
@@ -135,6 +187,18 @@ void SteeredModel::write_state(uint64_t word, std::span<const uint32_t> in) {
 
 double SteeredModel::last_gpu_ns() { return exe_->timings().total_ns; }
 
+namespace {
+
+// The logits the sampler draws from in `zone`: -inf outside its allowed set (mask_logits.comp).
+std::vector<float> masked(const std::vector<float>& logits, const token_vm::Workflow& w, uint32_t zone) {
+  if (zone >= w.zone_allowed.size() || w.zone_allowed[zone] == token_vm::kNone) return logits;
+  std::vector<float> out(logits.size(), -INFINITY);
+  for (token_vm::Token t : w.allowed_sets[w.zone_allowed[zone]]) out[t] = logits[t];
+  return out;
+}
+
+}  // namespace
+
 double top_margin(std::span<const float> logits) {
   double a = -INFINITY, b = -INFINITY;
   for (float x : logits) {
@@ -174,8 +238,9 @@ SteeredCheck check_steered(const attention::Model& model, const token_vm::Workfl
       const std::vector<double> lg = dec.forward(std::vector<uint32_t>{tok});
       logits.assign(lg.begin(), lg.end());
     }
-    if (options.sampling.temperature == 0 && top_margin(logits) <= 1e-3) continue;
-    const uint32_t want = attention::ref::sample(logits, options.sampling, attention::ref::sample_uniform(options.sampling.seed, dec.position()));
+    const std::vector<float> drawn = masked(logits, workflow, records[i].pc);
+    if (options.sampling.temperature == 0 && top_margin(drawn) <= 1e-3) continue;
+    const uint32_t want = attention::ref::sample(drawn, options.sampling, attention::ref::sample_uniform(options.sampling.seed, dec.position()));
     ++c.picks_checked;
     if (want == sampled[i]) ++c.picks_agreeing;
     else c.first_difference = "step " + std::to_string(i) + ": the model sampled " + std::to_string(sampled[i]) + ", the CPU reference " + std::to_string(want);

@@ -12,6 +12,13 @@
 #define COMPOSE_FEATURES_ARGS(X)                                                                                      \
   X(WEFT_IN(Registers), hops) X(WEFT_U32, hop_stride) X(WEFT_U32, hop_floats) X(WEFT_IN(Heap), projection)              \
   X(WEFT_U32, dim) X(WEFT_OUT(Globals), rows) X(WEFT_U32, tokens) X(WEFT_OUT(Globals), rows_copy)
+/* mask_logits: the token VM's logit mask for the zone its stream is in (`zone_word`, the VM
+ * state's pc of the stream): logits of tokens outside the zone's allowed set become -inf before
+ * the sampler draws. zone_sets (Heap): per zone a set index or 0xFFFFFFFF (any token);
+ * set_bits (Heap): per set `set_words` words of one bit per token. */
+#define COMPOSE_MASK_LOGITS_ARGS(X)                                                                          \
+  X(WEFT_OUT(Globals), logits) X(WEFT_U32, vocabulary) X(WEFT_IN(Globals), zone_word) X(WEFT_U32, zones) \
+  X(WEFT_IN(Heap), zone_sets) X(WEFT_IN(Heap), set_bits) X(WEFT_U32, set_words)
 /* feedback: the token the VM emitted for stream b (its trace row) becomes decoder b's next token;
  * stream_words (Control) holds decoder b's `tokens` word at [b] and its `state` word at [B + b]. */
 #define COMPOSE_FEEDBACK_ARGS(X) X(WEFT_U32, streams) X(WEFT_IN(Globals), trace_row) X(WEFT_IN(Control), stream_words)
@@ -46,6 +53,7 @@ WEFT_KERNEL_ARGS(FeaturesArgs, COMPOSE_FEATURES_ARGS)
 WEFT_KERNEL_ARGS(FeedbackArgs, COMPOSE_FEEDBACK_ARGS)
 WEFT_KERNEL_ARGS(HandoffArgs, COMPOSE_HANDOFF_ARGS)
 WEFT_KERNEL_ARGS(LaunchArgs, COMPOSE_LAUNCH_ARGS)
+WEFT_KERNEL_ARGS(MaskLogitsArgs, COMPOSE_MASK_LOGITS_ARGS)
 WEFT_KERNEL_ARGS(OutcomeArgs, COMPOSE_OUTCOME_ARGS)
 WEFT_KERNEL_ARGS(RetrieveArgs, COMPOSE_RETRIEVE_ARGS)
 WEFT_KERNEL_ARGS(SelectArgs, COMPOSE_SELECT_ARGS)

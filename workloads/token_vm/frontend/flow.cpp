@@ -34,6 +34,7 @@ struct ZoneProto {
   uint32_t block = 0;
   uint32_t zone_in_block = 0;
   bool closed = false;  // the forced text ends with the close pattern: the model never writes here
+  std::vector<Token> allowed;  // the block's `allow` tokens, ascending (empty: any token)
 };
 
 struct Exit {
@@ -58,6 +59,7 @@ class Lowering {
     w_.sequences = p_.config.sequences;
     w_.extractions = extractions;
     w_.match_mode = opt_.match_mode;
+    if (!w_.zone_allowed.empty()) w_.zone_allowed.resize(w_.zones.size(), kNone);
     w_.pad_token = opt_.pad_token ? *opt_.pad_token : default_pad_token(tok_);
     w_.tokenizer = tok_.identity();
     validate(w_);
@@ -150,10 +152,34 @@ class Lowering {
       const SplitResult split = split_zones(
           text, ps, block_where(s.file, s.name, b.source_block, b.line, "text") + " (placeholders resolved)",
           placeholders ? warnings_ : nullptr);
+      const std::vector<Token> allowed = allowed_tokens(s, b);
       for (uint32_t k = 0; k < split.zones.size(); ++k)
-        zones.push_back({tokenize(split.zones[k]), k, b.zone_tags[k], b.timeout, bi, k, split.zones[k].closed});
+        zones.push_back({tokenize(split.zones[k]), k, b.zone_tags[k], b.timeout, bi, k, split.zones[k].closed, allowed});
     }
     return compiled_[index] = std::move(zones);
+  }
+
+  // The union of the tokens of a block's `allow` texts, ascending; a text that encodes to no
+  // token would allow nothing it names, so it is refused.
+  std::vector<Token> allowed_tokens(const Sequence& s, const Block& b) const {
+    std::vector<Token> out;
+    for (const std::string& text : b.allow) {
+      const std::vector<Token> t = tok_.encode(text);
+      if (t.empty()) bad(block_where(s.file, s.name, b.source_block, b.line, "allow") + ": '" + text + "' encodes to no token");
+      out.insert(out.end(), t.begin(), t.end());
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+
+  // The zone just emitted samples only `allowed` (one set per distinct list).
+  void restrict_last_zone(const std::vector<Token>& allowed) {
+    if (allowed.empty()) return;
+    auto it = std::find(w_.allowed_sets.begin(), w_.allowed_sets.end(), allowed);
+    if (it == w_.allowed_sets.end()) it = w_.allowed_sets.insert(w_.allowed_sets.end(), allowed);
+    w_.zone_allowed.resize(w_.zones.size(), kNone);
+    w_.zone_allowed.back() = uint32_t(it - w_.allowed_sets.begin());
   }
 
   void patch(const Exits& exits, uint32_t target) {
@@ -181,6 +207,7 @@ class Lowering {
       z.block = zp.block;
       z.zone_in_block = zp.zone_in_block;
       w_.zones.push_back(z);
+      restrict_last_zone(zp.allowed);
     }
     return uint32_t(w_.zones.size()) - 1;
   }

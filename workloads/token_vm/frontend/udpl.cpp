@@ -233,13 +233,14 @@ void parse_block(const std::string& file, const UdplConfig& c, const std::string
   b.line = line_of(t.get("text"));
   b.timeout = c.default_max_token_length;
   if (const toml::node* n = t.get("max_gen_tokens")) b.timeout = uint32_t(integer_value(w, n, "max_gen_tokens", 1, kMaxCount));
+  b.allow = string_list(w, t, "allow", false, 1);
 
   const std::vector<std::string> used = placeholder_names(b.text);
   for (auto&& [k, v] : t) {
     const std::string key(k.str());
-    if (key == "text" || key == "tags" || key == "tagset" || key == "repeats" || key == "max_gen_tokens") continue;
+    if (key == "text" || key == "tags" || key == "tagset" || key == "repeats" || key == "max_gen_tokens" || key == "allow") continue;
     if (!v.is_table())
-      w.bad(key, &v, "unknown key (expected text, tags, tagset, repeats, max_gen_tokens or a placeholder table [" + seq +
+      w.bad(key, &v, "unknown key (expected text, tags, tagset, repeats, max_gen_tokens, allow or a placeholder table [" + seq +
                          "." + key + "])");
     if (std::find(used.begin(), used.end(), key) == used.end())
       w.bad(key, &v, "placeholder table for {" + key + "}, which the text does not use");

@@ -43,6 +43,7 @@ struct Block {
   std::vector<uint32_t> zone_tags;    // tag bitmask per zone; zone 0 (the lead-in up to the first
                                       // zone pattern) has none, zone k >= 1 has tags[k-1]
   uint32_t timeout = 1;               // max_gen_tokens, else default_max_token_length
+  std::vector<std::string> allow;     // `allow`: the model samples only these texts' tokens here (empty: any)
   std::vector<Placeholder> placeholders;
   uint32_t source_block = 0;          // index of the [[sequence]] entry it was copied from
   uint32_t line = 0;                  // line of its `text` key (0 when unknown)

@@ -253,6 +253,14 @@ void bind_token_vm(py::module_& m) {
       }, "Per stream, uint32[steps]: every token the stream emitted, pad tokens included.")
       .def("records", &PyMachine::records, py::arg("stream"),
            "uint32[steps, 5]: per step of the stream, token, tags, zone, token in zone, source (0 forced, 1 feed, 2 sampled, 3 timeout, 4 wait, 5 done).")
+      .def("allowed",
+           [](const PyMachine& p, uint32_t stream) -> py::object {
+             p.check_stream(stream, "allowed");
+             const std::vector<Token>* set = p.m().allowed(stream);
+             return set ? py::object(to_numpy(*set)) : py::object(py::none());
+           },
+           py::arg("stream"),
+           "uint32[n]: the tokens a sampler may draw for the stream's next step (its zone's `allow` mask), or None: any token.")
       .def("stream_status", [](const PyMachine& p) { return to_numpy(p.m().stream_status()); },
            "uint32[batch]: per stream, 0 running, 1 waiting for a tool, 2 done.")
       .def_property_readonly("steps_taken", [](const PyMachine& p) { return p.m().steps_taken(); });

@@ -126,6 +126,9 @@ void Machine::run_sampler(std::span<const float> logits, uint32_t vocab, const S
   if (vocab > tok_.vocab_size())
     fail(ErrorCode::BadInput, "token_vm: logits over " + std::to_string(vocab) + " tokens, the tokenizer has " +
                                   std::to_string(tok_.vocab_size()));
+  if (!w_.zone_allowed.empty())
+    fail(ErrorCode::BadInput, "token_vm: the workflow has logit masks (allow), which the VM's samplers do not apply; sample on the host "
+                              "with Machine::allowed, or steer a model (compose::SteeredModel)");
   backend_->set_logits(logits, vocab);
   in_submissions(steps, [&](uint32_t, uint32_t k, std::vector<uint32_t>& trace) {
     backend_->run_sampler(sampler, uint32_t(steps_), k, trace);
@@ -146,6 +149,13 @@ void Machine::in_submissions(uint32_t steps, const std::function<void(uint32_t, 
     submit(s, k, trace);
     after_submit(trace, k);
   }
+}
+
+const std::vector<Token>* Machine::allowed(uint32_t stream) const {
+  if (stream >= batch_) fail(ErrorCode::BadInput, "token_vm: stream " + std::to_string(stream) + " is out of range (batch " + std::to_string(batch_) + ")");
+  const uint32_t zone = scalars_[backend_->layout().scalar(TVM_S_PC, stream)];
+  if (zone >= w_.zone_allowed.size() || w_.zone_allowed[zone] == kNone) return nullptr;
+  return &w_.allowed_sets[w_.zone_allowed[zone]];
 }
 
 bool Machine::done() const {

@@ -45,12 +45,16 @@ class Machine {
   // `steps` steps with scripted tokens [steps][B], in submissions of up to the backend's
   // max_steps(): the host only steps in between (collecting calls, loading feeds).
   void run(std::span<const Token> sampled, uint32_t steps);
-  // `steps` steps whose tokens the backend's sampler draws from logits [B][V].
+  // `steps` steps whose tokens the backend's sampler draws from logits [B][V]. BadInput for a
+  // workflow with logit masks (the VM's samplers do not apply them).
   void run_sampler(std::span<const float> logits, uint32_t vocab, const SamplerConfig& sampler, uint32_t steps);
   // `steps` steps whose tokens the backend's own source draws (Backend::run_source), in
   // submissions of max_steps().
   void run_source(uint32_t steps);
 
+  // The tokens a sampler may draw for the stream's next step (its zone's logit mask, UDPL
+  // `allow`), or nullptr when any token may be drawn. A host that samples must apply it.
+  const std::vector<Token>* allowed(uint32_t stream) const;
   bool done() const;             // every stream is DONE
   bool callbacks_ready() const;  // a collected tool call waits for resolution
   const std::vector<ToolCall>& pending_calls() const { return pending_; }

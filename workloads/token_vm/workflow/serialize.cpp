@@ -147,6 +147,12 @@ std::string workflow_to_json(const Workflow& w) {
                   {"zones", zones}};
   json out = j;
   if (!w.tokenizer.empty()) out["tokenizer"] = w.tokenizer;
+  if (!w.zone_allowed.empty()) {
+    json zone_allowed = json::array();
+    for (uint32_t a : w.zone_allowed) zone_allowed.push_back(index_or_null(a));
+    out["zone_allowed"] = zone_allowed;
+    out["allowed_sets"] = w.allowed_sets;
+  }
   return out.dump(1) + "\n";
 }
 
@@ -168,7 +174,7 @@ Workflow workflow_from_json(std::string_view text, const std::string& source) {
   const std::string top = "workflow";
   r.only_keys(j, top, {"format", "version", "match_mode", "pad_token", "control_pattern", "escape_open", "escape_close", "tags",
                        "tools", "sequences", "extractions", "loops", "patterns", "pattern_tokens", "pattern_bytes", "token_data",
-                       "zones", "tokenizer"});
+                       "zones", "tokenizer", "zone_allowed", "allowed_sets"});
   if (r.str(r.key(j, top, "format"), "format") != kFormat) r.bad("format", std::string("expected \"") + kFormat + "\"");
   const uint32_t version = r.u32(r.key(j, top, "version"), "version");
   if (version != kWorkflowFormatVersion)
@@ -215,6 +221,13 @@ Workflow workflow_from_json(std::string_view text, const std::string& source) {
     return uint8_t(b);
   }, true);
   w.token_data = r.list<Token>(j, top, "token_data", u32_item, true);
+  w.zone_allowed = r.list<uint32_t>(j, top, "zone_allowed", [&](const json& v, const std::string& p) { return r.u32_or_none(v, p); }, false);
+  w.allowed_sets = r.list<std::vector<Token>>(j, top, "allowed_sets", [&](const json& v, const std::string& p) {
+    std::vector<Token> set;
+    const json& a = r.array(v, p);
+    for (size_t i = 0; i < a.size(); ++i) set.push_back(r.u32(a[i], p + "[" + std::to_string(i) + "]"));
+    return set;
+  }, false);
   w.zones = r.list<Zone>(j, top, "zones", [&](const json& v, const std::string& p) {
     r.only_keys(v, p, {"next_addr", "jump_addr", "flags", "tool_id", "token_start", "token_end", "tags", "timeout",
                        "close_pattern", "loop", "sequence", "block", "zone_in_block"});

@@ -60,6 +60,10 @@ void check_runs_with(const Workflow& workflow, const Tokenizer& tokenizer, const
     if (t >= vocab && t != workflow.pad_token)
       fail(ErrorCode::BadInput, where + ": forced token " + std::to_string(t) + " is outside the tokenizer's vocabulary of " +
                                     std::to_string(vocab) + " (was it compiled with another tokenizer?)");
+  for (const std::vector<Token>& set : workflow.allowed_sets)
+    if (!set.empty() && set.back() >= vocab)
+      fail(ErrorCode::BadInput, where + ": allowed token " + std::to_string(set.back()) + " is outside the tokenizer's vocabulary of " +
+                                    std::to_string(vocab));
 }
 
 void check_token_ids(const Tokenizer& tokenizer, std::span<const Token> tokens, const std::string& where) {
@@ -88,6 +92,22 @@ uint32_t add_byte_zone(Workflow& w, const std::string& prompt, Zone z) {
   z.token_end = uint32_t(w.token_data.size());
   w.zones.push_back(z);
   return uint32_t(w.zones.size() - 1);
+}
+
+// The logit masks: one entry per zone (or none at all), each naming a set; sets non-empty,
+// ascending, distinct.
+void validate_allowed(const Workflow& w) {
+  if (!w.zone_allowed.empty() && w.zone_allowed.size() != w.zones.size())
+    bad("zone_allowed", std::to_string(w.zone_allowed.size()) + " entries for " + std::to_string(w.zones.size()) + " zones");
+  for (size_t i = 0; i < w.zone_allowed.size(); ++i)
+    if (w.zone_allowed[i] != kNone && w.zone_allowed[i] >= w.allowed_sets.size())
+      bad(at("zone_allowed", i, "set"), std::to_string(w.zone_allowed[i]) + " is not one of the " + std::to_string(w.allowed_sets.size()) + " allowed sets");
+  for (size_t i = 0; i < w.allowed_sets.size(); ++i) {
+    const std::vector<Token>& set = w.allowed_sets[i];
+    if (set.empty()) bad(at("allowed_sets", i, "tokens"), "an allowed set must hold at least one token");
+    for (size_t k = 1; k < set.size(); ++k)
+      if (set[k] <= set[k - 1]) bad(at("allowed_sets", i, "tokens"), "tokens must be ascending and distinct");
+  }
 }
 
 void validate(const Workflow& w) {
@@ -120,6 +140,7 @@ void validate(const Workflow& w) {
   for (size_t i = 0; i < w.extractions.size(); ++i)
     if (w.tags.size() < kMaxTags && (w.extractions[i].tags >> w.tags.size()) != 0)
       bad(at("extractions", i, "tags"), "tag bit beyond the declared tags");
+  validate_allowed(w);
 }
 
 }  // namespace weft::token_vm

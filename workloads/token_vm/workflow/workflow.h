@@ -110,6 +110,12 @@ struct Workflow {
   std::vector<std::string> sequences; // Zone::sequence
   std::vector<Extraction> extractions;
   std::string tokenizer;              // Tokenizer::identity() of the one it was compiled with ("": not recorded)
+  // Logit masks (spec §5): in zone z the model may sample only allowed_sets[zone_allowed[z]]
+  // (UDPL: a block's `allow`). zone_allowed is empty (no masks) or one entry per zone, kNone for
+  // "any token"; each set is non-empty, ascending and distinct. The VM's step does not read
+  // them: they restrict what a sampler draws (steered generation; Machine::allowed for a host).
+  std::vector<uint32_t> zone_allowed;
+  std::vector<std::vector<Token>> allowed_sets;
 };
 
 // Checks every index and range a VM would follow (addresses, prompt and pattern ranges, loop,
