@@ -52,6 +52,19 @@ inline void require(const void* pointer, const char* function, const char* argum
   if (!pointer) throw InvalidArgument{std::string(function) + ": " + argument + " is NULL"};
 }
 
+// A caller's options struct, or the defaults when `given` is NULL. InvalidArgument when its
+// struct_size is smaller than this library's (a caller built against another header).
+template <class Options>
+Options options_or_default(const Options* given, void (*defaults)(Options*), const char* function) {
+  Options o;
+  defaults(&o);
+  if (!given) return o;
+  if (given->struct_size < sizeof o)
+    throw InvalidArgument{std::string(function) + ": options->struct_size " + std::to_string(given->struct_size) +
+                          " is not this library's " + std::to_string(sizeof o)};
+  return *given;
+}
+
 template <class Body>
 weft_status guard(Body&& body) noexcept {
   try {

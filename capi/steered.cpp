@@ -57,14 +57,7 @@ weft_status weft_steered_machine_create(weft_device* device, weft_attention_mode
     require(workflow, fn, "workflow");
     require(machine, fn, "machine");
     *machine = nullptr;
-    weft_steered_options o;
-    weft_steered_options_default(&o);
-    if (options) {
-      if (options->struct_size < sizeof o)
-        throw capi::InvalidArgument{std::string(fn) + ": options->struct_size " + std::to_string(options->struct_size) +
-                                    " is not this library's " + std::to_string(sizeof o)};
-      o = *options;
-    }
+    const weft_steered_options o = capi::options_or_default(options, weft_steered_options_default, fn);
     // The workflow's forced ids mean this model's text only when compiled with its tokenizer.
     token_vm::check_runs_with(workflow->workflow, compose::steered_tokenizer(*model->model), fn);
     auto h = std::make_unique<weft_token_vm_machine>();

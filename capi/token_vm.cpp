@@ -40,14 +40,7 @@ weft_status compile_workflow(const char* function, const char* prompts, const we
     require(prompts, function, "prompts");
     require(workflow, function, "workflow");
     *workflow = nullptr;
-    weft_token_vm_compile_options o;
-    weft_token_vm_compile_options_default(&o);
-    if (options) {
-      if (options->struct_size < sizeof o)
-        throw InvalidArgument{std::string(function) + ": options->struct_size " + std::to_string(options->struct_size) +
-                              " is not this library's " + std::to_string(sizeof o)};
-      o = *options;
-    }
+    const weft_token_vm_compile_options o = options_or_default(options, weft_token_vm_compile_options_default, function);
     if (o.resource_count) {
       require(o.resource_names, function, "options->resource_names");
       require(o.resource_values, function, "options->resource_values");

@@ -150,14 +150,7 @@ weft_status weft_volumetric_trainer_create(weft_device* device, weft_volumetric_
     require(model, fn, "model");
     require(trainer, fn, "trainer");
     *trainer = nullptr;
-    weft_volumetric_train_options o;
-    weft_volumetric_train_options_default(&o);
-    if (options) {
-      if (options->struct_size < sizeof o)
-        throw capi::InvalidArgument{std::string(fn) + ": options->struct_size " + std::to_string(options->struct_size) +
-                                    " is not this library's " + std::to_string(sizeof o)};
-      o = *options;
-    }
+    const weft_volumetric_train_options o = capi::options_or_default(options, weft_volumetric_train_options_default, fn);
     TrainOptions t;
     t.optimizer = o.sgd ? Optimizer::SGD : Optimizer::Adam;
     t.lr = o.lr, t.beta1 = o.beta1, t.beta2 = o.beta2, t.eps = o.eps;

@@ -445,19 +445,31 @@ static weft_token_vm_machine* run_example(weft_device* device, weft_token_vm_wor
   return m;
 }
 
-static void test_token_vm(weft_device* device, const char* examples, const char* temp) {
-  char prompts[1024], flow[1024], saved[1024];
-  snprintf(prompts, sizeof prompts, "%s/token_vm/prompts.toml", examples);
-  snprintf(flow, sizeof flow, "%s/token_vm/flow.toml", examples);
-  snprintf(saved, sizeof saved, "%s/token_vm_workflow.json", temp);
-  const char* names[1] = {"problem"};
-  const char* values[1] = {"What is 17 * 23 + 4?"};
+/* The example workflow's files and the compile options it needs (its flow and one resource). */
+typedef struct example_workflow {
+  char prompts[1024], flow[1024];
   weft_token_vm_compile_options options;
-  weft_token_vm_compile_options_default(&options);
-  options.flow = flow;
-  options.resource_names = names;
-  options.resource_values = values;
-  options.resource_count = 1;
+} example_workflow;
+static const char* example_names[1] = {"problem"};
+static const char* example_values[1] = {"What is 17 * 23 + 4?"};
+
+static void example_workflow_init(example_workflow* e, const char* examples) {
+  snprintf(e->prompts, sizeof e->prompts, "%s/token_vm/prompts.toml", examples);
+  snprintf(e->flow, sizeof e->flow, "%s/token_vm/flow.toml", examples);
+  weft_token_vm_compile_options_default(&e->options);
+  e->options.flow = e->flow;
+  e->options.resource_names = example_names;
+  e->options.resource_values = example_values;
+  e->options.resource_count = 1;
+}
+
+static void test_token_vm(weft_device* device, const char* examples, const char* temp) {
+  example_workflow e;
+  example_workflow_init(&e, examples);
+  const char* prompts = e.prompts;
+  weft_token_vm_compile_options options = e.options;
+  char saved[1024];
+  snprintf(saved, sizeof saved, "%s/token_vm_workflow.json", temp);
   weft_token_vm_workflow* workflow = NULL;
   OK(weft_token_vm_compile(prompts, &options, &workflow));
   if (!workflow) return;
@@ -566,17 +578,10 @@ static void test_token_vm(weft_device* device, const char* examples, const char*
  * write-model`) on the device: the C calculator answers between submissions, the run replayed
  * on the CPU references agrees, and pads (waiting, done) took no position of the model's. */
 static void test_steered(weft_device* device, const char* examples, const char* model_path) {
-  char prompts[1024], flow[1024];
-  snprintf(prompts, sizeof prompts, "%s/token_vm/prompts.toml", examples);
-  snprintf(flow, sizeof flow, "%s/token_vm/flow.toml", examples);
-  const char* names[1] = {"problem"};
-  const char* values[1] = {"What is 17 * 23 + 4?"};
-  weft_token_vm_compile_options options;
-  weft_token_vm_compile_options_default(&options);
-  options.flow = flow;
-  options.resource_names = names;
-  options.resource_values = values;
-  options.resource_count = 1;
+  example_workflow e;
+  example_workflow_init(&e, examples);
+  const char* prompts = e.prompts;
+  weft_token_vm_compile_options options = e.options;
   weft_attention_model* model = NULL;
   OK(weft_attention_model_load(model_path, &model));
   if (!model) return;

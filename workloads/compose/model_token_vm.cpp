@@ -4,9 +4,9 @@
 // token VM fed the sampled tokens.
 #include <algorithm>
 
+#include "adapter_stage.h"
 #include "compose.h"
 #include "shaders/compose_args.h"
-#include "weft_compose_kernels.h"
 
 namespace weft::compose {
 
@@ -115,33 +115,25 @@ ModelTokenVmComposed::ModelTokenVmComposed(Device& device, const ModelTokenVmCon
   for (uint32_t i = 0; i < N; ++i) {
     if (i)
       for (uint32_t b = 0; b < B; ++b) attention::append_decoder_step(p, setup_.model, dec_[b], setup_.decoder_options(b), ".step" + std::to_string(i));
-    StageSpec h;
-    h.name = "handoff." + std::to_string(i);
-    h.kernel = weft_compose_kernels.get("handoff");
-    h.instance = handoff_;
-    h.args = HandoffArgs{.streams = B,
-                         .sampled_row = vm_sampled.part(uint64_t(i) * B * 4, uint64_t(B) * 4),
-                         .vocabulary = setup_.tokenizer.vocab_size(),
-                         .pad_token = token_vm::ByteTokenizer::kPad,
-                         .stream_words = handoff_table}.bind();
+    StageSpec h = adapter_stage("handoff." + std::to_string(i), "handoff", handoff_,
+                                HandoffArgs{.streams = B,
+                                            .sampled_row = vm_sampled.part(uint64_t(i) * B * 4, uint64_t(B) * 4),
+                                            .vocabulary = setup_.tokenizer.vocab_size(),
+                                            .pad_token = token_vm::ByteTokenizer::kPad,
+                                            .stream_words = handoff_table}
+                                    .bind());
     for (const auto& d : dec_) h.reads.push_back(d.ports.segment("sampled"));
-    h.message = true;
-    h.honour_halt = true;
     p.add_stage(h);
     p.add_stage(token_vm::vm_step_stage(p, vm_, i));
-    StageSpec f;
-    f.name = "feedback." + std::to_string(i);
-    f.kernel = weft_compose_kernels.get("feedback");
-    f.instance = feedback_;
     const uint64_t row_bytes = uint64_t(B) * TVM_TRACE_WORDS * 4;
-    f.args = FeedbackArgs{.streams = B, .trace_row = vm_trace.part(i * row_bytes, row_bytes), .stream_words = feedback_table}.bind();
+    StageSpec f = adapter_stage("feedback." + std::to_string(i), "feedback", feedback_,
+                                FeedbackArgs{.streams = B, .trace_row = vm_trace.part(i * row_bytes, row_bytes), .stream_words = feedback_table}
+                                    .bind());
     for (const auto& d : dec_) {
       f.reads.push_back(d.ports.segment("state"));
       f.writes.push_back(d.ports.segment("tokens"));
       f.writes.push_back(d.ports.segment("state"));
     }
-    f.message = true;
-    f.honour_halt = true;
     p.add_stage(f);
   }
   exe_ = std::make_unique<Executable>(device, p);

@@ -1,8 +1,8 @@
 // Steered generation: one GGUF model stream and a token VM over it in one program, K steps per
 // submit (compose.h). The step is the model-token-vm composition's, for one stream.
+#include "adapter_stage.h"
 #include "compose.h"
 #include "shaders/compose_args.h"
-#include "weft_compose_kernels.h"
 
 namespace weft::compose {
 
@@ -28,7 +28,7 @@ StageSpec mask_stage(Program& p, const attention::DecoderProgram& dp, const toke
   StageSpec s;
   s.name = "steer.mask" + suffix;
   s.kernel = weft_compose_kernels.get("mask_logits");
-  s.instance = dp.sampler;
+  s.instance = dp.sampler;  // no message of its own: the sampler's comes after it
   s.args = MaskLogitsArgs{.logits = dp.ports.segment("logits"),
                           .vocabulary = vocab,
                           .zone_word = state.part(uint64_t(TVM_S_PC) * 4, 4),  // stream 0's pc (batch 1)
@@ -107,30 +107,22 @@ SteeredModel::SteeredModel(Device& device, const attention::Model& model, const 
   const Range vm_sampled = vm_.ports.segment("sampled"), vm_trace = vm_.ports.segment("trace");
   for (uint32_t i = 0; i < K; ++i) {
     if (i) attention::append_decoder_step(p, model, dp_, d, ".step" + std::to_string(i));
-    StageSpec h;
-    h.name = "steer.handoff." + std::to_string(i);
-    h.kernel = weft_compose_kernels.get("handoff");
-    h.instance = handoff;
-    h.args = HandoffArgs{.streams = 1, .sampled_row = vm_sampled.part(uint64_t(i) * 4, 4), .vocabulary = model.config.vocab,
-                         .pad_token = 0,  // never used: the sampler picks ids below the vocabulary, which is the tokenizer's
-                         .stream_words = handoff_table}
-                 .bind();
+    StageSpec h = adapter_stage("steer.handoff." + std::to_string(i), "handoff", handoff,
+                                HandoffArgs{.streams = 1, .sampled_row = vm_sampled.part(uint64_t(i) * 4, 4),
+                                            .vocabulary = model.config.vocab,
+                                            .pad_token = 0,  // never used: the sampler picks ids below the vocabulary, the tokenizer's
+                                            .stream_words = handoff_table}
+                                    .bind());
     h.reads.push_back(sampled_word);
-    h.message = true;
-    h.honour_halt = true;
     p.add_stage(h);
     p.add_stage(token_vm::vm_step_stage(p, vm_, i));
-    StageSpec f;
-    f.name = "steer.feedback." + std::to_string(i);
-    f.kernel = weft_compose_kernels.get("feedback");
-    f.instance = feedback;
-    f.args = FeedbackArgs{.streams = 1, .trace_row = vm_trace.part(uint64_t(i) * TVM_TRACE_WORDS * 4, TVM_TRACE_WORDS * 4),
-                          .stream_words = feedback_table}
-                 .bind();
+    StageSpec f = adapter_stage("steer.feedback." + std::to_string(i), "feedback", feedback,
+                                FeedbackArgs{.streams = 1,
+                                             .trace_row = vm_trace.part(uint64_t(i) * TVM_TRACE_WORDS * 4, TVM_TRACE_WORDS * 4),
+                                             .stream_words = feedback_table}
+                                    .bind());
     f.reads.push_back(state);
     f.writes = {tokens, state};
-    f.message = true;
-    f.honour_halt = true;
     p.add_stage(f);
   }
   exe_ = std::make_unique<Executable>(device, std::move(p));
