@@ -43,7 +43,8 @@ const char* kPhysicsUsage =
     "                          [--drift-bound X] [--seed S] [--device SEL] [--validation]\n"
     "       weft physics bench [--sizes N1,N2,...] [--model lj|sph|both] [--steps-per-submit K] [--runs R] [--device SEL]\n"
     "  demo: an LJ gas (density 0.3, T 2, velocity Verlet, reflecting walls) and an SPH dam break; prints\n"
-    "        energy, drift, momentum, rule firings, GPU time per stage and the error against the CPU reference\n"
+    "        energy, drift, momentum, rule firings, GPU time per stage and the error against the CPU reference;\n"
+    "        with --model both (the default) a third run sets the gas to trip both rules (dt halved, ANOMALY)\n"
     "  bench: JSON lines, particle-steps per second and the ratio to the CPU reference in the same run\n"
     "        (default sizes 10000,100000, plus 1000000 on a non-CPU device; --sizes for larger)\n";
 
@@ -55,24 +56,33 @@ std::vector<Model> models(const cli::Args& a) {
   fail(ErrorCode::BadInput, "--model must be lj, sph or both, got '" + m + "'");
 }
 
+// The demo's third run: the LJ gas made to trip both rules, so the output shows them acting on
+// the device inside a submission — a time step 5x the stable one (the drift rule halves it) and
+// a speed limit below the gas's fastest particles (those steps are marked ANOMALY).
+struct RuleDemo {
+  float dt = 0.02f, runaway_speed = 4.0f;
+};
+
 Scenario scenario(Model m, uint32_t n, float dt, uint32_t seed) {
   if (m == Model::Sph) return dam_break(n, dt > 0 ? dt : 0.004f, seed);
   return lj_gas(n, 0.3f, 2.0f, dt > 0 ? dt : 0.004f, seed);
 }
 
 // max |a - b| / max |b| over xyz-interleaved arrays.
-int demo_one(Device& dev, const cli::Args& a, Model model) {
+int demo_one(Device& dev, const cli::Args& a, Model model, const RuleDemo* rules = nullptr) {
   const uint32_t n = u32(a, "particles", model == Model::Sph ? 2000 : 1000);
   const uint32_t steps = u32(a, "steps", 400), per = u32(a, "steps-per-submit", 20), seed = u32(a, "seed", 1);
-  Scenario sc = scenario(model, n, f32(a, "dt", 0), seed);
+  Scenario sc = scenario(model, n, rules ? rules->dt : f32(a, "dt", 0), seed);
   sc.config.steps_per_submit = per;
   // LJ is conservative: hold it to a drift bound. SPH dissipates by design (viscosity, inelastic
   // walls): no drift rule; a runaway-speed rule only.
   if (model == Model::LennardJones) sc.config.rules.drift_bound = f32(a, "drift-bound", 0.01f);
   sc.config.rules.dt_min = sc.config.params.dt / 64;
-  sc.config.rules.runaway_speed = model == Model::Sph ? 50.0f : 20.0f;
+  sc.config.rules.runaway_speed = rules ? rules->runaway_speed : model == Model::Sph ? 50.0f : 20.0f;
   const Params& p = sc.config.params;
   const auto g = grid_shape(p);
+  if (rules) std::printf("== the rules acting: the LJ gas with dt %g (5x the stable step) and a speed limit of %g\n",
+                         double(rules->dt), double(rules->runaway_speed));
   std::printf("== %s: %u particles, box %.3g x %.3g x %.3g, grid %u x %u x %u, dt %g, %u steps (%u per submit)\n",
               model == Model::Sph ? "SPH dam break" : "Lennard-Jones gas", n, double(p.box[0]), double(p.box[1]),
               double(p.box[2]), g[0], g[1], g[2], double(p.dt), steps, per);
@@ -132,7 +142,9 @@ int demo_one(Device& dev, const cli::Args& a, Model model) {
   std::printf("  positions %.3e, velocities %.3e (max error / max magnitude), energy %.3e (relative)\n\n", pos_err, vel_err, e_err);
   const bool ok = pos_err < 1e-4 && vel_err < 1e-3 && e_err < 1e-4;
   if (!ok) std::printf("  FAIL: error over the demo's bounds (1e-4, 1e-3, 1e-4)\n\n");
-  return ok ? 0 : 1;
+  const bool fired = !rules || (dt_fired > 0 && anomalies > 0);
+  if (!fired) std::printf("  FAIL: the rules were set to fire and did not (halvings %u, ANOMALY steps %u)\n\n", dt_fired, anomalies);
+  return ok && fired ? 0 : 1;
 }
 
 int run_demo(const cli::Args& a) {
@@ -140,6 +152,10 @@ int run_demo(const cli::Args& a) {
   std::printf("device: %s\n\n", dev->info().name.c_str());
   int rc = 0;
   for (Model m : models(a)) rc |= demo_one(*dev, a, m);
+  if (a.get("model", "both") == "both" && !a.options.count("dt")) {
+    const RuleDemo rules;
+    rc |= demo_one(*dev, a, Model::LennardJones, &rules);
+  }
   return rc;
 }
 
