@@ -136,6 +136,21 @@ uint32_t Program::add_control_words(std::string name, std::vector<uint32_t> init
   return first;
 }
 
+// Ticks come from the shader clock; without it every stage writes 0, so a rule on ticks would
+// never fire (or always): refused rather than left silent.
+void Program::check_tick_rules(const DeviceInfo& device) const {
+  if (device.shader_clock) return;
+  for (uint32_t first : rule_words_) {
+    abi::WeftRule r;
+    std::memcpy(&r, &control_[first], sizeof r);
+    if (r.compare == WEFT_CMP_ALWAYS || (r.source_field != WEFT_METRIC_TICKS_LO && r.source_field != WEFT_METRIC_TICKS_HI)) continue;
+    const std::string source = r.source_instance < instances_.size() ? instances_[r.source_instance].name : std::to_string(r.source_instance);
+    fail(ErrorCode::MissingFeature, "program '" + name_ + "': a regulator rule (Control word " + std::to_string(first) +
+                                        ") reads the ticks of instance '" + source + "', which " + device.name +
+                                        " cannot measure (no shaderSubgroupClock: every stage reports 0 ticks)");
+  }
+}
+
 uint32_t Program::add_rules(const std::vector<abi::WeftRule>& rules) {
   const uint32_t first = alloc_control(uint32_t(rules.size()) * WEFT_RULE_WORDS, 1);
   std::memcpy(&control_[first], rules.data(), rules.size() * sizeof(abi::WeftRule));
@@ -323,6 +338,7 @@ void Program::require_bound_window(const DeviceInfo& device, const std::string& 
 }
 
 void Program::validate(const DeviceInfo& device) const {
+  check_tick_rules(device);
   for (const Stage& s : stages_) {
     const std::string who = "program '" + name_ + "', stage " + std::to_string(s.index) + " '" + s.name + "'";
     auto check_range = [&](const Range& r, const char* verb) {

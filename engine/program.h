@@ -147,8 +147,8 @@ class Program {
   // its indirect slot's initial value when it dispatches from one).
   void resolve_shapes(const DeviceInfo& device);
 
-  // Every check that does not need a device, then the device limits. Throws the typed error
-  // naming the stage and the problem.
+  // Every check that does not need a device, then the device limits (MissingFeature for a rule
+  // on ticks without the shader clock). Throws the typed error naming the stage and the problem.
   void validate(const DeviceInfo& device) const;
   // For programs whose kernels address Heap and Globals through the bound window only: BadInput
   // naming `context` (what the sizes are for) when either exceeds the device's window.
@@ -160,6 +160,7 @@ class Program {
   std::vector<Range> stage_writes(const Stage& s) const;
 
  private:
+  void check_tick_rules(const DeviceInfo& device) const;
   uint64_t binding_size(Binding b) const;
   StageId push_stage(Stage s);
   void size_streaming_slot(const Stage& s, std::map<uint32_t, const Stage*>& sized_by);

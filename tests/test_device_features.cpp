@@ -95,3 +95,25 @@ TEST_CASE("a workload's conformance cases are skipped, naming the feature, where
   CHECK(cases[0].run(device()).outcome == conformance::Outcome::Pass);
   CHECK(ran);
 }
+
+TEST_CASE("a regulator rule on ticks is refused by name on a device without the shader clock") {
+  auto program = [] {
+    Program p("ticks");
+    const InstanceId a = p.add_instance("a", 1);
+    add_regulator(p, "budget", {rule(Condition::greater(a, WEFT_METRIC_TICKS_LO, 1000u), Action::halt())});
+    return p;
+  };
+  auto clockless = device_without(uint32_t(Feature::ShaderClock));
+  CHECK_FALSE(clockless->info().shader_clock);
+  try {
+    Executable exe(*clockless, program());
+    FAIL("a rule on ticks was recorded on a device that reports 0 ticks");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::MissingFeature);
+    CHECK(contains(e.what(), "program 'ticks': a regulator rule"));
+    CHECK(contains(e.what(), "reads the ticks of instance 'a'"));
+    CHECK(contains(e.what(), "no shaderSubgroupClock"));
+  }
+  if (device().info().shader_clock) CHECK_NOTHROW(Executable(device(), program()));
+  for (const auto& m : clockless->validation().messages()) FAIL_CHECK("validation: " << m);
+}
