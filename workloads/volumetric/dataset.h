@@ -23,6 +23,7 @@ struct Dataset {
   uint32_t features = 0;    // values per sample
   std::vector<float> x;     // size() x features
   std::vector<uint32_t> labels;
+  std::vector<uint32_t> lines;  // CSV: each sample's line in the file (errors name it); else empty
 
   size_t size() const { return labels.size(); }
   std::vector<float> row(size_t i) const { return {x.begin() + i * features, x.begin() + (i + 1) * features}; }
@@ -40,7 +41,7 @@ Dataset make_dataset(std::vector<float> x, const std::vector<int64_t>& labels, u
 void scale_features(Dataset& d, float factor);
 
 // BadInput naming the data set when its features do not match the network's input, or a label
-// is not below its output size (a label is the index of an output).
+// is not below its output size (a label is the index of an output; CSV: naming file:line).
 void check_dataset(const Dataset& d, const Network& net);
 
 // A seeded split: the samples shuffled with `seed`, the first round(test_fraction x size) are the

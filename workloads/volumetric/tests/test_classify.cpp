@@ -212,6 +212,10 @@ TEST_CASE("volumetric data sets: CSV with comments, split and epochs; errors nam
   CHECK(error_of([] { load_dataset("/tmp/data.txt"); }).find("unknown data format") != std::string::npos);
   Network net = parse_model(std::string(kNet), "m.json");
   CHECK(error_of([&] { check_dataset(d, net); }).find("2 features per sample, the network takes 5") != std::string::npos);
+  CHECK(d.lines == std::vector<uint32_t>{2, 4, 5, 6});
+  Network two = parse_model(std::string(R"({"grid": {"depth": 1, "rows": 1, "cols": 1, "layers_per_cell": 1, "input": 2},
+      "layers": [{"at": [0, 0, 0, 0], "type": "dense", "in": 2, "out": 2}]})"), "two.json");
+  CHECK(error_of([&] { check_dataset(d, two); }).find("ok.csv:2: sample 0 has label 2, not below the network's 2 outputs") != std::string::npos);
   // Split and shuffles: seeded, a permutation, the same for the same seed.
   const Split s1 = split_dataset(d, 0.25, 3), s2 = split_dataset(d, 0.25, 3);
   CHECK(s1.test.size() == 1);
