@@ -7,6 +7,12 @@
 //     recurrence across passes); T step-mesh ticks in one submission against the reference and
 //     a replay (determinism); optionally trains on a seeded teacher task on the CPU and on the
 //     device and compares; optionally saves a packed checkpoint and checks the reload.
+//   weft volumetric train MODEL.json --data FILE [--labels Y.npy] [--epochs N] [--batch B]
+//                         [--loss ce|mse] [--optimizer sgd|adam] [--lr X] [--cpu] [--dtype T]
+//                         [--scale F] [--test-fraction F] [--seed S] [--min-accuracy A]
+//     trains a classifier on a CSV or .npy data set (a seeded train / test split, seeded
+//     shuffles per epoch, mini-batches) on the device (default) or the CPU; prints each
+//     epoch's mean training loss and the held-out accuracy (CPU reference, the model's types).
 //   weft volumetric dna MODEL.json   DNA overlap of the model against itself in every type.
 //   weft volumetric dna A B          two models (.json files or checkpoints), position by position.
 //   weft volumetric bench [--size N] [--seq S] [--runs R] [--all-types] [--table] [--device SEL]
@@ -25,6 +31,7 @@
 #include "bench.h"
 #include "checkpoint.h"
 #include "cli.h"
+#include "dataset.h"
 #include "conformance.h"
 #include "device_train.h"
 #include "dna.h"
@@ -45,16 +52,22 @@ using cli::u32;
 
 // `weft help` lines of this command.
 const char* const kHelpLines =
-    "  volumetric run MODEL.json|dna MODEL.json|bench [--passes N --ticks T --train STEPS --save FILE]\n"
+    "  volumetric run MODEL.json|train MODEL.json --data FILE|dna MODEL.json|bench [--passes N --ticks T --train STEPS --save FILE]\n"
     "                                          grid-of-layers networks in 21 numeric types vs the CPU reference\n";
 
 const char* kUsage =
     "usage: weft volumetric run MODEL.json [--passes N] [--ticks T] [--train STEPS] [--optimizer sgd|adam]\n"
     "                                      [--lr X] [--seed S] [--save FILE] [--device SEL] [--validation]\n"
+    "       weft volumetric train MODEL.json --data FILE.csv|X.npy [--labels Y.npy] [--epochs N] [--batch B]\n"
+    "                                      [--loss ce|mse] [--optimizer sgd|adam] [--lr X] [--cpu] [--dtype T]\n"
+    "                                      [--scale F] [--test-fraction F] [--seed S] [--min-accuracy A]\n"
     "       weft volumetric dna MODEL.json [OTHER.json|OTHER.ckpt]\n"
     "       weft volumetric bench [--size N] [--seq S] [--runs R] [--all-types] [--table] [--device SEL]\n"
     "  run:   forward passes and step-mesh ticks on the device vs the CPU reference, optional training\n"
     "         (CPU and device) and packed checkpoint round trip\n"
+    "  train: a classifier on a data set (CSV: features then the label; .npy: float32 features and\n"
+    "         int labels), seeded split and shuffles, mini-batches, on the device or --cpu; per-epoch\n"
+    "         loss and held-out accuracy; exit 1 below --min-accuracy\n"
     "  dna:   overlap of the model with itself morphed to every numeric type; with a second model\n"
     "         (a .json file or a checkpoint) the two compared position by position\n"
     "  bench: JSON lines per layer type x numeric type: CPU vs device time to completion, memory\n"
@@ -216,6 +229,7 @@ TrainOptions train_options(const cli::Args& a) {
   TrainOptions o;
   o.optimizer = opt == "sgd" ? Optimizer::SGD : Optimizer::Adam;
   o.lr = f32(a, "lr", o.optimizer == Optimizer::SGD ? 0.05f : 0.01f);
+  o.loss = parse_loss(a.get("loss", "mse"));
   return o;
 }
 
@@ -323,6 +337,54 @@ int run_model(const cli::Args& a) {
   if (train_steps) ok = run_training(*dev, net, a, train_steps, rng) && ok;
   if (const std::string path = a.get("save"); !path.empty()) ok = check_checkpoint(net, x, path) && ok;
   std::printf("\n%s\n", ok ? "ok" : "FAIL");
+  return ok ? 0 : 1;
+}
+
+// The data set of `train`: loaded, scaled, checked against the network, split.
+Split training_data(const cli::Args& a, const Network& net) {
+  const std::string path = a.get("data");
+  if (path.empty()) fail(ErrorCode::BadInput, "volumetric train needs --data FILE (.csv, or .npy with --labels)");
+  Dataset d = load_dataset(path, a.get("labels"));
+  scale_features(d, f32(a, "scale", 1.0f));
+  check_dataset(d, net);
+  return split_dataset(d, f32(a, "test-fraction", 0.2f), u32(a, "seed", 1));
+}
+
+int run_train(const cli::Args& a) {
+  if (a.positional.size() < 2) fail(ErrorCode::BadInput, "volumetric train needs a model file");
+  Network net = load_model(a.positional[1]);
+  if (const std::string t = a.get("dtype"); !t.empty()) net.set_dtype(parse_dtype(t));
+  TrainOptions o = train_options(a);
+  if (a.get("loss").empty()) o.loss = Loss::CrossEntropy;  // a classifier: cross-entropy unless told
+  const Split data = training_data(a, net);
+  const uint32_t epochs = u32(a, "epochs", 10), batch = std::max(1u, u32(a, "batch", 32)), seed = u32(a, "seed", 1);
+  const bool cpu = a.flag("cpu");
+  const float min_acc = f32(a, "min-accuracy", 0.0f);  // checked before any training
+  std::unique_ptr<Device> dev = cpu ? nullptr : open_device(a);
+  std::unique_ptr<Trainer> cpu_trainer = cpu ? std::make_unique<Trainer>(net, o) : nullptr;
+  std::unique_ptr<DeviceTrainer> dev_trainer = cpu ? nullptr : std::make_unique<DeviceTrainer>(*dev, net, o);
+  std::printf("%s: %zu training / %zu test samples, %u features, %u classes; %s on the %s, %s, lr %g, batch %u, dtype %s\n",
+              a.get("data").c_str(), data.train.size(), data.test.size(), data.train.features, net.output_size(), loss_name(o.loss),
+              cpu ? "cpu" : dev->info().name.c_str(), o.optimizer == Optimizer::SGD ? "sgd" : "adam", double(o.lr), batch,
+              a.get("dtype", "as in the model").c_str());
+  const BatchStep step = [&](const auto& xs, const auto& ts) { return cpu ? cpu_trainer->step_batch(xs, ts) : dev_trainer->step_batch(xs, ts); };
+  double acc = accuracy(net, data.test);
+  std::printf("epoch 0: test accuracy %.4f\n", acc);
+  for (uint32_t e = 1; e <= epochs; ++e) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const double loss = run_epoch(data.train, net.output_size(), batch, uint64_t(seed) * 1000003u + e, step);
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (dev_trainer) dev_trainer->download(net);  // the trained masters, re-packed in the model's types
+    acc = accuracy(net, data.test);
+    std::printf("epoch %u: train loss %.5f, test accuracy %.4f (%.2f s)\n", e, loss, acc, secs);
+  }
+  if (dev && dev->validation_enabled() && dev->validation().count() > 0) {
+    std::printf("validation messages: %zu (the first: %s)\nFAIL\n", dev->validation().count(), dev->validation().messages()[0].c_str());
+    return 1;
+  }
+  const bool ok = acc >= min_acc;
+  std::printf("final test accuracy %.4f%s\n%s\n", acc, min_acc > 0 ? (ok ? " (>= --min-accuracy)" : " (below --min-accuracy)") : "",
+              ok ? "ok" : "FAIL");
   return ok ? 0 : 1;
 }
 
@@ -500,7 +562,8 @@ int run_bench(const cli::Args& a) {
 
 WEFT_CLI_COMMAND(volumetric) {
   return {.name = "volumetric", .options = {"passes", "ticks", "train", "optimizer", "lr", "seed", "save", "device", "size", "seq",
-              "runs"},
-          .flags = {"validation", "all-types", "table"}, .verbs = {{"run", run_model}, {"dna", run_dna}, {"bench", run_bench}},
+              "runs", "data", "labels", "epochs", "batch", "loss", "dtype", "scale", "test-fraction", "min-accuracy"},
+          .flags = {"validation", "all-types", "table", "cpu"},
+          .verbs = {{"run", run_model}, {"train", run_train}, {"dna", run_dna}, {"bench", run_bench}},
           .usage = kHelpLines, .help = kUsage};
 }

@@ -516,7 +516,16 @@ void compare_parameters(const Layer& a, const Layer& b, const std::string& where
     compare_parameters(a.children[c], b.children[c], where + ".children[" + std::to_string(c) + "]", bound, worst, bad);
 }
 
-Result training(Device& device, Optimizer opt, bool linked, TrainChain chain = TrainChain::Dense) {
+// As a class: the teacher's target as the one-hot of its larger output (cross-entropy cases).
+std::vector<float> class_target(const std::vector<float>& y) { return one_hot(y[1] > y[0] ? 1u : 0u, 2); }
+
+// How a training case feeds the trainers: the loss and the batch size (samples per step).
+struct Feed {
+  Loss loss = Loss::MSE;
+  uint32_t batch = 1;
+};
+
+Result training(Device& device, Optimizer opt, bool linked, TrainChain chain = TrainChain::Dense, Feed feed = {}) {
   Network net = training_network(chain);
   if (linked) {
     net.link({0, 0, 2, 0}, {0, 0, 0, 0});
@@ -525,22 +534,28 @@ Result training(Device& device, Optimizer opt, bool linked, TrainChain chain = T
   const Samples data = teacher_samples(net.input_size(), chain == TrainChain::Tokens);
   TrainOptions o;
   o.optimizer = opt;
+  o.loss = feed.loss;
   o.lr = opt == Optimizer::SGD ? 0.05f : 0.01f;
   Network cpu_net = net;
   Trainer cpu(cpu_net, o);
   DeviceTrainer dev(device, net, o);
-  const int epochs = 6;
+  const int epochs = 6 * int(feed.batch);  // at least 48 steps whatever the batch
   std::vector<double> cpu_epoch(epochs, 0), dev_epoch(epochs, 0);
   double worst = 0;
   for (int e = 0; e < epochs; ++e)
-    for (int k = 0; k < 8; ++k) {
-      const float lc = cpu.step(data.xs[k], data.ys[k]), ld = dev.step(data.xs[k], data.ys[k]);
-      cpu_epoch[e] += lc / 8;
-      dev_epoch[e] += ld / 8;
+    for (uint32_t k = 0; k < 8; k += feed.batch) {
+      std::vector<std::vector<float>> xs, ts;
+      for (uint32_t j = k; j < std::min(8u, k + feed.batch); ++j) {
+        xs.push_back(data.xs[j]);
+        ts.push_back(feed.loss == Loss::CrossEntropy ? class_target(data.ys[j]) : data.ys[j]);
+      }
+      const float lc = cpu.step_batch(xs, ts), ld = dev.step_batch(xs, ts);
+      cpu_epoch[e] += lc * float(xs.size()) / 8;
+      dev_epoch[e] += ld * float(xs.size()) / 8;
       const double diff = std::fabs(double(lc) - ld) / std::max(1e-3, double(lc));
       worst = std::max(worst, diff);
       if (!(diff <= 1e-4))
-        return Result::fail("epoch " + std::to_string(e) + " sample " + std::to_string(k) + ": loss cpu " + str(lc) + " device " + str(ld), diff);
+        return Result::fail("epoch " + std::to_string(e) + " step at sample " + std::to_string(k) + ": loss cpu " + str(lc) + " device " + str(ld), diff);
     }
   if (!(cpu_epoch.back() < 0.5 * cpu_epoch.front()) || !(dev_epoch.back() < 0.5 * dev_epoch.front()))
     return Result::fail("loss did not fall: cpu " + str(cpu_epoch.front()) + " -> " + str(cpu_epoch.back()) + ", device " +
@@ -551,7 +566,8 @@ Result training(Device& device, Optimizer opt, bool linked, TrainChain chain = T
   for (uint32_t i = 0; i < trained.size(); ++i) compare_parameters(trained.at(i), cpu_net.at(i), "cell " + std::to_string(i), 1e-4, worst, bad);
   if (!bad.empty()) return Result::fail(bad, worst);
   return Result::pass("loss cpu " + str(cpu_epoch.front()) + " -> " + str(cpu_epoch.back()) + ", device " + str(dev_epoch.front()) +
-                          " -> " + str(dev_epoch.back()) + " over " + std::to_string(epochs * 8) + " steps",
+                          " -> " + str(dev_epoch.back()) + " over " + std::to_string(epochs * 8) + " samples, " +
+                          std::string(loss_name(feed.loss)) + ", batch " + std::to_string(feed.batch),
                       worst);
 }
 
@@ -589,6 +605,18 @@ std::vector<Case> volumetric_cases() {
   cases.push_back({"volumetric.train_adam_rnn_gru_lstm", train_tol,
                    [](Device& d) { return training(d, Optimizer::Adam, false, TrainChain::Recurrent); }});
   cases.push_back({"volumetric.train_sgd_conv", train_tol, [](Device& d) { return training(d, Optimizer::SGD, false, TrainChain::Conv); }});
+  // Cross-entropy (the teacher's larger output as the class) and mini-batches (the device adds
+  // each sample's gradients to accumulators and steps on the batch's last sample).
+  cases.push_back({"volumetric.train_ce_sgd", train_tol,
+                   [](Device& d) { return training(d, Optimizer::SGD, false, TrainChain::Dense, {Loss::CrossEntropy, 1}); }});
+  cases.push_back({"volumetric.train_ce_adam_remote_links", train_tol,
+                   [](Device& d) { return training(d, Optimizer::Adam, true, TrainChain::Dense, {Loss::CrossEntropy, 1}); }});
+  cases.push_back({"volumetric.train_ce_adam_batch4", train_tol,
+                   [](Device& d) { return training(d, Optimizer::Adam, false, TrainChain::Dense, {Loss::CrossEntropy, 4}); }});
+  cases.push_back({"volumetric.train_mse_sgd_batch3_conv", train_tol,
+                   [](Device& d) { return training(d, Optimizer::SGD, false, TrainChain::Conv, {Loss::MSE, 3}); }});
+  cases.push_back({"volumetric.train_ce_adam_batch8_recurrent", train_tol,
+                   [](Device& d) { return training(d, Optimizer::Adam, false, TrainChain::Recurrent, {Loss::CrossEntropy, 8}); }});
   return cases;
 }
 

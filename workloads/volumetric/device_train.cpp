@@ -163,7 +163,7 @@ class DeviceTrainer::Builder {
     for (const WeightStore& m : l.mats) leaf.sizes.push_back(uint32_t(m.master().size()));
     for (const auto& v : l.vecs) leaf.sizes.push_back(uint32_t(v.size()));
     for (uint32_t j = 0; j < leaf.sizes.size(); ++j)
-      for (const char* k : {"p", "g", "m", "v"}) G.add(pname(k, tag, j), uint64_t(leaf.sizes[j]) * 4);
+      for (const char* k : {"p", "g", "m", "v", "a"}) G.add(pname(k, tag, j), uint64_t(leaf.sizes[j]) * 4);
     t_.leaves_.push_back(leaf);
     leaf_layers_.push_back(&l);
   }
@@ -544,7 +544,7 @@ class DeviceTrainer::Builder {
   void loss() {
     const uint32_t n = net_.size();
     const std::string last = u(n - 1);
-    stage("loss", "loss_grad", 1,
+    stage("loss", t_.o_.loss == Loss::CrossEntropy ? "cross_entropy_grad" : "loss_grad", 1,
           LossGradArgs{.y = r(whole("y" + last)), .target = r(whole("t")), .dy = r(whole("dy" + last)), .loss = r(whole("loss")), .n = t_.output_}
               .bind());
   }
@@ -567,7 +567,7 @@ class DeviceTrainer::Builder {
       for (uint32_t j = 0; j < lf.sizes.size(); ++j)
         stage("optimizer" + lf.tag + "." + u(j), "optimizer", grid_stride_groups(lf.sizes[j], kGroupSize),
               OptimizerArgs{.p = r(whole(pname("p", lf.tag, j))), .g = r(whole(pname("g", lf.tag, j))), .m = r(whole(pname("m", lf.tag, j))),
-                            .v = r(whole(pname("v", lf.tag, j))), .count = lf.sizes[j], .adam = t_.o_.optimizer == Optimizer::Adam ? 1u : 0u,
+                            .v = r(whole(pname("v", lf.tag, j))), .acc = r(whole(pname("a", lf.tag, j))), .count = lf.sizes[j], .adam = t_.o_.optimizer == Optimizer::Adam ? 1u : 0u,
                             .hyper = r(whole("hyper")), .beta1 = t_.o_.beta1, .beta2 = t_.o_.beta2}
                   .bind());
   }
@@ -603,6 +603,7 @@ void DeviceTrainer::Builder::upload(Executable& exe) const {
     for (j = 0; j < t_.leaves_[k].sizes.size(); ++j) {
       zero(pname("m", t_.leaves_[k].tag, j));
       zero(pname("v", t_.leaves_[k].tag, j));
+      zero(pname("a", t_.leaves_[k].tag, j));
     }
   }
 }
@@ -623,18 +624,26 @@ DeviceTrainer::DeviceTrainer(Device& device, Network& net, TrainOptions options)
 
 DeviceTrainer::~DeviceTrainer() = default;
 
-float DeviceTrainer::step(const std::vector<float>& x, const std::vector<float>& target) {
-  check_training_sample(x, target, input_, output_);
+float DeviceTrainer::step(const std::vector<float>& x, const std::vector<float>& target) { return step_batch({x}, {target}); }
+
+// One replay per sample: hyper[3] = 0 makes the optimiser only add the gradients to its
+// accumulators; the last sample's replay passes 1 / batch and takes the step.
+float DeviceTrainer::step_batch(const std::vector<std::vector<float>>& xs, const std::vector<std::vector<float>>& targets) {
+  check_batch(xs, targets, input_, output_, o_.loss);
   ++t_;
   const AdamFactors f = adam_factors(o_, t_);
-  const float hyper[4] = {o_.lr, f.lr_t, f.eps_t, 0.0f};
-  exe_->write_segment(Binding::Globals, "x", x.data(), x.size() * 4);
-  exe_->write_segment(Binding::Globals, "t", target.data(), target.size() * 4);
-  exe_->write_segment(Binding::Globals, "hyper", hyper, sizeof hyper);
-  exe_->run();
-  float loss = 0;
-  exe_->read_segment(Binding::Globals, "loss", &loss, 4);
-  return loss;
+  double sum = 0;
+  for (size_t b = 0; b < xs.size(); ++b) {
+    const float hyper[4] = {o_.lr, f.lr_t, f.eps_t, b + 1 == xs.size() ? 1.0f / float(xs.size()) : 0.0f};
+    exe_->write_segment(Binding::Globals, "x", xs[b].data(), xs[b].size() * 4);
+    exe_->write_segment(Binding::Globals, "t", targets[b].data(), targets[b].size() * 4);
+    exe_->write_segment(Binding::Globals, "hyper", hyper, sizeof hyper);
+    exe_->run();
+    float loss = 0;
+    exe_->read_segment(Binding::Globals, "loss", &loss, 4);
+    sum += loss;
+  }
+  return float(sum / double(xs.size()));
 }
 
 void DeviceTrainer::download(Network& net) {

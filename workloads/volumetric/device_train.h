@@ -1,5 +1,7 @@
-// Training on the device: one optimiser step = one replay of a recorded program (forward,
-// MSE gradient, backward, SGD/Adam), the same arithmetic as the CPU Trainer so the two agree.
+// Training on the device: one replay of a recorded program per sample (forward, MSE or
+// cross-entropy gradient, backward, SGD/Adam), the same arithmetic as the CPU Trainer so the two
+// agree. A mini-batch replays once per sample: the optimiser adds the gradients to per-parameter
+// accumulators and steps (with their sum / batch) on the batch's last sample.
 // The trained parameters live in Globals as f32 masters (the optimiser writes them; Heap is
 // read-only): the device trains the f32 master of every layer whatever its numeric type, and
 // download() hands it back to the WeightStore, which re-packs on the next morph. (The CPU
@@ -25,6 +27,8 @@ class DeviceTrainer {
   ~DeviceTrainer();
   // Uploads the sample and this step's Adam factors, runs one step; returns the loss before it.
   float step(const std::vector<float>& x, const std::vector<float>& target);
+  // One optimiser step on a mini-batch (see Trainer::step_batch); returns its mean loss.
+  float step_batch(const std::vector<std::vector<float>>& xs, const std::vector<std::vector<float>>& targets);
   // Copies the trained parameters into net (WeightStore::set_master drops packed versions).
   void download(Network& net);
   double gpu_ns();

@@ -19,6 +19,7 @@
 
 #include "py_arrays.h"
 #include "py_device.h"
+#include "dataset.h"
 #include "volumetric.h"
 
 namespace py = pybind11;
@@ -78,8 +79,9 @@ Schedule parse_schedule(const std::string& s) {
 }
 
 // The trainers check the factors (check_train_options).
-TrainOptions train_options(const std::string& optimizer, float lr, float beta1, float beta2, float eps) {
+TrainOptions train_options(const std::string& optimizer, float lr, float beta1, float beta2, float eps, const std::string& loss) {
   TrainOptions o;
+  o.loss = parse_loss(loss);
   if (optimizer == "sgd") o.optimizer = Optimizer::SGD;
   else if (optimizer != "adam") bad("optimizer must be 'sgd' or 'adam', got '" + optimizer + "'");
   o.lr = lr, o.beta1 = beta1, o.beta2 = beta2, o.eps = eps;
@@ -169,12 +171,41 @@ py::array_t<float> epoch(T& trainer, const Network& net, py::handle xs, py::hand
   return to_numpy(losses);
 }
 
+// Class labels: a 1-D int32 or int64 array of n values; BadInput naming `what` otherwise.
+std::vector<int64_t> labels_of(py::handle given, py::ssize_t n, const std::string& what) {
+  if (py::isinstance<py::array>(given)) {
+    const auto a = py::reinterpret_borrow<py::array>(given);
+    const bool c = (a.flags() & py::array::c_style) && a.ndim() == 1 && a.shape(0) == n;
+    if (c && a.dtype().equal(py::dtype::of<int64_t>())) return {a.unchecked<int64_t, 1>().data(0), a.unchecked<int64_t, 1>().data(0) + n};
+    if (c && a.dtype().equal(py::dtype::of<int32_t>())) return {a.unchecked<int32_t, 1>().data(0), a.unchecked<int32_t, 1>().data(0) + n};
+  }
+  bad(what + ": expected a C-contiguous int32 or int64 array of shape (" + std::to_string(n) + ",), got " + describe_array(given));
+}
+
+// xs (samples, input_size) float32 and labels (samples,) as a data set for `net`.
+Dataset dataset_of(const Network& net, py::handle xs, py::handle labels, const std::string& caller) {
+  const py::ssize_t n = sample_count(xs, caller + ": xs");
+  Dataset d = make_dataset(floats(xs, {n, py::ssize_t(net.input_size())}, caller + ": xs"), labels_of(labels, n, caller + ": labels"),
+                           net.input_size(), caller);
+  check_dataset(d, net);
+  return d;
+}
+
+// Both trainers: an epoch of mini-batches over a labelled data set (one-hot targets, the samples
+// in a seeded order); the mean loss over the samples.
+template <typename T>
+double fit_epoch(T& trainer, const Network& net, py::handle xs, py::handle labels, uint32_t batch_size, uint64_t seed) {
+  const Dataset d = dataset_of(net, xs, labels, "fit_epoch");
+  if (batch_size == 0) bad("fit_epoch: batch_size must be at least 1");
+  return run_epoch(d, net.output_size(), batch_size, seed, [&](const auto& bx, const auto& bt) { return trainer.step_batch(bx, bt); });
+}
+
 struct PyTrainer {
   std::shared_ptr<Network> net;
   Trainer trainer;
 
-  PyTrainer(const PyModel& m, const std::string& optimizer, float lr, float beta1, float beta2, float eps)
-      : net(m.net), trainer(*net, train_options(optimizer, lr, beta1, beta2, eps)) {}
+  PyTrainer(const PyModel& m, const std::string& optimizer, float lr, float beta1, float beta2, float eps, const std::string& loss)
+      : net(m.net), trainer(*net, train_options(optimizer, lr, beta1, beta2, eps, loss)) {}
   float step(py::handle x, py::handle target) {
     return trainer.step(floats(x, {py::ssize_t(net->input_size())}, "step: x"), floats(target, {py::ssize_t(net->output_size())}, "step: target"));
   }
@@ -185,9 +216,10 @@ struct PyDeviceTrainer {
   std::shared_ptr<Network> net;
   std::unique_ptr<DeviceTrainer> trainer;
 
-  PyDeviceTrainer(const PyDevice& d, const PyModel& m, const std::string& optimizer, float lr, float beta1, float beta2, float eps)
+  PyDeviceTrainer(const PyDevice& d, const PyModel& m, const std::string& optimizer, float lr, float beta1, float beta2, float eps,
+                  const std::string& loss)
       : device(d.ptr()), net(m.net) {
-    trainer = std::make_unique<DeviceTrainer>(*device, *net, train_options(optimizer, lr, beta1, beta2, eps));
+    trainer = std::make_unique<DeviceTrainer>(*device, *net, train_options(optimizer, lr, beta1, beta2, eps, loss));
   }
   float step(py::handle x, py::handle target) {
     return trainer->step(floats(x, {py::ssize_t(net->input_size())}, "step: x"), floats(target, {py::ssize_t(net->output_size())}, "step: target"));
@@ -251,16 +283,25 @@ void bind_device(py::module_& m) {
 }
 
 void bind_training(py::module_& m) {
-  py::class_<PyTrainer>(m, "VolumetricTrainer", "CPU training (MSE on the last cell), straight-through in each layer's type; steps the model in place.")
-      .def(py::init<const PyModel&, const std::string&, float, float, float, float>(), py::arg("model"), py::arg("optimizer") = "adam",
-           py::arg("lr") = 1e-2f, py::arg("beta1") = 0.9f, py::arg("beta2") = 0.999f, py::arg("eps") = 1e-8f)
+  const char* fit_doc = "One epoch of mini-batches over xs (samples, input_size) float32 and labels (samples,) int32/int64 "
+                        "(one-hot targets, a seeded order, one step per batch); the mean loss over the samples.";
+  py::class_<PyTrainer>(m, "VolumetricTrainer", "CPU training (MSE or cross-entropy on the last cell), straight-through in each layer's type; steps the model in place.")
+      .def(py::init<const PyModel&, const std::string&, float, float, float, float, const std::string&>(), py::arg("model"), py::arg("optimizer") = "adam",
+           py::arg("lr") = 1e-2f, py::arg("beta1") = 0.9f, py::arg("beta2") = 0.999f, py::arg("eps") = 1e-8f, py::arg("loss") = "mse")
+      .def("fit_epoch", [](PyTrainer& t, py::handle xs, py::handle labels, uint32_t batch_size, uint64_t seed) {
+             return fit_epoch(t.trainer, *t.net, xs, labels, batch_size, seed); }, py::arg("xs"), py::arg("labels"), py::arg("batch_size") = 32,
+           py::arg("seed") = 0, fit_doc)
       .def("step", &PyTrainer::step, py::arg("x"), py::arg("target"), "One sample; returns the loss before the step.")
       .def("epoch", [](PyTrainer& t, py::handle xs, py::handle ys) { return epoch(t.trainer, *t.net, xs, ys); }, py::arg("xs"), py::arg("targets"),
            "One step per row of xs (samples, input_size) and targets (samples, output_size); float32[samples] losses.")
       .def_property_readonly("steps", [](const PyTrainer& t) { return t.trainer.steps(); });
-  py::class_<PyDeviceTrainer>(m, "VolumetricDeviceTrainer", "Device training of the f32 masters (MSE on the last cell); download() puts them in the model.")
-      .def(py::init<const PyDevice&, const PyModel&, const std::string&, float, float, float, float>(), py::arg("device"), py::arg("model"),
-           py::arg("optimizer") = "adam", py::arg("lr") = 1e-2f, py::arg("beta1") = 0.9f, py::arg("beta2") = 0.999f, py::arg("eps") = 1e-8f)
+  py::class_<PyDeviceTrainer>(m, "VolumetricDeviceTrainer", "Device training of the f32 masters (MSE or cross-entropy on the last cell); download() puts them in the model.")
+      .def(py::init<const PyDevice&, const PyModel&, const std::string&, float, float, float, float, const std::string&>(), py::arg("device"), py::arg("model"),
+           py::arg("optimizer") = "adam", py::arg("lr") = 1e-2f, py::arg("beta1") = 0.9f, py::arg("beta2") = 0.999f, py::arg("eps") = 1e-8f,
+           py::arg("loss") = "mse")
+      .def("fit_epoch", [](PyDeviceTrainer& t, py::handle xs, py::handle labels, uint32_t batch_size, uint64_t seed) {
+             return fit_epoch(*t.trainer, *t.net, xs, labels, batch_size, seed); }, py::arg("xs"), py::arg("labels"), py::arg("batch_size") = 32,
+           py::arg("seed") = 0, fit_doc)
       .def("step", &PyDeviceTrainer::step, py::arg("x"), py::arg("target"), "One sample; returns the loss before the step.")
       .def("epoch", [](PyDeviceTrainer& t, py::handle xs, py::handle ys) { return epoch(*t.trainer, *t.net, xs, ys); }, py::arg("xs"),
            py::arg("targets"), "One step per row; float32[samples] losses.")
@@ -277,6 +318,18 @@ void bind_volumetric(py::module_& m) {
   bind_training(m);
   m.def("dna_compare", &dna_compare, py::arg("a"), py::arg("b"),
         "Per-cell overlap of two models' weight signatures (same grid size): overlap float64[cells], overall, shifts [(from, to, similarity)].");
+  m.def("accuracy", [](const PyModel& model, py::handle xs, py::handle labels) {
+          Dataset d = dataset_of(*model.net, xs, labels, "accuracy");
+          return accuracy(*model.net, d); }, py::arg("model"), py::arg("xs"), py::arg("labels"),
+        "The fraction of samples whose label is the argmax of the model's output (CPU reference, the layers' own types).");
+  m.def("load_dataset", [](const std::string& path, const std::string& labels) {
+          const Dataset d = load_dataset(path, labels);
+          py::array_t<float> x({py::ssize_t(d.size()), py::ssize_t(d.features)});
+          std::copy(d.x.begin(), d.x.end(), x.mutable_data());
+          py::array_t<int64_t> y(py::ssize_t(d.size()));
+          std::copy(d.labels.begin(), d.labels.end(), y.mutable_data());
+          return py::make_tuple(x, y); }, py::arg("path"), py::arg("labels") = "",
+        "A CSV file (features then the label per line) or .npy features with a .npy labels file: (xs float32 (samples, features), labels int64).");
   m.def("dtypes", &dtype_names, "The 21 numeric type names, as model files and set_dtype take them.");
 }
 

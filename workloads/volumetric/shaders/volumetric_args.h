@@ -104,12 +104,16 @@
 #define VOLUMETRIC_LOSS_GRAD_ARGS(X) \
   X(WEFT_IN(Globals), y) X(WEFT_IN(Globals), target) X(WEFT_OUT(Globals), dy) X(WEFT_OUT(Globals), loss) X(WEFT_U32, n)
 
-/* optimizer: one SGD (adam 0) or Adam (adam 1) step over count parameters p with gradients g and
- * moments m, v; hyper holds lr, lr_t, eps_t (written by the host per step). p, m and v are
- * updated in place. */
+/* loss_grad (MSE) and cross_entropy_grad (softmax cross-entropy: loss = -sum t log softmax(y),
+ * dy = softmax(y) - t) share these arguments. */
+
+/* optimizer: one SGD (adam 0) or Adam (adam 1) step over count parameters p with gradients g,
+ * moments m, v and gradient accumulators acc; hyper holds lr, lr_t, eps_t and the batch scale
+ * (written by the host per replay): scale 0 adds g to acc only, scale s > 0 steps with
+ * (acc + g) * s and clears acc. p, m, v and acc are updated in place. */
 #define VOLUMETRIC_OPTIMIZER_ARGS(X)                                                                      \
   X(WEFT_INOUT(Globals), p) X(WEFT_IN(Globals), g) X(WEFT_INOUT(Globals), m) X(WEFT_INOUT(Globals), v) \
-  X(WEFT_U32, count) X(WEFT_U32, adam) X(WEFT_IN(Globals), hyper) X(WEFT_F32, beta1) X(WEFT_F32, beta2)
+  X(WEFT_INOUT(Globals), acc) X(WEFT_U32, count) X(WEFT_U32, adam) X(WEFT_IN(Globals), hyper) X(WEFT_F32, beta1) X(WEFT_F32, beta2)
 
 /* swiglu_gate_backward: da = dh * b * silu'(a), db = dh * silu(a) over count values. */
 #define VOLUMETRIC_SWIGLU_GATE_BACKWARD_ARGS(X)                                                                \
