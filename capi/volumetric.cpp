@@ -141,6 +141,7 @@ void weft_volumetric_train_options_default(weft_volumetric_train_options* option
   const TrainOptions d;
   options->sgd = d.optimizer == Optimizer::SGD;
   options->lr = d.lr, options->beta1 = d.beta1, options->beta2 = d.beta2, options->eps = d.eps;
+  options->cross_entropy = d.loss == Loss::CrossEntropy;
 }
 
 weft_status weft_volumetric_trainer_create(weft_device* device, weft_volumetric_model* model, const weft_volumetric_train_options* options,
@@ -154,6 +155,7 @@ weft_status weft_volumetric_trainer_create(weft_device* device, weft_volumetric_
     TrainOptions t;
     t.optimizer = o.sgd ? Optimizer::SGD : Optimizer::Adam;
     t.lr = o.lr, t.beta1 = o.beta1, t.beta2 = o.beta2, t.eps = o.eps;
+    t.loss = o.cross_entropy ? Loss::CrossEntropy : Loss::MSE;
     auto h = std::make_unique<weft_volumetric_trainer>();
     h->net = model->net;
     if (device) {

@@ -387,10 +387,12 @@ typedef struct weft_volumetric_train_options { /* fill with weft_volumetric_trai
   uint32_t struct_size;
   int sgd;                  /* 0: Adam (default), 1: SGD */
   float lr, beta1, beta2, eps;
+  int cross_entropy;        /* 0: mean squared error (default), 1: softmax cross-entropy (a target is a
+                               one-hot vector or a distribution over the outputs) */
 } weft_volumetric_train_options;
 WEFT_API void weft_volumetric_train_options_default(weft_volumetric_train_options* options);
-/* device NULL: the CPU trainer; else device training. MSE on the last cell, one sample per step,
- * straight-through in each layer's type. options may be NULL (the defaults). */
+/* device NULL: the CPU trainer; else device training. MSE or cross-entropy on the last cell, one
+ * sample per step, straight-through in each layer's type. options may be NULL (the defaults). */
 WEFT_API weft_status weft_volumetric_trainer_create(weft_device* device, weft_volumetric_model* model,
                                                const weft_volumetric_train_options* options, weft_volumetric_trainer** trainer);
 /* One step; loss (before the step) may be NULL. A value that is not finite: WEFT_ERROR_BAD_INPUT,

@@ -703,6 +703,23 @@ static void test_volumetric(weft_device* device, const char* temp) {
     last = lc;
   }
   CHECK(last < 0.5f * first);
+  /* Cross-entropy on a one-hot target: CPU and device agree on the first step's loss. */
+  weft_volumetric_train_options ce = options;
+  ce.cross_entropy = 1;
+  weft_volumetric_trainer *ce_cpu = NULL, *ce_gpu = NULL;
+  weft_volumetric_model* ce_model = NULL;
+  OK(weft_volumetric_model_from_json(json, &ce_model));
+  OK(weft_volumetric_trainer_create(NULL, ce_model, &ce, &ce_cpu));
+  OK(weft_volumetric_trainer_create(device, ce_model, &ce, &ce_gpu));
+  const float one_hot[2] = {0.0f, 1.0f};
+  float ce_c = -1, ce_g = -2;
+  OK(weft_volumetric_trainer_step(ce_gpu, x, one_hot, &ce_g));
+  OK(weft_volumetric_trainer_step(ce_cpu, x, one_hot, &ce_c));
+  CHECK(ce_c > 0.0f && fabsf(ce_c - ce_g) <= 1e-4f * (1.0f + ce_c));
+  FAILS(weft_volumetric_trainer_step(ce_cpu, x, target, NULL), WEFT_ERROR_BAD_INPUT, "target");  /* not a distribution */
+  weft_volumetric_trainer_release(ce_cpu);
+  weft_volumetric_trainer_release(ce_gpu);
+  weft_volumetric_model_release(ce_model);
   OK(weft_volumetric_trainer_download(gpu));
   OK(weft_volumetric_forward(cpu_model, x, 1, 0, y_ref));
   OK(weft_volumetric_forward(gpu_model, x, 1, 0, y_dev));
