@@ -101,12 +101,12 @@ int query(int argc, char** argv) {
   for (const auto& [sname, text] : rep.schemas)
     if (database.find(sname) < 0) fail(ErrorCode::BadInput, "--schema names table '" + sname + "', which no --table loads");
   const std::string sql = a.positional[0];
-  db::Plan plan = prepare_sql(sql, database);
+  auto dev = open_device(a);  // subqueries run while planning, --explain included
+  db::Plan plan = prepare_sql(sql, database, *dev);
   if (a.flag("explain")) {
     std::fputs(plan.explain(database).c_str(), stdout);
     return 0;
   }
-  auto dev = open_device(a);
   QueryOptions qo;
   qo.join_threshold = uint32_t(a.get_uint("join-threshold", qo.join_threshold));
   DeviceQuery q(*dev, database, plan, qo);

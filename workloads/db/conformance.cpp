@@ -31,7 +31,7 @@ Fixture& fixture() {
 Result agree(Device& dev, const std::string& sql, QueryOptions opt, QueryStats* stats = nullptr) {
   if (!dev.info().shader_int64 || !dev.info().shader_float64) return Result::skip("device lacks shaderInt64/shaderFloat64");
   Fixture& f = fixture();
-  const db::Plan plan = prepare_sql(sql, f.db);
+  const db::Plan plan = prepare_sql(sql, f.db, dev);
   DeviceQuery q(dev, f.db, plan, opt);
   const ResultSet rs = q.run();
   const std::string diff = compare_results(rs, f.lite.query(sql), !plan.order.empty(), kRel);
