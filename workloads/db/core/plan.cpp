@@ -74,7 +74,9 @@ bool same_bound(const BExpr& a, const BExpr& b) {
   if (a.kind == BExpr::Const && (a.null != b.null || a.bits != b.bits)) return false;
   if (a.kind == BExpr::Col && (a.side != b.side || a.column != b.column)) return false;
   if ((a.kind == BExpr::IsNull || a.kind == BExpr::InSet || a.kind == BExpr::InValues) && a.negated != b.negated) return false;
-  if (a.kind == BExpr::InValues && a.values != b.values) return false;
+  if (a.kind == BExpr::InValues && (a.values->sorted != b.values->sorted || a.values->any_null != b.values->any_null ||
+                                    a.values->rows != b.values->rows))
+    return false;  // the same values (GROUP BY x IN (SELECT ...) matches the selected one)
   for (size_t k = 0; k < a.args.size(); ++k)
     if (!same_bound(*a.args[k], *b.args[k])) return false;
   return true;
