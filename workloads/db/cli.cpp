@@ -6,8 +6,9 @@
 //                 [--device SEL]
 //     loads the CSV files as tables (types inferred, or from --schema), runs the query on the
 //     device and prints its rows: `--format csv` prints exactly what `sqlite3 -csv` prints (no
-//     header unless --header). --explain prints the plan instead of running it; --check also runs
-//     the query in SQLite and says whether the rows agree.
+//     header unless --header). --explain prints the plan instead of running it (its subqueries,
+//     which planning runs, excepted); --check also runs the query in SQLite and says whether the
+//     rows agree.
 //   weft db demo  [--orders N] [--customers M] [--seed S] [--device SEL]
 //   weft db bench [--rows 1e5,1e6] [--runs R] [--seed S] [--device SEL]   (= weft bench db)
 #include <algorithm>

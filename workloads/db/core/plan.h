@@ -6,6 +6,10 @@
 //   device per step by a cardinality rule] -> residual filter -> [group-by aggregate] ->
 //   projection (outputs + hidden ORDER BY keys) -> sort -> limit/offset.
 //
+// A comma join (FROM a, b, ...) is planned as the inner-join chain, its keys found among the WHERE
+// conjuncts. Uncorrelated subqueries (x IN (SELECT ...), EXISTS) are planned here and run through
+// a SubqueryRunner before the rest is bound: their rows enter the plan as constants.
+//
 // Typing follows SQLite on typed columns: Int op Int -> Int (integer division truncates; x/0 and
 // x%0 are NULL), any Float operand -> Float (x/0.0 is NULL; a NaN result is NULL), comparisons
 // -> Int 0/1, Int vs Float compares exactly (not in double). Text supports comparisons only
