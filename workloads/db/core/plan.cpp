@@ -625,27 +625,28 @@ BExprPtr and_of(BExprPtr a, BExprPtr b) {
   return node(c);
 }
 
+// a AND b as the parser would build it (b alone when there is no a); its text runs from a to b.
 ExprPtr and_expr(ExprPtr a, ExprPtr b) {
   if (!a) return b;
-  auto e = std::make_shared<Expr>(*a);
+  auto e = std::make_shared<Expr>();
   e->kind = ExprKind::Binary;
   e->op = "AND";
-  e->args = {a, b};
-  e->end = b->end;
+  e->line = a->line;
+  e->col = a->col;
+  e->source = a->source;
+  e->begin = a->begin;
+  e->end = std::max(a->end, b->end);
   e->height = std::max(a->height, b->height) + 1;
+  e->args = {a, b};
   return e;
 }
 
-// `t.c` naming column c of the table named (or aliased) t, at `at`'s place in the query.
-ExprPtr column_expr(const std::string& table, const std::string& column, const TableRef& at) {
-  auto e = std::make_shared<Expr>();
-  e->kind = ExprKind::Column;
-  e->table = table;
-  e->s = column;
-  e->line = at.line;
-  e->col = at.col;
-  return e;
-}
+// A query's FROM as the planner joins it: the query (comma joins rewritten as JOINs) and the
+// side of each table in the order the query lists them (SELECT * follows that order).
+struct JoinOrder {
+  Query query;
+  std::vector<uint32_t> side_of_listed;
+};
 
 // A comma join (FROM a, b, c WHERE ...) as the inner-join chain it means: the tables in an order
 // where each after the first has, among the WHERE conjuncts, an equality `column = column`
@@ -653,9 +654,11 @@ ExprPtr column_expr(const std::string& table, const std::string& column, const T
 // conjunct becomes its JOIN's ON, the others stay in WHERE (pushed down or residual, as for
 // JOIN). The first table stays first; then, each time, the first table in FROM order that a
 // key joins to the tables so far, by the first such conjunct in WHERE order. A table no key
-// reaches would be a cross product: refused, named. SELECT * keeps the FROM order of columns.
-Query with_join_keys(const Query& q, const Database& db, const SubqueryRunner& run, const Binder* outer) {
-  if (q.joins.empty() || q.joins[0].kind != JoinKind::Comma) return q;
+// reaches would be a cross product: refused, named.
+JoinOrder with_join_keys(const Query& q, const Database& db, const SubqueryRunner& run, const Binder* outer) {
+  std::vector<uint32_t> listed(q.joins.size() + 1);
+  for (uint32_t s = 0; s < listed.size(); ++s) listed[s] = s;
+  if (q.joins.empty() || q.joins[0].kind != JoinKind::Comma) return {q, listed};
   std::vector<const TableRef*> refs{&q.from};
   for (const JoinClause& j : q.joins) refs.push_back(&j.table);
   std::vector<ExprPtr> conds;
@@ -702,6 +705,7 @@ Query with_join_keys(const Query& q, const Database& db, const SubqueryRunner& r
                                     "text, per table); a cross product is not supported");
     }
     const auto [t, cond] = *next;
+    listed[t] = uint32_t(n);
     joined[t] = true;
     used[cond] = true;
     JoinClause j = q.joins[t - 1];
@@ -712,16 +716,7 @@ Query with_join_keys(const Query& q, const Database& db, const SubqueryRunner& r
   for (size_t k = 0; k < conds.size(); ++k)
     if (!used[k]) out.where = and_expr(out.where, conds[k]);
 
-  for (size_t i = out.select.size(); i-- > 0;) {
-    if (out.select[i].expr) continue;
-    std::vector<SelectItem> columns;
-    for (const TableRef* r : refs)
-      for (const Column& c : db.table(size_t(db.find(r->name))).columns)
-        columns.push_back({column_expr(r->alias.empty() ? r->name : r->alias, c.name, q.from), ""});
-    out.select.erase(out.select.begin() + ptrdiff_t(i));
-    out.select.insert(out.select.begin() + ptrdiff_t(i), columns.begin(), columns.end());
-  }
-  return out;
+  return {out, listed};
 }
 
 }  // namespace
@@ -731,7 +726,8 @@ Plan plan_query(const Query& q, const Database& db, const SubqueryRunner& run) {
 namespace {
 
 Plan plan_in(const Query& query, const Database& db, const SubqueryRunner& run, const Binder* outer) {
-  const Query q = with_join_keys(query, db, run, outer);
+  const JoinOrder order = with_join_keys(query, db, run, outer);
+  const Query& q = order.query;
   Plan plan;
   Binder b(db, plan, q, run, outer);
   const size_t sides = plan.tables.size();
@@ -832,7 +828,7 @@ Plan plan_in(const Query& query, const Database& db, const SubqueryRunner& run, 
   for (const SelectItem& it : q.select) {
     if (!it.expr) {
       if (plan.aggregate) fail(ErrorCode::BadInput, "sql: SELECT * cannot be combined with GROUP BY or aggregates");
-      for (size_t s = 0; s < sides; ++s) {
+      for (const uint32_t s : order.side_of_listed) {
         const Table& t = *b.tables()[s];
         for (size_t c = 0; c < t.columns.size(); ++c) {
           BExpr col;

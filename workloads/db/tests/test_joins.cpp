@@ -540,6 +540,10 @@ TEST_CASE("db joins: a comma join with a table no WHERE equality reaches (a cros
   CHECK(error_of(db, "SELECT 1 FROM ord o, cust c, region r, nation n WHERE o.cid = c.cid AND n.rid = r.rid") ==
         "bad input: sql:1:30: no WHERE equality joins 'r" + msg);
   CHECK(error_of(db, "SELECT 1 FROM ord, cust c WHERE c.cid = 3") == "bad input: sql:1:20: no WHERE equality joins 'c" + msg);
+  // What JOIN refuses, a comma join refuses the same way.
+  CHECK(error_of(db, "SELECT * FROM ord o, cust c WHERE o.cid = c.cid GROUP BY o.oid") ==
+        "bad input: sql: SELECT * cannot be combined with GROUP BY or aggregates");
+  CHECK(error_of(db, "SELECT 1 FROM ord o, cust c WHERE o.cid = c.seg") == "bad input: sql:1:22: no WHERE equality joins 'c" + msg);
 }
 
 TEST_CASE("db joins: 300 random comma joins of 2-6 tables agree with SQLite row for row") {
