@@ -1,6 +1,7 @@
 #include "plan.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -389,7 +390,7 @@ class Binder {
     const Type as = is_null_const(x) ? Type::Int : x->type;
     for (const std::optional<uint64_t>& v : subquery_rows(e)) {
       ++set->rows;
-      if (!v || (y->type == Type::Float && std::isnan(as_double(*v)))) set->any_null = true;
+      if (!v || (y->type == Type::Float && std::isnan(std::bit_cast<double>(*v)))) set->any_null = true;
       else if (std::optional<uint64_t> in_x = converted(*v, y->type, as)) set->sorted.push_back(*in_x);
     }
     sort_unique(set->sorted, as);
@@ -402,36 +403,26 @@ class Binder {
     c.args = {x};
     return node(c);
   }
-  static double as_double(uint64_t bits) {
-    double d;
-    std::memcpy(&d, &bits, 8);
-    return d;
-  }
-  static uint64_t double_bits(double d) {
-    uint64_t b;
-    std::memcpy(&b, &d, 8);
-    return b;
-  }
   // A value of type `from` as one of type `to` that equals it exactly, if there is one: SQLite
   // compares int with real by value, so an int equals only an integral real and a real only an
   // int it holds exactly.
   static std::optional<uint64_t> converted(uint64_t bits, Type from, Type to) {
     if (from == to) return bits;
     if (from == Type::Float) {  // to Int
-      const double d = as_double(bits);
+      const double d = std::bit_cast<double>(bits);
       if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0) || std::trunc(d) != d) return std::nullopt;
       return uint64_t(int64_t(d));
     }
     const int64_t i = int64_t(bits);  // Int to Float
     const double d = double(i);
     if (d >= 9223372036854775808.0 || int64_t(d) != i) return std::nullopt;
-    return double_bits(d);
+    return std::bit_cast<uint64_t>(d);
   }
   static void sort_unique(std::vector<uint64_t>& v, Type t) {
     if (t == Type::Float) {
       for (uint64_t& b : v)
-        if (as_double(b) == 0.0) b = 0;  // -0.0 is 0.0
-      auto less = [](uint64_t a, uint64_t b) { return as_double(a) < as_double(b); };
+        if (std::bit_cast<double>(b) == 0.0) b = 0;  // -0.0 is 0.0
+      auto less = [](uint64_t a, uint64_t b) { return std::bit_cast<double>(a) < std::bit_cast<double>(b); };
       std::sort(v.begin(), v.end(), less);
     } else {
       std::sort(v.begin(), v.end(), [](uint64_t a, uint64_t b) { return int64_t(a) < int64_t(b); });

@@ -571,3 +571,20 @@ TEST_CASE("db joins: 300 random comma joins of 2-6 tables agree with SQLite row 
   CHECK(nonempty >= 120);  // not mostly empty
   CHECK(grouped >= 100);
 }
+
+TEST_CASE("db joins: TPC-H shapes, comma joins with IN / NOT IN subqueries (Q18, Q16), agree with SQLite") {
+  ValidationClean clean;
+  // Q18: the orders whose items sum past a quantity, with their customer, from a subquery.
+  check_all_steps_both_ways("SELECT c.cid, o.oid, o.total, SUM(i.qty) FROM cust c, ord o, item i "
+                            "WHERE o.oid IN (SELECT oid FROM item GROUP BY oid HAVING SUM(qty) > 3) AND c.cid = o.cid "
+                            "AND o.oid = i.oid GROUP BY c.cid, o.oid, o.total ORDER BY o.total DESC, o.oid",
+                            2);
+  // Q16: parts of items not in a set of orders (item.oid has a NULL; the subquery has none).
+  check_all_steps_both_ways("SELECT p.brand, p.size, COUNT(DISTINCT i.oid) FROM item i, part p WHERE p.pid = i.pid "
+                            "AND p.brand <> 'core' AND i.oid NOT IN (SELECT oid FROM ord WHERE prio = 'low') "
+                            "GROUP BY p.brand, p.size ORDER BY 3 DESC, 1, 2",
+                            1);
+  // The subquery a comma join of its own; NOT IN over a column with NULLs keeps no row.
+  check("SELECT o.oid FROM ord o WHERE o.cid IN (SELECT c.cid FROM cust c, nation n WHERE c.nid = n.nid AND n.rid = 2)");
+  check("SELECT o.oid FROM ord o, cust c WHERE o.cid = c.cid AND c.nid NOT IN (SELECT nid FROM cust)");
+}
