@@ -444,7 +444,8 @@ class Parser {
     return finish(n, begin);
   }
   // x [NOT] BETWEEN lo AND hi is (x >= lo AND x <= hi), x [NOT] IN (a, b, ...) is (x = a OR x = b
-  // ...): SQLite defines both so, NULLs included. Null pointer when neither follows.
+  // ...): SQLite defines both so, NULLs included. x [NOT] IN (SELECT ...) is an InSelect node
+  // (the planner runs its subquery first). Null pointer when neither follows.
   ExprPtr between_or_in(const ExprPtr& x, size_t begin) {
     bool negated = false;
     ExprPtr e;
@@ -456,9 +457,7 @@ class Parser {
     } else if (accept_maybe_not("IN", negated)) {
       expect_op("(");
       if (peek_kw("SELECT")) {
-        auto in = make(ExprKind::InSelect, toks_[begin]);
-        in->line = x->line;
-        in->col = x->col;
+        auto in = make(ExprKind::InSelect, toks_[begin]);  // errors point at x, as for the list form
         in->negated = negated;
         in->args = {x};
         in->subquery = subquery();
