@@ -112,6 +112,8 @@ TEST_CASE("db subqueries: IN nested in AND, OR, NOT and CASE, in joins, groups a
       "SELECT s, COUNT(*) FROM t GROUP BY s HAVING COUNT(*) IN (SELECT k FROM u) ORDER BY s",
       "SELECT k IN (SELECT k FROM u), COUNT(*) FROM t GROUP BY k IN (SELECT k FROM u)",
       "SELECT t.id, x.id FROM t JOIN t x ON x.s = t.s WHERE x.k IN (SELECT k FROM u) AND t.f NOT IN (SELECT f FROM e)",
+      "SELECT t.id, x.id FROM t JOIN t x ON x.s = t.s AND x.k IN (SELECT k FROM u) AND t.k NOT IN (SELECT k FROM u WHERE k > 3)",
+      "SELECT t.id, u.k FROM t LEFT JOIN u ON u.k = t.k AND u.s IN (SELECT s FROM t WHERE id < 4)",
       // The subqueries' own clauses: GROUP BY, HAVING, DISTINCT, ORDER BY with LIMIT, and a
       // subquery inside a subquery.
       "SELECT id FROM t WHERE k IN (SELECT k FROM u GROUP BY k HAVING COUNT(*) > 1)",
