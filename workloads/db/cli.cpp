@@ -6,8 +6,9 @@
 //                 [--device SEL]
 //     loads the CSV files as tables (types inferred, or from --schema), runs the query on the
 //     device and prints its rows: `--format csv` prints exactly what `sqlite3 -csv` prints (no
-//     header unless --header). --explain prints the plan instead of running it; --check also runs
-//     the query in SQLite and says whether the rows agree.
+//     header unless --header). --explain prints the plan instead of running it (its subqueries,
+//     which planning runs, excepted); --check also runs the query in SQLite and says whether the
+//     rows agree.
 //   weft db demo  [--orders N] [--customers M] [--seed S] [--device SEL]
 //   weft db bench [--rows 1e5,1e6] [--runs R] [--seed S] [--device SEL]   (= weft bench db)
 #include <algorithm>
@@ -101,12 +102,12 @@ int query(int argc, char** argv) {
   for (const auto& [sname, text] : rep.schemas)
     if (database.find(sname) < 0) fail(ErrorCode::BadInput, "--schema names table '" + sname + "', which no --table loads");
   const std::string sql = a.positional[0];
-  db::Plan plan = prepare_sql(sql, database);
+  auto dev = open_device(a);  // subqueries run while planning, --explain included
+  db::Plan plan = prepare_sql(sql, database, *dev);
   if (a.flag("explain")) {
     std::fputs(plan.explain(database).c_str(), stdout);
     return 0;
   }
-  auto dev = open_device(a);
   QueryOptions qo;
   qo.join_threshold = uint32_t(a.get_uint("join-threshold", qo.join_threshold));
   DeviceQuery q(*dev, database, plan, qo);

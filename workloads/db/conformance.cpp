@@ -1,6 +1,7 @@
 // The database workload on the device against SQLite on the same seeded tables: a fused
 // scan+filter+group-by aggregate, a join under each strategy the cardinality rule can pick,
-// ORDER BY + LIMIT, and the COUNT = 0 anomaly rule. Small tables (a few thousand rows).
+// ORDER BY + LIMIT, the COUNT = 0 anomaly rule, a comma join and IN / NOT IN subqueries (run
+// first, each its own submission). Small tables (a few thousand rows).
 //
 // Tolerance: Int and Text values exact, NULLs exact, row multisets exact (in order with ORDER
 // BY); Float SUM/AVG within 1e-9 relative: the device rounds the exact sum once
@@ -31,7 +32,7 @@ Fixture& fixture() {
 Result agree(Device& dev, const std::string& sql, QueryOptions opt, QueryStats* stats = nullptr) {
   if (!dev.info().shader_int64 || !dev.info().shader_float64) return Result::skip("device lacks shaderInt64/shaderFloat64");
   Fixture& f = fixture();
-  const db::Plan plan = prepare_sql(sql, f.db);
+  const db::Plan plan = prepare_sql(sql, f.db, dev);
   DeviceQuery q(dev, f.db, plan, opt);
   const ResultSet rs = q.run();
   const std::string diff = compare_results(rs, f.lite.query(sql), !plan.order.empty(), kRel);
@@ -78,6 +79,22 @@ Result count_zero_rule(Device& d) {
   return Result::pass("COUNT = 0 raised the anomaly status on the aggregate and the empty output");
 }
 
+Result comma_join(Device& d) {
+  return agree(d,
+               "SELECT c.tier, COUNT(*), SUM(o.qty) FROM orders o, customers c WHERE o.amount > 100 AND c.id = o.customer "
+               "GROUP BY c.tier ORDER BY c.tier",
+               {});
+}
+
+// IN and NOT IN over subqueries; the NULL regions (every 11th row) stay NULL in the IN test.
+Result in_subquery(Device& d) {
+  return agree(d,
+               "SELECT region, region IN (SELECT region FROM orders WHERE id < 30), COUNT(*), SUM(qty) FROM orders "
+               "WHERE customer IN (SELECT id FROM customers WHERE tier = 'gold') "
+               "AND qty NOT IN (SELECT qty FROM orders WHERE region = 'north' AND id < 60) GROUP BY region",
+               {});
+}
+
 }  // namespace
 
 std::vector<Case> db_cases() {
@@ -88,6 +105,8 @@ std::vector<Case> db_cases() {
       {"db.join_hash_by_cardinality_rule", tol + "; strategy exact", [](Device& d) { return join(d, 16, 2); }},
       {"db.order_by_limit", tol + "; order exact", order_limit},
       {"db.count_zero_anomaly_rule", "exact status", count_zero_rule},
+      {"db.comma_join", tol, comma_join},
+      {"db.in_subquery", tol, in_subquery},
   };
 }
 

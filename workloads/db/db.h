@@ -49,8 +49,11 @@ struct ResultSet {
 };
 
 // Parses, adds the query's string literals to the dictionary (so every literal has a code the
-// output can decode) and plans.
+// output can decode) and plans. With a device, the query's subqueries (x IN (SELECT ...),
+// EXISTS (SELECT ...), uncorrelated) run there first, each as a DeviceQuery of its own, and
+// their values enter the plan; without one they are refused.
 Plan prepare_sql(const std::string& sql, Database& db);
+Plan prepare_sql(const std::string& sql, Database& db, Device& device);
 
 // ---- output formatting ----------------------------------------------------------------------
 // A REAL as SQLite prints it (its own "%!.15g", through sqlite3_snprintf).

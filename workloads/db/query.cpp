@@ -12,12 +12,49 @@ namespace weft::db {
 
 namespace {
 
-// The string literals that become Text values; a LIKE pattern and escape are read on the host
-// only (plan.cpp), so they stay out of the dictionary.
+void collect_literals(const Query& q, std::vector<std::string>& out);
+
+// The string literals that become Text values, subqueries' included; a LIKE pattern and escape
+// are read on the host only (plan.cpp), so they stay out of the dictionary.
 void collect_literals(const Expr& e, std::vector<std::string>& out) {
   if (e.kind == ExprKind::String) out.push_back(e.s);
+  if (e.subquery) collect_literals(*e.subquery, out);
   const size_t n = e.kind == ExprKind::Like ? 1 : e.args.size();
   for (size_t k = 0; k < n; ++k) collect_literals(*e.args[k], out);
+}
+void collect_literals(const Query& q, std::vector<std::string>& out) {
+  for (const SelectItem& it : q.select)
+    if (it.expr) collect_literals(*it.expr, out);
+  for (const JoinClause& j : q.joins)
+    if (j.on) collect_literals(*j.on, out);
+  for (const ExprPtr& e : {q.where, q.having})
+    if (e) collect_literals(*e, out);
+  for (const ExprPtr& e : q.group_by) collect_literals(*e, out);
+  for (const OrderItem& o : q.order_by) collect_literals(*o.expr, out);
+}
+
+// Parses and interns the query's literals: every literal then has a code the output can decode,
+// and the codes do not move once a subquery has run.
+Query parse_and_intern(const std::string& sql, Database& db) {
+  Query q = parse_sql(sql);
+  std::vector<std::string> lits;
+  collect_literals(q, lits);
+  db.intern(lits);
+  return q;
+}
+
+// A subquery's first column, as the planner takes it: one run of its own program on `device`.
+std::vector<std::optional<uint64_t>> run_subquery(Device& device, const Database& db, const Plan& plan) {
+  DeviceQuery q(device, db, plan);
+  const ResultSet rs = q.run();
+  std::vector<std::optional<uint64_t>> column;
+  for (const Row& row : rs.rows) {
+    const Value& v = row[0];
+    uint64_t bits = uint64_t(v.i);
+    if (v.type == Type::Float) std::memcpy(&bits, &v.f, 8);
+    column.push_back(v.null ? std::nullopt : std::optional<uint64_t>(bits));
+  }
+  return column;
 }
 
 void upload_query(Executable& exe, const Database& db, const Plan& plan, const BuiltQuery& built) {
@@ -50,18 +87,11 @@ uint64_t most_distinct_claims(Executable& exe, const BuiltQuery& built) {
 
 }  // namespace
 
-Plan prepare_sql(const std::string& sql, Database& db) {
-  const Query q = parse_sql(sql);
-  std::vector<std::string> lits;
-  for (const SelectItem& it : q.select)
-    if (it.expr) collect_literals(*it.expr, lits);
-  for (const JoinClause& j : q.joins) collect_literals(*j.on, lits);
-  for (const ExprPtr& e : {q.where, q.having})
-    if (e) collect_literals(*e, lits);
-  for (const ExprPtr& e : q.group_by) collect_literals(*e, lits);
-  for (const OrderItem& o : q.order_by) collect_literals(*o.expr, lits);
-  db.intern(lits);
-  return plan_query(q, db);
+Plan prepare_sql(const std::string& sql, Database& db) { return plan_query(parse_and_intern(sql, db), db); }
+
+Plan prepare_sql(const std::string& sql, Database& db, Device& device) {
+  const Query q = parse_and_intern(sql, db);
+  return plan_query(q, db, [&](const Plan& sub) { return run_subquery(device, db, sub); });
 }
 
 void require_features(const Device& device) {

@@ -48,6 +48,16 @@ struct Emitter {
         emit(DB_OP_IN_SET, uint32_t(data.size()), uint32_t(e.set->size() * 32), e.negated ? 1u : 0u);
         data.insert(data.end(), e.set->begin(), e.set->end());
         return;
+      case BExpr::InValues: {
+        // a: the sorted values' offset into the data (made relative below), b: their count.
+        gen(*e.args[0]);
+        const ValueSet& v = *e.values;
+        const uint32_t flags = (e.negated ? DB_IN_NEGATED : 0u) | (v.any_null ? DB_IN_ANY_NULL : 0u) |
+                               (v.rows > 0 ? DB_IN_ROWS : 0u) | (e.args[0]->type == Type::Float ? DB_IN_FLOAT : 0u);
+        emit(DB_OP_IN_VALUES, uint32_t(data.size()), uint32_t(v.sorted.size()), flags);
+        for (uint64_t x : v.sorted) data.insert(data.end(), {uint32_t(x), uint32_t(x >> 32)});
+        return;
+      }
       case BExpr::Choose:
         // The otherwise value first: a chain of WHENs nests there and keeps the stack shallow.
         gen(*e.args[2]);
@@ -97,7 +107,7 @@ Bytecode compile_expr(const BExpr& e, const DescriptorOf& descriptor) {
   Bytecode b;
   b.instructions = uint32_t(em.words.size() / DB_INSTR_WORDS);
   for (size_t k = 0; k < em.words.size(); k += DB_INSTR_WORDS)
-    if (em.words[k] == DB_OP_IN_SET) em.words[k + 1] += uint32_t(em.words.size());
+    if (em.words[k] == DB_OP_IN_SET || em.words[k] == DB_OP_IN_VALUES) em.words[k + 1] += uint32_t(em.words.size());
   b.words = std::move(em.words);
   b.words.insert(b.words.end(), em.data.begin(), em.data.end());
   return b;

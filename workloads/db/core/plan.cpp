@@ -1,5 +1,8 @@
 #include "plan.h"
 
+#include <algorithm>
+#include <bit>
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <optional>
@@ -71,7 +74,10 @@ bool same_bound(const BExpr& a, const BExpr& b) {
   if (a.kind != b.kind || a.type != b.type || a.op != b.op || a.args.size() != b.args.size()) return false;
   if (a.kind == BExpr::Const && (a.null != b.null || a.bits != b.bits)) return false;
   if (a.kind == BExpr::Col && (a.side != b.side || a.column != b.column)) return false;
-  if ((a.kind == BExpr::IsNull || a.kind == BExpr::InSet) && a.negated != b.negated) return false;
+  if ((a.kind == BExpr::IsNull || a.kind == BExpr::InSet || a.kind == BExpr::InValues) && a.negated != b.negated) return false;
+  if (a.kind == BExpr::InValues && (a.values->sorted != b.values->sorted || a.values->any_null != b.values->any_null ||
+                                    a.values->rows != b.values->rows))
+    return false;  // the same values (GROUP BY x IN (SELECT ...) matches the selected one)
   for (size_t k = 0; k < a.args.size(); ++k)
     if (!same_bound(*a.args[k], *b.args[k])) return false;
   return true;
@@ -84,9 +90,14 @@ bool has_aggregate(const Expr& e) {
   return false;
 }
 
+Plan plan_in(const Query& q, const Database& db, const SubqueryRunner& run, const class Binder* outer);
+
 class Binder {
  public:
-  Binder(const Database& db, Plan& plan, const Query& q) : db_(db), plan_(plan) {
+  // `outer`: the binder of the query a subquery sits in (its columns are refused here, by name:
+  // a correlated subquery).
+  Binder(const Database& db, Plan& plan, const Query& q, const SubqueryRunner& run, const Binder* outer)
+      : db_(db), plan_(plan), run_(run), outer_(outer) {
     add_table(q.from);
     for (const JoinClause& j : q.joins) add_table(j.table);
   }
@@ -180,6 +191,8 @@ class Binder {
       case ExprKind::Case: return case_of(e, grouped);
       case ExprKind::Cast: return cast(e, bind(*e.args[0], grouped));
       case ExprKind::Like: return like(e, bind(*e.args[0], grouped));
+      case ExprKind::InSelect: return in_select(e, bind(*e.args[0], grouped));
+      case ExprKind::Exists: return konst(Type::Int, subquery_rows(e).empty() ? 0 : 1);  // never NULL
       case ExprKind::Aggregate: break;
     }
     err(e, "unsupported expression");
@@ -364,6 +377,79 @@ class Binder {
     return false;
   }
 
+  // x [NOT] IN (SELECT y ...): the subquery runs first, alone (uncorrelated), and its values
+  // become a sorted set in x's type that the device searches (DB_OP_IN_VALUES).
+  BExprPtr in_select(const Expr& e, BExprPtr x) {
+    const Plan& sub = subquery_plan(e);
+    if (sub.visible != 1)
+      err(e, "IN (SELECT ...) must select one column, not " + std::to_string(sub.visible));
+    const BExprPtr& y = sub.outputs[0];
+    if (!is_null_const(x) && !is_null_const(y) && (x->type == Type::Text) != (y->type == Type::Text))
+      err(e, "cannot compare " + std::string(type_name(x->type)) + " with " + type_name(y->type) + " in '" + e.text() + "'");
+    auto set = std::make_shared<ValueSet>();
+    const Type as = is_null_const(x) ? Type::Int : x->type;
+    for (const std::optional<uint64_t>& v : subquery_rows(e)) {
+      ++set->rows;
+      if (!v || (y->type == Type::Float && std::isnan(std::bit_cast<double>(*v)))) set->any_null = true;
+      else if (std::optional<uint64_t> in_x = converted(*v, y->type, as)) set->sorted.push_back(*in_x);
+    }
+    sort_unique(set->sorted, as);
+    BExpr c;
+    c.kind = BExpr::InValues;
+    c.type = Type::Int;
+    c.negated = e.negated;
+    c.op = "IN (SELECT ...)";
+    c.values = set;
+    c.args = {x};
+    return node(c);
+  }
+  // A value of type `from` as one of type `to` that equals it exactly, if there is one: SQLite
+  // compares int with real by value, so an int equals only an integral real and a real only an
+  // int it holds exactly.
+  static std::optional<uint64_t> converted(uint64_t bits, Type from, Type to) {
+    if (from == to) return bits;
+    if (from == Type::Float) {  // to Int
+      const double d = std::bit_cast<double>(bits);
+      if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0) || std::trunc(d) != d) return std::nullopt;
+      return uint64_t(int64_t(d));
+    }
+    const int64_t i = int64_t(bits);  // Int to Float
+    const double d = double(i);
+    if (d >= 9223372036854775808.0 || int64_t(d) != i) return std::nullopt;
+    return std::bit_cast<uint64_t>(d);
+  }
+  static void sort_unique(std::vector<uint64_t>& v, Type t) {
+    if (t == Type::Float) {
+      for (uint64_t& b : v)
+        if (std::bit_cast<double>(b) == 0.0) b = 0;  // -0.0 is 0.0
+      auto less = [](uint64_t a, uint64_t b) { return std::bit_cast<double>(a) < std::bit_cast<double>(b); };
+      std::sort(v.begin(), v.end(), less);
+    } else {
+      std::sort(v.begin(), v.end(), [](uint64_t a, uint64_t b) { return int64_t(a) < int64_t(b); });
+    }
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+  }
+  // The plan and the rows of a subquery, each made once per node (a grouped binding binds a
+  // node twice).
+  const Plan& subquery_plan(const Expr& e) {
+    auto it = subplans_.find(&e);
+    if (it != subplans_.end()) return it->second;
+    if (!run_) err(e, "subqueries need a device to run them first (IN (SELECT ...), EXISTS)");
+    return subplans_.emplace(&e, plan_in(*e.subquery, db_, run_, this)).first->second;
+  }
+  const std::vector<std::optional<uint64_t>>& subquery_rows(const Expr& e) {
+    auto it = subrows_.find(&e);
+    if (it != subrows_.end()) return it->second;
+    const Plan& sub = subquery_plan(e);
+    return subrows_.emplace(&e, run_(sub)).first->second;
+  }
+  // Whether a column reference names a column of this query's tables or an enclosing query's.
+  bool resolves(const Expr& e) const {
+    for (size_t s = 0; s < tables_.size(); ++s)
+      if ((e.table.empty() || iequals(e.table, names_[s])) && tables_[s]->find(e.s) >= 0) return true;
+    return outer_ && outer_->resolves(e);
+  }
+
   bool contains_aggregate(const Expr& e) {
     auto it = has_agg_.find(&e);
     if (it != has_agg_.end()) return it->second;
@@ -423,6 +509,8 @@ class Binder {
       col = c;
     }
     if (side < 0) {
+      if (outer_ && outer_->resolves(e))
+        err(e, "correlated subqueries are not supported ('" + e.text() + "' reads a table of the enclosing query)");
       if (!e.table.empty()) {
         bool known = false;
         for (const std::string& n : names_) known |= iequals(n, e.table);
@@ -465,6 +553,10 @@ class Binder {
 
   const Database& db_;
   Plan& plan_;
+  const SubqueryRunner& run_;
+  const Binder* outer_;
+  std::unordered_map<const Expr*, Plan> subplans_;
+  std::unordered_map<const Expr*, std::vector<std::optional<uint64_t>>> subrows_;
   std::vector<const Table*> tables_;
   std::vector<std::string> names_;
   std::unordered_map<const Expr*, BExprPtr> plain_;  // plain bindings, by node
@@ -524,11 +616,111 @@ BExprPtr and_of(BExprPtr a, BExprPtr b) {
   return node(c);
 }
 
+// a AND b as the parser would build it (b alone when there is no a); its text runs from a to b.
+ExprPtr and_expr(ExprPtr a, ExprPtr b) {
+  if (!a) return b;
+  auto e = std::make_shared<Expr>();
+  e->kind = ExprKind::Binary;
+  e->op = "AND";
+  e->line = a->line;
+  e->col = a->col;
+  e->source = a->source;
+  e->begin = a->begin;
+  e->end = std::max(a->end, b->end);
+  e->height = std::max(a->height, b->height) + 1;
+  e->args = {a, b};
+  return e;
+}
+
+// A query's FROM as the planner joins it: the query (comma joins rewritten as JOINs) and the
+// side of each table in the order the query lists them (SELECT * follows that order).
+struct JoinOrder {
+  Query query;
+  std::vector<uint32_t> side_of_listed;
+};
+
+// A comma join (FROM a, b, c WHERE ...) as the inner-join chain it means: the tables in an order
+// where each after the first has, among the WHERE conjuncts, an equality `column = column`
+// (int = int or text = text, the join keys the device has) with a table before it; that
+// conjunct becomes its JOIN's ON, the others stay in WHERE (pushed down or residual, as for
+// JOIN). The first table stays first; then, each time, the first table in FROM order that a
+// key joins to the tables so far, by the first such conjunct in WHERE order. A table no key
+// reaches would be a cross product: refused, named.
+JoinOrder with_join_keys(const Query& q, const Database& db, const SubqueryRunner& run, const Binder* outer) {
+  std::vector<uint32_t> listed(q.joins.size() + 1);
+  for (uint32_t s = 0; s < listed.size(); ++s) listed[s] = s;
+  if (q.joins.empty() || q.joins[0].kind != JoinKind::Comma) return {q, listed};
+  std::vector<const TableRef*> refs{&q.from};
+  for (const JoinClause& j : q.joins) refs.push_back(&j.table);
+  std::vector<ExprPtr> conds;
+  if (q.where) conjuncts(q.where, conds);
+
+  // The key candidates: conjunct k is `column = column` between tables a and b.
+  struct Key {
+    size_t cond;
+    uint32_t a, b;
+  };
+  std::vector<Key> keys;
+  Plan scratch;
+  Binder binder(db, scratch, q, run, outer);
+  for (size_t k = 0; k < conds.size(); ++k) {
+    const Expr& c = *conds[k];
+    if (c.kind != ExprKind::Binary || c.op != "=" || c.args[0]->kind != ExprKind::Column ||
+        c.args[1]->kind != ExprKind::Column)
+      continue;
+    const BExprPtr x = binder.bind(*c.args[0], false), y = binder.bind(*c.args[1], false);
+    if (x->side != y->side && x->type == y->type && x->type != Type::Float) keys.push_back({k, x->side, y->side});
+  }
+
+  std::vector<bool> joined(refs.size(), false), used(conds.size(), false);
+  joined[0] = true;
+  Query out = q;
+  out.joins.clear();
+  out.where = nullptr;
+  for (size_t n = 1; n < refs.size(); ++n) {
+    std::optional<std::pair<size_t, size_t>> next;  // (table, conjunct)
+    for (size_t t = 1; t < refs.size() && !next; ++t) {
+      if (joined[t]) continue;
+      for (const Key& key : keys)
+        if ((key.a == t && joined[key.b]) || (key.b == t && joined[key.a])) {
+          next = {t, key.cond};
+          break;
+        }
+    }
+    if (!next) {
+      const size_t t = size_t(std::find(joined.begin(), joined.end(), false) - joined.begin());
+      const TableRef& r = *refs[t];
+      fail(ErrorCode::BadInput, "sql:" + std::to_string(r.line) + ":" + std::to_string(r.col) + ": no WHERE equality joins '" +
+                                    (r.alias.empty() ? r.name : r.alias) +
+                                    "' to the other tables (a comma join needs a key t1.a = t2.b, int = int or text = "
+                                    "text, per table); a cross product is not supported");
+    }
+    const auto [t, cond] = *next;
+    listed[t] = uint32_t(n);
+    joined[t] = true;
+    used[cond] = true;
+    JoinClause j = q.joins[t - 1];
+    j.kind = JoinKind::Inner;
+    j.on = conds[cond];
+    out.joins.push_back(j);
+  }
+  for (size_t k = 0; k < conds.size(); ++k)
+    if (!used[k]) out.where = and_expr(out.where, conds[k]);
+
+  return {out, listed};
+}
+
 }  // namespace
 
-Plan plan_query(const Query& q, const Database& db) {
+Plan plan_query(const Query& q, const Database& db, const SubqueryRunner& run) { return plan_in(q, db, run, nullptr); }
+
+namespace {
+
+Plan plan_in(const Query& query, const Database& db, const SubqueryRunner& run, const Binder* outer) {
+  const JoinOrder order = with_join_keys(query, db, run, outer);
+  const Query& q = order.query;
   Plan plan;
-  Binder b(db, plan, q);
+  Binder b(db, plan, q, run, outer);
   const size_t sides = plan.tables.size();
   plan.scan_filters.assign(sides, nullptr);
 
@@ -627,7 +819,7 @@ Plan plan_query(const Query& q, const Database& db) {
   for (const SelectItem& it : q.select) {
     if (!it.expr) {
       if (plan.aggregate) fail(ErrorCode::BadInput, "sql: SELECT * cannot be combined with GROUP BY or aggregates");
-      for (size_t s = 0; s < sides; ++s) {
+      for (const uint32_t s : order.side_of_listed) {
         const Table& t = *b.tables()[s];
         for (size_t c = 0; c < t.columns.size(); ++c) {
           BExpr col;
@@ -678,8 +870,6 @@ Plan plan_query(const Query& q, const Database& db) {
   return plan;
 }
 
-namespace {
-
 std::string show(const BExpr& e, const Plan& p, const Database& db) {
   auto a = [&](size_t k) { return show(*e.args[k], p, db); };
   switch (e.kind) {
@@ -709,6 +899,9 @@ std::string show(const BExpr& e, const Plan& p, const Database& db) {
     case BExpr::Choose: return "(CASE WHEN " + a(0) + " THEN " + a(1) + " ELSE " + a(2) + " END)";
     case BExpr::IsNull: return "(" + a(0) + (e.negated ? " IS NOT NULL)" : " IS NULL)");
     case BExpr::InSet: return "(" + a(0) + (e.negated ? " NOT " : " ") + e.op + ")";
+    case BExpr::InValues:
+      return "(" + a(0) + (e.negated ? " NOT " : " ") + e.op + ": " + std::to_string(e.values->rows) + " rows, " +
+             std::to_string(e.values->sorted.size()) + " distinct values" + (e.values->any_null ? ", NULL" : "") + ")";
     case BExpr::And: return "(" + a(0) + " AND " + a(1) + ")";
     case BExpr::Or: return "(" + a(0) + " OR " + a(1) + ")";
     default: return "(" + a(0) + " " + e.op + " " + a(1) + ")";

@@ -6,6 +6,10 @@
 //   device per step by a cardinality rule] -> residual filter -> [group-by aggregate] ->
 //   projection (outputs + hidden ORDER BY keys) -> sort -> limit/offset.
 //
+// A comma join (FROM a, b, ...) is planned as the inner-join chain, its keys found among the WHERE
+// conjuncts. Uncorrelated subqueries (x IN (SELECT ...), EXISTS) are planned here and run through
+// a SubqueryRunner before the rest is bound: their rows enter the plan as constants.
+//
 // Typing follows SQLite on typed columns: Int op Int -> Int (integer division truncates; x/0 and
 // x%0 are NULL), any Float operand -> Float (x/0.0 is NULL; a NaN result is NULL), comparisons
 // -> Int 0/1, Int vs Float compares exactly (not in double). Text supports comparisons only
@@ -15,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,20 +38,34 @@ inline constexpr uint32_t kSideDirect = uint32_t(kMaxTables);
 struct BExpr;
 using BExprPtr = std::shared_ptr<const BExpr>;
 
+// The values of an uncorrelated `x IN (SELECT ...)` subquery, run before the query that holds
+// it, in x's type: sorted distinct int64 / Text codes (x Int or Text) or doubles (x Float), kept
+// only where they can equal an x of that type (an Int x drops 1.5; a Float x drops ints no
+// double equals). `rows` and `any_null` keep what SQLite's IN needs besides: an empty result
+// makes IN false even for a NULL x, a NULL among the rows makes a miss NULL.
+struct ValueSet {
+  std::vector<uint64_t> sorted;  // int64 / Text code / double bits, ascending by value
+  bool any_null = false;
+  uint64_t rows = 0;
+};
+
 struct BExpr {
   // Choose: args {condition, value, otherwise} (CASE, coalesce); ToInt: double -> int64 as SQLite's
   // CAST (truncating, saturating); Abs; Round: SQLite's round(x) of a double. InSet: whether a
   // Text code is in `set` (LIKE, evaluated on the host against the dictionary); NULL stays NULL.
-  enum Kind { Const, Col, Neg, Not, Arith, Compare, And, Or, IsNull, ToFloat, ToInt, Choose, Abs, Round, InSet } kind = Const;
+  // InValues: x [NOT] IN (SELECT ...) over `values`, SQLite's three-valued IN; op names the
+  // subquery (its text), so that equal subqueries compare equal.
+  enum Kind { Const, Col, Neg, Not, Arith, Compare, And, Or, IsNull, ToFloat, ToInt, Choose, Abs, Round, InSet, InValues } kind = Const;
   Type type = Type::Int;
   bool null = false;     // Const: NULL
   uint64_t bits = 0;     // Const: int64 / double bits / text code
   uint32_t side = 0, column = 0;  // Col
   std::string op;        // Arith: + - * / %; Compare: = != < <= > >= (operands Int/Float mixed or alike)
-  bool negated = false;  // IsNull: IS NOT NULL; InSet: not in the set
+  bool negated = false;  // IsNull: IS NOT NULL; InSet, InValues: not in the set
   // InSet: bit k of word k/32 set when dictionary string k (code 2k) is in the set; op names the
   // set's source (LIKE 'pattern' [ESCAPE 'c']), so that equal sources compare equal.
   std::shared_ptr<const std::vector<uint32_t>> set;
+  std::shared_ptr<const ValueSet> values;  // InValues
   std::vector<BExprPtr> args;
   bool uses_side(uint32_t s) const;
 };
@@ -98,7 +117,13 @@ struct Plan {
   std::string explain(const Database& db) const;
 };
 
-Plan plan_query(const Query& query, const Database& db);
+// Runs an uncorrelated subquery's plan (the executor's own program and submission, on the same
+// database) and returns its first column, one value per row: int64, double bits or Text code,
+// nullopt for NULL.
+using SubqueryRunner = std::function<std::vector<std::optional<uint64_t>>(const Plan&)>;
+
+// Without a runner, IN (SELECT ...) and EXISTS are refused (the planner alone cannot run them).
+Plan plan_query(const Query& query, const Database& db, const SubqueryRunner& run = nullptr);
 inline Plan plan_sql(const std::string& sql, const Database& db) { return plan_query(parse_sql(sql), db); }
 
 // Type of a grouped column of side kSideDirect: keys first, then aggregates.

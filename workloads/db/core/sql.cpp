@@ -169,9 +169,19 @@ class Parser {
   explicit Parser(const std::string& sql) : sql_(std::make_shared<const std::string>(sql)), toks_(lex(sql)) {}
 
   Query query() {
-    Query q;
     for (const char* kw : kOtherStatements)
       if (peek_kw(kw)) err_here(upper(kw) + " is not supported (one SELECT statement only)");
+    Query q = select();
+    accept_op(";");
+    if (cur().kind != Tok::End) err_here("unexpected '" + cur().text + "' after the end of the query");
+    return q;
+  }
+
+ private:
+  // One SELECT, from its keyword to its last clause: the whole query, or a subquery in
+  // parentheses.
+  Query select() {
+    Query q;
     expect_kw("SELECT");
     if (peek_kw("DISTINCT")) {
       q.distinct_line = cur().line;
@@ -198,8 +208,10 @@ class Parser {
     } while (accept_op(","));
     expect_kw("FROM");
     q.from = table_ref();
-    while (peek_join()) join_clause(q);
-    if (peek_op(",")) err_here("a comma join (FROM a, b) is not supported; use JOIN ... ON");
+    while (peek_join() || peek_op(",")) {
+      if (peek_op(",")) comma_join(q);
+      else join_clause(q);
+    }
     if (accept_kw("WHERE")) q.where = expr();
     if (accept_kw("GROUP")) {
       expect_kw("BY");
@@ -223,12 +235,36 @@ class Parser {
     }
     for (const char* kw : {"UNION", "INTERSECT", "EXCEPT", "WINDOW"})
       if (peek_kw(kw)) err_here(upper(kw) + " is not supported");
-    accept_op(";");
-    if (cur().kind != Tok::End) err_here("unexpected '" + cur().text + "' after the end of the query");
     return q;
   }
 
- private:
+  // Whether the query so far joins with commas / with JOIN; a query uses one form or the other
+  // (the planner orders comma-joined tables by their WHERE keys, which JOIN ... ON fixes).
+  static bool has_join_kind(const Query& q, bool comma) {
+    for (const JoinClause& j : q.joins)
+      if ((j.kind == JoinKind::Comma) == comma) return true;
+    return false;
+  }
+  void refuse_more_tables(const Query& q) const {
+    if (q.joins.size() + 1 >= kMaxTables)
+      err_here("a join of more than " + std::to_string(kMaxTables) + " tables is not supported");
+  }
+  [[noreturn]] void refuse_mixed_joins() const {
+    err_here("comma joins mixed with JOIN in one FROM are not supported (list every table with commas, or join "
+             "every table with JOIN ... ON)");
+  }
+  // `, table [[AS] alias]`: an inner join whose key the planner finds among the WHERE conjuncts.
+  void comma_join(Query& q) {
+    JoinClause j;
+    j.line = cur().line;
+    j.col = cur().col;
+    if (has_join_kind(q, false)) refuse_mixed_joins();
+    refuse_more_tables(q);
+    expect_op(",");
+    j.kind = JoinKind::Comma;
+    j.table = table_ref();
+    q.joins.push_back(std::move(j));
+  }
   // [INNER] JOIN or LEFT [OUTER] JOIN, then the table and ON; the other join kinds are refused
   // by name where they start.
   bool peek_join() const {
@@ -245,8 +281,8 @@ class Parser {
     for (const char* kw : {"RIGHT", "FULL", "CROSS", "NATURAL"})
       if (peek_kw(kw)) err_here(upper(kw) + " JOIN is not supported (JOIN and LEFT JOIN are)");
     if (peek_kw("OUTER")) err_here("OUTER JOIN needs LEFT before it (LEFT OUTER JOIN)");
-    if (q.joins.size() + 1 >= kMaxTables)
-      err_here("a join of more than " + std::to_string(kMaxTables) + " tables is not supported");
+    if (has_join_kind(q, true)) refuse_mixed_joins();
+    refuse_more_tables(q);
     if (accept_kw("LEFT")) {
       j.kind = JoinKind::Left;
       accept_kw("OUTER");
@@ -408,7 +444,8 @@ class Parser {
     return finish(n, begin);
   }
   // x [NOT] BETWEEN lo AND hi is (x >= lo AND x <= hi), x [NOT] IN (a, b, ...) is (x = a OR x = b
-  // ...): SQLite defines both so, NULLs included. Null pointer when neither follows.
+  // ...): SQLite defines both so, NULLs included. x [NOT] IN (SELECT ...) is an InSelect node
+  // (the planner runs its subquery first). Null pointer when neither follows.
   ExprPtr between_or_in(const ExprPtr& x, size_t begin) {
     bool negated = false;
     ExprPtr e;
@@ -419,7 +456,13 @@ class Parser {
       e = binary("AND", binary(">=", x, lo, begin), binary("<=", x, hi, begin), begin);
     } else if (accept_maybe_not("IN", negated)) {
       expect_op("(");
-      if (peek_kw("SELECT")) err_here("IN (subquery) is not supported");
+      if (peek_kw("SELECT")) {
+        auto in = make(ExprKind::InSelect, toks_[begin]);  // errors point at x, as for the list form
+        in->negated = negated;
+        in->args = {x};
+        in->subquery = subquery();
+        return finish(in, begin);
+      }
       if (peek_op(")")) err_here("an empty IN list is not supported");
       do {
         ExprPtr eq = binary("=", x, expr(), begin);
@@ -555,7 +598,7 @@ class Parser {
       case Tok::Op:
         if (t.text == "(") {
           next();
-          if (peek_kw("SELECT")) err_here("subqueries are not supported");
+          if (peek_kw("SELECT")) err_here("scalar subqueries are not supported (x IN (SELECT ...) and EXISTS (SELECT ...) are)");
           ExprPtr e = expr();
           expect_op(")");
           return e;
@@ -571,7 +614,7 @@ class Parser {
     }
     if (t.kind == Tok::Ident && iequals(t.text, "CASE")) return case_expr();
     if (t.kind == Tok::Ident && iequals(t.text, "CAST")) return cast_expr();
-    if (t.kind == Tok::Ident && iequals(t.text, "EXISTS")) err_here("EXISTS is not supported");
+    if (t.kind == Tok::Ident && iequals(t.text, "EXISTS")) return exists();
     static const std::pair<const char*, AggFn> aggs[] = {
         {"COUNT", AggFn::Count}, {"SUM", AggFn::Sum}, {"MIN", AggFn::Min}, {"MAX", AggFn::Max}, {"AVG", AggFn::Avg}};
     if (t.kind == Tok::Ident && toks_[pos_ + 1].kind == Tok::Op && toks_[pos_ + 1].text == "(") {
@@ -639,6 +682,22 @@ class Parser {
     }
     return nullptr;
   }
+  // `(SELECT ...)` after IN or EXISTS, a whole query of its own; the planner runs it first.
+  std::shared_ptr<const Query> subquery() {
+    Depth guard(depth_, cur());
+    auto q = std::make_shared<Query>(select());
+    expect_op(")");
+    return q;
+  }
+  // EXISTS (SELECT ...); NOT EXISTS is NOT applied to it.
+  ExprPtr exists() {
+    const size_t b = pos_;
+    auto e = make(ExprKind::Exists, next());
+    expect_op("(");
+    if (!peek_kw("SELECT")) err_here(std::string("expected SELECT in EXISTS (...)") + got());
+    e->subquery = subquery();
+    return finish(e, b);
+  }
   // CASE [x] WHEN c THEN v ... [ELSE e] END.
   ExprPtr case_expr() {
     const size_t b = pos_;
@@ -700,6 +759,10 @@ bool same_expr(const Expr& a, const Expr& b) {
     case ExprKind::Like: if (a.negated != b.negated) return false; break;
     case ExprKind::Call:
     case ExprKind::Cast: if (!iequals(a.s, b.s)) return false; break;
+    case ExprKind::InSelect:
+    case ExprKind::Exists:  // the same subquery only: its text is not compared
+      if (a.negated != b.negated || a.subquery != b.subquery) return false;
+      break;
     default: break;
   }
   for (size_t k = 0; k < a.args.size(); ++k)

@@ -1,16 +1,18 @@
 // The SQL subset: one SELECT over one table, a chain of up to kMaxTables tables joined by inner
-// equi-JOINs, or two tables joined by a LEFT JOIN.
+// equi-JOINs (or listed with commas, the keys in WHERE), or two tables joined by a LEFT JOIN.
 //
 //   SELECT [ALL|DISTINCT] [*|expr [[AS] alias], ...] FROM table [[AS] alias]
 //   [[INNER|LEFT [OUTER]] JOIN table [[AS] alias] ON expr] [[INNER] JOIN table [[AS] alias] ON expr ...]
+//   | [, table [[AS] alias] ...]
 //   [WHERE expr] [GROUP BY expr, ...] [HAVING expr] [ORDER BY expr|position|alias [ASC|DESC], ...]
 //   [LIMIT n [OFFSET m]] [;]
 //
 // expr: literals (integers, decimals, 'strings', NULL), [table.]column, + - * / %, unary -,
 // = == != <> < <= > >=, IS [NOT] NULL, [NOT] BETWEEN, [NOT] IN (list), [NOT] LIKE [ESCAPE], NOT,
 // AND, OR, CASE [x] WHEN .. THEN .. [ELSE ..] END, CAST(e AS INTEGER|REAL), the scalar functions
-// abs, round, coalesce and ifnull, parentheses, and the aggregates COUNT(*), COUNT(e),
-// COUNT(DISTINCT e), SUM(e), MIN(e), MAX(e), AVG(e). Keywords are case-insensitive and reserved
+// abs, round, coalesce and ifnull, parentheses, x [NOT] IN (SELECT ...) and [NOT] EXISTS (SELECT ...)
+// (a whole query of its own), and the aggregates COUNT(*), COUNT(e), COUNT(DISTINCT e), SUM(e),
+// MIN(e), MAX(e), AVG(e). Keywords are case-insensitive and reserved
 // (never an alias: `FROM l LEFT JOIN r` must not read LEFT as l's alias). Comments: -- to the end of the
 // line and /* ... */. Every syntax error, and every SQL form outside the subset, is a BadInput
 // error "sql:line:col: message" that names it. Vulkan-free.
@@ -26,12 +28,14 @@ namespace weft::db {
 
 struct Expr;
 using ExprPtr = std::shared_ptr<Expr>;
+struct Query;
 
 // Call: a scalar function (s: its name in lower case). Case: args are WHEN condition, THEN value
 // pairs then the ELSE value (a Null node when absent); CASE x WHEN a ... is parsed as WHEN x = a.
 // Cast: s is the type name as written (upper case). Like: args are the operand, the pattern and
-// (with ESCAPE) the escape character; negated: NOT LIKE.
-enum class ExprKind { Int, Float, String, Null, Column, Unary, Binary, IsNull, Aggregate, Star, Call, Case, Cast, Like };
+// (with ESCAPE) the escape character; negated: NOT LIKE. InSelect: x [NOT] IN (SELECT ...), args
+// {x}; Exists: [NOT] EXISTS (SELECT ...), no args; both hold the subquery in `subquery`.
+enum class ExprKind { Int, Float, String, Null, Column, Unary, Binary, IsNull, Aggregate, Star, Call, Case, Cast, Like, InSelect, Exists };
 enum class AggFn { Count, Sum, Min, Max, Avg };
 const char* agg_name(AggFn f);
 
@@ -42,11 +46,12 @@ struct Expr {
   double f = 0;          // Float literal
   std::string s;         // String literal; Column: column name
   std::string table;     // Column: qualifier ("" when none)
-  bool negated = false;  // IsNull: IS NOT NULL; Like: NOT LIKE
+  bool negated = false;  // IsNull: IS NOT NULL; Like: NOT LIKE; InSelect: NOT IN; Exists: NOT EXISTS
   AggFn agg = AggFn::Count;
   bool star = false;     // COUNT(*)
   bool distinct = false; // Aggregate: COUNT(DISTINCT e), MIN/MAX(DISTINCT e)
   std::vector<ExprPtr> args;
+  std::shared_ptr<const Query> subquery;  // InSelect, Exists
   size_t line = 0, col = 0;  // where it starts
   size_t height = 1;         // levels of operators below and including this node
   // Source text (column names of the result, error messages): offsets into the shared query
@@ -66,13 +71,15 @@ struct TableRef {
   size_t line = 0, col = 0;
 };
 
-enum class JoinKind { Inner, Left };
+// Comma: `FROM a, b, ...`, an inner join without ON; the planner takes its key from WHERE.
+enum class JoinKind { Inner, Left, Comma };
 
 // Tables one query may join (FROM and up to kMaxTables - 1 JOINs); the device's row tuples hold
 // one row id per table (DB_MAX_SIDES in shaders/db_ops.h).
 inline constexpr size_t kMaxTables = 8;
 
-// One `[INNER | LEFT] JOIN table ON expr`; line/col: where its first keyword starts.
+// One `[INNER | LEFT] JOIN table ON expr` (or `, table`: no ON); line/col: where its first
+// keyword (the comma) starts.
 struct JoinClause {
   TableRef table;
   JoinKind kind = JoinKind::Inner;

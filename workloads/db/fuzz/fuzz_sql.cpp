@@ -1,8 +1,12 @@
 // libFuzzer target: the SQL front end (lexer, parser, binder/planner, bytecode) on arbitrary
 // text against a small fixed database. Any input must either plan or throw weft::Error.
+// Subqueries get rows from a stand-in (the device runs them in the workload).
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <weft/error.h>
 
@@ -22,12 +26,23 @@ const weft::db::Database& database() {
   return db;
 }
 
+// Stands in for the device that runs subqueries: a NULL and a value of the subquery's type,
+// twice (1, 1.0 or the first dictionary string), so that IN (SELECT ...) plans and compiles.
+std::vector<std::optional<uint64_t>> fake_subquery(const weft::db::Plan& sub) {
+  const weft::db::Type t = sub.outputs.empty() ? weft::db::Type::Int : sub.outputs[0]->type;
+  const double one = 1.0;
+  uint64_t v = 1;
+  if (t == weft::db::Type::Float) std::memcpy(&v, &one, 8);
+  if (t == weft::db::Type::Text) v = 0;
+  return {std::nullopt, v, v};
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string sql(reinterpret_cast<const char*>(data), size);
   try {
-    const weft::db::Plan plan = weft::db::plan_sql(sql, database());
+    const weft::db::Plan plan = weft::db::plan_query(weft::db::parse_sql(sql), database(), fake_subquery);
     auto desc = [](uint32_t side, uint32_t column) { return side * 64 + column; };
     for (const auto& f : plan.scan_filters)
       if (f) weft::db::compile_expr(*f, desc);

@@ -26,6 +26,16 @@
 #define DB_OP_CHOOSE  18u /* pops otherwise, condition, value: value if the condition is true, else otherwise */
 #define DB_OP_IN_SET  19u /* Text code in the set: bit code/2 of the bitmap of b bits at word code + a of the
                              program (its data, after the instructions); c = 1: not in the set. NULL stays NULL */
+#define DB_OP_IN_VALUES 20u /* x [NOT] IN (SELECT ...): binary search of x among b sorted values (2 words each,
+                               int64 / Text code, or double with DB_IN_FLOAT) at word code + a; c: DB_IN_* flags.
+                               SQLite's three-valued IN: no rows -> 0 (NOT IN 1) even for a NULL x; else NULL x
+                               -> NULL; found -> 1 (0); not found -> NULL with a NULL among the rows, else 0 (1) */
+
+/* DB_OP_IN_VALUES flags. */
+#define DB_IN_NEGATED  1u
+#define DB_IN_ANY_NULL 2u
+#define DB_IN_ROWS     4u  /* the subquery returned rows (NULLs included) */
+#define DB_IN_FLOAT    8u
 
 #define DB_ARITH_ADD 0u
 #define DB_ARITH_SUB 1u

@@ -19,6 +19,21 @@ int64_t db_div_trunc(int64_t x, int64_t y) {
   return ((x < 0) != (y < 0)) ? -int64_t(q) : int64_t(q);
 }
 
+// Whether x is among the n sorted values at word `at` (DB_OP_IN_VALUES): a binary search, about
+// log2(n) steps, far below the driver's loop cap.
+bool db_in_values(uint at, uint n, uvec2 x, bool is_float) {
+  uint lo = 0u, hi = n;
+  while (lo < hi) {
+    const uint mid = lo + (hi - lo) / 2u;
+    const uvec2 v = uvec2(globals_u[at + 2u * mid], globals_u[at + 2u * mid + 1u]);
+    const int c = is_float ? db_compare_floats(db_as_float(v), db_as_float(x)) : db_compare_ints(db_as_int(v), db_as_int(x));
+    if (c == 0) return true;
+    if (c < 0) lo = mid + 1u;
+    else hi = mid;
+  }
+  return false;
+}
+
 // Evaluates `ninstr` instructions at word `code` for position `pos` of the row set whose
 // row-id table is at `ids`.
 void db_eval(uint code, uint ninstr, uint desc_word, uint err_word, uint ids, uint pos,
@@ -93,6 +108,17 @@ void db_eval(uint code, uint ninstr, uint desc_word, uint err_word, uint ids, ui
       const bool in_set = (x & 1l) == 0l && x >= 0l && uint64_t(x >> 1) < uint64_t(b) &&
                           ((globals_u[code + a + uint(x >> 6)] >> uint((x >> 1) & 31l)) & 1u) != 0u;
       sv[sp - 1] = db_int_bits(in_set != (c != 0u) ? 1l : 0l);
+      continue;
+    }
+    if (op == DB_OP_IN_VALUES) {  // IN (SELECT ...): SQLite's three-valued rule (db_ops.h)
+      const bool negated = (c & DB_IN_NEGATED) != 0u;
+      bool is_null = false, holds = false;
+      if ((c & DB_IN_ROWS) == 0u) holds = false;
+      else if (sn[sp - 1]) is_null = true;
+      else if (db_in_values(code + a, b, sv[sp - 1], (c & DB_IN_FLOAT) != 0u)) holds = true;
+      else is_null = (c & DB_IN_ANY_NULL) != 0u;
+      sv[sp - 1] = db_int_bits(holds != negated ? 1l : 0l);
+      sn[sp - 1] = is_null;
       continue;
     }
     if (op == DB_OP_NEG_F) {

@@ -29,7 +29,7 @@ using weft::test::ValidationClean;
 // the storage-buffer window run), so the far variants of the kernels are held to SQLite too.
 inline QueryStats check_query(Database& db, Sqlite& peer, const std::string& sql, QueryOptions options = {}) {
   INFO(sql);
-  const Plan plan = prepare_sql(sql, db);
+  const Plan plan = prepare_sql(sql, db, device());
   const ResultSet ref = peer.query(sql);
   auto run = [&](const QueryOptions& o) {
     DeviceQuery q(device(), db, plan, o);

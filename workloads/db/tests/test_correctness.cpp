@@ -120,7 +120,9 @@ TEST_CASE("db correctness: join keywords are never aliases; other join kinds are
   CHECK(error_of(db, base + "x LEFT JOIN r ON v = tid JOIN r q ON q.tid = v") ==
         "bad input: sql:1:43: LEFT JOIN with more than two tables is not supported (a LEFT JOIN joins two tables: "
         "FROM a LEFT JOIN b ON ...; inner JOINs chain up to 8)");
-  CHECK(error_of(db, base + ", r") == "bad input: sql:1:18: a comma join (FROM a, b) is not supported; use JOIN ... ON");
+  CHECK(error_of(db, base + ", r") ==
+        "bad input: sql:1:20: no WHERE equality joins 'r' to the other tables (a comma join needs a key t1.a = t2.b, int = "
+        "int or text = text, per table); a cross product is not supported");
   CHECK(error_of(db, base + "LEFT JOIN r ON v = tid AND id > 2") ==
         "bad input: sql:1:45: LEFT JOIN ... ON conditions that read the left table are not supported (only the key "
         "equality and conditions on the right table)");

@@ -140,8 +140,16 @@ TEST_CASE("db sql: every SQL form outside the subset is refused by name with lin
   CHECK(error_of("SELECT abs(name) FROM items") == "sql:1:8: abs() of text is not supported");
   CHECK(error_of("SELECT id FROM items HAVING name > 'a'") ==
         "sql:1:29: column 'name' must appear in GROUP BY or inside an aggregate");
-  CHECK(error_of("SELECT id FROM items WHERE EXISTS (SELECT 1)") == "sql:1:28: EXISTS is not supported");
-  CHECK(error_of("SELECT (SELECT 1) FROM items") == "sql:1:9: subqueries are not supported");
+  CHECK(error_of("SELECT id FROM items WHERE EXISTS (SELECT id FROM items)") ==
+        "sql:1:28: subqueries need a device to run them first (IN (SELECT ...), EXISTS)");
+  CHECK(error_of("SELECT (SELECT 1) FROM items") ==
+        "sql:1:9: scalar subqueries are not supported (x IN (SELECT ...) and EXISTS (SELECT ...) are)");
+  CHECK(error_of("SELECT id FROM items, items i2 JOIN items i3 ON i3.id = i2.id") ==
+        "sql:1:32: comma joins mixed with JOIN in one FROM are not supported (list every table with commas, or join every "
+        "table with JOIN ... ON)");
+  CHECK(error_of("SELECT id FROM items JOIN items i2 ON i2.id = items.id, items i3") ==
+        "sql:1:55: comma joins mixed with JOIN in one FROM are not supported (list every table with commas, or join every "
+        "table with JOIN ... ON)");
   CHECK(error_of("SELECT id FROM items WHERE name NOT LIKE price") ==
         "sql:1:42: NOT LIKE with a pattern other than a string literal is not supported");
   CHECK(error_of("SELECT id FROM items WHERE qty LIKE '3'") == "sql:1:32: LIKE of int is not supported (only of text)");
