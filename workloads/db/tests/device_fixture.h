@@ -54,6 +54,18 @@ inline QueryStats check_query(Database& db, Sqlite& peer, const std::string& sql
   return stats;
 }
 
+// The message of the BadInput error planning `sql` on `db` gives (subqueries run on the device),
+// or "(no error)" when it plans; another error code fails the check.
+inline std::string prepare_error(Database& db, const std::string& sql) {
+  try {
+    prepare_sql(sql, db, device());
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::BadInput);
+    return e.what();
+  }
+  return "(no error)";
+}
+
 // check_query through both join strategies, the cardinality rule forced each way, checking which
 // one ran: nested loop (the build side is never "too large") and hash (any build row is "too many").
 inline void check_both_joins(Database& db, Sqlite& peer, const std::string& sql) {

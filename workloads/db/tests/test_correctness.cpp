@@ -15,6 +15,7 @@
 using namespace weft;
 using namespace weft::db;
 using weft::db::test::device;
+using weft::db::test::prepare_error;
 using weft::db::test::ValidationClean;
 
 namespace {
@@ -62,16 +63,6 @@ QueryStats check(const std::string& sql, QueryOptions options = {}) {
   return weft::db::test::check_query(Db(), peer_of<Db>(), sql, options);
 }
 
-std::string error_of(Database& db, const std::string& sql) {
-  try {
-    prepare_sql(sql, db);
-  } catch (const Error& e) {
-    CHECK(e.code() == ErrorCode::BadInput);
-    return e.what();
-  }
-  return "(no error)";
-}
-
 }  // namespace
 
 TEST_CASE("db correctness: LEFT [OUTER] JOIN keeps unmatched left rows with NULLs, as SQLite") {
@@ -111,22 +102,22 @@ TEST_CASE("db correctness: LEFT [OUTER] JOIN keeps unmatched left rows with NULL
 TEST_CASE("db correctness: join keywords are never aliases; other join kinds are refused by name") {
   Database& db = join_db();
   const std::string base = "SELECT id FROM l ";
-  CHECK(error_of(db, base + "RIGHT JOIN r ON v = tid") == "bad input: sql:1:18: RIGHT JOIN is not supported (JOIN and LEFT JOIN are)");
-  CHECK(error_of(db, base + "FULL OUTER JOIN r ON v = tid") == "bad input: sql:1:18: FULL JOIN is not supported (JOIN and LEFT JOIN are)");
-  CHECK(error_of(db, base + "CROSS JOIN r") == "bad input: sql:1:18: CROSS JOIN is not supported (JOIN and LEFT JOIN are)");
-  CHECK(error_of(db, base + "NATURAL JOIN r") == "bad input: sql:1:18: NATURAL JOIN is not supported (JOIN and LEFT JOIN are)");
-  CHECK(error_of(db, base + "OUTER JOIN r ON v = tid") == "bad input: sql:1:18: OUTER JOIN needs LEFT before it (LEFT OUTER JOIN)");
-  CHECK(error_of(db, base + "JOIN r USING (id)") == "bad input: sql:1:25: JOIN ... USING is not supported; use ON");
-  CHECK(error_of(db, base + "x LEFT JOIN r ON v = tid JOIN r q ON q.tid = v") ==
+  CHECK(prepare_error(db, base + "RIGHT JOIN r ON v = tid") == "bad input: sql:1:18: RIGHT JOIN is not supported (JOIN and LEFT JOIN are)");
+  CHECK(prepare_error(db, base + "FULL OUTER JOIN r ON v = tid") == "bad input: sql:1:18: FULL JOIN is not supported (JOIN and LEFT JOIN are)");
+  CHECK(prepare_error(db, base + "CROSS JOIN r") == "bad input: sql:1:18: CROSS JOIN is not supported (JOIN and LEFT JOIN are)");
+  CHECK(prepare_error(db, base + "NATURAL JOIN r") == "bad input: sql:1:18: NATURAL JOIN is not supported (JOIN and LEFT JOIN are)");
+  CHECK(prepare_error(db, base + "OUTER JOIN r ON v = tid") == "bad input: sql:1:18: OUTER JOIN needs LEFT before it (LEFT OUTER JOIN)");
+  CHECK(prepare_error(db, base + "JOIN r USING (id)") == "bad input: sql:1:25: JOIN ... USING is not supported; use ON");
+  CHECK(prepare_error(db, base + "x LEFT JOIN r ON v = tid JOIN r q ON q.tid = v") ==
         "bad input: sql:1:43: LEFT JOIN with more than two tables is not supported (a LEFT JOIN joins two tables: "
         "FROM a LEFT JOIN b ON ...; inner JOINs chain up to 8)");
-  CHECK(error_of(db, base + ", r") ==
+  CHECK(prepare_error(db, base + ", r") ==
         "bad input: sql:1:20: no WHERE equality joins 'r' to the other tables (a comma join needs a key t1.a = t2.b, int = "
         "int or text = text, per table); a cross product is not supported");
-  CHECK(error_of(db, base + "LEFT JOIN r ON v = tid AND id > 2") ==
+  CHECK(prepare_error(db, base + "LEFT JOIN r ON v = tid AND id > 2") ==
         "bad input: sql:1:45: LEFT JOIN ... ON conditions that read the left table are not supported (only the key "
         "equality and conditions on the right table)");
-  CHECK(error_of(db, "SELECT id left FROM l") == "bad input: sql:1:11: expected FROM, got 'left'");
+  CHECK(prepare_error(db, "SELECT id left FROM l") == "bad input: sql:1:11: expected FROM, got 'left'");
   // A table alias that is not a keyword still works, with and without AS.
   check<join_db>("SELECT lt.id, rt.label FROM l lt JOIN r AS rt ON lt.v = rt.tid");
 }

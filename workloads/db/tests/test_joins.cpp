@@ -21,6 +21,7 @@ using namespace weft::db;
 using weft::db::test::check_both_joins;
 using weft::db::test::check_query;
 using weft::db::test::device;
+using weft::db::test::prepare_error;
 using weft::db::test::ValidationClean;
 
 namespace {
@@ -63,16 +64,6 @@ void check_steps_both_ways(Database& db, Sqlite& peer, const std::string& sql, s
 
 // Every join step under the nested loop, then every step under the hash join.
 void check_all_steps_both_ways(const std::string& sql, size_t steps) { check_steps_both_ways(shop_db(), shop_peer(), sql, steps); }
-
-std::string error_of(Database& db, const std::string& sql) {
-  try {
-    prepare_sql(sql, db);
-  } catch (const Error& e) {
-    CHECK(e.code() == ErrorCode::BadInput);
-    return e.what();
-  }
-  return "(no error)";
-}
 
 }  // namespace
 
@@ -302,30 +293,30 @@ TEST_CASE("db joins: more than 8 tables, LEFT JOIN among more than two tables an
   Database& db = shop_db();
   std::string nine = "SELECT COUNT(*) FROM item a";
   for (const char* t : {"b", "c", "d", "e", "f", "g", "h"}) nine += std::string(" JOIN item ") + t + " ON " + t + ".oid = a.oid";
-  CHECK(error_of(db, nine) == "(no error)");  // 8 tables plan
+  CHECK(prepare_error(db, nine) == "(no error)");  // 8 tables plan
   const size_t col = nine.size() + 2;                   // where the 9th table's JOIN starts
-  CHECK(error_of(db, nine + " JOIN item i ON i.oid = a.oid") ==
+  CHECK(prepare_error(db, nine + " JOIN item i ON i.oid = a.oid") ==
         "bad input: sql:1:" + std::to_string(col) + ": a join of more than 8 tables is not supported");
-  CHECK(error_of(db, nine + " INNER JOIN item i ON i.oid = a.oid").find("a join of more than 8 tables is not supported") !=
+  CHECK(prepare_error(db, nine + " INNER JOIN item i ON i.oid = a.oid").find("a join of more than 8 tables is not supported") !=
         std::string::npos);
-  CHECK(error_of(db, "SELECT 1 FROM ord o JOIN cust c ON o.cid = c.cid LEFT JOIN nation n ON n.nid = c.nid") ==
+  CHECK(prepare_error(db, "SELECT 1 FROM ord o JOIN cust c ON o.cid = c.cid LEFT JOIN nation n ON n.nid = c.nid") ==
         "bad input: sql:1:50: LEFT JOIN with more than two tables is not supported (a LEFT JOIN joins two tables: "
         "FROM a LEFT JOIN b ON ...; inner JOINs chain up to 8)");
-  CHECK(error_of(db, "SELECT 1 FROM ord o LEFT JOIN cust c ON o.cid = c.cid JOIN nation n ON n.nid = c.nid") ==
+  CHECK(prepare_error(db, "SELECT 1 FROM ord o LEFT JOIN cust c ON o.cid = c.cid JOIN nation n ON n.nid = c.nid") ==
         "bad input: sql:1:55: LEFT JOIN with more than two tables is not supported (a LEFT JOIN joins two tables: "
         "FROM a LEFT JOIN b ON ...; inner JOINs chain up to 8)");
-  CHECK(error_of(db, "SELECT 1 FROM ord o JOIN cust c ON n.nid = c.nid JOIN nation n ON n.nid = c.nid") ==
+  CHECK(prepare_error(db, "SELECT 1 FROM ord o JOIN cust c ON n.nid = c.nid JOIN nation n ON n.nid = c.nid") ==
         "bad input: sql:1:36: JOIN ... ON may read only the tables joined so far ('n' is joined after it)");
-  CHECK(error_of(db, "SELECT 1 FROM ord o JOIN cust c ON o.cid = c.cid AND n.nid > 1 JOIN nation n ON n.nid = c.nid") ==
+  CHECK(prepare_error(db, "SELECT 1 FROM ord o JOIN cust c ON o.cid = c.cid AND n.nid > 1 JOIN nation n ON n.nid = c.nid") ==
         "bad input: sql:1:54: JOIN ... ON may read only the tables joined so far ('n' is joined after it)");
-  CHECK(error_of(db, "SELECT 1 FROM ord o JOIN cust c ON o.cid = c.cid JOIN nation n ON o.oid = c.nid") ==
+  CHECK(prepare_error(db, "SELECT 1 FROM ord o JOIN cust c ON o.cid = c.cid JOIN nation n ON o.oid = c.nid") ==
         "bad input: sql:1:67: JOIN ... ON needs an equality between a column of 'n' and a column of a table joined "
         "before it (t1.a = t3.b)");
-  CHECK(error_of(db, "SELECT 1 FROM ord o JOIN cust c ON o.cid = c.cid JOIN nation n ON n.nname = c.cid") ==
+  CHECK(prepare_error(db, "SELECT 1 FROM ord o JOIN cust c ON o.cid = c.cid JOIN nation n ON n.nname = c.cid") ==
         "bad input: sql:1:67: join keys must both be int or both be text (got int and text)");
-  CHECK(error_of(db, "SELECT nid FROM ord o JOIN cust c ON o.cid = c.cid JOIN nation n ON n.nid = c.nid") ==
+  CHECK(prepare_error(db, "SELECT nid FROM ord o JOIN cust c ON o.cid = c.cid JOIN nation n ON n.nid = c.nid") ==
         "bad input: sql:1:8: column 'nid' is ambiguous (in more than one table; qualify it)");
-  CHECK(error_of(db, "SELECT 1 FROM ord o JOIN cust c ON o.cid = c.cid JOIN cust c ON c.cid = o.cid") ==
+  CHECK(prepare_error(db, "SELECT 1 FROM ord o JOIN cust c ON o.cid = c.cid JOIN cust c ON c.cid = o.cid") ==
         "bad input: sql:1:55: table name 'c' used twice (give one an alias)");
 }
 
@@ -522,7 +513,7 @@ TEST_CASE("db joins: comma joins of 8 tables, chain and star, agree with SQLite"
   check_steps_both_ways(db, peer, chain, 7);
   check_steps_both_ways(db, peer, star, 7);
   check_steps_both_ways(db, peer, chain + " ORDER BY 1, 2, 3 LIMIT 5", 7);
-  CHECK(error_of(db, "SELECT 1 FROM t0, t1, t2, t3, t4, t5, t6, t7, t0 x WHERE t0.k = x.k") ==
+  CHECK(prepare_error(db, "SELECT 1 FROM t0, t1, t2, t3, t4, t5, t6, t7, t0 x WHERE t0.k = x.k") ==
         "bad input: sql:1:45: a join of more than 8 tables is not supported");
 }
 
@@ -530,20 +521,20 @@ TEST_CASE("db joins: a comma join with a table no WHERE equality reaches (a cros
   Database& db = shop_db();
   const std::string msg = "' to the other tables (a comma join needs a key t1.a = t2.b, int = int or text = text, per table); "
                           "a cross product is not supported";
-  CHECK(error_of(db, "SELECT 1 FROM ord o, cust c") == "bad input: sql:1:22: no WHERE equality joins 'c" + msg);
-  CHECK(error_of(db, "SELECT 1 FROM ord o, cust c WHERE o.cid < c.cid") == "bad input: sql:1:22: no WHERE equality joins 'c" + msg);
+  CHECK(prepare_error(db, "SELECT 1 FROM ord o, cust c") == "bad input: sql:1:22: no WHERE equality joins 'c" + msg);
+  CHECK(prepare_error(db, "SELECT 1 FROM ord o, cust c WHERE o.cid < c.cid") == "bad input: sql:1:22: no WHERE equality joins 'c" + msg);
   // Equalities inside an OR are no keys; nor are float = float or int = text.
-  CHECK(error_of(db, "SELECT 1 FROM ord o, cust c WHERE o.cid = c.cid OR o.oid = 1") ==
+  CHECK(prepare_error(db, "SELECT 1 FROM ord o, cust c WHERE o.cid = c.cid OR o.oid = 1") ==
         "bad input: sql:1:22: no WHERE equality joins 'c" + msg);
-  CHECK(error_of(db, "SELECT 1 FROM ord o, item i WHERE o.total = i.price") == "bad input: sql:1:22: no WHERE equality joins 'i" + msg);
+  CHECK(prepare_error(db, "SELECT 1 FROM ord o, item i WHERE o.total = i.price") == "bad input: sql:1:22: no WHERE equality joins 'i" + msg);
   // Two joined pairs with nothing between them: the first table of the second pair is named.
-  CHECK(error_of(db, "SELECT 1 FROM ord o, cust c, region r, nation n WHERE o.cid = c.cid AND n.rid = r.rid") ==
+  CHECK(prepare_error(db, "SELECT 1 FROM ord o, cust c, region r, nation n WHERE o.cid = c.cid AND n.rid = r.rid") ==
         "bad input: sql:1:30: no WHERE equality joins 'r" + msg);
-  CHECK(error_of(db, "SELECT 1 FROM ord, cust c WHERE c.cid = 3") == "bad input: sql:1:20: no WHERE equality joins 'c" + msg);
+  CHECK(prepare_error(db, "SELECT 1 FROM ord, cust c WHERE c.cid = 3") == "bad input: sql:1:20: no WHERE equality joins 'c" + msg);
   // What JOIN refuses, a comma join refuses the same way.
-  CHECK(error_of(db, "SELECT * FROM ord o, cust c WHERE o.cid = c.cid GROUP BY o.oid") ==
+  CHECK(prepare_error(db, "SELECT * FROM ord o, cust c WHERE o.cid = c.cid GROUP BY o.oid") ==
         "bad input: sql: SELECT * cannot be combined with GROUP BY or aggregates");
-  CHECK(error_of(db, "SELECT 1 FROM ord o, cust c WHERE o.cid = c.seg") == "bad input: sql:1:22: no WHERE equality joins 'c" + msg);
+  CHECK(prepare_error(db, "SELECT 1 FROM ord o, cust c WHERE o.cid = c.seg") == "bad input: sql:1:22: no WHERE equality joins 'c" + msg);
 }
 
 TEST_CASE("db joins: 300 random comma joins of 2-6 tables agree with SQLite row for row") {

@@ -21,6 +21,7 @@ using namespace weft::db;
 using weft::db::test::check_query;
 using weft::db::test::device;
 using weft::db::test::ValidationClean;
+using weft::db::test::prepare_error;
 
 namespace {
 
@@ -48,15 +49,7 @@ Sqlite& sub_peer() {
 
 void check(const std::string& sql) { check_query(sub_db(), sub_peer(), sql); }
 
-std::string error_of(const std::string& sql) {
-  try {
-    prepare_sql(sql, sub_db(), device());
-  } catch (const Error& e) {
-    CHECK(e.code() == ErrorCode::BadInput);
-    return e.what();
-  }
-  return "(no error)";
-}
+std::string error_of(const std::string& sql) { return prepare_error(sub_db(), sql); }
 
 }  // namespace
 
