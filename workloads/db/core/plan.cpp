@@ -193,6 +193,7 @@ class Binder {
       case ExprKind::Like: return like(e, bind(*e.args[0], grouped));
       case ExprKind::InSelect: return in_select(e, bind(*e.args[0], grouped));
       case ExprKind::Exists: return konst(Type::Int, subquery_rows(e).empty() ? 0 : 1);  // never NULL
+      case ExprKind::Scalar: return scalar_select(e);
       case ExprKind::Aggregate: break;
     }
     err(e, "unsupported expression");
@@ -403,6 +404,21 @@ class Binder {
     c.args = {x};
     return node(c);
   }
+  // (SELECT y ...) as a value: the subquery runs first, alone (uncorrelated); no row gives NULL,
+  // one row its value. SQLite takes the first of several rows, and which row is first is not
+  // defined without an ORDER BY that orders them all, so more than one row is refused rather
+  // than guessed.
+  BExprPtr scalar_select(const Expr& e) {
+    const Plan& sub = subquery_plan(e);
+    if (sub.visible != 1) err(e, "a scalar subquery must select one column, not " + std::to_string(sub.visible));
+    const Type t = sub.outputs[0]->type;
+    const std::vector<std::optional<uint64_t>>& rows = subquery_rows(e);
+    if (rows.size() > 1)
+      err(e, "the scalar subquery returned " + std::to_string(rows.size()) +
+                 " rows; Weft takes at most one (SQLite would take the first, which is not defined without a total ORDER BY)");
+    if (rows.empty() || !rows[0] || (t == Type::Float && std::isnan(std::bit_cast<double>(*rows[0])))) return null_const(t);
+    return konst(t, *rows[0]);
+  }
   // A value of type `from` as one of type `to` that equals it exactly, if there is one: SQLite
   // compares int with real by value, so an int equals only an integral real and a real only an
   // int it holds exactly.
@@ -434,7 +450,7 @@ class Binder {
   const Plan& subquery_plan(const Expr& e) {
     auto it = subplans_.find(&e);
     if (it != subplans_.end()) return it->second;
-    if (!run_) err(e, "subqueries need a device to run them first (IN (SELECT ...), EXISTS)");
+    if (!run_) err(e, "subqueries need a device to run them first (IN (SELECT ...), EXISTS, (SELECT ...))");
     return subplans_.emplace(&e, plan_in(*e.subquery, db_, run_, this)).first->second;
   }
   const std::vector<std::optional<uint64_t>>& subquery_rows(const Expr& e) {

@@ -598,7 +598,11 @@ class Parser {
       case Tok::Op:
         if (t.text == "(") {
           next();
-          if (peek_kw("SELECT")) err_here("scalar subqueries are not supported (x IN (SELECT ...) and EXISTS (SELECT ...) are)");
+          if (peek_kw("SELECT")) {
+            auto e = make(ExprKind::Scalar, t);
+            e->subquery = subquery();
+            return finish(e, b);
+          }
           ExprPtr e = expr();
           expect_op(")");
           return e;
@@ -760,7 +764,8 @@ bool same_expr(const Expr& a, const Expr& b) {
     case ExprKind::Call:
     case ExprKind::Cast: if (!iequals(a.s, b.s)) return false; break;
     case ExprKind::InSelect:
-    case ExprKind::Exists:  // the same subquery only: its text is not compared
+    case ExprKind::Exists:
+    case ExprKind::Scalar:  // the same subquery only: its text is not compared
       if (a.negated != b.negated || a.subquery != b.subquery) return false;
       break;
     default: break;

@@ -34,8 +34,9 @@ struct Query;
 // pairs then the ELSE value (a Null node when absent); CASE x WHEN a ... is parsed as WHEN x = a.
 // Cast: s is the type name as written (upper case). Like: args are the operand, the pattern and
 // (with ESCAPE) the escape character; negated: NOT LIKE. InSelect: x [NOT] IN (SELECT ...), args
-// {x}; Exists: [NOT] EXISTS (SELECT ...), no args; both hold the subquery in `subquery`.
-enum class ExprKind { Int, Float, String, Null, Column, Unary, Binary, IsNull, Aggregate, Star, Call, Case, Cast, Like, InSelect, Exists };
+// {x}; Exists: [NOT] EXISTS (SELECT ...), no args; Scalar: (SELECT ...) as a value, no args; all
+// three hold the subquery in `subquery`.
+enum class ExprKind { Int, Float, String, Null, Column, Unary, Binary, IsNull, Aggregate, Star, Call, Case, Cast, Like, InSelect, Exists, Scalar };
 enum class AggFn { Count, Sum, Min, Max, Avg };
 const char* agg_name(AggFn f);
 
@@ -51,7 +52,7 @@ struct Expr {
   bool star = false;     // COUNT(*)
   bool distinct = false; // Aggregate: COUNT(DISTINCT e), MIN/MAX(DISTINCT e)
   std::vector<ExprPtr> args;
-  std::shared_ptr<const Query> subquery;  // InSelect, Exists
+  std::shared_ptr<const Query> subquery;  // InSelect, Exists, Scalar
   size_t line = 0, col = 0;  // where it starts
   size_t height = 1;         // levels of operators below and including this node
   // Source text (column names of the result, error messages): offsets into the shared query

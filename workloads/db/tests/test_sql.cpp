@@ -141,9 +141,9 @@ TEST_CASE("db sql: every SQL form outside the subset is refused by name with lin
   CHECK(error_of("SELECT id FROM items HAVING name > 'a'") ==
         "sql:1:29: column 'name' must appear in GROUP BY or inside an aggregate");
   CHECK(error_of("SELECT id FROM items WHERE EXISTS (SELECT id FROM items)") ==
-        "sql:1:28: subqueries need a device to run them first (IN (SELECT ...), EXISTS)");
-  CHECK(error_of("SELECT (SELECT 1) FROM items") ==
-        "sql:1:9: scalar subqueries are not supported (x IN (SELECT ...) and EXISTS (SELECT ...) are)");
+        "sql:1:28: subqueries need a device to run them first (IN (SELECT ...), EXISTS, (SELECT ...))");
+  CHECK(error_of("SELECT (SELECT MAX(id) FROM items) FROM items") ==
+        "sql:1:8: subqueries need a device to run them first (IN (SELECT ...), EXISTS, (SELECT ...))");
   CHECK(error_of("SELECT id FROM items, items i2 JOIN items i3 ON i3.id = i2.id") ==
         "sql:1:32: comma joins mixed with JOIN in one FROM are not supported (list every table with commas, or join every "
         "table with JOIN ... ON)");

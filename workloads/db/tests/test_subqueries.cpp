@@ -164,6 +164,29 @@ TEST_CASE("db subqueries: sets of thousands of values (every binary-search path)
   }
 }
 
+TEST_CASE("db subqueries: an uncorrelated scalar subquery is a value, NULL when it has no row, as SQLite") {
+  ValidationClean clean;
+  check("SELECT id FROM t WHERE f > (SELECT AVG(f) FROM u)");                       // a float aggregate
+  check("SELECT id, k - (SELECT MIN(k) FROM u) FROM t");                           // in the select list
+  check("SELECT id FROM t WHERE k = (SELECT MAX(k) FROM u WHERE k < 5)");          // an int
+  check("SELECT id FROM t WHERE s = (SELECT s FROM u WHERE k = 6)");                // text, one row
+  check("SELECT id FROM t WHERE k = (SELECT k FROM e) OR k IS NULL");               // no row: NULL
+  check("SELECT id, (SELECT k FROM n LIMIT 1) IS NULL FROM t");                     // a NULL row
+  check("SELECT id FROM t WHERE f < (SELECT SUM(f) FROM u WHERE f IS NOT NULL) / 4");
+  check("SELECT s, COUNT(*) FROM t GROUP BY s HAVING COUNT(*) >= (SELECT COUNT(*) FROM u WHERE s = 'a')");
+  check("SELECT id FROM t WHERE k IN (SELECT k FROM u WHERE k > (SELECT MIN(k) FROM u))");  // nested
+}
+
+TEST_CASE("db subqueries: a scalar subquery of several rows, or columns, or reading the outer query is refused by name") {
+  CHECK(error_of("SELECT id FROM t WHERE k = (SELECT k FROM u)") ==
+        "bad input: sql:1:28: the scalar subquery returned 7 rows; Weft takes at most one (SQLite would take the first, which is "
+        "not defined without a total ORDER BY)");
+  CHECK(error_of("SELECT id FROM t WHERE k = (SELECT k, f FROM u WHERE k = 1)") ==
+        "bad input: sql:1:28: a scalar subquery must select one column, not 2");
+  CHECK(error_of("SELECT id FROM t WHERE k = (SELECT MAX(k) FROM u WHERE u.f = t.f)") ==
+        "bad input: sql:1:62: correlated subqueries are not supported ('t.f' reads a table of the enclosing query)");
+}
+
 TEST_CASE("db subqueries: correlated subqueries, several columns and text against numbers are refused by name") {
   CHECK(error_of("SELECT id FROM t WHERE k IN (SELECT k FROM u WHERE u.f = t.f)") ==
         "bad input: sql:1:58: correlated subqueries are not supported ('t.f' reads a table of the enclosing query)");
