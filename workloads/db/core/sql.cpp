@@ -5,6 +5,7 @@
 #include <weft/error.h>
 
 #include "csv.h"
+#include "date.h"
 #include "table.h"
 
 namespace weft::db {
@@ -666,7 +667,7 @@ class Parser {
       const char* name;
       size_t min_args, max_args;
     };
-    static const Fn fns[] = {{"abs", 1, 1}, {"round", 1, 2}, {"coalesce", 2, 1000}, {"ifnull", 2, 2}};
+    static const Fn fns[] = {{"abs", 1, 1}, {"round", 1, 2}, {"coalesce", 2, 1000}, {"ifnull", 2, 2}, {"date", 1, 16}};
     const size_t b = pos_;
     const Token& t = cur();
     for (const Fn& fn : fns) {
@@ -682,9 +683,23 @@ class Parser {
         err(t.line, t.col, std::string(fn.name) + "() takes " + std::to_string(fn.min_args) +
                                (fn.max_args == fn.min_args ? "" : fn.max_args > 2 ? " or more" : " or " + std::to_string(fn.max_args)) +
                                " arguments, not " + std::to_string(e->args.size()));
+      if (e->s == "date") return folded_date(*e, b);
       return finish(e, b);
     }
     return nullptr;
+  }
+  // date('YYYY-MM-DD', modifier, ...) of string literals is the string it evaluates to (date.h).
+  ExprPtr folded_date(const Expr& call, size_t b) {
+    std::vector<std::string> args;
+    for (const ExprPtr& a : call.args) {
+      if (a->kind != ExprKind::String) err(a->line, a->col, "date() of anything but string literals is not supported (it is folded when parsed)");
+      args.push_back(a->s);
+    }
+    const DateFold d = fold_date(args);
+    if (d.refused >= 0) err(call.args[size_t(d.refused)]->line, call.args[size_t(d.refused)]->col, "date(): " + d.why);
+    auto e = make(ExprKind::String, toks_[b]);
+    e->s = d.date;
+    return finish(e, b);
   }
   // `(SELECT ...)` after IN or EXISTS, a whole query of its own; the planner runs it first.
   std::shared_ptr<const Query> subquery() {

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <cctype>
+#include <cstdio>
 #include <random>
 
 #include <weft/error.h>
@@ -304,3 +305,62 @@ TEST_CASE("db dialect: COUNT(DISTINCT x) agrees with SQLite (NULLs not counted, 
   CHECK(error_of("SELECT AVG(DISTINCT f) FROM t") == "bad input: sql:1:12: AVG(DISTINCT ...) is not supported");
   CHECK(error_of("SELECT COUNT(DISTINCT *) FROM t") == "bad input: sql:1:23: expected an expression, got '*'");
 }
+
+// date() of constants, folded when the query is parsed (core/date.h), against SQLite's date().
+namespace {
+
+Database& dates_db() {
+  static Database db = [] {
+    Database d;
+    d.add(load_csv("id,d\n1,1992-01-02\n2,1994-01-01\n3,1994-06-30\n4,1995-01-01\n5,1998-09-02\n6,1998-09-03\n7,1998-12-01\n8,\n",
+                   "orders", "orders.csv"));
+    return d;
+  }();
+  return db;
+}
+
+QueryStats check_dates(const std::string& sql) {
+  static Sqlite peer(dates_db());
+  return weft::db::test::check_query(dates_db(), peer, sql);
+}
+
+}  // namespace
+
+TEST_CASE("db dialect: date() of constant strings is the date SQLite computes, in TPC-H's comparisons") {
+  ValidationClean clean;
+  check_dates("SELECT id FROM orders WHERE d <= date('1998-12-01', '-90 day')");                       // Q1
+  check_dates("SELECT id FROM orders WHERE d >= date('1994-01-01') AND d < date('1994-01-01', '+1 year')");  // Q6
+  check_dates("SELECT id FROM orders WHERE d >= '1994-01-01' AND d < date('1994-01-01', '+3 months')");  // Q4
+  check_dates("SELECT id, date('2000-01-31', '+1 month'), date('2000-02-29', '+1 YEARS', '-1 Day') FROM orders");
+}
+
+TEST_CASE("db dialect: 300 random date() foldings agree with SQLite") {
+  ValidationClean clean;
+  std::mt19937 rng(20261127);
+  const char* units[] = {"day", "days", "month", "months", "year", "years", "DAY", "Months"};
+  for (int q = 0; q < 300; ++q) {
+    const int y = 1900 + int(rng() % 200), m = 1 + int(rng() % 12);
+    const int last = m == 2 ? ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0 ? 29 : 28) : (m == 4 || m == 6 || m == 9 || m == 11) ? 30 : 31;
+    char date[16];
+    // Half the days at a month's end, where moving by months or years carries into the next month.
+    const int day = rng() % 2 ? last - int(rng() % 3) : 1 + int(rng() % last);
+    std::snprintf(date, sizeof date, "%04d-%02d-%02d", y, m, day);
+    std::string call = std::string("date('") + date + "'";
+    for (int k = int(rng() % 3); k > 0; --k)
+      call += std::string(", '") + (rng() % 2 ? "+" : "-") + std::to_string(rng() % 400) + " " + units[rng() % 8] + "'";
+    check_dates("SELECT id, " + call + ") FROM orders WHERE id = 1");
+  }
+}
+
+TEST_CASE("db dialect: date() of a column, an invalid date or a modifier Weft does not fold is refused by name") {
+  auto error = [](const std::string& sql) { return prepare_error(dates_db(), sql); };
+  CHECK(error("SELECT date(d) FROM orders") == "bad input: sql:1:13: date() of anything but string literals is not supported (it is folded when parsed)");
+  CHECK(error("SELECT id FROM orders WHERE d < date('2001-02-30')") ==
+        "bad input: sql:1:38: date(): '2001-02-30' is not a valid 'YYYY-MM-DD' date (Weft folds date() of such dates only)");
+  CHECK(error("SELECT date('2001-01-01', '+1.5 days') FROM orders").find("'+1.5 days' is not a modifier Weft folds") != std::string::npos);
+  CHECK(error("SELECT date('2001-01-01', 'start of month') FROM orders").find("'start of month' is not a modifier") != std::string::npos);
+  CHECK(error("SELECT date('2001-01-01', '+2 hours') FROM orders").find("has the unit 'hours'") != std::string::npos);
+  CHECK(error("SELECT date('1998-12-01 10:00') FROM orders").find("is not a valid 'YYYY-MM-DD' date") != std::string::npos);
+  CHECK(error("SELECT date('9999-12-31', '+1 day') FROM orders").find("leaves the years 0000..9999") != std::string::npos);
+}
+
