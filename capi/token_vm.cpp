@@ -347,6 +347,20 @@ weft_status weft_token_vm_records(const weft_token_vm_machine* machine, uint32_t
   });
 }
 
+weft_status weft_token_vm_allowed(const weft_token_vm_machine* machine, uint32_t stream, int* any, uint32_t* tokens, uint64_t capacity,
+                                  uint64_t* count) {
+  return guard([&] {
+    require(machine, "weft_token_vm_allowed", "machine");
+    require(any, "weft_token_vm_allowed", "any");
+    require(count, "weft_token_vm_allowed", "count");
+    if (capacity) require(tokens, "weft_token_vm_allowed", "tokens");
+    check_stream(machine, stream, "weft_token_vm_allowed");
+    const std::vector<Token>* set = machine->machine->allowed(stream);
+    *any = set ? 0 : 1;
+    copy_array(set ? *set : std::vector<Token>{}, tokens, capacity, count);
+  });
+}
+
 weft_status weft_token_vm_stream_status(const weft_token_vm_machine* machine, uint32_t* status) {
   return guard([&] {
     require(machine, "weft_token_vm_stream_status", "machine");

@@ -307,6 +307,10 @@ typedef struct weft_token_vm_record { /* one step of one stream */
 /* The per-step records of a stream, aligned with weft_token_vm_raw_stream (snprintf-style count). */
 WEFT_API weft_status weft_token_vm_records(const weft_token_vm_machine* machine, uint32_t stream, weft_token_vm_record* records,
                                       uint64_t capacity, uint64_t* count);
+/* The tokens a host sampler may draw for the stream's next step: its zone's logit mask (UDPL
+ * `allow`), ascending, snprintf-style; *any 1 (and *count 0) when the zone has none. */
+WEFT_API weft_status weft_token_vm_allowed(const weft_token_vm_machine* machine, uint32_t stream, int* any, uint32_t* tokens,
+                                      uint64_t capacity, uint64_t* count);
 /* status[batch]: weft_token_vm_stream_state per stream after the last step. */
 WEFT_API weft_status weft_token_vm_stream_status(const weft_token_vm_machine* machine, uint32_t* status);
 WEFT_API weft_status weft_token_vm_steps_taken(const weft_token_vm_machine* machine, uint64_t* steps);

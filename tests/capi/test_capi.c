@@ -564,6 +564,10 @@ static void test_token_vm(weft_device* device, const char* examples, const char*
   FAILS(weft_token_vm_step(fresh, &out_of_vocab, NULL, NULL), WEFT_ERROR_BAD_INPUT, "100000");
   FAILS(weft_token_vm_machine_create(NULL, workflow, 0, 1, &again), WEFT_ERROR_BAD_INPUT, "batch");
   FAILS(weft_token_vm_pending_call(fresh, 3, NULL, NULL, NULL), WEFT_ERROR_BAD_INPUT, "index 3");
+  int any = 0;
+  OK(weft_token_vm_allowed(fresh, 0, &any, NULL, 0, &count));
+  CHECK(any == 1 && count == 0);  /* the example has no `allow` */
+  FAILS(weft_token_vm_allowed(fresh, 4, &any, NULL, 0, &count), WEFT_ERROR_BAD_INPUT, "stream 4");
 
   weft_token_vm_machine_release(again);
   weft_token_vm_machine_release(fresh);
@@ -572,6 +576,43 @@ static void test_token_vm(weft_device* device, const char* examples, const char*
   weft_token_vm_workflow_release(workflow);
   weft_token_vm_workflow_release(NULL);
   weft_token_vm_machine_release(NULL);
+}
+
+/* A logit mask (UDPL `allow`) offered to a host sampler: none in the free zone, the digits in the
+ * masked one. */
+static void test_allowed(const char* temp) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/allow.toml", temp);
+  FILE* f = fopen(path, "w");
+  if (!f) return;
+  fputs("[config]\nzone_patterns = [\"[A]\", \"[E]\"]\nvalid_tags = []\ndefault_max_token_length = 4\n"
+        "sequences = [\"free\", \"digits\"]\ncontrol_pattern = \"[J]\"\n"
+        "[[free]]\ntext = \"q[A]\"\ntags = [[]]\n[[digits]]\ntext = \"n?[A]\"\ntags = [[]]\nallow = [\"0123456789\"]\n", f);
+  fclose(f);
+  weft_token_vm_workflow* w = NULL;
+  OK(weft_token_vm_compile(path, NULL, &w));
+  weft_token_vm_machine* m = NULL;
+  if (w) OK(weft_token_vm_machine_create(NULL, w, 1, 1, &m));
+  if (!m) return;
+  int any = 0, steps = 0;
+  uint32_t tokens[16];
+  uint64_t count = 0;
+  OK(weft_token_vm_allowed(m, 0, &any, tokens, 16, &count));
+  CHECK(any == 1 && count == 0);
+  const char* free_answer = "xx[E]";
+  for (const char* c = free_answer; *c; ++c) {
+    const uint32_t t = (uint32_t)(unsigned char)*c;
+    OK(weft_token_vm_step(m, &t, NULL, NULL));
+  }
+  OK(weft_token_vm_allowed(m, 0, &any, tokens, 16, &count));
+  while (any && steps++ < 32) {  /* through the forced "n?[A]" */
+    const uint32_t t = 'x';
+    OK(weft_token_vm_step(m, &t, NULL, NULL));
+    OK(weft_token_vm_allowed(m, 0, &any, tokens, 16, &count));
+  }
+  CHECK(any == 0 && count == 10 && tokens[0] == '0' && tokens[9] == '9');
+  weft_token_vm_machine_release(m);
+  weft_token_vm_workflow_release(w);
 }
 
 /* The example workflow steering a GGUF model (the seeded test model, written by `weft attention
@@ -778,6 +819,7 @@ int main(int argc, char** argv) {
   test_program(device, argv[1], argv[2]);
   test_hypothesis(device);
   test_token_vm(device, argv[1], argv[2]);
+  test_allowed(argv[2]);
   test_steered(device, argv[1], argv[3]);
   test_volumetric(device, argv[2]);
 
