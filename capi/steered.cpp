@@ -66,8 +66,7 @@ weft_status weft_steered_machine_create(weft_device* device, weft_attention_mode
     h->steered_options.steps_per_submit = o.steps_per_submit;
     h->steered_options.sampling = {o.temperature, o.top_k, o.seed};
     h->steered_options.context = o.context;
-    if (workflow->workflow.match_mode == token_vm::MatchMode::Byte) h->vm.vocab_bytes = token_vm::vocab_bytes(*workflow->tokenizer);
-    h->vm = token_vm::resolve_config(workflow->workflow, h->vm);
+    h->vm = compose::steered_vm_config(workflow->workflow, *workflow->tokenizer);
     auto backend = std::make_unique<compose::SteeredModel>(*h->device, *h->model, workflow->workflow, h->vm, h->steered_options);
     h->steered = backend.get();
     h->machine = std::make_unique<token_vm::Machine>(workflow->workflow, *workflow->tokenizer, std::move(backend));

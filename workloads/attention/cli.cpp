@@ -219,9 +219,7 @@ int run_steered(const cli::Args& a, const Model& m) {
       token_vm::cli_source::load(src, std::make_unique<token_vm::ModelTokenizer>(compose::steered_tokenizer(m)));
   for (const std::string& warning : l.warnings) std::fprintf(stderr, "warning: %s\n", warning.c_str());
   const token_vm::Workflow& w = l.workflow;
-  token_vm::VmConfig vc;
-  if (w.match_mode == token_vm::MatchMode::Byte) vc.vocab_bytes = token_vm::vocab_bytes(*l.tokenizer);
-  vc = token_vm::resolve_config(w, vc);
+  const token_vm::VmConfig vc = compose::steered_vm_config(w, *l.tokenizer);
   compose::SteeredOptions o;
   o.steps_per_submit = int_arg(a, "steps-per-submit", 8);
   o.sampling = sampling_arg(a);
@@ -241,7 +239,7 @@ int run_steered(const cli::Args& a, const Model& m) {
   uint32_t submits = 0, tool_calls = 0;
   const auto t0 = std::chrono::steady_clock::now();
   while (!machine.done() && machine.steps_taken() < n) {
-    if (steered.position() + o.steps_per_submit > steered.context()) {
+    if (!steered.fits_another_submit()) {
       std::fprintf(stderr, "stopped at position %u: the next submit would pass the context of %u positions\n", steered.position(), steered.context());
       break;
     }
@@ -405,7 +403,7 @@ void print_steered_line(Device& dev, const Model& m, const std::string& label, c
   const token_vm::ModelTokenizer tokenizer = compose::steered_tokenizer(m);
   auto prompts = std::make_shared<const token_vm::Prompts>(token_vm::parse_udpl(compose::model_token_vm_default_prompts(), "<built-in prompts>"));
   const token_vm::Workflow w = token_vm::default_program(prompts).compile(tokenizer);
-  const token_vm::VmConfig vc = token_vm::resolve_config(w, {});
+  const token_vm::VmConfig vc = compose::steered_vm_config(w, tokenizer);
   compose::SteeredOptions so;
   so.steps_per_submit = 16;
   so.context = o.context;
@@ -415,7 +413,7 @@ void print_steered_line(Device& dev, const Model& m, const std::string& label, c
   token_vm::Machine machine(w, tokenizer, std::move(backend));
   double gpu_ns = 0;
   const auto t0 = std::chrono::steady_clock::now();
-  while (!machine.done() && steered.position() + so.steps_per_submit <= steered.context()) {
+  while (!machine.done() && steered.fits_another_submit()) {
     machine.run_source(so.steps_per_submit);
     gpu_ns += steered.last_gpu_ns();
   }

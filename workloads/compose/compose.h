@@ -298,6 +298,8 @@ class SteeredModel final : public token_vm::Backend {
   // one per emitted token that was not a pad.
   uint32_t position();
   uint32_t context() const { return dp_.context; }
+  // Whether one more submit of max_steps() steps stays inside the context (run_source refuses it otherwise).
+  bool fits_another_submit() { return uint64_t(position()) + options_.steps_per_submit <= dp_.context; }
   double last_gpu_ns();
   Executable& executable() { return *exe_; }
 
@@ -309,6 +311,10 @@ class SteeredModel final : public token_vm::Backend {
   std::unique_ptr<Executable> exe_;
   std::vector<uint32_t> sampled_;
 };
+
+// The VM configuration of a steered run of `workflow`: one stream, and the tokenizer's bytes when
+// the workflow matches patterns on bytes (resolve_config checks it).
+token_vm::VmConfig steered_vm_config(const token_vm::Workflow& workflow, const token_vm::Tokenizer& tokenizer);
 
 // The model's own tokenizer as the token VM sees it (a view: the model must outlive it). BadInput
 // when the model has none.

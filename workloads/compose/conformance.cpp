@@ -211,7 +211,7 @@ struct SteeredCase {
     if (tool_flow) flow.capture("ask", "calculator").feed("result").run("final").extract("answers", {"answer"});
     else flow = token_vm::default_program(parsed);
     workflow = flow.compile(tokenizer);
-    vm = token_vm::resolve_config(workflow, {});
+    vm = steered_vm_config(workflow, tokenizer);
   }
 };
 

@@ -64,6 +64,12 @@ void check_options(const SteeredOptions& o) {
 
 }  // namespace
 
+token_vm::VmConfig steered_vm_config(const token_vm::Workflow& w, const token_vm::Tokenizer& tokenizer) {
+  token_vm::VmConfig c;
+  if (w.match_mode == token_vm::MatchMode::Byte) c.vocab_bytes = token_vm::vocab_bytes(tokenizer);
+  return token_vm::resolve_config(w, c);
+}
+
 token_vm::ModelTokenizer steered_tokenizer(const attention::Model& m) {
   if (!m.vocab.tokenizer) fail(ErrorCode::BadInput, "steered generation needs the model's own vocabulary; " + m.file.source() + " has none");
   return token_vm::ModelTokenizer::borrowing(*m.vocab.tokenizer);
@@ -144,8 +150,8 @@ void SteeredModel::run_source(uint32_t steps, std::vector<uint32_t>& trace) {
   const uint32_t K = options_.steps_per_submit;
   if (steps != K)
     fail(ErrorCode::BadInput, "steered generation runs whole submits of " + std::to_string(K) + " steps, not " + std::to_string(steps));
-  if (const uint32_t at = position(); uint64_t(at) + K > dp_.context)
-    fail(ErrorCode::BadInput, "steered generation: " + std::to_string(K) + " more steps from position " + std::to_string(at) +
+  if (!fits_another_submit())
+    fail(ErrorCode::BadInput, "steered generation: " + std::to_string(K) + " more steps from position " + std::to_string(position()) +
                                   " would run past the context of " + std::to_string(dp_.context) + " positions");
   exe_->run();
   const size_t at = trace.size();

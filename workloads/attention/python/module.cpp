@@ -115,9 +115,7 @@ class PySteered {
     token_vm::CompileOptions co;
     co.match_mode = match == "byte" ? token_vm::MatchMode::Byte : token_vm::MatchMode::Token;
     workflow_ = program.compile(tokenizer_, r, co);
-    token_vm::VmConfig vc;
-    if (workflow_.match_mode == token_vm::MatchMode::Byte) vc.vocab_bytes = token_vm::vocab_bytes(tokenizer_);
-    vm_ = token_vm::resolve_config(workflow_, vc);
+    vm_ = compose::steered_vm_config(workflow_, tokenizer_);
     options_.steps_per_submit = steps_per_submit;
     options_.sampling = {temperature, top_k, seed};
     options_.context = context;
@@ -140,7 +138,7 @@ class PySteered {
     while (!machine_->done() && machine_->steps_taken() - start < max_steps) {
       {
         py::gil_scoped_release unlocked;
-        if (uint64_t(steered_->position()) + options_.steps_per_submit > steered_->context()) break;
+        if (!steered_->fits_another_submit()) break;
         machine_->run_source(options_.steps_per_submit);
       }
       machine_->resolve_callbacks();
