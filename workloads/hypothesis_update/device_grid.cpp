@@ -1,7 +1,11 @@
 #include "device_grid.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+
+#include "neighbour_lists.h"
+#include "node_grid.h"
 
 namespace weft::hypothesis_update {
 
@@ -46,6 +50,26 @@ DeviceGrid build_device_grid(const ObjectGraph& g, double mmd) {
   std::vector<uint32_t> fill(grid.cell_start.begin(), grid.cell_start.end() - 1);
   for (size_t n = 0; n < g.num_nodes; ++n) grid.nodes[fill[cell_of[n]]++] = uint32_t(n);  // ascending ids
   return grid;
+}
+
+DeviceLists build_device_lists(const ObjectGraph& g, int k, float radius, size_t max_words) {
+  const NodeGrid node_grid(g.pos);
+  // float32 rounding of a query's coordinates, its cell and its squared distances is below
+  // 1e-6 of the coordinates' scale; the lists are widened by ten times that.
+  double scale = double(radius);
+  for (double v : g.pos) scale = std::max(scale, std::abs(v) + double(radius));
+  const NeighbourLists lists(g.pos, node_grid, k, double(radius), 1e-5 * scale);
+  DeviceLists out;
+  if (lists.nodes().size() * kListRecordWords > max_words) return out;
+  for (int a = 0; a < 3; ++a) out.origin[a] = float(lists.origin()[a]), out.dims[a] = uint32_t(lists.dims()[a]);
+  out.inverse_cell = float(lists.inverse_cell());
+  out.starts = lists.starts();
+  out.records.reserve(lists.nodes().size() * kListRecordWords);
+  for (uint32_t n : lists.nodes()) {
+    for (int a = 0; a < 3; ++a) out.records.push_back(std::bit_cast<uint32_t>(float(g.pos[size_t(n) * 3 + size_t(a)])));
+    out.records.push_back(n);
+  }
+  return out;
 }
 
 }  // namespace weft::hypothesis_update

@@ -16,7 +16,9 @@
 
 namespace weft::hypothesis_update {
 
-inline constexpr uint32_t kGridHeaderWords = 16;  // see G_* in hypothesis_update.glsl
+inline constexpr uint32_t kGridHeaderWords = 32;  // see G_* in hypothesis_update.glsl
+inline constexpr uint32_t kGridListWord = 16;     // the neighbour lists' header within it
+inline constexpr uint32_t kListHeaderWords = 10;
 
 struct DeviceGrid {
   float origin[3] = {0, 0, 0};
@@ -28,5 +30,23 @@ struct DeviceGrid {
 };
 
 DeviceGrid build_device_grid(const ObjectGraph& graph, double max_match_distance);
+
+// The CPU backend's neighbour lists (neighbour_lists.h) for the device: per cell of half the
+// search radius, every node that can be among a query's K nearest within the radius, as records
+// (x, y, z as float32 bits, node id) so a query reads one contiguous run. A query reads one list
+// instead of walking the grid's cells: fewer candidates and one flat loop. Widened for float32
+// queries; the kernel still ranks candidates by their float32 squared distances exactly as the
+// grid walk does, so both give the same nodes. Empty (`starts` empty) when the records would
+// exceed `max_words`, e.g. for many nodes at one spot; the grid serves those graphs.
+struct DeviceLists {
+  float origin[3] = {0, 0, 0};
+  float inverse_cell = 1;
+  uint32_t dims[3] = {1, 1, 1};
+  std::vector<uint32_t> starts;   // (cells + 1), in records
+  std::vector<uint32_t> records;  // 4 words per listed node
+};
+inline constexpr uint32_t kListRecordWords = 4;
+
+DeviceLists build_device_lists(const ObjectGraph& graph, int k, float radius, size_t max_words);
 
 }  // namespace weft::hypothesis_update

@@ -44,10 +44,11 @@ double kth_smallest(const double* d, int m, int k) {
 }
 }  // namespace
 
-NeighbourLists::NeighbourLists(const std::vector<double>& pos, const NodeGrid& grid, int k, double radius)
+NeighbourLists::NeighbourLists(const std::vector<double>& pos, const NodeGrid& grid, int k, double radius, double slack)
     : pos_(pos.data()), grid_(&grid), k_(k), radius_(radius) {
-  if (!(radius > 0) || !std::isfinite(radius) || k < 1 || k > kMaxNeighbors || pos.empty() || pos.size() % 3)
-    fail(ErrorCode::BadInput, "neighbour lists: radius > 0, 1 <= k <= 16 and (N,3) positions needed");
+  if (!(radius > 0) || !std::isfinite(radius) || k < 1 || k > kMaxNeighbors || pos.empty() || pos.size() % 3 ||
+      !(slack >= 0) || !std::isfinite(slack))
+    fail(ErrorCode::BadInput, "neighbour lists: radius > 0, 1 <= k <= 16, slack >= 0 and (N,3) positions needed");
   const size_t n = pos.size() / 3;
   double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
   for (size_t i = 0; i < n; ++i)
@@ -66,7 +67,7 @@ NeighbourLists::NeighbourLists(const std::vector<double>& pos, const NodeGrid& g
   // outside its cell's box, which the half diagonal gets on top.
   double scale = 0;
   for (int a = 0; a < 3; ++a) scale = std::max(scale, std::abs(origin_[a]) + dims_[a] * cell);
-  const double half_diagonal = cell * std::sqrt(3.0) / 2 + 1e-9 * cell + 1e-12 * scale;
+  const double half_diagonal = cell * std::sqrt(3.0) / 2 + 1e-9 * cell + 1e-12 * scale + slack;
 
   const size_t cells = size_t(dims_[0]) * size_t(dims_[1]) * size_t(dims_[2]);
   start_.assign(cells + 1, 0);

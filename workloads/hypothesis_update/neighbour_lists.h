@@ -28,8 +28,10 @@ namespace weft::hypothesis_update {
 class NeighbourLists {
  public:
   // `pos` (N,3) must outlive the lists; `grid` is the graph's grid, used to build them and for
-  // queries outside their box. radius > 0, 1 <= k <= kMaxNeighbors.
-  NeighbourLists(const std::vector<double>& pos, const NodeGrid& grid, int k, double radius);
+  // queries outside their box. radius > 0, 1 <= k <= kMaxNeighbors. `slack` (>= 0) widens every
+  // list by that distance, for queries computed in a lower precision than the lists (the device's
+  // float32: a query filed in the next cell by rounding, distances ranked with rounding).
+  NeighbourLists(const std::vector<double>& pos, const NodeGrid& grid, int k, double radius, double slack = 0);
 
   int k() const { return k_; }
   double radius() const { return radius_; }
@@ -38,6 +40,15 @@ class NeighbourLists {
   // The same nodes and squared distances NodeGrid::nearest_within(query, radius(), k(), ...)
   // gives, in no particular order; returns how many.
   int nearest_within(const double* query, int* ids, double* d2) const;
+
+  // The lists themselves, for the device: cell (x, y, z) of a query q is
+  // trunc((q - origin) * inverse_cell) per axis, listing nodes[start[c] .. start[c + 1]) with
+  // c = (z * dims[1] + y) * dims[0] + x.
+  const double* origin() const { return origin_; }
+  double inverse_cell() const { return inverse_cell_; }
+  const int* dims() const { return dims_; }
+  const std::vector<uint32_t>& starts() const { return start_; }
+  const std::vector<uint32_t>& nodes() const { return nodes_; }
 
  private:
   const double* pos_ = nullptr;

@@ -88,6 +88,13 @@ void VulkanBackend::set_row_placement(RowPlacement placement) {
   row_placement_ = placement;
 }
 
+void VulkanBackend::set_neighbour_lists(bool on) {
+  require_idle("set_neighbour_lists");
+  require_setup_allowed("set_neighbour_lists");
+  dirty_ = dirty_ || on != neighbour_lists_;
+  neighbour_lists_ = on;
+}
+
 // Every LM (hence every group) is stacked into the same dispatches, so groups change nothing on
 // the device; they are validated like the CPU backend does.
 void VulkanBackend::set_groups(const std::vector<std::vector<int>>& groups) {
@@ -131,7 +138,8 @@ void VulkanBackend::ensure_program() {
     lms.push_back(std::move(d));
   }
   program_ = {};
-  program_ = build_backend_program(device_, lms, trace_, capacity_per_node_, row_width_, row_placement_);
+  program_ = build_backend_program(device_, lms, trace_, capacity_per_node_, row_width_, row_placement_,
+                                   neighbour_lists_);
   ++programs_recorded_;
   dirty_ = false;
 }

@@ -62,6 +62,9 @@ class VulkanBackend final : public HypothesisBackend {
   // the program fits it, else in far segments. Set-up like the others. Far on a device without
   // bufferDeviceAddress fails at the next dispatch with MissingFeature.
   void set_row_placement(RowPlacement placement);
+  // Whether the grid search may read neighbour lists (default on; device_grid.h): off, every
+  // query walks the grid's cells. The same nodes either way; tests compare the two.
+  void set_neighbour_lists(bool on);
   Device& device() const { return device_; }
   // Programs recorded so far (one per set-up; steps replay it).
   size_t programs_recorded() const { return programs_recorded_; }
@@ -102,6 +105,7 @@ class VulkanBackend final : public HypothesisBackend {
   double capacity_per_node_ = 0;
   uint32_t row_width_ = 32768;
   RowPlacement row_placement_ = RowPlacement::Auto;
+  bool neighbour_lists_ = true;
   size_t programs_recorded_ = 0;
 };
 

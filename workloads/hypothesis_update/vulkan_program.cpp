@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <array>
 #include <map>
 #include <string>
+#include <tuple>
 
 #include "device_grid.h"
 #include "shaders/hypothesis_update_args.h"
@@ -88,6 +90,8 @@ struct HostTables {
   std::vector<float> pos, pose, pdf, feat;  // float32: the fixtures' graphs are float32, so exact
   std::vector<uint32_t> spaces, lm_table, wg_space, params;
   std::vector<uint32_t> grid_hdr, grid_cells, grid_nodes;
+  std::vector<uint32_t> list_starts, list_records;  // the neighbour lists, shared by equal searches
+  std::map<std::tuple<const ObjectGraph*, int, uint32_t>, std::array<uint32_t, kListHeaderWords>> listed;
   std::map<const ObjectGraph*, std::pair<uint32_t, uint32_t>> placed;  // -> node offset, feature word offset
   uint32_t fe_words = 0, order_words = 0, max_nodes = 0;
   uint32_t space_count = 0, lm_count = 0;
@@ -124,16 +128,42 @@ std::pair<uint32_t, uint32_t> place_graph(HostTables& t, const ObjectGraph* g) {
   return it->second;
 }
 
+// The list header words of a (graph, K, radius) search (G_LIST_* in hypothesis_update.glsl),
+// building its neighbour lists the first time a space asks for them; all zero (no lists: the
+// kernel walks the grid) once the lists of the program would exceed kMaxListWords.
+constexpr size_t kMaxListWords = size_t(8) << 20;  // 32 MiB of Heap
+std::array<uint32_t, kListHeaderWords> list_header(HostTables& t, const ObjectGraph& g, int k, float radius) {
+  const auto key = std::make_tuple(&g, k, f2u(radius));
+  if (auto it = t.listed.find(key); it != t.listed.end()) return it->second;
+  const size_t used = t.list_starts.size() + t.list_records.size();
+  const DeviceLists lists = build_device_lists(g, k, radius, kMaxListWords - std::min(used, kMaxListWords));
+  std::array<uint32_t, kListHeaderWords> h{};
+  if (!lists.starts.empty() && used + lists.starts.size() + lists.records.size() <= kMaxListWords) {
+    for (int i = 0; i < 3; ++i) h[size_t(i)] = f2u(lists.origin[i]), h[4 + size_t(i)] = lists.dims[i];
+    h[3] = f2u(lists.inverse_cell);
+    h[7] = uint32_t(t.list_starts.size());
+    h[8] = uint32_t(t.list_records.size());
+    h[9] = 1;
+    t.list_starts.insert(t.list_starts.end(), lists.starts.begin(), lists.starts.end());
+    t.list_records.insert(t.list_records.end(), lists.records.begin(), lists.records.end());
+  }
+  return t.listed.emplace(key, h).first->second;
+}
+
 // The next space's nearest-node grid: its header (cell starts and node list relative to the
-// grid tables) and its cells and nodes.
-void add_grid(HostTables& t, const ObjectGraph& g, double max_match_distance) {
-  const DeviceGrid grid = build_device_grid(g, max_match_distance);
+// grid tables, then its neighbour lists' header) and its cells and nodes.
+void add_grid(HostTables& t, const ObjectGraph& g, const UpdaterConfig& c, bool neighbour_lists) {
+  const DeviceGrid grid = build_device_grid(g, c.max_match_distance);
   std::vector<uint32_t> h(kGridHeaderWords, 0);
   for (int i = 0; i < 3; ++i) h[size_t(i)] = f2u(grid.origin[i]), h[5 + size_t(i)] = grid.dims[i];
   h[3] = f2u(grid.cell);
   h[4] = f2u(grid.radius);
   h[8] = uint32_t(t.grid_cells.size());
   h[9] = uint32_t(t.grid_nodes.size());
+  if (neighbour_lists) {
+    const auto lists = list_header(t, g, std::min(c.max_nneighbors, int(g.num_nodes)), grid.radius);
+    std::copy(lists.begin(), lists.end(), h.begin() + kGridListWord);
+  }
   t.grid_hdr.insert(t.grid_hdr.end(), h.begin(), h.end());
   t.grid_cells.insert(t.grid_cells.end(), grid.cell_start.begin(), grid.cell_start.end());
   t.grid_nodes.insert(t.grid_nodes.end(), grid.nodes.begin(), grid.nodes.end());
@@ -149,7 +179,7 @@ void add_space(BackendProgram& bp, HostTables& t, uint32_t m, const UpdaterConfi
   const uint32_t umb = uint32_t(std::max(c.umbilical_num_poses, 1));
   t.spaces.insert(t.spaces.end(), {node_offset, n, bp.rows, cap, m, feature_offset, sampled_nodes(c, n, 2),
                                    sampled_nodes(c, n, int(umb)), t.fe_words, t.order_words, 0, 0, 0, 0, 0, 0});
-  if (!bp.trace) add_grid(t, *g, c.max_match_distance);
+  if (!bp.trace) add_grid(t, *g, c, bp.neighbour_lists);
   bp.row_offset.push_back(bp.rows);
   bp.capacity.push_back(cap);
   t.wg_space.insert(t.wg_space.end(), cap / kHypWorkgroup, t.space_count);
@@ -211,6 +241,8 @@ void add_segments(Program& p, const HostTables& t, const BackendProgram& bp) {
     heap.add("grid_hdr", bytes(t.grid_hdr.size()));
     heap.add("grid_cells", bytes(t.grid_cells.size()));
     heap.add("grid_nodes", bytes(t.grid_nodes.size()));
+    heap.add("list_starts", bytes(t.list_starts.size()));
+    heap.add("list_records", bytes(t.list_records.size()));
   }
   auto rows = [&](const char* name, uint64_t records, uint64_t width) { add_row_array(glob, name, records, width, bp.far_rows); };
   rows("E", H, 1);
@@ -295,6 +327,8 @@ void resolve_table_offsets(HostTables& t, const Program& p, const BackendProgram
   for (uint32_t s = 0; !bp.trace && s < t.space_count; ++s) {
     t.grid_hdr[s * kGridHeaderWords + 8] += heap_word(p, "grid_cells");
     t.grid_hdr[s * kGridHeaderWords + 9] += heap_word(p, "grid_nodes");
+    t.grid_hdr[s * kGridHeaderWords + kGridListWord + 7] += heap_word(p, "list_starts");
+    t.grid_hdr[s * kGridHeaderWords + kGridListWord + 8] += heap_word(p, "list_records");
   }
   for (uint32_t s = 0; s < t.space_count; ++s) {
     t.spaces[s * 16 + 8] += globals_word(p, "fe");
@@ -307,6 +341,17 @@ void resolve_table_offsets(HostTables& t, const Program& p, const BackendProgram
   }
 }
 
+// The location-evidence variant whose nearest-neighbour network (HYP_NET_K slots, the sizes
+// CMakeLists.txt generates) is the smallest that holds every LM's K: each slot costs every
+// candidate node a compare and four selects.
+std::string location_evidence_kernel(const std::vector<DeviceLm>& lms) {
+  int k = 1;
+  for (const DeviceLm& lm : lms) k = std::max(k, lm.config->max_nneighbors);
+  for (int slots : {3, 5, 10, 16})
+    if (k <= slots) return "location_evidence_k" + std::to_string(slots);
+  fail(ErrorCode::BadInput, "max_nneighbors " + std::to_string(k) + " exceeds the device kernels' 16");
+}
+
 // One step's stages, in order (the median and burst-sampling ones only when an LM uses them).
 // Row stages run a 2D grid at most row_dispatch_width wide, within every device's
 // workgroup-count limit (kGuaranteedGroupCount).
@@ -316,10 +361,10 @@ void add_stages(Program& p, const std::vector<DeviceLm>& lms, const BackendProgr
   const Range all_heap = p.whole(Binding::Heap), all_globals = p.whole(Binding::Globals);
   const std::vector<Range> far_rows = far_row_arrays(p);
   // `rows`: the kernel reaches the per-row arrays (its far variant runs when they are far).
-  auto stage = [&](const char* name, std::array<uint32_t, 3> groups, bool rows = true) {
+  auto stage = [&](const char* name, std::array<uint32_t, 3> groups, bool rows = true, const std::string& kernel = {}) {
     StageSpec s;
     s.name = name;
-    s.kernel = weft_hypothesis_update_kernels.get(name);
+    s.kernel = weft_hypothesis_update_kernels.get(kernel.empty() ? name : kernel);
     s.instance = inst;
     s.groups = {std::max(groups[0], 1u), std::max(groups[1], 1u), std::max(groups[2], 1u)};
     // The kernels reach every table through the layout block: all of Heap is read.
@@ -344,7 +389,7 @@ void add_stages(Program& p, const std::vector<DeviceLm>& lms, const BackendProgr
   stage("feature_evidence", {groups_for(t.max_nodes, kHypWorkgroup), S, 1}, false);
   if (bp.burst) stage("compact", {S, 1, 1});
   stage("select", {S, 1, 1}, false);
-  stage("location_evidence", row_groups);
+  stage("location_evidence", row_groups, true, location_evidence_kernel(lms));
   stage("floor", {S, 1, 1});
   stage("apply", row_groups);
   stage("new_block", row_groups);
@@ -369,6 +414,8 @@ void upload_tables(Executable& exe, const std::vector<uint32_t>& layout, const H
   upload("grid_hdr", t.grid_hdr);
   upload("grid_cells", t.grid_cells);
   upload("grid_nodes", t.grid_nodes);
+  upload("list_starts", t.list_starts);
+  upload("list_records", t.list_records);
 }
 
 // Whether the per-row arrays go far: as asked, or (Auto) when the program with its rows in the
@@ -407,9 +454,11 @@ uint32_t space_capacity(const UpdaterConfig& c, size_t nodes, double capacity_pe
 }
 
 BackendProgram build_backend_program(Device& device, const std::vector<DeviceLm>& lms, bool trace,
-                                     double capacity_per_node, uint32_t row_dispatch_width, RowPlacement rows) {
+                                     double capacity_per_node, uint32_t row_dispatch_width, RowPlacement rows,
+                                     bool neighbour_lists) {
   BackendProgram bp;
   bp.trace = trace;
+  bp.neighbour_lists = neighbour_lists;
   HostTables t = build_host_tables(bp, lms, capacity_per_node);
   bp.far_rows = place_rows_far(device.info(), t, bp, rows);
   Program p("hypothesis_update");

@@ -63,6 +63,7 @@ struct BackendProgram {
   uint32_t input_stride = 0;           // words of one LM's step input
   uint32_t max_frames = 2;
   bool trace = false;                  // channel 0's kernel intermediates are recorded
+  bool neighbour_lists = true;         // spaces may search neighbour lists (else the grid's cells)
   bool burst = false;                  // some LM samples in bursts (slope tracker arrays exist)
   bool far_rows = false;               // the per-row arrays are far segments (RowPlacement)
 };
@@ -76,12 +77,14 @@ void check_device_config(const UpdaterConfig& config);
 // worth of new hypotheses; padded to the workgroup.
 uint32_t space_capacity(const UpdaterConfig& config, size_t nodes, double capacity_per_node);
 
-// Builds, records and uploads the Heap of the program for these LMs. Every LM starts with no
+// Builds, records and uploads the Heap of the program for these LMs. Without the trace, the
+// nearest nodes come from neighbour lists where `neighbour_lists` allows them and they fit
+// (device_grid.h), else from the grid's cells: the same nodes either way. Every LM starts with no
 // hypotheses (the caller zeroes the state with reset_program_state). BadInput naming the sizes
 // when what stays in the window (Heap, and Globals with or without the rows) exceeds it.
 BackendProgram build_backend_program(Device& device, const std::vector<DeviceLm>& lms, bool trace,
                                      double capacity_per_node, uint32_t row_dispatch_width = 32768,
-                                     RowPlacement rows = RowPlacement::Auto);
+                                     RowPlacement rows = RowPlacement::Auto, bool neighbour_lists = true);
 
 // Zeroes every space's counts and every LM's state (a new episode).
 void reset_program_state(BackendProgram& program);

@@ -112,7 +112,14 @@ uint param_u(uint m, uint i) { return heap_u[lmw(m, LM_PARAMS) + i]; }
 #define G_DIMS 5u
 #define G_CELL_START 8u   // absolute Heap word
 #define G_NODES 9u        // absolute Heap word
-#define HYP_GRID_WORDS 16u
+// The space's neighbour lists (device_grid.h DeviceLists), when G_LISTED is 1.
+#define G_LIST_ORIGIN 16u
+#define G_LIST_INVERSE_CELL 19u
+#define G_LIST_DIMS 20u
+#define G_LIST_STARTS 23u  // absolute Heap word
+#define G_LIST_RECORDS 24u // absolute Heap word; 4 words per listed node: x, y, z, node id
+#define G_LISTED 25u
+#define HYP_GRID_WORDS 32u
 
 // Per-space statistics and step bookkeeping (Globals).
 uint stat_word(uint s, uint f) { return lay(L_STATS) + s * HYP_STATS_WORDS + f; }

@@ -474,6 +474,51 @@ TEST_CASE("device nearest neighbours are exact on graphs of 2000+ nodes") {
   expect_no_validation_messages();
 }
 
+TEST_CASE("neighbour lists give the grid walk's evidence bit for bit, inside and outside their box") {
+  // 2500 random nodes in a 4 cm cube (a full K within the 1 cm radius) and a 2197-node lattice
+  // (exact float32 ties); the third step moves every hypothesis by 3 cm, rotated, so part of the
+  // queries leave the lists' box (the cube grown by the radius) and walk the grid instead.
+  for (const int k : {3, 10, 16})
+    for (const bool lattice : {true, false}) {
+      INFO((lattice ? "lattice" : "random") << " graph, K = " << k);
+      const size_t n = lattice ? 2197 : 2500;
+      ObjectGraph g = test::random_graph("big", n, 23);
+      if (lattice)
+        for (size_t i = 0; i < n; ++i)
+          for (int c = 0; c < 3; ++c)
+            g.pos[i * 3 + size_t(c)] = std::ldexp(double((i / (c == 0 ? 1 : c == 1 ? 13 : 169)) % 13), -7);
+      UpdaterConfig c = test::monty_config(UpdaterKind::Default);
+      c.threshold = ThresholdConfig::parse("all");
+      c.max_nneighbors = k;
+      VulkanBackend listed(device()), walked(device());
+      walked.set_neighbour_lists(false);
+      StepInput far = test::random_input(0, 43, false);
+      far.displacement = std::array<double, 3>{0.03, -0.02, 0.025};
+      const std::vector<StepInput> steps = {test::random_input(0, 41, true), test::random_input(0, 42, false), far};
+      for (VulkanBackend* b : {&listed, &walked}) b->add_graph(g), b->add_learning_module(c, {0});
+      for (const StepInput& in : steps) {
+        for (VulkanBackend* b : {&listed, &walked}) b->dispatch({in}), b->wait();
+        const ChannelEvidence a = listed.last_channel_evidence(0, 0, 0), b = walked.last_channel_evidence(0, 0, 0);
+        REQUIRE(a.tested == b.tested);
+        CHECK(a.evidence == b.evidence);
+        CHECK(listed.hypotheses(0, 0).evidence == walked.hypotheses(0, 0).evidence);
+      }
+      // Where the last step's queries were: both inside and outside the lists' box.
+      const HypothesisArrays h = listed.hypotheses(0, 0);
+      const double lo = -c.max_match_distance, hi = (lattice ? 12 * std::ldexp(1.0, -7) : 0.04) + c.max_match_distance;
+      size_t outside = 0;
+      for (size_t r = 0; r < h.size(); ++r)
+        for (int a = 0; a < 3; ++a)
+          if (h.locations[r * 3 + size_t(a)] < lo || h.locations[r * 3 + size_t(a)] > hi) {
+            ++outside;
+            break;
+          }
+      CHECK(outside > h.size() / 10);
+      CHECK(outside < h.size() * 9 / 10);
+    }
+  expect_no_validation_messages();
+}
+
 // Burst sampling ranks a graph's nodes by evidence with one invocation's sort (the select
 // stage). At 8000 nodes that sort passes llvmpipe's 65,535 loop steps per invocation; before the
 // loop checks the step came out wrong (evidence off by up to 1.5 on 2,534 of 9,600 rows against
