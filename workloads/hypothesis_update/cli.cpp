@@ -19,6 +19,7 @@
 #include "fixture_replay.h"
 #include "bench.h"
 #include "numpy_peer.h"
+#include "step_profile.h"
 #include "synthetic_bench.h"
 #include "vulkan_backend.h"
 #include "vulkan_tolerance.h"
@@ -40,7 +41,7 @@ const char* kMontyUsage =
     "  --no-kernel-trace  skip Monty's kernel intermediates (times the fast path)\n"
     "       weft monty bench [--cases GxNxHxL,...] [--large] [--backend cpu|vulkan|both] [--steps S] [--k K]\n"
     "                        [--updater default|burst] [--threads N] [--device D] [--rows auto|window|far]\n"
-    "                        [--no-peer]\n"
+    "                        [--no-peer] [--profile]\n"
     "  synthetic surface graphs (G graphs of N nodes, H hypotheses each, L LMs), every hypothesis\n"
     "  tested each step; one JSON line per case: CPU backend vs Vulkan backend (GPU timestamps) vs the\n"
     "  numpy peer (python/numpy_peer.py: Monty's default update, single-threaded numpy + scipy KDTree,\n"
@@ -52,7 +53,11 @@ const char* kMontyUsage =
     "  77x2000x4000x16.\n"
     "  With both backends the Vulkan hypotheses are checked against the CPU backend's after the last\n"
     "  step (check: agree or disagree). --rows places the Vulkan hypothesis rows: in the bound window,\n"
-    "  in far segments, or (auto, default) far only when the program exceeds the window.\n";
+    "  in far segments, or (auto, default) far only when the program exceeds the window.\n"
+    "  --profile: the last step per kernel (Vulkan: GPU timestamps per stage; CPU backend: wall time per\n"
+    "  phase) with the traffic each must move at least and the bandwidth that makes (step_profile.h),\n"
+    "  in the JSON line (profile_<backend>_ms_<kernel>, profile_<backend>_gb_s_<kernel>) and as tables\n"
+    "  on stderr.\n";
 
 int replay(const weft::cli::Args& args) {
   if (args.positional.size() != 2) weft::fail(weft::ErrorCode::BadInput, "monty replay needs exactly one RUN_DIR");
@@ -140,6 +145,11 @@ std::vector<BenchCase> bench_cases(const weft::cli::Args& args) {
   return cases;
 }
 
+std::string case_name(const BenchCase& c) {
+  return std::to_string(c.graphs) + "x" + std::to_string(c.nodes) + "x" + std::to_string(c.hypotheses) + "x" +
+         std::to_string(c.lms);
+}
+
 // One case's figures, kept for the table printed after the JSON lines.
 struct BenchRow {
   BenchCase c;
@@ -158,8 +168,7 @@ void print_table(const std::vector<BenchRow>& rows, const std::string& device) {
   std::fprintf(stderr, "%-16s %5s %9s %9s %9s %10s %7s %7s %10s\n", "GxNxHxL", "load", "CPU ms", "core-ms", "numpy ms",
                "numpy core", "core x", "wall x", "Vulkan ms");
   for (const BenchRow& r : rows) {
-    const std::string name = std::to_string(r.c.graphs) + "x" + std::to_string(r.c.nodes) + "x" +
-                             std::to_string(r.c.hypotheses) + "x" + std::to_string(r.c.lms);
+    const std::string name = case_name(r.c);
     std::fprintf(stderr, "%-16s %5.1f %9.3f %9.3f %9.3f %10.3f %7.1f %7.1f %10.3f\n", name.c_str(), r.load, r.cpu_ms,
                  r.cpu_core_ms, r.numpy_ms, r.numpy_core_ms, r.numpy_core_ms / r.cpu_core_ms, r.numpy_ms / r.cpu_ms,
                  r.gpu_ms);
@@ -194,6 +203,21 @@ bool add_numpy_peer(weft::bench::Line& line, BenchRow& row, const weft::hypothes
       .num("numpy_peer_check_rows_over_1e-9", double(p.rows_over_tolerance))
       .num("numpy_peer_check_max_location_error", p.max_location_error);
   return p.agree;
+}
+
+// The last step per kernel into the case's JSON line, and as a table on stderr.
+void add_profile(weft::bench::Line& line, const char* backend, const std::string& case_name,
+                 const std::vector<weft::hypothesis_update::KernelProfile>& kernels) {
+  double total = 0;
+  for (const auto& k : kernels) total += k.ms;
+  std::fprintf(stderr, "\n%s backend, %s, last step: %.3f ms\n%-20s %9s %6s %9s %8s\n", backend, case_name.c_str(), total,
+               "kernel", "ms", "share", "MB moved", "GB/s");
+  for (const auto& k : kernels) {
+    const double gb_s = k.bytes > 0 && k.ms > 0 ? k.bytes / (k.ms * 1e6) : NAN;
+    line.num(("profile_" + std::string(backend) + "_ms_" + k.name).c_str(), k.ms);
+    if (k.bytes > 0) line.num(("profile_" + std::string(backend) + "_gb_s_" + k.name).c_str(), gb_s);
+    std::fprintf(stderr, "%-20s %9.3f %5.1f%% %9.3f %8.2f\n", k.name.c_str(), k.ms, 100 * k.ms / total, k.bytes * 1e-6, gb_s);
+  }
 }
 
 weft::hypothesis_update::RowPlacement row_placement(const weft::cli::Args& args) {
@@ -290,6 +314,8 @@ int bench(const weft::cli::Args& args) {
           .num("cpu_core_ms_per_step", r.process_cpu_seconds_per_step * 1e3)
           .num("cpu_hypotheses_per_s", r.hypotheses_per_second);
       row.cpu_core_ms = r.process_cpu_seconds_per_step * 1e3;
+      if (args.flag("profile"))
+        add_profile(line, "cpu", case_name(c), weft::hypothesis_update::profile_cpu_step(*cpu, weft::hypothesis_update::bench_step_counts(*cpu, o)));
     }
     if (which != "cpu") try {
       weft::hypothesis_update::VulkanBackend vk(*device);
@@ -308,6 +334,8 @@ int bench(const weft::cli::Args& args) {
       for (const weft::KindTime& k : weft::stage_times_by_kind(vk.program()->exe->program(), vk.last_step_timings()))
         line.num(("last_step_gpu_ms_" + k.kind).c_str(), k.ns * 1e-6);
       line.str("vulkan_rows", vk.program()->far_rows ? "far" : "window");
+      if (args.flag("profile"))
+        add_profile(line, "vulkan", case_name(c), weft::hypothesis_update::profile_vulkan_step(vk, weft::hypothesis_update::bench_step_counts(vk, o)));
       if (cpu) all_agree = add_check(line, vk, *cpu, o.steps + 1) && all_agree;
     } catch (const weft::Error& e) {  // e.g. a case too big for this device's buffer window
       line.str("vulkan_error", e.what());
@@ -332,6 +360,6 @@ int bench(const weft::cli::Args& args) {
 WEFT_CLI_COMMAND(hypothesis_update) {
   return {.name = "hypothesis-update", .aliases = {"monty"}, .options = {"objects", "backend", "device", "threads", "nodes", "poses",
               "graphs", "lms", "steps", "k", "updater", "cases", "rows"},
-          .flags = {"no-kernel-trace", "large", "no-peer"}, .verbs = {{"replay", replay}, {"bench", ::bench}},
+          .flags = {"no-kernel-trace", "large", "no-peer", "profile"}, .verbs = {{"replay", replay}, {"bench", ::bench}},
           .usage = kHelpLines, .help = kMontyUsage};
 }

@@ -1,11 +1,13 @@
 // The native CPU backend: hypotheses live in host vectors; dispatch validates and starts the step
 // on a coordinator thread, which fans each phase out over (LM, graph) pairs and hypothesis blocks.
 #include "cpu_backend.h"
+
 #include "step_validation.h"
 
 #include <weft/error.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -179,6 +181,13 @@ std::vector<int> CpuBackend::lm_order() const {
 }
 
 void CpuBackend::run_step(const std::vector<StepInput>& inputs) {
+  phases_.clear();
+  auto phase_start = std::chrono::steady_clock::now();
+  auto phase_end = [&](const char* name) {
+    const auto now = std::chrono::steady_clock::now();
+    phases_.push_back({name, double(std::chrono::duration_cast<std::chrono::nanoseconds>(now - phase_start).count())});
+    phase_start = now;
+  };
   std::vector<const StepInput*> input_of(lms_.size(), nullptr);
   for (const StepInput& in : inputs) input_of[size_t(in.lm)] = &in;
 
@@ -209,9 +218,11 @@ void CpuBackend::run_step(const std::vector<StepInput>& inputs) {
       state.burst_steps = state.config.burst.sampling_burst_duration;
     contexts[lm] = {&state.config, input_of[lm], state.mlh.evidence, state.burst_steps};
   }
+  phase_end("burst_trigger");
 
   pool_.parallel_for(work.size(),
                      [&](size_t i) { prepare_graph_step(contexts[size_t(work[i].first)], *work[i].second); });
+  phase_end("prepare");
 
   std::vector<std::pair<GraphSpace*, size_t>> blocks;
   for (auto& [lm, s] : work)
@@ -220,11 +231,13 @@ void CpuBackend::run_step(const std::vector<StepInput>& inputs) {
     GraphSpace& s = *blocks[i].first;
     compute_evidence_block(s, blocks[i].second, std::min(blocks[i].second + kBlock, s.tested.size()));
   });
+  phase_end("location_evidence");
 
   pool_.parallel_for(work.size(), [&](size_t i) {
     finish_graph_step(contexts[size_t(work[i].first)], *work[i].second);
     work[i].second->telemetry.max_global_slope = lm_slope[size_t(work[i].first)];
   });
+  phase_end("finish");
 
   for (size_t lm = 0; lm < lms_.size(); ++lm) {
     if (!input_of[lm]) continue;
@@ -233,6 +246,12 @@ void CpuBackend::run_step(const std::vector<StepInput>& inputs) {
     update_most_likely(state);
     if (state.burst_steps > 0) --state.burst_steps;
   }
+  phase_end("most_likely");
+}
+
+std::vector<PhaseTime> CpuBackend::last_step_phases() const {
+  require_idle("last_step_phases");
+  return phases_;
 }
 
 // Global argmax over the LM's graphs: the first graph (in the LM's order) holding the largest

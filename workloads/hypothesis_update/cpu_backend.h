@@ -7,6 +7,7 @@
 #include <thread>
 #include <map>
 #include <memory>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -22,6 +23,12 @@ struct ChannelEvidence {
   std::vector<uint32_t> tested;     // hypothesis ids, ascending, in the retained set
   std::vector<double> evidence;     // one per tested hypothesis
   std::vector<KernelTrace> traces;  // one per tested hypothesis when tracing (channel 0 only)
+};
+
+// Wall time of one phase of the last step (its work runs on every pool thread at once).
+struct PhaseTime {
+  std::string phase;
+  double ns = 0;
 };
 
 class CpuBackend final : public HypothesisBackend {
@@ -51,6 +58,10 @@ class CpuBackend final : public HypothesisBackend {
   // Records channel 0's kernel intermediates (nearest nodes, distances, rotated normal) from the
   // next step on. Tracing searches exact K nearest by brute force, so it is slower.
   void set_kernel_trace(bool on);
+  // The last step's phases in order: burst_trigger, prepare (thresholds, feature evidence,
+  // deletion, sampling, displacement), location_evidence, finish (evidence update, prediction
+  // error, tracker), most_likely. Read after wait().
+  std::vector<PhaseTime> last_step_phases() const;
 
  private:
   struct LmState {
@@ -87,6 +98,7 @@ class CpuBackend final : public HypothesisBackend {
   std::exception_ptr step_error_;
   bool pending_ = false;  // dispatched and not yet waited for; caller thread only
   bool trace_kernel_ = false;
+  std::vector<PhaseTime> phases_;  // of the last step
 };
 
 }  // namespace weft::hypothesis_update

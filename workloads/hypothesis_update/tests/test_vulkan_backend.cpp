@@ -19,6 +19,7 @@
 #include "fixture_replay.h"
 #include "fixtures.h"
 #include "knn.h"
+#include "step_profile.h"
 #include "synthetic.h"
 #include "synthetic_bench.h"
 #include "vulkan_backend.h"
@@ -546,5 +547,39 @@ TEST_CASE("vulkan burst sampling on a graph too large for one invocation's sort 
       CHECK(std::string(e.what()).find("stage 'select'") != std::string::npos);
     }
   }
+  expect_no_validation_messages();
+}
+
+TEST_CASE("a step's profile names every Vulkan stage and CPU phase once, with the traffic model's bytes") {
+  BenchOptions o;
+  o.nodes = 300, o.umbilical = 2, o.steps = 2, o.k = 5;
+  VulkanBackend vk(device());
+  CpuBackend cpu(2);
+  const auto gpu_step = [&] { return vk.last_step_timings().total_ns * 1e-9; };
+  run_synthetic_bench(vk, o, gpu_step);
+  run_synthetic_bench(cpu, o);
+  const StepCounts counts = bench_step_counts(cpu, o);
+  CHECK(counts.rows == 600);
+  CHECK(counts.tested == 600);
+  CHECK(counts.nodes == 300);
+
+  const std::vector<KernelProfile> kernels = profile_vulkan_step(vk, bench_step_counts(vk, o));
+  const auto& stages = vk.program()->exe->program().stages();
+  REQUIRE(kernels.size() == stages.size());
+  double sum = 0;
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    CHECK(kernels[i].name == stages[i].name);
+    CHECK(kernels[i].ms >= 0);
+    sum += kernels[i].ms;
+  }
+  if (vk.last_step_timings().valid) CHECK(sum == doctest::Approx(vk.last_step_timings().total_ns * 1e-6).epsilon(0.05));
+  // Location evidence: every row displaced (16 words) and every tested row's K neighbours
+  // (10 words each) and its evidence, float32.
+  const KernelProfile& le = *std::find_if(kernels.begin(), kernels.end(), [](auto& k) { return k.name == "location_evidence"; });
+  CHECK(le.bytes == 4 * (600.0 * 16 + 600.0 * (5 * 10 + 1)));
+
+  std::vector<std::string> phases;
+  for (const KernelProfile& k : profile_cpu_step(cpu, counts)) phases.push_back(k.name);
+  CHECK(phases == std::vector<std::string>{"burst_trigger", "prepare", "location_evidence", "finish", "most_likely"});
   expect_no_validation_messages();
 }
