@@ -4,6 +4,7 @@
 #include <cmath>
 #include <array>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 
@@ -45,7 +46,7 @@ uint32_t sampled_nodes(const UpdaterConfig& c, size_t nodes, int j) {
 // Layout block words (L_* in hypothesis_update.glsl).
 enum : uint32_t {
   kE, kL, kR, kNew, kFe, kInput, kStats, kLmState, kTrace, kHist, kAge, kSlope, kKeep, kRemoved, kOrder,
-  kPos, kPose, kPdf, kFeat, kSpaces, kLms, kWgSpace, kRows, kMaxChannels, kHistStride, kGrid, kRowWgs, kLayoutWords
+  kPos, kPose, kPdf, kFeat, kSpaces, kLms, kWgSpace, kRows, kMaxChannels, kHistStride, kGrid, kRowWgs, kNewBlockSlot, kRowGroupsX, kLayoutWords
 };
 
 std::vector<uint32_t> lm_params(const UpdaterConfig& c) {
@@ -341,6 +342,14 @@ void resolve_table_offsets(HostTables& t, const Program& p, const BackendProgram
   }
 }
 
+// The row stages' 2D grid of workgroups, at most `width` wide (within every device's
+// workgroup-count limit, kGuaranteedGroupCount).
+std::array<uint32_t, 3> row_grid(const HostTables& t, uint32_t width) {
+  const uint32_t row_wgs = uint32_t(t.wg_space.size());
+  width = std::clamp(width, 1u, kGuaranteedGroupCount);
+  return {std::min(row_wgs, width), groups_for(row_wgs, width), 1};
+}
+
 // The location-evidence variant whose nearest-neighbour network (HYP_NET_K slots, the sizes
 // CMakeLists.txt generates) is the smallest that holds every LM's K: each slot costs every
 // candidate node a compare and four selects.
@@ -356,17 +365,21 @@ std::string location_evidence_kernel(const std::vector<DeviceLm>& lms) {
 // Row stages run a 2D grid at most row_dispatch_width wide, within every device's
 // workgroup-count limit (kGuaranteedGroupCount).
 void add_stages(Program& p, const std::vector<DeviceLm>& lms, const BackendProgram& bp, const HostTables& t,
-                uint32_t row_dispatch_width) {
+                uint32_t row_dispatch_width, SlotId new_rows) {
   const InstanceId inst = p.add_instance("hypotheses", 1);
   const Range all_heap = p.whole(Binding::Heap), all_globals = p.whole(Binding::Globals);
   const std::vector<Range> far_rows = far_row_arrays(p);
   // `rows`: the kernel reaches the per-row arrays (its far variant runs when they are far).
-  auto stage = [&](const char* name, std::array<uint32_t, 3> groups, bool rows = true, const std::string& kernel = {}) {
+  // `indirect`: the stage's group count comes from that Control slot, which `also_writes` names
+  // for the stage that sets it.
+  auto stage = [&](const char* name, std::array<uint32_t, 3> groups, bool rows = true, const std::string& kernel = {},
+                   std::optional<SlotId> indirect = {}, std::vector<Range> also_writes = {}) {
     StageSpec s;
     s.name = name;
     s.kernel = weft_hypothesis_update_kernels.get(kernel.empty() ? name : kernel);
     s.instance = inst;
     s.groups = {std::max(groups[0], 1u), std::max(groups[1], 1u), std::max(groups[2], 1u)};
+    s.indirect = indirect;
     // The kernels reach every table through the layout block: all of Heap is read.
     s.args = StepArgs{.layout_block = {all_heap, heap_word(p, "layout")}}.bind();
     // Every stage reads what the previous one wrote: a full barrier between stages.
@@ -376,23 +389,23 @@ void add_stages(Program& p, const std::vector<DeviceLm>& lms, const BackendProgr
       s.reads.insert(s.reads.end(), far_rows.begin(), far_rows.end());
       s.writes.insert(s.writes.end(), far_rows.begin(), far_rows.end());
     }
+    s.writes.insert(s.writes.end(), also_writes.begin(), also_writes.end());
     p.add_stage(std::move(s));
   };
   bool median = false;
   for (const DeviceLm& lm : lms) median = median || lm.config->threshold.mode == ThresholdMode::Median;
   const uint32_t S = t.space_count, M = t.lm_count;
-  const uint32_t row_wgs = uint32_t(t.wg_space.size()), width = std::clamp(row_dispatch_width, 1u, kGuaranteedGroupCount);
-  const std::array<uint32_t, 3> row_groups = {std::min(row_wgs, width), groups_for(row_wgs, width), 1};
+  const std::array<uint32_t, 3> row_groups = row_grid(t, row_dispatch_width);
   if (bp.burst) stage("slopes", row_groups);
   if (median) stage("median", {S, 1, 1});
   stage("threshold", {M, 1, 1});
   stage("feature_evidence", {groups_for(t.max_nodes, kHypWorkgroup), S, 1}, false);
   if (bp.burst) stage("compact", {S, 1, 1});
-  stage("select", {S, 1, 1}, false);
+  stage("select", {S, 1, 1}, false, {}, {}, {p.slot(new_rows)});
   stage("location_evidence", row_groups, true, location_evidence_kernel(lms));
   stage("floor", {S, 1, 1});
   stage("apply", row_groups);
-  stage("new_block", row_groups);
+  stage("new_block", row_groups, true, {}, new_rows);
   if (bp.burst) stage("tracker", row_groups);
   stage("argmax", {M, 1, 1});
 }
@@ -463,9 +476,17 @@ BackendProgram build_backend_program(Device& device, const std::vector<DeviceLm>
   bp.far_rows = place_rows_far(device.info(), t, bp, rows);
   Program p("hypothesis_update");
   add_segments(p, t, bp);
-  const std::vector<uint32_t> layout = layout_block(p, t, bp);
+  // new_block dispatches from a slot that starts every step at no groups: only a step whose
+  // `select` adds hypotheses sets the row grid's width there (default updaters add only on
+  // their first step, burst samplers during bursts). A CPU driver runs a kernel's every
+  // instruction for every row, exits or not, so the skipped dispatch saves its whole time.
+  const std::array<uint32_t, 3> rows_grid = row_grid(t, row_dispatch_width);
+  const SlotId new_rows = p.add_slot("new_block", {0, rows_grid[1], 1});
+  std::vector<uint32_t> layout = layout_block(p, t, bp);
+  layout[kNewBlockSlot] = p.slot(new_rows).first_word();
+  layout[kRowGroupsX] = rows_grid[0];
   resolve_table_offsets(t, p, bp);
-  add_stages(p, lms, bp, t, row_dispatch_width);
+  add_stages(p, lms, bp, t, row_dispatch_width, new_rows);
   // The kernels index Heap and Globals through their bindings, which cover the first
   // maxStorageBufferRange bytes (the per-row arrays aside when they are far); a bigger program
   // is refused here instead of reading past them.

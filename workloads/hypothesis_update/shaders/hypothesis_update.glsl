@@ -48,6 +48,8 @@
 #define L_HIST_STRIDE 24u
 #define L_GRID 25u       // WEFT_NONE: exact brute-force K nearest (kernel tracing); else grid headers
 #define L_ROW_WGS 26u    // row workgroups (row stages dispatch them as a 2D grid of at most 32768 wide)
+#define L_NEW_BLOCK_SLOT 27u  // Control word of new_block's dispatch slot (zero groups unless select adds)
+#define L_ROW_GROUPS_X 28u    // the row grid's width, which select writes there
 
 uint lay(uint i) { return heap_u[pc.args.layout_block + i]; }
 

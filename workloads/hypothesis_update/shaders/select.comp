@@ -142,5 +142,7 @@ void main() {
   globals_u[stat_word(s, S_NSEL)] = nsel;
   globals_u[stat_word(s, S_SEL_FIRST)] = by_evidence ? nodes - nsel : 0u;
   globals_u[stat_word(s, S_ADDED)] = nsel * j;
+  // Every adding space writes the same width: new_block runs over the whole row grid.
+  if (nsel * j > 0u) weft_set_control_word(lay(L_NEW_BLOCK_SLOT), lay(L_ROW_GROUPS_X));
   weft_require_loops_whole();
 }
