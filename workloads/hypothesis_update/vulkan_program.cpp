@@ -91,6 +91,7 @@ struct HostTables {
   std::vector<float> pos, pose, pdf, feat;  // float32: the fixtures' graphs are float32, so exact
   std::vector<uint32_t> spaces, lm_table, wg_space, params;
   std::vector<uint32_t> grid_hdr, grid_cells, grid_nodes;
+  std::map<std::pair<const ObjectGraph*, double>, std::vector<uint32_t>> grids;  // (graph, radius) -> header
   std::vector<uint32_t> list_starts, list_records;  // the neighbour lists, shared by equal searches
   std::map<std::tuple<const ObjectGraph*, int, uint32_t>, std::array<uint32_t, kListHeaderWords>> listed;
   std::map<const ObjectGraph*, std::pair<uint32_t, uint32_t>> placed;  // -> node offset, feature word offset
@@ -152,22 +153,30 @@ std::array<uint32_t, kListHeaderWords> list_header(HostTables& t, const ObjectGr
 }
 
 // The next space's nearest-node grid: its header (cell starts and node list relative to the
-// grid tables, then its neighbour lists' header) and its cells and nodes.
+// grid tables, then its neighbour lists' header). A graph's grid for one search radius is built
+// once and shared by every space that searches it so (77 graphs x 16 LMs would otherwise hold
+// 16 copies of each).
 void add_grid(HostTables& t, const ObjectGraph& g, const UpdaterConfig& c, bool neighbour_lists) {
-  const DeviceGrid grid = build_device_grid(g, c.max_match_distance);
-  std::vector<uint32_t> h(kGridHeaderWords, 0);
-  for (int i = 0; i < 3; ++i) h[size_t(i)] = f2u(grid.origin[i]), h[5 + size_t(i)] = grid.dims[i];
-  h[3] = f2u(grid.cell);
-  h[4] = f2u(grid.radius);
-  h[8] = uint32_t(t.grid_cells.size());
-  h[9] = uint32_t(t.grid_nodes.size());
+  const auto key = std::make_pair(&g, c.max_match_distance);
+  auto placed = t.grids.find(key);
+  if (placed == t.grids.end()) {
+    const DeviceGrid grid = build_device_grid(g, c.max_match_distance);
+    std::vector<uint32_t> h(kGridHeaderWords, 0);
+    for (int i = 0; i < 3; ++i) h[size_t(i)] = f2u(grid.origin[i]), h[5 + size_t(i)] = grid.dims[i];
+    h[3] = f2u(grid.cell);
+    h[4] = f2u(grid.radius);
+    h[8] = uint32_t(t.grid_cells.size());
+    h[9] = uint32_t(t.grid_nodes.size());
+    t.grid_cells.insert(t.grid_cells.end(), grid.cell_start.begin(), grid.cell_start.end());
+    t.grid_nodes.insert(t.grid_nodes.end(), grid.nodes.begin(), grid.nodes.end());
+    placed = t.grids.emplace(key, std::move(h)).first;
+  }
+  std::vector<uint32_t> h = placed->second;
   if (neighbour_lists) {
-    const auto lists = list_header(t, g, std::min(c.max_nneighbors, int(g.num_nodes)), grid.radius);
+    const auto lists = list_header(t, g, std::min(c.max_nneighbors, int(g.num_nodes)), bits_f32(h[4]));
     std::copy(lists.begin(), lists.end(), h.begin() + kGridListWord);
   }
   t.grid_hdr.insert(t.grid_hdr.end(), h.begin(), h.end());
-  t.grid_cells.insert(t.grid_cells.end(), grid.cell_start.begin(), grid.cell_start.end());
-  t.grid_nodes.insert(t.grid_nodes.end(), grid.nodes.begin(), grid.nodes.end());
 }
 
 // The space of LM m's graph g: its block of rows, its space-table entry, its row workgroups and,
