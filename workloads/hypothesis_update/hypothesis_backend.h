@@ -3,14 +3,15 @@
 //   auto backend = weft::hypothesis_update::make_cpu_backend();
 //   int cyl = backend->add_graph(graph);                  // object models upload once
 //   int lm = backend->add_learning_module(config, {cyl}); // hypotheses live in the backend
-//   backend->set_groups({{lm0, lm1}, {lm2}});             // a batching hint, list of lists
+//   backend->set_groups({{lm0, lm1}, {lm2}});             // LM groups, list of lists
 //   backend->dispatch(inputs);  // non-blocking; LMs without an input are no-ops this step
 //   backend->wait();            // once, for everything dispatched
 //   backend->hypotheses(lm, cyl); backend->most_likely(lm); ...
 //
-// A Vulkan backend implements the same class: dispatch records and submits one command buffer
-// for all groups (a group may be stacked into one batched dispatch), wait blocks on its fence,
-// and the read calls copy only the requested results back. Nothing here assumes host memory.
+// A Vulkan backend implements the same class: dispatch submits one command buffer per group (a
+// group's LMs stacked into the same dispatches), wait joins them all, and the read calls copy
+// only the requested results back. Groups never change an LM's results. Nothing here assumes
+// host memory.
 #pragma once
 
 #include <memory>

@@ -1,6 +1,6 @@
-// The device program of the Vulkan backend: ONE program for every learning module (LM) of the
-// backend, so each stage is a single dispatch over all LMs and all their graphs (and so over
-// every LM group), and dispatch() is one submission. Word layouts mirror
+// A device program of the Vulkan backend: ONE program for the learning modules (LMs) it is given
+// (the backend builds one per LM group), so each stage is a single dispatch over all those LMs
+// and all their graphs, and a group's step is one submission. Word layouts mirror
 // shaders/hypothesis_update.glsl.
 //
 // Spaces: one per (LM, graph) pair, in LM order and, within an LM, in the LM's graph order.
