@@ -6,6 +6,7 @@
 
 #include "evidence_math.h"
 #include "step_validation.h"
+#include "votes.h"
 
 namespace weft::hypothesis_update {
 
@@ -106,6 +107,16 @@ void VulkanBackend::set_groups(const std::vector<std::vector<int>>& groups) {
     throw;
   }
   dirty_ = true;
+}
+
+void VulkanBackend::set_votes(const std::vector<std::vector<int>>& senders_of, const VoteOptions& options) {
+  require_idle("set_votes");
+  validate_vote_matrix(senders_of, lms_.size());
+  options.validate();
+  if (!senders_of.empty())
+    fail(ErrorCode::MissingFeature, "vulkan backend: set_votes: voting is not on the device yet (the CPU backend votes)");
+  senders_of_ = senders_of;
+  vote_options_ = options;
 }
 
 // The programs' LM lists: the groups as set (empty ones dropped), then the LMs no group names,

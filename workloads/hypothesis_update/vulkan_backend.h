@@ -35,6 +35,7 @@ class VulkanBackend final : public HypothesisBackend {
   int add_graph(const ObjectGraph& graph) override;
   int add_learning_module(const UpdaterConfig& config, const std::vector<int>& graph_ids) override;
   void set_groups(const std::vector<std::vector<int>>& groups) override;
+  void set_votes(const std::vector<std::vector<int>>& senders_of, const VoteOptions& options = {}) override;
   void reset_episode() override;
 
   void dispatch(const std::vector<StepInput>& inputs) override;
@@ -118,6 +119,8 @@ class VulkanBackend final : public HypothesisBackend {
   CpuBackend host_{1};
   std::vector<const ObjectGraph*> graphs_;
   std::vector<std::unique_ptr<LmState>> lms_;
+  std::vector<std::vector<int>> senders_of_;   // the vote matrix; empty: no voting
+  VoteOptions vote_options_;
   std::vector<std::vector<int>> group_lists_;  // as set_groups received them
   std::vector<Group> groups_;                   // the recorded programs
   std::vector<std::pair<uint32_t, uint32_t>> lm_slot_;  // per LM: group, index in its program
