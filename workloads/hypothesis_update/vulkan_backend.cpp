@@ -109,14 +109,32 @@ void VulkanBackend::set_groups(const std::vector<std::vector<int>>& groups) {
   dirty_ = true;
 }
 
+// The votes are stages of the programs, so a change re-records them: like the other set-up
+// calls it waits for a new episode (the same votes again are accepted at any time).
 void VulkanBackend::set_votes(const std::vector<std::vector<int>>& senders_of, const VoteOptions& options) {
   require_idle("set_votes");
   validate_vote_matrix(senders_of, lms_.size());
   options.validate();
-  if (!senders_of.empty())
-    fail(ErrorCode::MissingFeature, "vulkan backend: set_votes: voting is not on the device yet (the CPU backend votes)");
+  const bool same = senders_of == senders_of_ && options.vote_evidence_threshold == vote_options_.vote_evidence_threshold &&
+                    options.vote_weight == vote_options_.vote_weight;
+  if (same) return;
+  require_setup_allowed("set_votes");
   senders_of_ = senders_of;
   vote_options_ = options;
+  dirty_ = true;
+}
+
+// A vote passes between stages of one program, so a receiver and its senders share a group.
+void VulkanBackend::require_votes_within_groups() const {
+  std::vector<size_t> group_of(lms_.size(), 0);
+  const auto groups = partition();
+  for (size_t g = 0; g < groups.size(); ++g)
+    for (int lm : groups[g]) group_of[size_t(lm)] = g;
+  for (size_t i = 0; i < senders_of_.size(); ++i)
+    for (int j : senders_of_[i])
+      if (group_of[size_t(j)] != group_of[i])
+        bad("vulkan backend: LM " + std::to_string(i) + " receives votes from LM " + std::to_string(j) +
+            " of another group; votes pass within one group's program (put them in one group)");
 }
 
 // The programs' LM lists: the groups as set (empty ones dropped), then the LMs no group names,
@@ -159,8 +177,11 @@ void VulkanBackend::require_setup_allowed(const char* what) const {
 }
 
 void VulkanBackend::validate(const std::vector<StepInput>& inputs) const {
+  validate_vote_matrix(senders_of_, lms_.size());  // LMs added since set_votes
+  require_votes_within_groups();
+  const std::vector<uint8_t> votes = voting_lms(senders_of_, lms_.size());
   std::vector<LmInputState> states;
-  for (const auto& lm : lms_) states.push_back({&lm->config, lm->started});
+  for (size_t m = 0; m < lms_.size(); ++m) states.push_back({&lms_[m]->config, lms_[m]->started, votes[m] != 0});
   validate_step_inputs(inputs, states);
 }
 
@@ -177,9 +198,12 @@ void VulkanBackend::ensure_program() {
       for (int g : lms_[size_t(m)]->graph_ids) d.graphs.push_back(graphs_[size_t(g)]);
       lms.push_back(std::move(d));
     }
+    for (size_t i = 0; i < members.size() && !senders_of_.empty(); ++i)  // same group: checked in validate
+      for (int j : senders_of_[size_t(members[i])]) lms[i].vote_senders.push_back(lm_slot_[size_t(j)].second);
     Group& group = groups_.emplace_back();
     group.lms = members;
-    group.program = build_backend_program(device_, lms, trace_, capacity_per_node_, row_width_, row_placement_);
+    group.program = build_backend_program(device_, lms, trace_, capacity_per_node_, row_width_, row_placement_,
+                                          &vote_options_);
   }
   ++programs_recorded_;
   dirty_ = false;
@@ -219,6 +243,17 @@ void VulkanBackend::write_inputs(Group& group, const std::vector<StepInput>& inp
       for (int i = 0; i < 9; ++i) fw[j * 9 + size_t(i)] = f32_bits(float(frames[j][size_t(i)]));
   }
   program.exe->write_segment(Binding::Globals, "input", words.data(), words.size() * 4);
+  if (program.votes) write_vote_locations(group, inputs);
+}
+
+// Channel 0's sensed location per LM of the group (the votes' displacements), float32.
+void VulkanBackend::write_vote_locations(Group& group, const std::vector<StepInput>& inputs) {
+  std::vector<float> where(group.lms.size() * 4, 0.0f);
+  for (const StepInput& in : inputs) {
+    if (&groups_[lm_slot_[size_t(in.lm)].first] != &group || !in.sensed_location) continue;
+    for (int i = 0; i < 3; ++i) where[lm_slot_[size_t(in.lm)].second * 4 + size_t(i)] = float((*in.sensed_location)[size_t(i)]);
+  }
+  group.program.exe->write_segment(Binding::Globals, "vote_loc", where.data(), where.size() * 4);
 }
 
 void VulkanBackend::dispatch(const std::vector<StepInput>& inputs) {

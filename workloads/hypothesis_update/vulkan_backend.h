@@ -13,7 +13,9 @@
 // per-space capacities, and the host never reads them mid-step. Per step only the step inputs
 // go up (displacement, per channel the sensed pose, features and curvature scale, and channel
 // 0's sensed frames, ~150 words per LM); wait() reads back one overflow word per LM; the read
-// calls copy back only the arrays asked for.
+// calls copy back only the arrays asked for. With set_votes the vote between LMs (votes.h) runs
+// as two more stages of the same program (vote_send, vote_receive), so a step with votes is
+// still one submission per group; an LM and its senders must share a group.
 #pragma once
 
 #include <weft/weft.h>
@@ -104,6 +106,8 @@ class VulkanBackend final : public HypothesisBackend {
   std::vector<std::vector<int>> partition() const;
   void ensure_program();
   void write_inputs(Group& group, const std::vector<StepInput>& inputs);
+  void write_vote_locations(Group& group, const std::vector<StepInput>& inputs);
+  void require_votes_within_groups() const;
   void check_overflow(const Group& group);
   Placement placed(int lm) const;
   const LmState& lm_at(int lm, const char* what) const;

@@ -621,3 +621,97 @@ TEST_CASE("vulkan burst sampling on a graph too large for one invocation's sort 
   }
   expect_no_validation_messages();
 }
+
+namespace {
+
+// Three LMs voting on two shared graphs: LM 0 {a, b} and LM 1 {b, a} (default updater), LM 2
+// {a} averaging (past + present weight 1); LM 0 hears 1 and 2, LM 1 hears 0, LM 2 hears 0 and 1.
+const std::vector<std::vector<int>> kVoteMatrix = {{1, 2}, {0}, {0, 1}};
+void add_voting_world(HypothesisBackend& b) {
+  const int a = b.add_graph(test::random_graph("a", 80, 51)), bb = b.add_graph(test::random_graph("b", 70, 52));
+  UpdaterConfig c = test::monty_config(UpdaterKind::Default);
+  c.threshold = ThresholdConfig::parse("all");
+  c.max_match_distance = 0.02;  // votes of a 4 cm object land within reach
+  UpdaterConfig averaging = c;
+  averaging.past_weight = 0.5, averaging.present_weight = 0.5;
+  b.add_learning_module(c, {a, bb});
+  b.add_learning_module(c, {bb, a});
+  b.add_learning_module(averaging, {a});
+}
+
+// Step inputs with sensed locations a few mm apart; LM 2 has no input on step 3.
+std::vector<StepInput> voting_inputs(int step) {
+  std::vector<StepInput> inputs;
+  for (int lm = 0; lm < 3; ++lm) {
+    if (lm == 2 && step == 3) continue;
+    StepInput in = test::random_input(lm, 500 + uint64_t(step * 3 + lm), step == 0);
+    in.sensed_location = std::array<double, 3>{0.002 * lm + 0.001 * step, 0.003 - 0.001 * lm, 0.0005 * step};
+    inputs.push_back(in);
+  }
+  return inputs;
+}
+
+}  // namespace
+
+TEST_CASE("vulkan votes between LMs follow the CPU backend's votes, in the same submission as the update") {
+  CpuBackend cpu(1), unvoted(1);
+  VulkanBackend vk(device()), far(device());
+  const SmallFarChunks small;
+  far.set_row_placement(RowPlacement::Far);
+  std::vector<HypothesisBackend*> voting = {&cpu, &vk};
+  if (far_rows_supported()) voting.push_back(&far);
+  for (HypothesisBackend* b : voting) add_voting_world(*b), b->set_votes(kVoteMatrix, {0.6, 1.5});
+  add_voting_world(unvoted);
+  size_t moved_by_votes = 0;
+  for (int step = 0; step < 6; ++step) {
+    const std::vector<StepInput> inputs = voting_inputs(step);
+    for (HypothesisBackend* b : voting) b->dispatch(inputs);
+    unvoted.dispatch(inputs);
+    for (HypothesisBackend* b : voting) b->wait();
+    unvoted.wait();
+    for (auto [lm, g] : {std::pair{0, 0}, std::pair{0, 1}, std::pair{1, 1}, std::pair{1, 0}, std::pair{2, 0}}) {
+      INFO("step " << step << " LM " << lm << " graph " << g);
+      const HypothesisArrays x = vk.hypotheses(lm, g), r = cpu.hypotheses(lm, g);
+      expect_close(x.evidence, r.evidence, kVulkanEvidenceTolerance, "evidence");
+      expect_close(x.locations, r.locations, kVulkanGeometryTolerance, "locations");
+      if (far_rows_supported()) expect_same_device_state(far, vk, lm, g);
+      if (step == 0) {  // same hypotheses before the vote: the vote is what differs
+        const HypothesisArrays u = unvoted.hypotheses(lm, g);
+        for (size_t h = 0; h < u.size(); ++h) moved_by_votes += u.evidence[h] != r.evidence[h];
+      }
+    }
+    for (int lm : {0, 1, 2}) {
+      INFO("step " << step << " LM " << lm);
+      const MostLikely x = vk.most_likely(lm), r = cpu.most_likely(lm);
+      CHECK(x.graph == r.graph);
+      CHECK(x.hypothesis == r.hypothesis);
+      CHECK(std::abs(x.evidence - r.evidence) <= kVulkanEvidenceTolerance);
+    }
+  }
+  CHECK(moved_by_votes > 50);
+  CHECK(vk.group_count() == 1);  // update and vote: one program, one submission per step
+  CHECK(vk.program()->votes);
+  expect_no_validation_messages();
+}
+
+TEST_CASE("vulkan votes: senders in another group, a new vote matrix mid-episode and a missing location are BadInput") {
+  using weft::test::contains;
+  using weft::test::error_message_of;
+  VulkanBackend vk(device());
+  add_voting_world(vk);
+  vk.set_votes(kVoteMatrix);
+  vk.set_groups({{0, 1}, {2}});
+  CHECK(contains(error_message_of([&] { vk.dispatch(voting_inputs(0)); }),
+                 "LM 0 receives votes from LM 2 of another group"));
+  vk.set_groups({{0, 1, 2}});
+  std::vector<StepInput> unlocated = voting_inputs(0);
+  unlocated[1].sensed_location.reset();
+  CHECK(contains(error_message_of([&] { vk.dispatch(unlocated); }), "LM 1): sensed_location is required"));
+  vk.dispatch(voting_inputs(0));
+  vk.wait();
+  CHECK_NOTHROW(vk.set_votes(kVoteMatrix));  // the same votes again
+  CHECK(contains(error_message_of([&] { vk.set_votes({{1}, {0}, {}}); }), "reset_episode"));
+  vk.reset_episode();
+  CHECK_NOTHROW(vk.set_votes({{1}, {0}, {}}));
+  expect_no_validation_messages();
+}
