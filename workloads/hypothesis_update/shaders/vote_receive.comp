@@ -68,6 +68,7 @@ void main() {
       vote = g_conf[k];
       any = true;
     }
+  weft_require_loops_whole();  // llvmpipe may cut long loops: fail by name rather than miss votes
   if (!any) return;
   const float e = hyp_E(h), w = param_f(m, P_VOTE_WEIGHT);
   hyp_set_E(h, param_u(m, P_VOTE_AVG) != 0u ? (e * 1.0 + vote * w) / (1.0 + w) : e + vote * w);
