@@ -259,7 +259,7 @@ void CpuBackend::run_votes(const std::vector<const StepInput*>& input_of) {
     sent[j] = make_votes(graphs, vote_options_.vote_evidence_threshold);
   }
   for (size_t i = 0; i < lms_.size(); ++i) {
-    if (!input_of[i]) continue;
+    if (!input_of[i] || senders_of_[i].empty()) continue;  // a non-voting LM may have no location
     LmState& receiver = *lms_[i];
     const VoteReceiver how{receiver.config.max_match_distance, vote_options_.vote_weight,
                            receiver.config.past_weight + receiver.config.present_weight == 1};

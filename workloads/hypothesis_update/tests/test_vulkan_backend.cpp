@@ -717,3 +717,34 @@ TEST_CASE("vulkan votes: senders in another group, a new vote matrix mid-episode
   CHECK_NOTHROW(vk.set_votes({{1}, {0}, {}}));
   expect_no_validation_messages();
 }
+
+TEST_CASE("vulkan votes within one group while another group samples in bursts follow the CPU backend") {
+  CpuBackend cpu(1);
+  VulkanBackend vk(device());
+  UpdaterConfig burst = test::monty_config(UpdaterKind::BurstSampling);
+  burst.burst.sampling_burst_duration = 2;
+  for (HypothesisBackend* b : std::initializer_list<HypothesisBackend*>{&cpu, &vk}) {
+    add_voting_world(*b);
+    b->add_learning_module(burst, {1});
+    std::vector<std::vector<int>> matrix = kVoteMatrix;
+    matrix.push_back({});  // LM 3 neither sends nor receives
+    b->set_votes(matrix, {0.7, 1});
+    b->set_groups({{0, 1, 2}, {3}});
+  }
+  for (int step = 0; step < 6; ++step) {
+    std::vector<StepInput> inputs = voting_inputs(step);
+    inputs.push_back(test::random_input(3, 900 + uint64_t(step), step == 0));  // no location: it does not vote
+    for (HypothesisBackend* b : std::initializer_list<HypothesisBackend*>{&cpu, &vk}) b->dispatch(inputs);
+    for (HypothesisBackend* b : std::initializer_list<HypothesisBackend*>{&cpu, &vk}) b->wait();
+    for (auto [lm, g] : {std::pair{0, 0}, std::pair{0, 1}, std::pair{1, 1}, std::pair{1, 0}, std::pair{2, 0}}) {
+      INFO("step " << step << " LM " << lm << " graph " << g);
+      expect_close(vk.hypotheses(lm, g).evidence, cpu.hypotheses(lm, g).evidence, kVulkanEvidenceTolerance, "evidence");
+    }
+    INFO("step " << step << " LM 3");
+    expect_burst_matches(vk, cpu, 3, 1);
+  }
+  CHECK(vk.group_count() == 2);
+  CHECK(vk.program(0)->votes);
+  CHECK_FALSE(vk.program(1)->votes);  // a group without votes has no vote stages
+  expect_no_validation_messages();
+}
