@@ -94,19 +94,11 @@ void VulkanBackend::set_row_placement(RowPlacement placement) {
 // grouping again is allowed at any time).
 void VulkanBackend::set_groups(const std::vector<std::vector<int>>& groups) {
   require_idle("set_groups");
-  host_.set_groups(groups);  // validates: LMs in range, none in two groups
-  const std::vector<std::vector<int>> previous = partition();
-  const std::vector<std::vector<int>> before = group_lists_;
+  host_.set_groups(groups);  // validates: LMs in range, none in two groups (the host runs no step)
+  const bool same = partition(groups) == partition(group_lists_);
+  if (!same) require_setup_allowed("set_groups");
   group_lists_ = groups;
-  if (partition() == previous) return;
-  try {
-    require_setup_allowed("set_groups");
-  } catch (...) {
-    group_lists_ = before;
-    host_.set_groups(before);
-    throw;
-  }
-  dirty_ = true;
+  dirty_ = dirty_ || !same;
 }
 
 // The votes are stages of the programs, so a change re-records them: like the other set-up
@@ -127,7 +119,7 @@ void VulkanBackend::set_votes(const std::vector<std::vector<int>>& senders_of, c
 // A vote passes between stages of one program, so a receiver and its senders share a group.
 void VulkanBackend::require_votes_within_groups() const {
   std::vector<size_t> group_of(lms_.size(), 0);
-  const auto groups = partition();
+  const auto groups = partition(group_lists_);
   for (size_t g = 0; g < groups.size(); ++g)
     for (int lm : groups[g]) group_of[size_t(lm)] = g;
   for (size_t i = 0; i < senders_of_.size(); ++i)
@@ -139,10 +131,10 @@ void VulkanBackend::require_votes_within_groups() const {
 
 // The programs' LM lists: the groups as set (empty ones dropped), then the LMs no group names,
 // together; without groups, one list of every LM.
-std::vector<std::vector<int>> VulkanBackend::partition() const {
+std::vector<std::vector<int>> VulkanBackend::partition(const std::vector<std::vector<int>>& lists) const {
   std::vector<std::vector<int>> out;
   std::vector<uint8_t> listed(lms_.size(), 0);
-  for (const auto& g : group_lists_) {
+  for (const auto& g : lists) {
     if (g.empty()) continue;
     out.push_back(g);
     for (int lm : g) listed[size_t(lm)] = 1;
@@ -189,7 +181,7 @@ void VulkanBackend::ensure_program() {
   if (!dirty_ && !groups_.empty()) return;
   groups_.clear();
   lm_slot_.assign(lms_.size(), {0, 0});
-  for (const std::vector<int>& members : partition()) {
+  for (const std::vector<int>& members : partition(group_lists_)) {
     std::vector<DeviceLm> lms;
     for (int m : members) {
       lm_slot_[size_t(m)] = {uint32_t(groups_.size()), uint32_t(lms.size())};

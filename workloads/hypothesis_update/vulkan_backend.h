@@ -103,7 +103,7 @@ class VulkanBackend final : public HypothesisBackend {
   };
 
   void validate(const std::vector<StepInput>& inputs) const;
-  std::vector<std::vector<int>> partition() const;
+  std::vector<std::vector<int>> partition(const std::vector<std::vector<int>>& lists) const;
   void ensure_program();
   void write_inputs(Group& group, const std::vector<StepInput>& inputs);
   void write_vote_locations(Group& group, const std::vector<StepInput>& inputs);
