@@ -221,6 +221,64 @@ Result threshold_modes_vs_cpu(Device& dev) {
                       worst);
 }
 
+// Monty's votes (votes.h) between three LMs walking the same object at different nodes, each
+// sensing its node's position as its body-frame location: every LM hears the other two, one of
+// them averages (past + present weight 1). 8 steps with a no-op step for LM 2, device against the
+// float64 CPU backend: evidence 1e-4, the most likely hypothesis identical.
+Result votes_vs_cpu(Device& dev) {
+  CpuBackend cpu(1), unvoted(1);
+  VulkanBackend vk(dev);
+  UpdaterConfig c;
+  c.threshold = ThresholdConfig::parse("all");
+  c.features = monty_features();
+  c.curvature_feature = 1;
+  UpdaterConfig averaging = c;
+  averaging.past_weight = 0.5, averaging.present_weight = 0.5;
+  const ObjectGraph a = sphere_surface_graph("a", 240, 4), b = sphere_surface_graph("b", 200, 5);
+  for (HypothesisBackend* be : {static_cast<HypothesisBackend*>(&cpu), static_cast<HypothesisBackend*>(&vk),
+                                static_cast<HypothesisBackend*>(&unvoted)}) {
+    be->add_graph(a);
+    be->add_graph(b);
+    be->add_learning_module(c, {0, 1});
+    be->add_learning_module(c, {1, 0});
+    be->add_learning_module(averaging, {0});
+    if (be != &unvoted) be->set_votes({{1, 2}, {0, 2}, {0, 1}}, {0.5, 1});
+  }
+  double worst = 0;
+  size_t voted = 0;  // hypotheses whose first-step evidence the vote changed
+  for (int step = 0; step < 8; ++step) {
+    std::vector<StepInput> inputs;
+    for (int lm = 0; lm < 3; ++lm) {
+      if (lm == 2 && step == 4) continue;
+      StepInput in = sensed_step(a, lm, step, 7);
+      const size_t node = size_t(step * 17 + lm * 7) % a.num_nodes;
+      in.sensed_location = std::array<double, 3>{a.pos[node * 3], a.pos[node * 3 + 1], a.pos[node * 3 + 2]};
+      inputs.push_back(in);
+    }
+    for (HypothesisBackend* be : {static_cast<HypothesisBackend*>(&cpu), static_cast<HypothesisBackend*>(&vk),
+                                  static_cast<HypothesisBackend*>(&unvoted)})
+      be->dispatch(inputs);
+    cpu.wait(), vk.wait(), unvoted.wait();
+    for (auto [lm, g] : {std::pair{0, 0}, std::pair{0, 1}, std::pair{1, 0}, std::pair{1, 1}, std::pair{2, 0}}) {
+      const std::string where = "step " + std::to_string(step) + " LM " + std::to_string(lm) + " graph " + std::to_string(g);
+      const HypothesisArrays x = vk.hypotheses(lm, g), r = cpu.hypotheses(lm, g);
+      if (x.size() != r.size()) return Result::fail(where + ": hypothesis count differs");
+      for (size_t h = 0; h < x.size(); ++h) {
+        const double e = std::abs(x.evidence[h] - r.evidence[h]);
+        worst = std::max(worst, e);
+        if (!(e <= kVulkanEvidenceTolerance)) return Result::fail(where + ": evidence error " + str(e), e);
+        if (step == 0) voted += r.evidence[h] != unvoted.hypotheses(lm, g).evidence[h];
+      }
+    }
+    for (int lm = 0; lm < 3; ++lm)
+      if (vk.most_likely(lm).graph != cpu.most_likely(lm).graph || vk.most_likely(lm).hypothesis != cpu.most_likely(lm).hypothesis)
+        return Result::fail("step " + std::to_string(step) + " LM " + std::to_string(lm) + ": most likely hypothesis differs");
+  }
+  if (voted == 0) return Result::fail("no vote changed any evidence: the case did not exercise voting");
+  return Result::pass("8 steps, 3 LMs voting over 2 graphs, " + std::to_string(voted) + " first-step evidences voted on",
+                      worst);
+}
+
 }  // namespace
 
 std::vector<Case> hypothesis_update_cases() {
@@ -234,6 +292,8 @@ std::vector<Case> hypothesis_update_cases() {
                    "vulkan_tolerance.h: thresholds and evidence 1e-4 abs (1.1e-3 aligned-vector band for <= 1 in 1000), "
                    "tested counts exact",
                    threshold_modes_vs_cpu});
+  cases.push_back({"hypothesis_update.votes_vs_cpu",
+                   "vulkan_tolerance.h: evidence 1e-4 abs after the votes, most likely hypothesis exact", votes_vs_cpu});
   return cases;
 }
 

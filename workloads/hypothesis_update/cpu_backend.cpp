@@ -1,7 +1,7 @@
 // The native CPU backend: hypotheses live in host vectors; dispatch validates and starts the step
 // on a coordinator thread, which fans each phase out over (LM, graph) pairs and hypothesis blocks.
 #include "cpu_backend.h"
-
+#include "votes.h"
 #include "step_validation.h"
 
 #include <weft/error.h>
@@ -137,9 +137,19 @@ void CpuBackend::require_idle(const char* what) const {
   if (pending_) bad(std::string(what) + ": a dispatched step is still pending; call wait() first");
 }
 
+void CpuBackend::set_votes(const std::vector<std::vector<int>>& senders_of, const VoteOptions& options) {
+  require_idle("set_votes");
+  validate_vote_matrix(senders_of, lms_.size());
+  options.validate();
+  senders_of_ = senders_of;
+  vote_options_ = options;
+}
+
 void CpuBackend::validate(const std::vector<StepInput>& inputs) const {
+  validate_vote_matrix(senders_of_, lms_.size());  // LMs added since set_votes
+  const std::vector<uint8_t> votes = voting_lms(senders_of_, lms_.size());
   std::vector<LmInputState> states;
-  for (const auto& lm : lms_) states.push_back({&lm->config, lm->started});
+  for (size_t m = 0; m < lms_.size(); ++m) states.push_back({&lms_[m]->config, lms_[m]->started, votes[m] != 0});
   validate_step_inputs(inputs, states);
 }
 
@@ -239,6 +249,7 @@ void CpuBackend::run_step(const std::vector<StepInput>& inputs) {
   });
   phase_end("finish");
 
+  run_votes(input_of);
   for (size_t lm = 0; lm < lms_.size(); ++lm) {
     if (!input_of[lm]) continue;
     LmState& state = *lms_[lm];
@@ -252,6 +263,37 @@ void CpuBackend::run_step(const std::vector<StepInput>& inputs) {
 std::vector<PhaseTime> CpuBackend::last_step_phases() const {
   require_idle("last_step_phases");
   return phases_;
+}
+
+// Monty's _vote after the step's evidence updates: every LM with input sends its votes (from its
+// updated evidence), then every LM with input receives its senders' votes on the graphs it holds.
+void CpuBackend::run_votes(const std::vector<const StepInput*>& input_of) {
+  if (senders_of_.empty()) return;
+  std::vector<std::vector<VoteSet>> sent(lms_.size());
+  for (size_t j = 0; j < lms_.size(); ++j) {
+    if (!input_of[j]) continue;
+    std::vector<VoteSource> graphs;
+    for (const GraphSpace& s : lms_[j]->spaces) graphs.push_back({&s.evidence, &s.locations, &s.rotations});
+    sent[j] = make_votes(graphs, vote_options_.vote_evidence_threshold);
+  }
+  for (size_t i = 0; i < lms_.size(); ++i) {
+    if (!input_of[i] || senders_of_[i].empty()) continue;  // a non-voting LM may have no location
+    LmState& receiver = *lms_[i];
+    const VoteReceiver how{receiver.config.max_match_distance, vote_options_.vote_weight,
+                           receiver.config.past_weight + receiver.config.present_weight == 1};
+    const auto& here = *input_of[i]->sensed_location;
+    for (GraphSpace& s : receiver.spaces) {
+      std::vector<IncomingVotes> incoming;
+      for (int j : senders_of_[i]) {
+        if (!input_of[size_t(j)]) continue;
+        const auto it = lms_[size_t(j)]->local.find(s.graph);
+        if (it == lms_[size_t(j)]->local.end() || sent[size_t(j)][it->second].size() == 0) continue;
+        const auto& there = *input_of[size_t(j)]->sensed_location;
+        incoming.push_back({&sent[size_t(j)][it->second], {here[0] - there[0], here[1] - there[1], here[2] - there[2]}});
+      }
+      if (!incoming.empty()) apply_votes(s.evidence, s.locations, incoming, how);
+    }
+  }
 }
 
 // Global argmax over the LM's graphs: the first graph (in the LM's order) holding the largest

@@ -39,6 +39,7 @@ class CpuBackend final : public HypothesisBackend {
   int add_graph(const ObjectGraph& graph) override;
   int add_learning_module(const UpdaterConfig& config, const std::vector<int>& graph_ids) override;
   void set_groups(const std::vector<std::vector<int>>& groups) override;
+  void set_votes(const std::vector<std::vector<int>>& senders_of, const VoteOptions& options = {}) override;
   void reset_episode() override;
 
   void dispatch(const std::vector<StepInput>& inputs) override;
@@ -77,6 +78,7 @@ class CpuBackend final : public HypothesisBackend {
   void validate(const std::vector<StepInput>& inputs) const;
   std::vector<int> lm_order() const;
   void run_step(const std::vector<StepInput>& inputs);
+  void run_votes(const std::vector<const StepInput*>& input_of);
   static void update_most_likely(LmState& lm);
   const GraphSpace& space(int lm, int graph) const;
 
@@ -87,6 +89,8 @@ class CpuBackend final : public HypothesisBackend {
   std::map<std::tuple<int, int, double>, std::unique_ptr<NeighbourLists>> lists_;
   std::vector<std::unique_ptr<LmState>> lms_;
   std::vector<std::vector<int>> groups_;
+  std::vector<std::vector<int>> senders_of_;  // the vote matrix; empty: no voting
+  VoteOptions vote_options_;
   // The step runs on one long-lived coordinator thread (a thread per dispatch costs ~50 µs,
   // a sizeable part of a small step); it fans the phases out over the pool.
   void coordinator_loop();

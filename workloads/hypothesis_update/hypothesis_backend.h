@@ -3,14 +3,16 @@
 //   auto backend = weft::hypothesis_update::make_cpu_backend();
 //   int cyl = backend->add_graph(graph);                  // object models upload once
 //   int lm = backend->add_learning_module(config, {cyl}); // hypotheses live in the backend
-//   backend->set_groups({{lm0, lm1}, {lm2}});             // a batching hint, list of lists
+//   backend->set_groups({{lm0, lm1}, {lm2}});             // LM groups, list of lists
+//   backend->set_votes({{1}, {0}, {}});                   // optional: LM 0 and 1 vote for each other
 //   backend->dispatch(inputs);  // non-blocking; LMs without an input are no-ops this step
 //   backend->wait();            // once, for everything dispatched
 //   backend->hypotheses(lm, cyl); backend->most_likely(lm); ...
 //
-// A Vulkan backend implements the same class: dispatch records and submits one command buffer
-// for all groups (a group may be stacked into one batched dispatch), wait blocks on its fence,
-// and the read calls copy only the requested results back. Nothing here assumes host memory.
+// A Vulkan backend implements the same class: dispatch submits one command buffer per group (a
+// group's LMs stacked into the same dispatches), wait joins them all, and the read calls copy
+// only the requested results back. Groups never change an LM's results. Nothing here assumes
+// host memory.
 #pragma once
 
 #include <memory>
@@ -29,6 +31,12 @@ class HypothesisBackend {
   virtual int add_graph(const ObjectGraph& graph) = 0;
   virtual int add_learning_module(const UpdaterConfig& config, const std::vector<int>& graph_ids) = 0;
   virtual void set_groups(const std::vector<std::vector<int>>& groups) = 0;
+  // Monty's voting (votes.h), run after every step's evidence update: senders_of[i] lists the
+  // LMs whose votes LM i receives (Monty's lm_to_lm_vote_matrix); empty: no voting (default).
+  // An LM with input in a step sends (and, when it has senders, receives) and then needs
+  // StepInput::sensed_location; an LM without input neither sends nor receives. BadInput for a
+  // malformed matrix (validate_vote_matrix) or options.
+  virtual void set_votes(const std::vector<std::vector<int>>& senders_of, const VoteOptions& options = {}) = 0;
   // Drops every LM's hypotheses and trackers (a new episode); graphs and configs stay.
   virtual void reset_episode() = 0;
 

@@ -101,4 +101,9 @@ void UpdaterConfig::validate() const {
   }
 }
 
+void VoteOptions::validate() const {
+  if (!std::isfinite(vote_evidence_threshold)) fail(ErrorCode::BadInput, "VoteOptions: vote_evidence_threshold must be finite");
+  if (!std::isfinite(vote_weight)) fail(ErrorCode::BadInput, "VoteOptions: vote_weight must be finite");
+}
+
 }  // namespace weft::hypothesis_update

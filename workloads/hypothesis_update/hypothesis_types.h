@@ -101,6 +101,22 @@ struct StepInput {
   int lm = -1;
   std::optional<std::array<double, 3>> displacement;  // absent on an LM's first step
   std::vector<ChannelInput> channels;                 // 1..max_channels
+  // Channel 0's sensed location relative to the body (Monty's sensed_pose_rel_body[0]): the
+  // votes between LMs are displaced by the difference of two LMs' locations. Required when the
+  // LM votes (set_votes), unused otherwise.
+  std::optional<std::array<double, 3>> sensed_location;
+};
+
+// Monty's voting between LMs (EvidenceGraphLM send_out_vote / receive_votes), one setting for
+// every LM of the backend.
+struct VoteOptions {
+  // Votes are the hypotheses whose evidence, scaled into [-1, 1] over all the sender's graphs,
+  // is above this.
+  double vote_evidence_threshold = 0.8;
+  // A received vote adds vote_weight x its scaled evidence (or, for an LM whose past_weight +
+  // present_weight == 1, averages with weights 1 and vote_weight).
+  double vote_weight = 1;
+  void validate() const;  // BadInput: non-finite values
 };
 
 // A graph's hypotheses after a step; index h runs over hypotheses in backend order.

@@ -36,6 +36,10 @@ void validate_step_inputs(const std::vector<StepInput>& inputs, const std::vecto
       require_finite(in.displacement->data(), 3, where + " displacement");
     else if (lm.started)
       bad(where + ": displacement is required after the LM's first step");
+    if (in.sensed_location)
+      require_finite(in.sensed_location->data(), 3, where + " sensed_location");
+    else if (lm.votes)
+      bad(where + ": sensed_location is required: the LM votes (set_votes)");
     for (size_t ch = 0; ch < in.channels.size(); ++ch) {
       const ChannelInput& ci = in.channels[ch];
       const std::string cw = where + " channel " + std::to_string(ch);

@@ -6,6 +6,7 @@
 
 #include "evidence_math.h"
 #include "step_validation.h"
+#include "votes.h"
 
 namespace weft::hypothesis_update {
 
@@ -95,18 +96,70 @@ void VulkanBackend::set_neighbour_lists(bool on) {
   neighbour_lists_ = on;
 }
 
-// Every LM (hence every group) is stacked into the same dispatches, so groups change nothing on
-// the device; they are validated like the CPU backend does.
+// Each group gets a program of its own, so a new grouping re-records them, which drops the
+// running LMs' device state: like the other set-up calls it waits for a new episode (the same
+// grouping again is allowed at any time).
 void VulkanBackend::set_groups(const std::vector<std::vector<int>>& groups) {
   require_idle("set_groups");
-  host_.set_groups(groups);
+  host_.set_groups(groups);  // validates: LMs in range, none in two groups (the host runs no step)
+  const bool same = partition(groups) == partition(group_lists_);
+  if (!same) require_setup_allowed("set_groups");
+  group_lists_ = groups;
+  dirty_ = dirty_ || !same;
+}
+
+// The votes are stages of the programs, so a change re-records them: like the other set-up
+// calls it waits for a new episode (the same votes again are accepted at any time).
+void VulkanBackend::set_votes(const std::vector<std::vector<int>>& senders_of, const VoteOptions& options) {
+  require_idle("set_votes");
+  validate_vote_matrix(senders_of, lms_.size());
+  options.validate();
+  const bool same = senders_of == senders_of_ && options.vote_evidence_threshold == vote_options_.vote_evidence_threshold &&
+                    options.vote_weight == vote_options_.vote_weight;
+  if (same) return;
+  require_setup_allowed("set_votes");
+  senders_of_ = senders_of;
+  vote_options_ = options;
+  dirty_ = true;
+}
+
+// A vote passes between stages of one program, so a receiver and its senders share a group.
+void VulkanBackend::require_votes_within_groups() const {
+  std::vector<size_t> group_of(lms_.size(), 0);
+  const auto groups = partition(group_lists_);
+  for (size_t g = 0; g < groups.size(); ++g)
+    for (int lm : groups[g]) group_of[size_t(lm)] = g;
+  for (size_t i = 0; i < senders_of_.size(); ++i)
+    for (int j : senders_of_[i])
+      if (group_of[size_t(j)] != group_of[i])
+        bad("vulkan backend: LM " + std::to_string(i) + " receives votes from LM " + std::to_string(j) +
+            " of another group; votes pass within one group's program (put them in one group)");
+}
+
+// The programs' LM lists: the groups as set (empty ones dropped), then the LMs no group names,
+// together; without groups, one list of every LM.
+std::vector<std::vector<int>> VulkanBackend::partition(const std::vector<std::vector<int>>& lists) const {
+  std::vector<std::vector<int>> out;
+  std::vector<uint8_t> listed(lms_.size(), 0);
+  for (const auto& g : lists) {
+    if (g.empty()) continue;
+    out.push_back(g);
+    for (int lm : g) listed[size_t(lm)] = 1;
+  }
+  std::vector<int> rest;
+  for (size_t lm = 0; lm < lms_.size(); ++lm)
+    if (!listed[lm]) rest.push_back(int(lm));
+  if (!rest.empty()) out.push_back(std::move(rest));
+  return out;
 }
 
 void VulkanBackend::reset_episode() {
   require_idle("reset_episode");
   host_.reset_episode();
   for (auto& lm : lms_) lm->started = false, lm->updated = false;
-  if (program_.exe && !dirty_) reset_program_state(program_);
+  if (dirty_) return;
+  for (Group& g : groups_)
+    if (g.program.exe) reset_program_state(g.program);
 }
 
 void VulkanBackend::require_idle(const char* what) const {
@@ -123,23 +176,34 @@ void VulkanBackend::require_setup_allowed(const char* what) const {
 }
 
 void VulkanBackend::validate(const std::vector<StepInput>& inputs) const {
+  validate_vote_matrix(senders_of_, lms_.size());  // LMs added since set_votes
+  require_votes_within_groups();
+  const std::vector<uint8_t> votes = voting_lms(senders_of_, lms_.size());
   std::vector<LmInputState> states;
-  for (const auto& lm : lms_) states.push_back({&lm->config, lm->started});
+  for (size_t m = 0; m < lms_.size(); ++m) states.push_back({&lms_[m]->config, lms_[m]->started, votes[m] != 0});
   validate_step_inputs(inputs, states);
 }
 
 void VulkanBackend::ensure_program() {
-  if (!dirty_ && program_.exe) return;
-  std::vector<DeviceLm> lms;
-  for (const auto& lm : lms_) {
-    DeviceLm d;
-    d.config = &lm->config;
-    for (int g : lm->graph_ids) d.graphs.push_back(graphs_[size_t(g)]);
-    lms.push_back(std::move(d));
+  if (!dirty_ && !groups_.empty()) return;
+  groups_.clear();
+  lm_slot_.assign(lms_.size(), {0, 0});
+  for (const std::vector<int>& members : partition(group_lists_)) {
+    std::vector<DeviceLm> lms;
+    for (int m : members) {
+      lm_slot_[size_t(m)] = {uint32_t(groups_.size()), uint32_t(lms.size())};
+      DeviceLm d;
+      d.config = &lms_[size_t(m)]->config;
+      for (int g : lms_[size_t(m)]->graph_ids) d.graphs.push_back(graphs_[size_t(g)]);
+      lms.push_back(std::move(d));
+    }
+    for (size_t i = 0; i < members.size() && !senders_of_.empty(); ++i)  // same group: checked in validate
+      for (int j : senders_of_[size_t(members[i])]) lms[i].vote_senders.push_back(lm_slot_[size_t(j)].second);
+    Group& group = groups_.emplace_back();
+    group.lms = members;
+    group.program = build_backend_program(device_, lms, trace_, capacity_per_node_, row_width_, row_placement_,
+                                          &vote_options_, neighbour_lists_);
   }
-  program_ = {};
-  program_ = build_backend_program(device_, lms, trace_, capacity_per_node_, row_width_, row_placement_,
-                                   neighbour_lists_);
   ++programs_recorded_;
   dirty_ = false;
 }
@@ -148,12 +212,14 @@ void VulkanBackend::ensure_program() {
 // the number J of sensed frames, per channel the sensed normal and first curvature direction,
 // pose_fully_defined, the curvature scale and the features, and channel 0's sensed frames
 // (spec §3.4; a function of the sensed pose alone).
-void VulkanBackend::write_inputs(const std::vector<StepInput>& inputs) {
-  const uint32_t stride = program_.input_stride;
-  std::vector<uint32_t> words(lms_.size() * stride, 0);
+void VulkanBackend::write_inputs(Group& group, const std::vector<StepInput>& inputs) {
+  const BackendProgram& program = group.program;
+  const uint32_t stride = program.input_stride;
+  std::vector<uint32_t> words(group.lms.size() * stride, 0);
   for (const StepInput& in : inputs) {
+    if (&groups_[lm_slot_[size_t(in.lm)].first] != &group) continue;
     const LmState& lm = *lms_[size_t(in.lm)];
-    uint32_t* w = words.data() + size_t(in.lm) * stride;
+    uint32_t* w = words.data() + size_t(lm_slot_[size_t(in.lm)].second) * stride;
     if (in.displacement)
       for (int i = 0; i < 3; ++i) w[i] = f32_bits(float((*in.displacement)[size_t(i)]));
     w[kHypInChannels] = uint32_t(in.channels.size());
@@ -171,39 +237,68 @@ void VulkanBackend::write_inputs(const std::vector<StepInput>& inputs) {
     const std::vector<Mat3> frames =
         sensed_frames(first.pose_vectors, first.pose_fully_defined, lm.config.umbilical_num_poses);
     w[kHypInJ] = uint32_t(frames.size());
-    uint32_t* fw = w + kHypInputHeader + program_.max_channels * kHypChannelWords;
+    uint32_t* fw = w + kHypInputHeader + program.max_channels * kHypChannelWords;
     for (size_t j = 0; j < frames.size(); ++j)
       for (int i = 0; i < 9; ++i) fw[j * 9 + size_t(i)] = f32_bits(float(frames[j][size_t(i)]));
   }
-  program_.exe->write_segment(Binding::Globals, "input", words.data(), words.size() * 4);
+  program.exe->write_segment(Binding::Globals, "input", words.data(), words.size() * 4);
+  if (program.votes) write_vote_locations(group, inputs);
+}
+
+// Channel 0's sensed location per LM of the group (the votes' displacements), float32.
+void VulkanBackend::write_vote_locations(Group& group, const std::vector<StepInput>& inputs) {
+  std::vector<float> where(group.lms.size() * 4, 0.0f);
+  for (const StepInput& in : inputs) {
+    if (&groups_[lm_slot_[size_t(in.lm)].first] != &group || !in.sensed_location) continue;
+    for (int i = 0; i < 3; ++i) where[lm_slot_[size_t(in.lm)].second * 4 + size_t(i)] = float((*in.sensed_location)[size_t(i)]);
+  }
+  group.program.exe->write_segment(Binding::Globals, "vote_loc", where.data(), where.size() * 4);
 }
 
 void VulkanBackend::dispatch(const std::vector<StepInput>& inputs) {
   require_idle("dispatch");
   validate(inputs);
   ensure_program();
-  write_inputs(inputs);
+  for (Group& g : groups_) write_inputs(g, inputs);
   for (auto& lm : lms_) lm->updated = false;
   for (const StepInput& in : inputs) lms_[size_t(in.lm)]->updated = true, lms_[size_t(in.lm)]->started = true;
-  ticket_ = program_.exe->submit();  // non-blocking: one submission for every LM
+  // Non-blocking: one submission per group, each with its own timeline value; every group runs
+  // every step (an LM without input is a no-op inside its program), as the ungrouped program does.
+  for (Group& g : groups_) g.ticket = g.program.exe->submit();
   pending_ = true;
 }
 
+// The join: every group's submission is waited for (a failed one does not leave the others in
+// flight), then the first failure is rethrown, then any capacity overflow.
 void VulkanBackend::wait() {
   if (!pending_) return;
   pending_ = false;
-  program_.exe->wait(*ticket_).throw_if_failed();
-  ticket_.reset();
-  const auto state = read_rows<uint32_t>(*program_.exe, "lmstate", 0, uint32_t(lms_.size()), kHypLmStateWords);
-  for (size_t m = 0; m < lms_.size(); ++m)
+  std::optional<Status> failed;
+  for (Group& g : groups_) {
+    Status s = g.program.exe->wait(*g.ticket);
+    g.ticket.reset();
+    if (!s && !failed) failed = std::move(s);
+  }
+  if (failed) failed->throw_if_failed();
+  for (const Group& g : groups_) check_overflow(g);
+}
+
+void VulkanBackend::check_overflow(const Group& group) {
+  Executable& x = *group.program.exe;
+  const auto state = read_rows<uint32_t>(x, "lmstate", 0, uint32_t(group.lms.size()), kHypLmStateWords);
+  for (size_t m = 0; m < group.lms.size(); ++m)
     if (state[m * kHypLmStateWords + kHypLmOverflow] != 0) {
       const uint32_t zero = 0;
-      program_.exe->write_segment(Binding::Globals, "lmstate", &zero, 4,
-                                  (m * kHypLmStateWords + kHypLmOverflow) * 4);
-      fail(ErrorCode::OutOfMemory, "vulkan backend: LM " + std::to_string(m) +
+      x.write_segment(Binding::Globals, "lmstate", &zero, 4, (m * kHypLmStateWords + kHypLmOverflow) * 4);
+      fail(ErrorCode::OutOfMemory, "vulkan backend: LM " + std::to_string(group.lms[m]) +
                                        " needed more hypothesis rows than a graph's capacity; its new "
                                        "hypotheses were not added (raise set_capacity_per_node)");
     }
+}
+
+VulkanBackend::Placement VulkanBackend::placed(int lm) const {
+  const auto [group, local] = lm_slot_[size_t(lm)];
+  return {&groups_[group].program, local};
 }
 
 const VulkanBackend::LmState& VulkanBackend::lm_at(int lm, const char* what) const {
@@ -219,12 +314,15 @@ size_t VulkanBackend::local_graph(const LmState& lm, int graph, const char* what
   bad(std::string(what) + ": the LM does not hold graph id " + std::to_string(graph));
 }
 
-std::vector<uint32_t> VulkanBackend::stats(uint32_t s) const {
-  return read_rows<uint32_t>(*program_.exe, "stats", s, 1, kHypStatsWords);
+std::vector<uint32_t> VulkanBackend::stats(int lm, size_t local_graph) const {
+  const Placement p = placed(lm);
+  return read_rows<uint32_t>(*p.program->exe, "stats", p.program->space_of_lm[p.local] + uint32_t(local_graph), 1,
+                             kHypStatsWords);
 }
 
 std::vector<uint32_t> VulkanBackend::lm_state(int lm) const {
-  return read_rows<uint32_t>(*program_.exe, "lmstate", uint32_t(lm), 1, kHypLmStateWords);
+  const Placement p = placed(lm);
+  return read_rows<uint32_t>(*p.program->exe, "lmstate", p.local, 1, kHypLmStateWords);
 }
 
 HypothesisArrays VulkanBackend::hypotheses(int lm_id, int graph) const {
@@ -232,9 +330,9 @@ HypothesisArrays VulkanBackend::hypotheses(int lm_id, int graph) const {
   const size_t g = local_graph(lm, graph, "hypotheses");
   HypothesisArrays out;
   if (!lm.started) return out;
-  const uint32_t s = space(lm_id, g);
-  Executable& x = *program_.exe;
-  const uint32_t row = program_.row_offset[s], n = stats(s)[kHypStatCount];
+  const Placement p = placed(lm_id);
+  Executable& x = *p.program->exe;
+  const uint32_t row = p.program->row_offset[p.program->space_of_lm[p.local] + g], n = stats(lm_id, g)[kHypStatCount];
   const auto e = read_rows<float>(x, "E", row, n, 1);
   const auto l = read_rows<float>(x, "L", row, n, 3);
   const auto r = read_rows<float>(x, "R", row, n, 9);
@@ -251,7 +349,7 @@ GraphStepInfo VulkanBackend::step_info(int lm_id, int graph) const {
   GraphStepInfo info;
   info.updated = lm.updated;
   if (!lm.started) return info;
-  const auto st = stats(space(lm_id, g));
+  const auto st = stats(lm_id, g);
   info.threshold = bits_f32(st[kHypStatThreshold]);
   info.prediction_error = bits_f32(st[kHypStatPredictionError]);
   info.tested = st[kHypStatTested];
@@ -263,11 +361,11 @@ BurstTelemetry VulkanBackend::burst_telemetry(int lm_id, int graph) const {
   const size_t g = local_graph(lm, graph, "burst_telemetry");
   BurstTelemetry t;
   if (!lm.started || lm.config.kind != UpdaterKind::BurstSampling) return t;
-  const uint32_t s = space(lm_id, g);
-  Executable& x = *program_.exe;
-  const auto st = stats(s);
+  const Placement p = placed(lm_id);
+  Executable& x = *p.program->exe;
+  const auto st = stats(lm_id, g);
   const auto ms = lm_state(lm_id);
-  const uint32_t row = program_.row_offset[s];
+  const uint32_t row = p.program->row_offset[p.program->space_of_lm[p.local] + g];
   const uint32_t retained = st[kHypStatRetained], added = st[kHypStatAdded], count = st[kHypStatCount];
   for (uint32_t i = 0; i < added; ++i) t.added_ids.push_back(int64_t(retained + i));
   for (uint32_t id : read_rows<uint32_t>(x, "removed", row, st[kHypStatRemoved], 1)) t.removed_ids.push_back(id);
@@ -288,22 +386,25 @@ MostLikely VulkanBackend::most_likely(int lm_id) const {
 
 const ObjectGraph& VulkanBackend::graph(int id) const { return host_.graph(id); }
 
-Timings VulkanBackend::last_step_timings() const {
+Timings VulkanBackend::last_step_timings(size_t group) const {
   require_idle("last_step_timings");
-  return program_.exe ? program_.exe->timings() : Timings{};
+  const BackendProgram* p = program(group);
+  return p ? p->exe->timings() : Timings{};
 }
 
 ChannelEvidence VulkanBackend::last_channel_evidence(int lm_id, int graph, size_t channel) const {
   const LmState& lm = lm_at(lm_id, "last_channel_evidence");
   const size_t g = local_graph(lm, graph, "last_channel_evidence");
   ChannelEvidence out;
-  if (!lm.started || channel >= program_.max_channels) return out;
-  const uint32_t s = space(lm_id, g);
-  Executable& x = *program_.exe;
-  const uint32_t row = program_.row_offset[s], n = stats(s)[kHypStatRetained];
-  const auto ne = read_rows<float>(x, "new", uint32_t(channel) * std::max(program_.rows, kHypWorkgroup) + row, n, 1);
+  if (!lm.started) return out;
+  const Placement p = placed(lm_id);
+  const BackendProgram& program = *p.program;
+  if (channel >= program.max_channels) return out;
+  Executable& x = *program.exe;
+  const uint32_t row = program.row_offset[program.space_of_lm[p.local] + g], n = stats(lm_id, g)[kHypStatRetained];
+  const auto ne = read_rows<float>(x, "new", uint32_t(channel) * std::max(program.rows, kHypWorkgroup) + row, n, 1);
   std::vector<uint32_t> tr;
-  if (program_.trace && channel == 0) tr = read_rows<uint32_t>(x, "trace", row, n, kHypTraceWords);
+  if (program.trace && channel == 0) tr = read_rows<uint32_t>(x, "trace", row, n, kHypTraceWords);
   const int k = int(std::min<size_t>(size_t(lm.config.max_nneighbors), graphs_[size_t(graph)]->num_nodes));
   for (uint32_t h = 0; h < n; ++h) {
     if (std::isinf(ne[h]) && ne[h] > 0) continue;  // +inf marks an untested hypothesis

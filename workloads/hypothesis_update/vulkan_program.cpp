@@ -46,7 +46,8 @@ uint32_t sampled_nodes(const UpdaterConfig& c, size_t nodes, int j) {
 // Layout block words (L_* in hypothesis_update.glsl).
 enum : uint32_t {
   kE, kL, kR, kNew, kFe, kInput, kStats, kLmState, kTrace, kHist, kAge, kSlope, kKeep, kRemoved, kOrder,
-  kPos, kPose, kPdf, kFeat, kSpaces, kLms, kWgSpace, kRows, kMaxChannels, kHistStride, kGrid, kRowWgs, kNewBlockSlot, kRowGroupsX, kLayoutWords
+  kPos, kPose, kPdf, kFeat, kSpaces, kLms, kWgSpace, kRows, kMaxChannels, kHistStride, kGrid, kRowWgs,
+  kNewBlockSlot, kRowGroupsX, kVotes, kVoteLoc, kVoteSrc, kVoteList, kLayoutWords
 };
 
 std::vector<uint32_t> lm_params(const UpdaterConfig& c) {
@@ -94,6 +95,7 @@ struct HostTables {
   std::map<std::pair<const ObjectGraph*, double>, std::vector<uint32_t>> grids;  // (graph, radius) -> header
   std::vector<uint32_t> list_starts, list_records;  // the neighbour lists, shared by equal searches
   std::map<std::tuple<const ObjectGraph*, int, uint32_t>, std::array<uint32_t, kListHeaderWords>> listed;
+  std::vector<uint32_t> vote_src, vote_list;  // per space (first, count) into the sender spaces
   std::map<const ObjectGraph*, std::pair<uint32_t, uint32_t>> placed;  // -> node offset, feature word offset
   uint32_t fe_words = 0, order_words = 0, max_nodes = 0;
   uint32_t space_count = 0, lm_count = 0;
@@ -200,18 +202,44 @@ void add_space(BackendProgram& bp, HostTables& t, uint32_t m, const UpdaterConfi
   ++t.space_count;
 }
 
+// The vote parameters of LM m: whether it sends to an LM of this program, the threshold, the
+// weight and whether votes average (past_weight + present_weight == 1, as Monty tests it).
+void add_vote_params(std::vector<uint32_t>& p, const std::vector<DeviceLm>& lms, uint32_t m, const VoteOptions& o) {
+  for (const DeviceLm& r : lms)
+    for (uint32_t j : r.vote_senders) p[118] = p[118] || j == m ? 1u : 0u;
+  p[119] = f2u(float(o.vote_evidence_threshold));
+  p[120] = f2u(float(o.vote_weight));
+  p[121] = lms[m].config->past_weight + lms[m].config->present_weight == 1 ? 1u : 0u;
+}
+
+// Per receiving space, its senders' spaces of the same graph, in vote-matrix order.
+void add_vote_sources(BackendProgram& bp, HostTables& t, const std::vector<DeviceLm>& lms) {
+  for (uint32_t m = 0; m < t.lm_count; ++m)
+    for (size_t g = 0; g < lms[m].graphs.size(); ++g) {
+      t.vote_src.push_back(uint32_t(t.vote_list.size()));
+      uint32_t count = 0;
+      for (uint32_t j : lms[m].vote_senders)
+        for (size_t k = 0; k < lms[j].graphs.size(); ++k)
+          if (lms[j].graphs[k] == lms[m].graphs[g]) t.vote_list.push_back(bp.space_of_lm[j] + uint32_t(k)), ++count;
+      t.vote_src.push_back(count);
+    }
+}
+
 // Every LM's table entry and parameters, and a space per (LM, graph) pair in LM order.
-HostTables build_host_tables(BackendProgram& bp, const std::vector<DeviceLm>& lms, double capacity_per_node) {
+HostTables build_host_tables(BackendProgram& bp, const std::vector<DeviceLm>& lms, double capacity_per_node,
+                             const VoteOptions* votes) {
   HostTables t;
   size_for_lms(bp, t, lms);
   for (uint32_t m = 0; m < t.lm_count; ++m) {
     const UpdaterConfig& c = *lms[m].config;
     bp.space_of_lm.push_back(t.space_count);
-    const std::vector<uint32_t> p = lm_params(c);
+    std::vector<uint32_t> p = lm_params(c);
+    if (bp.votes) add_vote_params(p, lms, m, *votes);
     t.lm_table.insert(t.lm_table.end(), {t.space_count, uint32_t(lms[m].graphs.size()), uint32_t(t.params.size()), 0, 0, 0, 0, 0});
     t.params.insert(t.params.end(), p.begin(), p.end());
     for (const ObjectGraph* g : lms[m].graphs) add_space(bp, t, m, c, g, capacity_per_node);
   }
+  if (bp.votes) add_vote_sources(bp, t, lms);
   t.rows = std::max(bp.rows, kHypWorkgroup);
   if (t.wg_space.empty()) t.wg_space.push_back(0);
   return t;
@@ -265,6 +293,12 @@ void add_segments(Program& p, const HostTables& t, const BackendProgram& bp) {
   glob.add("stats", bytes(size_t(S) * kHypStatsWords));
   glob.add("lmstate", bytes(size_t(M) * kHypLmStateWords));
   if (bp.trace) rows("trace", H, kHypTraceWords);
+  if (bp.votes) {  // the vote records sit at their sender's rows; the sensed locations per LM
+    glob.add("votes", uint64_t(H) * kHypVoteWords * 4);
+    glob.add("vote_loc", bytes(size_t(M) * 4));
+    heap.add("vote_src", bytes(t.vote_src.size()));
+    heap.add("vote_list", bytes(t.vote_list.size()));
+  }
   if (bp.burst) {
     rows("hist", H, t.window);
     rows("age", H, 1);
@@ -328,6 +362,10 @@ std::vector<uint32_t> layout_block(const Program& p, const HostTables& t, const 
   layout[kHistStride] = t.window;
   layout[kGrid] = bp.trace ? WEFT_NONE : hw("grid_hdr");
   layout[kRowWgs] = uint32_t(t.wg_space.size());
+  layout[kVotes] = bp.votes ? gw("votes") : WEFT_NONE;
+  layout[kVoteLoc] = bp.votes ? gw("vote_loc") : WEFT_NONE;
+  layout[kVoteSrc] = bp.votes ? hw("vote_src") : WEFT_NONE;
+  layout[kVoteList] = bp.votes ? hw("vote_list") : WEFT_NONE;
   return layout;
 }
 
@@ -416,6 +454,10 @@ void add_stages(Program& p, const std::vector<DeviceLm>& lms, const BackendProgr
   stage("apply", row_groups);
   stage("new_block", row_groups, true, {}, new_rows);
   if (bp.burst) stage("tracker", row_groups);
+  if (bp.votes) {  // Monty's vote after the update; the most likely hypothesis is taken after it
+    stage("vote_send", {M, 1, 1});
+    stage("vote_receive", row_groups);
+  }
   stage("argmax", {M, 1, 1});
 }
 
@@ -438,6 +480,8 @@ void upload_tables(Executable& exe, const std::vector<uint32_t>& layout, const H
   upload("grid_nodes", t.grid_nodes);
   upload("list_starts", t.list_starts);
   upload("list_records", t.list_records);
+  upload("vote_src", t.vote_src);
+  upload("vote_list", t.vote_list);
 }
 
 // Whether the per-row arrays go far: as asked, or (Auto) when the program with its rows in the
@@ -477,11 +521,12 @@ uint32_t space_capacity(const UpdaterConfig& c, size_t nodes, double capacity_pe
 
 BackendProgram build_backend_program(Device& device, const std::vector<DeviceLm>& lms, bool trace,
                                      double capacity_per_node, uint32_t row_dispatch_width, RowPlacement rows,
-                                     bool neighbour_lists) {
+                                     const VoteOptions* votes, bool neighbour_lists) {
   BackendProgram bp;
   bp.trace = trace;
   bp.neighbour_lists = neighbour_lists;
-  HostTables t = build_host_tables(bp, lms, capacity_per_node);
+  for (const DeviceLm& lm : lms) bp.votes = bp.votes || (votes && !lm.vote_senders.empty());
+  HostTables t = build_host_tables(bp, lms, capacity_per_node, votes);
   bp.far_rows = place_rows_far(device.info(), t, bp, rows);
   Program p("hypothesis_update");
   add_segments(p, t, bp);

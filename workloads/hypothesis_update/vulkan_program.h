@@ -1,6 +1,6 @@
-// The device program of the Vulkan backend: ONE program for every learning module (LM) of the
-// backend, so each stage is a single dispatch over all LMs and all their graphs (and so over
-// every LM group), and dispatch() is one submission. Word layouts mirror
+// A device program of the Vulkan backend: ONE program for the learning modules (LMs) it is given
+// (the backend builds one per LM group), so each stage is a single dispatch over all those LMs
+// and all their graphs, and a group's step is one submission. Word layouts mirror
 // shaders/hypothesis_update.glsl.
 //
 // Spaces: one per (LM, graph) pair, in LM order and, within an LM, in the LM's graph order.
@@ -51,7 +51,11 @@ enum class RowPlacement { Auto, InWindow, Far };
 struct DeviceLm {
   const UpdaterConfig* config = nullptr;
   std::vector<const ObjectGraph*> graphs;
+  std::vector<uint32_t> vote_senders;  // LMs of the same program whose votes it receives (in order)
 };
+
+// Vote record words per row (HYP_VOTE_WORDS): location, rotation, scaled evidence.
+inline constexpr uint32_t kHypVoteWords = 13;
 
 struct BackendProgram {
   std::unique_ptr<Executable> exe;
@@ -66,6 +70,7 @@ struct BackendProgram {
   bool neighbour_lists = true;         // spaces may search neighbour lists (else the grid's cells)
   bool burst = false;                  // some LM samples in bursts (slope tracker arrays exist)
   bool far_rows = false;               // the per-row arrays are far segments (RowPlacement)
+  bool votes = false;                  // some LM receives votes (vote stages and arrays exist)
 };
 
 // BadInput when the config cannot run on the device (too many channels, feature columns, a
@@ -82,9 +87,12 @@ uint32_t space_capacity(const UpdaterConfig& config, size_t nodes, double capaci
 // (device_grid.h), else from the grid's cells: the same nodes either way. Every LM starts with no
 // hypotheses (the caller zeroes the state with reset_program_state). BadInput naming the sizes
 // when what stays in the window (Heap, and Globals with or without the rows) exceeds it.
+// `votes`: the options when some LM has vote_senders (votes.h), run by two stages after the
+// evidence update (vote_send, vote_receive) and before the most likely hypothesis is taken.
 BackendProgram build_backend_program(Device& device, const std::vector<DeviceLm>& lms, bool trace,
                                      double capacity_per_node, uint32_t row_dispatch_width = 32768,
-                                     RowPlacement rows = RowPlacement::Auto, bool neighbour_lists = true);
+                                     RowPlacement rows = RowPlacement::Auto, const VoteOptions* votes = nullptr,
+                                     bool neighbour_lists = true);
 
 // Zeroes every space's counts and every LM's state (a new episode).
 void reset_program_state(BackendProgram& program);

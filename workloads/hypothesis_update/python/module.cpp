@@ -347,6 +347,9 @@ StepInput step_from(int lm, py::handle v, const UpdaterConfig& c) {
         const auto a = as_f64(val, where + ".displacement", {3});
         in.displacement = std::array<double, 3>{a.at(0), a.at(1), a.at(2)};
       }
+    } else if (key == "sensed_location") {  // channel 0's location rel. body, for votes
+      const auto a = as_f64(val, where + ".sensed_location", {3});
+      in.sensed_location = std::array<double, 3>{a.at(0), a.at(1), a.at(2)};
     } else if (key == "channels") {
       if (!py::isinstance<py::list>(val) && !py::isinstance<py::tuple>(val)) bad(where + ".channels: expected a list of dicts");
       size_t i = 0;
@@ -419,6 +422,9 @@ class Backend {
   }
   void reset_episode() {
     call([&](HypothesisBackend& b) { b.reset_episode(); });
+  }
+  void set_votes(const std::vector<std::vector<int>>& senders_of, double threshold, double weight) {
+    call([&](HypothesisBackend& b) { b.set_votes(senders_of, {threshold, weight}); });
   }
 
   void dispatch(const py::dict& inputs) {
@@ -551,6 +557,10 @@ void bind_hypothesis_update(py::module_& m) {
       .def("config", [](const Backend& b, int lm) { return config_to(b.config(lm)); }, py::arg("lm"))
       .def("set_groups", &Backend::set_groups, py::arg("groups"), "A list of lists of LM ids (a batching hint).")
       .def("reset_episode", &Backend::reset_episode)
+      .def("set_votes", &Backend::set_votes, py::arg("senders_of"), py::arg("vote_evidence_threshold") = 0.8,
+           py::arg("vote_weight") = 1.0,
+           "Monty's votes between LMs after each step: senders_of[i] lists the LMs LM i hears (Monty's "
+           "lm_to_lm_vote_matrix; [] turns voting off). A voting LM's input needs 'sensed_location' (3,).")
       .def("dispatch", &Backend::dispatch, py::arg("inputs"),
            "Queues one step: {lm_id: {'displacement': (3,) or None, 'pose_vectors': (3,3), "
            "'pose_fully_defined': bool, 'features': (W,) or {name: array}}} or "

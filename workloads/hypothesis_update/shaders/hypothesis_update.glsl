@@ -50,6 +50,10 @@
 #define L_ROW_WGS 26u    // row workgroups (row stages dispatch them as a 2D grid of at most 32768 wide)
 #define L_NEW_BLOCK_SLOT 27u  // Control word of new_block's dispatch slot (zero groups unless select adds)
 #define L_ROW_GROUPS_X 28u    // the row grid's width, which select writes there
+#define L_VOTES 29u      // votes: Globals word of the vote records (HYP_VOTE_WORDS per row); WEFT_NONE: no votes
+#define L_VOTE_LOC 30u   // votes: Globals word of each LM's sensed location (4 words per LM)
+#define L_VOTE_SRC 31u   // votes: Heap word of each space's (first, count) into the sender-space list
+#define L_VOTE_LIST 32u  // votes: Heap word of the sender-space list
 
 uint lay(uint i) { return heap_u[pc.args.layout_block + i]; }
 
@@ -99,6 +103,10 @@ uint param_u(uint m, uint i) { return heap_u[lmw(m, LM_PARAMS) + i]; }
 #define P_DURATION 115u
 #define P_WINDOW 116u
 #define P_MIN_AGE 117u
+#define P_VOTE_SENDS 118u   // the LM sends votes to an LM of this program
+#define P_VOTE_THR 119u     // vote_evidence_threshold
+#define P_VOTE_WEIGHT 120u  // vote_weight
+#define P_VOTE_AVG 121u     // past_weight + present_weight == 1: votes average instead of adding
 
 #define MODE_NUMBER 0u
 #define MODE_MEAN 1u
@@ -140,6 +148,7 @@ uint stat_word(uint s, uint f) { return lay(L_STATS) + s * HYP_STATS_WORDS + f; 
 #define S_SEL_FIRST 20u  // first of them in the space's order scratch
 #define S_MAXSLOPE 21u
 #define S_MEDIAN 22u
+#define S_VOTES 23u      // votes the space sent this step (vote records at its rows)
 
 // Persistent state per LM (Globals).
 uint lm_state(uint m, uint f) { return lmw(m, LM_STATE) + f; }
@@ -238,6 +247,12 @@ bool row_slope(uint h, uint m, out float slope) {
   slope = (hyp_hist(h, w - 1u) - hyp_hist(h, w - v)) / float(v - 1u);
   return true;
 }
+
+// A vote record (Globals, one per row of the sending space): location, rotation (row-major),
+// scaled evidence.
+#define HYP_VOTE_WORDS 13u
+uint vote_word(uint row, uint i) { return lay(L_VOTES) + row * HYP_VOTE_WORDS + i; }
+uint vote_loc_word(uint m) { return lay(L_VOTE_LOC) + m * 4u; }
 
 vec3 load3g(uint w) { return vec3(globals_f[w], globals_f[w + 1u], globals_f[w + 2u]); }
 vec3 load3h(uint w) { return vec3(heap_f[w], heap_f[w + 1u], heap_f[w + 2u]); }

@@ -19,6 +19,8 @@
  *   apply             E <- past E + present total for the retained rows
  *   new_block         the step's new hypotheses, appended after the retained rows
  *   tracker           the slope tracker's history shift, age and slope after the update
+ *   vote_send         (votes) per LM: evidence scaled over its graphs, the votes above threshold
+ *   vote_receive      (votes) per row: the 3 nearest moved votes, the largest added to E
  *   argmax            per LM: new live counts, the most likely hypothesis, burst countdown */
 #ifndef HYPOTHESIS_UPDATE_ARGS_H
 #define HYPOTHESIS_UPDATE_ARGS_H

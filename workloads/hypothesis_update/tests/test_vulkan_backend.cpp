@@ -9,6 +9,8 @@
 #include <weft/weft.h>
 
 #include <algorithm>
+#include <bit>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <set>
@@ -337,17 +339,9 @@ void expect_burst_matches(const VulkanBackend& vk, const CpuBackend& cpu, int lm
   CHECK(std::abs(xi.threshold - ri.threshold) <= kVulkanEvidenceTolerance);
 }
 
-}  // namespace
-
-TEST_CASE("vulkan burst sampling and the median threshold follow the CPU backend, all LMs in one submission, across episodes") {
-  CpuBackend cpu(1);
-  VulkanBackend vk(device()), far(device());
-  const SmallFarChunks small;
-  far.set_row_placement(RowPlacement::Far);
-  std::vector<HypothesisBackend*> backends = {&cpu, &vk};
-  if (far_rows_supported()) backends.push_back(&far);
-  vk.set_row_dispatch_width(3);  // row stages wrap into a 2D grid of workgroups
-  far.set_row_dispatch_width(3);
+// Three LMs: burst sampling with features over two graphs, the default updater with the median
+// threshold over the same two, and burst sampling without features on a third graph.
+void add_three_lm_world(HypothesisBackend& b) {
   UpdaterConfig burst = test::monty_config(UpdaterKind::BurstSampling);
   burst.burst.sampling_burst_duration = 3;  // bursts end and restart within the run
   burst.burst.slope_min_age = 3;             // deletions start early
@@ -360,28 +354,50 @@ TEST_CASE("vulkan burst sampling and the median threshold follow the CPU backend
   const ObjectGraph ga = test::random_graph("a", 150, 11), gb = test::random_graph("b", 97, 12);
   ObjectGraph gc = test::random_graph("c", 120, 13);
   gc.features.clear();
+  const int a = b.add_graph(ga), bb = b.add_graph(gb), c = b.add_graph(gc);
+  b.add_learning_module(burst, {a, bb});
+  b.add_learning_module(default_median, {bb, a});
+  b.add_learning_module(burst_plain, {c});
+}
+
+// The three-LM world's step: LM 1 has no input on step 6, a new episode starts at step 12.
+constexpr int kThreeLmSteps = 16, kThreeLmNoInputStep = 6, kThreeLmNewEpisode = 12;
+std::vector<StepInput> three_lm_inputs(int step) {
+  std::vector<StepInput> inputs;
+  for (int lm = 0; lm < 3; ++lm) {
+    if (lm == 1 && step == kThreeLmNoInputStep) continue;
+    StepInput in = test::random_input(lm, 1000 + uint64_t(step * 3 + lm), step == 0 || step == kThreeLmNewEpisode);
+    if (lm == 2) in.channels[0].features.clear();
+    inputs.push_back(in);
+  }
+  return inputs;
+}
+constexpr std::pair<int, int> kThreeLmSpaces[] = {{0, 0}, {0, 1}, {1, 1}, {1, 0}, {2, 2}};
+
+}  // namespace
+
+TEST_CASE("vulkan burst sampling and the median threshold follow the CPU backend in two LM groups, across episodes") {
+  CpuBackend cpu(1);
+  VulkanBackend vk(device()), far(device());
+  const SmallFarChunks small;
+  far.set_row_placement(RowPlacement::Far);
+  std::vector<HypothesisBackend*> backends = {&cpu, &vk};
+  if (far_rows_supported()) backends.push_back(&far);
+  vk.set_row_dispatch_width(3);  // row stages wrap into a 2D grid of workgroups
+  far.set_row_dispatch_width(3);
   for (HypothesisBackend* b : backends) {
-    const int a = b->add_graph(ga), bb = b->add_graph(gb), c = b->add_graph(gc);
-    b->add_learning_module(burst, {a, bb});
-    b->add_learning_module(default_median, {bb, a});
-    b->add_learning_module(burst_plain, {c});
+    add_three_lm_world(*b);
     b->set_groups({{0, 2}, {1}});
   }
   size_t removed = 0, bursts_started = 0;
-  for (int step = 0; step < 16; ++step) {
-    if (step == 12) {  // a new episode: the device state restarts from nothing, like the CPU's
+  for (int step = 0; step < kThreeLmSteps; ++step) {
+    if (step == kThreeLmNewEpisode) {  // the device state restarts from nothing, like the CPU's
       for (HypothesisBackend* b : backends) b->reset_episode();
     }
-    std::vector<StepInput> inputs;
-    for (int lm = 0; lm < 3; ++lm) {
-      if (lm == 1 && step == 6) continue;  // a no-op step for one LM
-      StepInput in = test::random_input(lm, 1000 + uint64_t(step * 3 + lm), step == 0 || step == 12);
-      if (lm == 2) in.channels[0].features.clear();
-      inputs.push_back(in);
-    }
+    const std::vector<StepInput> inputs = three_lm_inputs(step);
     for (HypothesisBackend* b : backends) b->dispatch(inputs);
     for (HypothesisBackend* b : backends) b->wait();
-    for (auto [lm, g] : {std::pair{0, 0}, std::pair{0, 1}, std::pair{1, 1}, std::pair{1, 0}, std::pair{2, 2}}) {
+    for (auto [lm, g] : kThreeLmSpaces) {
       INFO("step " << step << " LM " << lm << " graph " << g);
       expect_burst_matches(vk, cpu, lm, g);
       if (far_rows_supported()) expect_same_device_state(far, vk, lm, g);
@@ -401,6 +417,110 @@ TEST_CASE("vulkan burst sampling and the median threshold follow the CPU backend
   CHECK(removed > 0);           // deletion ran
   CHECK(bursts_started > 3);    // bursts started more than once per LM
   CHECK(vk.programs_recorded() == 1);
+  CHECK(vk.group_count() == 2);
+  expect_no_validation_messages();
+}
+
+namespace {
+
+// Grouped against ungrouped device runs of the same steps: the same bits everywhere.
+void expect_bitwise_equal(const VulkanBackend& grouped, const VulkanBackend& one, int lm, int g) {
+  const HypothesisArrays x = grouped.hypotheses(lm, g), r = one.hypotheses(lm, g);
+  CHECK(x.evidence == r.evidence);
+  CHECK(x.locations == r.locations);
+  CHECK(x.rotations == r.rotations);
+  const GraphStepInfo xi = grouped.step_info(lm, g), ri = one.step_info(lm, g);
+  CHECK(xi.updated == ri.updated);
+  CHECK(xi.tested == ri.tested);
+  CHECK(std::bit_cast<uint64_t>(xi.threshold) == std::bit_cast<uint64_t>(ri.threshold));
+  CHECK(std::bit_cast<uint64_t>(xi.prediction_error) == std::bit_cast<uint64_t>(ri.prediction_error));
+  const BurstTelemetry xt = grouped.burst_telemetry(lm, g), rt = one.burst_telemetry(lm, g);
+  CHECK(xt.added_ids == rt.added_ids);
+  CHECK(xt.removed_ids == rt.removed_ids);
+  CHECK(xt.ages == rt.ages);
+  CHECK(xt.burst_steps_in_step == rt.burst_steps_in_step);
+  CHECK(std::bit_cast<uint64_t>(xt.max_global_slope) == std::bit_cast<uint64_t>(rt.max_global_slope));
+  REQUIRE(xt.evidence_slopes.size() == rt.evidence_slopes.size());
+  for (size_t h = 0; h < rt.evidence_slopes.size(); ++h)
+    CHECK(std::bit_cast<uint64_t>(xt.evidence_slopes[h]) == std::bit_cast<uint64_t>(rt.evidence_slopes[h]));
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+TEST_CASE("vulkan LM groups run as separate submissions and equal the ungrouped run bit for bit") {
+  CpuBackend cpu(1);
+  VulkanBackend grouped(device()), one(device());
+  for (HypothesisBackend* b : std::initializer_list<HypothesisBackend*>{&cpu, &grouped, &one}) add_three_lm_world(*b);
+  grouped.set_groups({{0, 1}, {2}});
+  cpu.set_groups({{0, 1}, {2}});
+  // Wall time of dispatch + wait after the first step (which records the programs), measured,
+  // not asserted; the order alternates so neither run always goes first.
+  double grouped_s = 0, one_s = 0;
+  for (int step = 0; step < kThreeLmSteps; ++step) {
+    if (step == kThreeLmNewEpisode)
+      for (HypothesisBackend* b : std::initializer_list<HypothesisBackend*>{&cpu, &grouped, &one}) b->reset_episode();
+    const std::vector<StepInput> inputs = three_lm_inputs(step);
+    cpu.dispatch(inputs);
+    const std::array<VulkanBackend*, 2> order =
+        step % 2 ? std::array<VulkanBackend*, 2>{&one, &grouped} : std::array<VulkanBackend*, 2>{&grouped, &one};
+    for (VulkanBackend* b : order) {
+      const auto t0 = std::chrono::steady_clock::now();
+      b->dispatch(inputs);
+      b->wait();
+      if (step > 0) (b == &grouped ? grouped_s : one_s) += seconds_since(t0);
+    }
+    cpu.wait();
+    for (auto [lm, g] : kThreeLmSpaces) {
+      INFO("step " << step << " LM " << lm << " graph " << g);
+      expect_bitwise_equal(grouped, one, lm, g);
+      expect_burst_matches(grouped, cpu, lm, g);
+    }
+    for (int lm : {0, 1, 2}) {
+      INFO("step " << step << " LM " << lm);
+      const MostLikely x = grouped.most_likely(lm), r = one.most_likely(lm);
+      CHECK(x.graph == r.graph);
+      CHECK(x.hypothesis == r.hypothesis);
+      CHECK(std::bit_cast<uint64_t>(x.evidence) == std::bit_cast<uint64_t>(r.evidence));
+    }
+  }
+  CHECK(grouped.group_count() == 2);
+  CHECK(one.group_count() == 1);
+  CHECK(grouped.program(0)->space_of_lm.size() == 2);  // LMs 0 and 1
+  CHECK(grouped.program(1)->space_of_lm.size() == 1);  // LM 2
+  CHECK(grouped.programs_recorded() == 1);
+  MESSAGE("15 steps, dispatch + wait: two groups " << grouped_s * 1e3 << " ms, one program " << one_s * 1e3 << " ms on "
+                                                    << device().info().name);
+  expect_no_validation_messages();
+}
+
+TEST_CASE("vulkan LM groups: a new grouping waits for a new episode, the same grouping is accepted") {
+  VulkanBackend vk(device());
+  add_three_lm_world(vk);
+  vk.set_groups({{0, 1}, {2}});
+  vk.dispatch(three_lm_inputs(0));
+  vk.wait();
+  const HypothesisArrays before = vk.hypotheses(2, 2);
+  CHECK_NOTHROW(vk.set_groups({{0, 1}, {2}}));
+  CHECK_NOTHROW(vk.set_groups({{0, 1}}));  // LM 2 alone in the rest: the same partition
+  CHECK(weft::test::error_code_of([&] { vk.set_groups({{0}, {1, 2}}); }) == weft::ErrorCode::BadInput);
+  const std::string m = weft::test::error_message_of([&] { vk.set_groups({{0}, {1, 2}}); });
+  CHECK(m.find("set_groups") != std::string::npos);
+  CHECK(m.find("reset_episode") != std::string::npos);
+  CHECK(vk.hypotheses(2, 2).evidence == before.evidence);  // the refused grouping changed nothing
+  vk.dispatch(three_lm_inputs(1));
+  vk.wait();
+  CHECK(vk.group_count() == 2);
+  vk.reset_episode();
+  CHECK_NOTHROW(vk.set_groups({{0}, {1, 2}}));
+  vk.dispatch(three_lm_inputs(0));
+  vk.wait();
+  CHECK(vk.group_count() == 2);
+  CHECK(vk.program(1)->space_of_lm.size() == 2);
+  CHECK(vk.programs_recorded() == 2);
   expect_no_validation_messages();
 }
 
@@ -581,5 +701,130 @@ TEST_CASE("a step's profile names every Vulkan stage and CPU phase once, with th
   std::vector<std::string> phases;
   for (const KernelProfile& k : profile_cpu_step(cpu, counts)) phases.push_back(k.name);
   CHECK(phases == std::vector<std::string>{"burst_trigger", "prepare", "location_evidence", "finish", "most_likely"});
+  expect_no_validation_messages();
+}
+
+namespace {
+
+// Three LMs voting on two shared graphs: LM 0 {a, b} and LM 1 {b, a} (default updater), LM 2
+// {a} averaging (past + present weight 1); LM 0 hears 1 and 2, LM 1 hears 0, LM 2 hears 0 and 1.
+const std::vector<std::vector<int>> kVoteMatrix = {{1, 2}, {0}, {0, 1}};
+void add_voting_world(HypothesisBackend& b) {
+  const int a = b.add_graph(test::random_graph("a", 80, 51)), bb = b.add_graph(test::random_graph("b", 70, 52));
+  UpdaterConfig c = test::monty_config(UpdaterKind::Default);
+  c.threshold = ThresholdConfig::parse("all");
+  c.max_match_distance = 0.02;  // votes of a 4 cm object land within reach
+  UpdaterConfig averaging = c;
+  averaging.past_weight = 0.5, averaging.present_weight = 0.5;
+  b.add_learning_module(c, {a, bb});
+  b.add_learning_module(c, {bb, a});
+  b.add_learning_module(averaging, {a});
+}
+
+// Step inputs with sensed locations a few mm apart; LM 2 has no input on step 3.
+std::vector<StepInput> voting_inputs(int step) {
+  std::vector<StepInput> inputs;
+  for (int lm = 0; lm < 3; ++lm) {
+    if (lm == 2 && step == 3) continue;
+    StepInput in = test::random_input(lm, 500 + uint64_t(step * 3 + lm), step == 0);
+    in.sensed_location = std::array<double, 3>{0.002 * lm + 0.001 * step, 0.003 - 0.001 * lm, 0.0005 * step};
+    inputs.push_back(in);
+  }
+  return inputs;
+}
+
+}  // namespace
+
+TEST_CASE("vulkan votes between LMs follow the CPU backend's votes, in the same submission as the update") {
+  CpuBackend cpu(1), unvoted(1);
+  VulkanBackend vk(device()), far(device());
+  const SmallFarChunks small;
+  far.set_row_placement(RowPlacement::Far);
+  std::vector<HypothesisBackend*> voting = {&cpu, &vk};
+  if (far_rows_supported()) voting.push_back(&far);
+  for (HypothesisBackend* b : voting) add_voting_world(*b), b->set_votes(kVoteMatrix, {0.6, 1.5});
+  add_voting_world(unvoted);
+  size_t moved_by_votes = 0;
+  for (int step = 0; step < 6; ++step) {
+    const std::vector<StepInput> inputs = voting_inputs(step);
+    for (HypothesisBackend* b : voting) b->dispatch(inputs);
+    unvoted.dispatch(inputs);
+    for (HypothesisBackend* b : voting) b->wait();
+    unvoted.wait();
+    for (auto [lm, g] : {std::pair{0, 0}, std::pair{0, 1}, std::pair{1, 1}, std::pair{1, 0}, std::pair{2, 0}}) {
+      INFO("step " << step << " LM " << lm << " graph " << g);
+      const HypothesisArrays x = vk.hypotheses(lm, g), r = cpu.hypotheses(lm, g);
+      expect_close(x.evidence, r.evidence, kVulkanEvidenceTolerance, "evidence");
+      expect_close(x.locations, r.locations, kVulkanGeometryTolerance, "locations");
+      if (far_rows_supported()) expect_same_device_state(far, vk, lm, g);
+      if (step == 0) {  // same hypotheses before the vote: the vote is what differs
+        const HypothesisArrays u = unvoted.hypotheses(lm, g);
+        for (size_t h = 0; h < u.size(); ++h) moved_by_votes += u.evidence[h] != r.evidence[h];
+      }
+    }
+    for (int lm : {0, 1, 2}) {
+      INFO("step " << step << " LM " << lm);
+      const MostLikely x = vk.most_likely(lm), r = cpu.most_likely(lm);
+      CHECK(x.graph == r.graph);
+      CHECK(x.hypothesis == r.hypothesis);
+      CHECK(std::abs(x.evidence - r.evidence) <= kVulkanEvidenceTolerance);
+    }
+  }
+  CHECK(moved_by_votes > 50);
+  CHECK(vk.group_count() == 1);  // update and vote: one program, one submission per step
+  CHECK(vk.program()->votes);
+  expect_no_validation_messages();
+}
+
+TEST_CASE("vulkan votes: senders in another group, a new vote matrix mid-episode and a missing location are BadInput") {
+  using weft::test::contains;
+  using weft::test::error_message_of;
+  VulkanBackend vk(device());
+  add_voting_world(vk);
+  vk.set_votes(kVoteMatrix);
+  vk.set_groups({{0, 1}, {2}});
+  CHECK(contains(error_message_of([&] { vk.dispatch(voting_inputs(0)); }),
+                 "LM 0 receives votes from LM 2 of another group"));
+  vk.set_groups({{0, 1, 2}});
+  std::vector<StepInput> unlocated = voting_inputs(0);
+  unlocated[1].sensed_location.reset();
+  CHECK(contains(error_message_of([&] { vk.dispatch(unlocated); }), "LM 1): sensed_location is required"));
+  vk.dispatch(voting_inputs(0));
+  vk.wait();
+  CHECK_NOTHROW(vk.set_votes(kVoteMatrix));  // the same votes again
+  CHECK(contains(error_message_of([&] { vk.set_votes({{1}, {0}, {}}); }), "reset_episode"));
+  vk.reset_episode();
+  CHECK_NOTHROW(vk.set_votes({{1}, {0}, {}}));
+  expect_no_validation_messages();
+}
+
+TEST_CASE("vulkan votes within one group while another group samples in bursts follow the CPU backend") {
+  CpuBackend cpu(1);
+  VulkanBackend vk(device());
+  UpdaterConfig burst = test::monty_config(UpdaterKind::BurstSampling);
+  burst.burst.sampling_burst_duration = 2;
+  for (HypothesisBackend* b : std::initializer_list<HypothesisBackend*>{&cpu, &vk}) {
+    add_voting_world(*b);
+    b->add_learning_module(burst, {1});
+    std::vector<std::vector<int>> matrix = kVoteMatrix;
+    matrix.push_back({});  // LM 3 neither sends nor receives
+    b->set_votes(matrix, {0.7, 1});
+    b->set_groups({{0, 1, 2}, {3}});
+  }
+  for (int step = 0; step < 6; ++step) {
+    std::vector<StepInput> inputs = voting_inputs(step);
+    inputs.push_back(test::random_input(3, 900 + uint64_t(step), step == 0));  // no location: it does not vote
+    for (HypothesisBackend* b : std::initializer_list<HypothesisBackend*>{&cpu, &vk}) b->dispatch(inputs);
+    for (HypothesisBackend* b : std::initializer_list<HypothesisBackend*>{&cpu, &vk}) b->wait();
+    for (auto [lm, g] : {std::pair{0, 0}, std::pair{0, 1}, std::pair{1, 1}, std::pair{1, 0}, std::pair{2, 0}}) {
+      INFO("step " << step << " LM " << lm << " graph " << g);
+      expect_close(vk.hypotheses(lm, g).evidence, cpu.hypotheses(lm, g).evidence, kVulkanEvidenceTolerance, "evidence");
+    }
+    INFO("step " << step << " LM 3");
+    expect_burst_matches(vk, cpu, 3, 1);
+  }
+  CHECK(vk.group_count() == 2);
+  CHECK(vk.program(0)->votes);
+  CHECK_FALSE(vk.program(1)->votes);  // a group without votes has no vote stages
   expect_no_validation_messages();
 }
