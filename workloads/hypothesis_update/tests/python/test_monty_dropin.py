@@ -256,6 +256,52 @@ def test_reset_starts_a_new_episode_with_the_same_results():
     replay("default_cylinder", "cpu", lm.updater)
 
 
+def monty_threshold(config, x_percent, mlh_evidence, evidence):
+    """Monty's evidence_update_threshold (learning_module.py), written here from its semantics."""
+    if evidence.size == 0:
+        return 0.0
+    if isinstance(config, (int, float)):
+        return config
+    if config == "mean":
+        return np.mean(evidence)
+    if config == "median":
+        return np.median(evidence)
+    if config.endswith("%"):
+        return mlh_evidence - mlh_evidence * (float(config[:-1]) / 100)
+    if config == "x_percent_threshold":
+        return mlh_evidence - mlh_evidence / 100 * x_percent
+    assert config == "all"
+    return np.min(evidence)
+
+
+@pytest.mark.parametrize("config", ["mean", "median", "x_percent_threshold", "50%", 0.5, "all"])
+def test_every_threshold_mode_agrees_with_the_threshold_monty_passes(config):
+    """The LM computes the threshold from its evidence and its most likely evidence of the step
+    before; the updater accepts it only if Weft's own is the same (x_percent_threshold=20 given to
+    both). Evidence of the tested hypotheses then differs from the recording's 80% run."""
+    run = load_run("default_cylinder")
+    lm = LearningModule(make_updater(run, evidence_threshold_config=config, x_percent_threshold=20),
+                        list(run["steps"][0]["graphs"]))
+    run_with_monty_thresholds(lm, run, config, 20)
+
+
+def run_with_monty_thresholds(lm, run, config, x_percent):
+    mlh = 0.0
+    for step in run["steps"]:
+        thresholds = {g: monty_threshold(config, x_percent, mlh, h.evidence) for g, h in lm.hypotheses.items()}
+        lm.step(*step_query(run["run"], step), thresholds)
+        mlh = max(np.max(h.evidence) for h in lm.hypotheses.values())
+
+
+def test_an_lm_x_percent_other_than_the_updaters_is_refused():
+    """Monty's LM does not pass x_percent_threshold to its updater: give it in the updater's args."""
+    run = load_run("default_cylinder")
+    lm = LearningModule(make_updater(run, evidence_threshold_config="x_percent_threshold"),  # default 10
+                        list(run["steps"][0]["graphs"]))
+    with pytest.raises(wh.Error, match="evidence_update_threshold"):
+        run_with_monty_thresholds(lm, run, "x_percent_threshold", 20)
+
+
 # ---------------------------------------------------------------- the step split
 
 
@@ -472,6 +518,11 @@ def test_graphs_of_several_input_channels_are_refused_at_the_first_step():
     lm = LearningModule(monty.WeftDefaultHypothesesUpdater(**args), ["cylinder", "sphere"])
     with pytest.raises(wh.Error, match="exactly one input channel"):
         lm.step(*step_query("default_cylinder", run["steps"][0]), recorded_thresholds(run["steps"][0]))
+
+
+def test_a_backend_and_a_backend_group_together_are_refused():
+    with pytest.raises(wh.Error, match="not both"):
+        make_updater(load_run("default_cylinder"), backend=monty.WeftBackend("cpu"), backend_group="g")
 
 
 def test_an_unknown_backend_is_refused():
