@@ -19,48 +19,66 @@ is the one Weft computed, and refuses a difference (weft.BadInput) instead of ig
 from __future__ import annotations
 
 import hashlib
+import importlib
 import threading
 from dataclasses import asdict, dataclass
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 import numpy as np
+import numpy.typing as npt
 
 from . import _weft
 from ._weft.hypothesis_update import Backend
 
-try:  # tbp.monty's own classes when it is installed; compatible stand-ins otherwise.
-    from tbp.monty.frameworks.models.evidence_matching.burst_sampling import BurstSamplingTelemetry
-    from tbp.monty.frameworks.models.evidence_matching.hypotheses import Hypotheses
-    from tbp.monty.frameworks.models.evidence_matching.hypotheses_displacer import HypothesisDisplacerTelemetry
-except ImportError:
-    @dataclass
-    class Hypotheses:  # type: ignore[no-redef]
-        """Monty's Hypotheses: evidence (H,), locations (H,3), poses (H,3,3), possible (H,) bool."""
-        evidence: np.ndarray
-        locations: np.ndarray
-        poses: np.ndarray
-        possible: np.ndarray
+Array = npt.NDArray[Any]
+Query = Tuple[Dict[str, Any], Any]  # (features by channel, displacement or None)
+GraphArrays = List[Tuple[str, Array, Array]]  # [(graph id, pos, x)]
 
-        @staticmethod
-        def empty() -> "Hypotheses":
-            return Hypotheses(np.empty((0,)), np.empty((0, 3)), np.empty((0, 3, 3)), np.empty((0,), dtype=np.bool_))
 
-        @property
-        def count(self) -> int:
-            return self.evidence.shape[0]
+@dataclass
+class _Hypotheses:
+    """Monty's Hypotheses: evidence (H,), locations (H,3), poses (H,3,3), possible (H,) bool."""
+    evidence: Array
+    locations: Array
+    poses: Array
+    possible: Array
 
-    @dataclass
-    class HypothesisDisplacerTelemetry:  # type: ignore[no-redef]
-        mlh_prediction_error: Optional[float]
+    @staticmethod
+    def empty() -> "_Hypotheses":
+        return _Hypotheses(np.empty((0,)), np.empty((0, 3)), np.empty((0, 3, 3)), np.empty((0,), dtype=np.bool_))
 
-    @dataclass
-    class BurstSamplingTelemetry:  # type: ignore[no-redef]
-        displacer_telemetry: HypothesisDisplacerTelemetry
-        added_ids: np.ndarray
-        ages: np.ndarray
-        evidence_slopes: np.ndarray
-        removed_ids: np.ndarray
-        max_slope: float
+    @property
+    def count(self) -> int:
+        return int(self.evidence.shape[0])
+
+
+@dataclass
+class _HypothesisDisplacerTelemetry:
+    mlh_prediction_error: Optional[float]
+
+
+@dataclass
+class _BurstSamplingTelemetry:
+    displacer_telemetry: _HypothesisDisplacerTelemetry
+    added_ids: Array
+    ages: Array
+    evidence_slopes: Array
+    removed_ids: Array
+    max_slope: float
+
+
+def monty_class(module: str, name: str, fallback: Any) -> Any:
+    """tbp.monty's own class when tbp.monty is installed, else Weft's compatible one."""
+    try:
+        return getattr(importlib.import_module("tbp.monty.frameworks.models.evidence_matching." + module), name)
+    except ImportError:
+        return fallback
+
+
+Hypotheses: Any = monty_class("hypotheses", "Hypotheses", _Hypotheses)
+HypothesisDisplacerTelemetry: Any = monty_class("hypotheses_displacer", "HypothesisDisplacerTelemetry",
+                                                _HypothesisDisplacerTelemetry)
+BurstSamplingTelemetry: Any = monty_class("burst_sampling", "BurstSamplingTelemetry", _BurstSamplingTelemetry)
 
 __all__ = ["BurstSamplingTelemetry", "Hypotheses", "WeftBackend", "WeftBurstSamplingHypothesesUpdater",
            "WeftDefaultHypothesesUpdater", "WeftStepSplitMixin", "dispatch_learning_modules", "lm_query"]
@@ -75,7 +93,8 @@ THRESHOLD_TOLERANCE = {"cpu": 1e-9, "vulkan": 1e-4}
 def bad_input(text: str) -> Exception:
     """weft.BadInput with .code and .message set, as the native module raises it."""
     error = _weft.BadInput("BadInput: " + text)
-    error.code, error.message = "BadInput", text
+    setattr(error, "code", "BadInput")
+    setattr(error, "message", text)
     return error
 
 
@@ -102,7 +121,7 @@ def graph_channel(graph_memory: Any, graph_id: str) -> str:
     if len(channels) != 1:
         raise bad_input(f"graph {graph_id!r} holds input channels {channels}: the Weft updaters support "
                         "graphs of exactly one input channel")
-    return channels[0]
+    return str(channels[0])
 
 
 def matching_features(graph_memory: Any, graph_id: str, channel: str) -> List[str]:
@@ -110,7 +129,7 @@ def matching_features(graph_memory: Any, graph_id: str, channel: str) -> List[st
     return [name for name in order if name not in POSE_FEATURES]
 
 
-def graph_arrays(graph_memory: Any, graph_id: str, channel: str, features: List[str]):
+def graph_arrays(graph_memory: Any, graph_id: str, channel: str, features: List[str]) -> Tuple[Array, Array]:
     """pos (N,3) and x (N, 11 + feature columns) in the layout weft.hypothesis_update reads."""
     pos = np.asarray(graph_memory.get_locations_in_graph(graph_id, channel), dtype=np.float64)
     n = pos.shape[0]
@@ -124,7 +143,8 @@ def graph_arrays(graph_memory: Any, graph_id: str, channel: str, features: List[
     return pos, np.hstack(columns)
 
 
-def feature_config(channel: str, features: List[str], feature_weights: dict, tolerances: dict, use: bool):
+def feature_config(channel: str, features: List[str], feature_weights: Dict[str, Any], tolerances: Dict[str, Any],
+                   use: bool) -> List[Dict[str, Any]]:
     """Weft's feature list (column order) from Monty's per-channel tolerances and weights."""
     if not use:
         return []
@@ -139,14 +159,14 @@ def feature_config(channel: str, features: List[str], feature_weights: dict, tol
     return config
 
 
-def uses_features(channel: str, feature_weights: dict, feature_evidence_increment: float) -> bool:
+def uses_features(channel: str, feature_weights: Dict[str, Any], feature_evidence_increment: float) -> bool:
     """Monty's DefaultFeaturesForMatchingSelector for one channel."""
     if channel not in feature_weights or feature_evidence_increment <= 0:
         return False
     return any(name not in POSE_FEATURES for name in feature_weights[channel])
 
 
-def fingerprint(pos: np.ndarray, x: np.ndarray) -> str:
+def fingerprint(pos: Array, x: Array) -> str:
     return hashlib.sha1(pos.tobytes() + x.tobytes()).hexdigest()
 
 
@@ -163,7 +183,7 @@ class WeftBackend:
     calls read their graphs.
     """
 
-    _groups: Dict[tuple, "WeftBackend"] = {}
+    _groups: Dict[Tuple[str, str], "WeftBackend"] = {}
     _groups_lock = threading.Lock()
 
     @classmethod
@@ -179,15 +199,21 @@ class WeftBackend:
         if kind not in THRESHOLD_TOLERANCE:
             raise bad_input(f"backend={kind!r}: expected 'cpu' or 'vulkan'")
         self.kind = kind
-        self._open = (lambda: Backend.cpu(threads=threads)) if kind == "cpu" else \
+        self._open: Callable[[], Backend] = (lambda: Backend.cpu(threads=threads)) if kind == "cpu" else \
             (lambda: Backend.vulkan(device=device, validation=validation))
         self.backend: Optional[Backend] = None
         self._updaters: List["_WeftHypothesesUpdater"] = []
         self._fingerprints: List[Any] = []
-        self._reset_pending: set = set()
+        self._reset_pending: Set[int] = set()
         self._lock = threading.RLock()
-        self._step_inputs: Dict[int, Any] = {}  # LM id -> (features, displacement) dispatched
+        self._step_inputs: Dict[int, Query] = {}  # LM id -> (features, displacement) dispatched
         self._waited = True
+
+    def live(self) -> Backend:
+        """The backend of the current episode (built by its first step)."""
+        if self.backend is None:
+            raise bad_input("WeftBackend: no step has run yet")
+        return self.backend
 
     def register(self, updater: "_WeftHypothesesUpdater") -> None:
         with self._lock:
@@ -198,7 +224,7 @@ class WeftBackend:
         with self._lock:
             self._reset_pending.add(id(updater))
 
-    def dispatch(self, queries: Dict["_WeftHypothesesUpdater", tuple]) -> None:
+    def dispatch(self, queries: Dict["_WeftHypothesesUpdater", Query]) -> None:
         """Sends the step of every LM in `queries` ({updater: (features, displacement)}) at once.
         Each LM's update_evidence calls of this step must then pass the same features and
         displacement (checked)."""
@@ -206,23 +232,22 @@ class WeftBackend:
             if not self._waited:
                 raise bad_input("WeftBackend.dispatch: the previous step was not waited for")
             self._prepare_episode()
-            inputs = {}
+            inputs: Dict[int, Optional[Dict[str, Any]]] = {}
             for updater, (features, displacement) in queries.items():
                 if updater._shared is not self:
                     raise bad_input("WeftBackend.dispatch: an updater that does not use this backend")
                 step_input = updater._backend_input(features, displacement)
                 if step_input is not None:
-                    inputs[updater._lm] = step_input
-            self.backend.dispatch(inputs)
-            self._step_inputs = {updater._lm: (features, displacement) for updater, (features, displacement)
-                                 in queries.items()}
+                    inputs[updater._lm_id] = step_input
+            self.live().dispatch(inputs)
+            self._step_inputs = {updater._lm_id: query for updater, query in queries.items()}
             self._waited = False
 
     def wait(self) -> None:
         with self._lock:
             if not self._waited:
                 self._waited = True
-                self.backend.wait()
+                self.live().wait()
 
     def prepare(self) -> None:
         """Builds or resets the backend at an episode's first step (no-op while a step is out)."""
@@ -230,19 +255,21 @@ class WeftBackend:
             if self._waited:
                 self._prepare_episode()
 
-    def dispatched_input(self, lm: int):
+    def dispatched_input(self, lm: int) -> Optional[Query]:
         """(features, displacement) sent for `lm` by the current step's dispatch, or None."""
         return self._step_inputs.get(lm)
 
-    def run_alone(self, updater: "_WeftHypothesesUpdater", features: dict, displacement) -> None:
+    def run_alone(self, updater: "_WeftHypothesesUpdater", features: Dict[str, Any], displacement: Any) -> None:
         """The step of one LM when no dispatch() sent it (the others keep their hypotheses)."""
         self.dispatch({updater: (features, displacement)})
         self.wait()
 
-    def end_step(self, lm: int) -> None:
-        """The LM read its step: a later step of it is dispatched anew."""
+    def end_step(self, lm: int, wait: bool = True) -> None:
+        """The LM's step is over: a later step of it is dispatched anew. No wait after an error
+        (the error in flight is the one to see)."""
         with self._lock:
-            self.wait()
+            if wait:
+                self.wait()
             self._step_inputs.pop(lm, None)
 
     def _prepare_episode(self) -> None:
@@ -260,12 +287,12 @@ class WeftBackend:
             self.backend.reset_episode()
         self._reset_pending.clear()
 
-    def _build(self, graphs) -> None:
-        self.backend = self._open()
+    def _build(self, graphs: List[GraphArrays]) -> None:
+        backend = self.backend = self._open()
         for updater, graph_list in zip(self._updaters, graphs):
-            ids = [self.backend.add_graph(pos, x, name=gid) for gid, pos, x in graph_list]
-            updater._attach([gid for gid, _, _ in graph_list], ids,
-                            self.backend.add_learning_module(ids, updater._weft_config()))
+            ids = [backend.add_graph(pos, x, name=gid) for gid, pos, x in graph_list]
+            lm = backend.add_learning_module(ids, updater._weft_config())
+            updater._attach([gid for gid, _, _ in graph_list], ids, lm)
 
 
 # ---------------------------------------------------------------- the updaters
@@ -276,9 +303,13 @@ class _WeftHypothesesUpdater:
 
     burst = False
 
-    def __init__(self, feature_weights, graph_memory, max_match_distance, tolerances, evidence_threshold_config,
-                 feature_evidence_increment, max_nneighbors, past_weight, present_weight, umbilical_num_poses,
-                 backend, backend_group, x_percent_threshold):
+    def _telemetry(self, incoming_count: int, g: int) -> Dict[str, Any]:
+        raise NotImplementedError
+
+    def __init__(self, feature_weights: Dict[str, Any], graph_memory: Any, max_match_distance: float,
+                 tolerances: Dict[str, Any], evidence_threshold_config: Any, feature_evidence_increment: float,
+                 max_nneighbors: int, past_weight: float, present_weight: float, umbilical_num_poses: int,
+                 backend: Any, backend_group: Optional[str], x_percent_threshold: float):
         self.graph_memory = graph_memory
         self.feature_weights = feature_weights
         self.tolerances = tolerances
@@ -293,7 +324,8 @@ class _WeftHypothesesUpdater:
         self._lock = threading.RLock()
         self._lm: Optional[int] = None
         self._graph_index: Dict[str, int] = {}
-        self._channel: Optional[str] = None
+        self._channel = ""
+        self._features_config: List[Dict[str, Any]] = []
         self._in_step = False
         self._shared.register(self)
         self.reset()
@@ -302,29 +334,29 @@ class _WeftHypothesesUpdater:
 
     def reset(self) -> None:
         with self._lock:
-            self._resident: Dict[str, Hypotheses] = {}  # copies of what was returned, per graph
-            self._returned: Dict[str, Hypotheses] = {}  # the objects returned
+            self._resident: Dict[str, Any] = {}  # copies of the hypotheses returned, per graph
             self._step_ran = False
             self._last_burst_steps = 0
             self._last_max_slope = -np.inf
             self._shared.request_reset(self)
 
-    def __enter__(self):
+    def __enter__(self) -> "_WeftHypothesesUpdater":
         with self._lock:
             self._in_step = True
             self._step_ran = False
-            self._step_features = None
+            self._step_features: Optional[Dict[str, Any]] = None
             self._step_displacement: Any = _UNSET
-            self._displaced: Dict[str, Hypotheses] = {}
-            self._read: set = set()
+            self._displaced: Dict[str, Any] = {}
+            self._read: Set[str] = set()
         return self
 
-    def __exit__(self, exc_type, exc_val, exc_tb) -> None:
+    def __exit__(self, exc_type: Any, exc_val: Any, exc_tb: Any) -> None:
         with self._lock:
             self._in_step = False
+            if self._lm is not None:
+                self._shared.end_step(self._lm, wait=exc_type is None)
             if exc_type is not None or not self._step_ran:
                 return
-            self._shared.end_step(self._lm)
             missing = [g for g in self._graph_index if g not in self._read]
             if missing:
                 raise bad_input(f"step ended without update_evidence for graphs {missing}: Weft updated every "
@@ -332,7 +364,7 @@ class _WeftHypothesesUpdater:
             if self.burst:
                 self._last_burst_steps = max(0, self._last_burst_steps - 1)
 
-    def displace_hypotheses(self, hypotheses, displacement, graph_id: str):
+    def displace_hypotheses(self, hypotheses: Any, displacement: Optional[Array], graph_id: str) -> Any:
         with self._lock:
             self._check_resident(hypotheses, graph_id, self._resident.get(graph_id), "displace_hypotheses")
             if hypotheses.count == 0 or displacement is None:
@@ -340,15 +372,16 @@ class _WeftHypothesesUpdater:
             if not self._in_step:
                 raise bad_input(f"displace_hypotheses({graph_id!r}) outside `with updater:` (a location-only "
                                 "step): the Weft updaters displace hypotheses only within an evidence update")
-            displacement = np.asarray(displacement, dtype=np.float64)
-            self._note_displacement(displacement)
+            moved = np.asarray(displacement, dtype=np.float64)
+            self._note_displacement(moved)
             displaced = Hypotheses(evidence=hypotheses.evidence,
-                                   locations=hypotheses.locations + hypotheses.poses.dot(displacement),
+                                   locations=hypotheses.locations + hypotheses.poses.dot(moved),
                                    poses=hypotheses.poses, possible=hypotheses.possible)
             self._displaced[graph_id] = _snapshot(displaced)
             return displaced
 
-    def update_evidence(self, hypotheses, features: dict, graph_id: str, evidence_update_threshold: float):
+    def update_evidence(self, hypotheses: Any, features: Dict[str, Any], graph_id: str,
+                        evidence_update_threshold: float) -> Tuple[Any, Dict[str, Any]]:
         with self._lock:
             if not self._in_step:
                 raise bad_input(f"update_evidence({graph_id!r}) outside `with updater:`")
@@ -365,7 +398,6 @@ class _WeftHypothesesUpdater:
             self._check_threshold(graph_id, g, evidence_update_threshold)
             updated = self._read_hypotheses(hypotheses, g)
             self._resident[graph_id] = _snapshot(updated)
-            self._returned[graph_id] = updated
             self._read.add(graph_id)
             return updated, self._telemetry(hypotheses.count, g)
 
@@ -381,7 +413,13 @@ class _WeftHypothesesUpdater:
 
     # -- the step on the backend
 
-    def _run_step(self, features: dict, graph_id: str) -> None:
+    @property
+    def _lm_id(self) -> int:
+        if self._lm is None:
+            raise bad_input("the Weft updater has no learning module on the backend before its first step")
+        return self._lm
+
+    def _run_step(self, features: Dict[str, Any], graph_id: str) -> None:
         if self._step_ran:
             if features is not self._step_features and not _same_features(features, self._step_features):
                 raise bad_input(f"update_evidence({graph_id!r}): features differ from the step's first call")
@@ -396,27 +434,27 @@ class _WeftHypothesesUpdater:
         self._step_ran = True
         self._step_features = features
         if self.burst:
-            info = self._shared.backend.burst_telemetry(self._lm, next(iter(self._graph_index.values())))
+            info = self._shared.live().burst_telemetry(self._lm_id, next(iter(self._graph_index.values())))
             self._last_burst_steps = info.burst_steps_in_step
             self._last_max_slope = float(info.max_global_slope)
 
-    def _check_dispatched(self, dispatched, features, displacement) -> None:
+    def _check_dispatched(self, dispatched: Query, features: Dict[str, Any], displacement: Any) -> None:
         sent_features, sent_displacement = dispatched
         if not _same_features(features, sent_features):
             raise bad_input("update_evidence: the features differ from those WeftBackend.dispatch sent for this LM")
         sent, given = self._effective_displacement(sent_displacement), self._effective_displacement(displacement)
-        if (sent is None) != (given is None) or (sent is not None and not np.array_equal(sent, given)):
+        if not (sent is given if sent is None or given is None else np.array_equal(sent, given)):
             raise bad_input(f"update_evidence: displacement {displacement} differs from {sent_displacement} sent "
                             "by WeftBackend.dispatch")
 
-    def _effective_displacement(self, displacement) -> Optional[np.ndarray]:
+    def _effective_displacement(self, displacement: Any) -> Optional[Array]:
         """What the backend applies: nothing before the first hypotheses; Monty's None (the agent has
         not moved) is a zero displacement, the same update."""
         if not self._resident:
             return None
         return np.zeros(3) if displacement is None else np.asarray(displacement, dtype=np.float64)
 
-    def _backend_input(self, features: dict, displacement) -> Optional[dict]:
+    def _backend_input(self, features: Dict[str, Any], displacement: Any) -> Optional[Dict[str, Any]]:
         """The backend's step input of this LM, None when no feature channel of its graphs is sensed."""
         self._shared.prepare()
         if self._channel not in features:
@@ -426,15 +464,15 @@ class _WeftHypothesesUpdater:
         missing = [n for n in ("pose_vectors", *names) if n not in channel]
         if missing:
             raise bad_input(f"features[{self._channel!r}] lacks {missing}")
-        step = {"pose_vectors": np.asarray(channel["pose_vectors"], dtype=np.float64),
+        step: Dict[str, Any] = {"pose_vectors": np.asarray(channel["pose_vectors"], dtype=np.float64),
                 "pose_fully_defined": bool(channel.get("pose_fully_defined", True)),
                 "features": {n: np.atleast_1d(np.asarray(channel[n], dtype=np.float64)) for n in names}}
-        displacement = self._effective_displacement(displacement)
-        if displacement is not None:
-            step["displacement"] = displacement
+        applied = self._effective_displacement(displacement)
+        if applied is not None:
+            step["displacement"] = applied
         return step
 
-    def _note_displacement(self, displacement: np.ndarray) -> None:
+    def _note_displacement(self, displacement: Array) -> None:
         if self._step_displacement is _UNSET:
             self._step_displacement = displacement
         elif not np.array_equal(self._step_displacement, displacement):
@@ -442,18 +480,18 @@ class _WeftHypothesesUpdater:
                             "given for another graph in the same step")
 
     def _check_threshold(self, graph_id: str, g: int, passed: float) -> None:
-        ours = self._shared.backend.step_info(self._lm, g).threshold
+        ours = self._shared.live().step_info(self._lm_id, g).threshold
         tolerance = THRESHOLD_TOLERANCE[self._shared.kind] * max(1.0, abs(ours))
         if not abs(float(passed) - ours) <= tolerance:
             raise bad_input(f"update_evidence({graph_id!r}): evidence_update_threshold {passed!r} differs from "
                             f"Weft's {ours!r} (evidence_threshold_config={self._base_config['threshold']!r}; "
                             "Weft computes it from the LM's own most likely evidence)")
 
-    def _read_hypotheses(self, incoming, g: int):
-        arrays = self._shared.backend.hypotheses(self._lm, g)
+    def _read_hypotheses(self, incoming: Any, g: int) -> Any:
+        arrays = self._shared.live().hypotheses(self._lm_id, g)
         possible = np.asarray(incoming.possible, dtype=np.bool_)  # the LM owns `possible`; carried over
         if self.burst and incoming.count:
-            possible = np.delete(possible, self._shared.backend.burst_telemetry(self._lm, g).removed_ids)
+            possible = np.delete(possible, self._shared.live().burst_telemetry(self._lm_id, g).removed_ids)
         added = arrays["evidence"].shape[0] - possible.shape[0]
         if added < 0 or (added and not self.burst and incoming.count):
             raise bad_input(f"internal: {arrays['evidence'].shape[0]} hypotheses after the step from {incoming.count}")
@@ -462,12 +500,12 @@ class _WeftHypothesesUpdater:
                           possible=possible)
 
     def _prediction_error(self, incoming_count: int, g: int) -> Optional[float]:
-        error = self._shared.backend.step_info(self._lm, g).prediction_error
+        error = self._shared.live().step_info(self._lm_id, g).prediction_error
         return None if incoming_count == 0 or np.isnan(error) else float(error)
 
     # -- graphs and config
 
-    def _graph_set(self):
+    def _graph_set(self) -> GraphArrays:
         """[(graph_id, pos, x)] of every graph in graph_memory, read for the backend."""
         ids = list(self.graph_memory.get_memory_ids())
         if not ids:
@@ -487,7 +525,7 @@ class _WeftHypothesesUpdater:
                 raise bad_input(f"graph {gid!r} stores features in another order than {ids[0]!r}")
         return [(gid, *graph_arrays(self.graph_memory, gid, self._channel, features if use else [])) for gid in ids]
 
-    def _weft_config(self) -> dict:
+    def _weft_config(self) -> Dict[str, Any]:
         weights = self.feature_weights.get(self._channel, {}).get("pose_vectors", [1.0, 1.0, 1.0])
         config = dict(self._base_config, kind="burst_sampling" if self.burst else "default",
                       pose_weights=list(np.atleast_1d(weights)), features=self._features_config,
@@ -500,7 +538,7 @@ class _WeftHypothesesUpdater:
         self._graph_index = dict(zip(graph_ids, weft_ids))
         self._lm = lm
 
-    def _check_resident(self, hypotheses, graph_id: str, expected, where: str) -> None:
+    def _check_resident(self, hypotheses: Any, graph_id: str, expected: Any, where: str) -> None:
         """Monty must pass back exactly what this updater returned: Weft does not re-read it."""
         count = 0 if expected is None else expected.count
         if hypotheses.count != count:
@@ -517,11 +555,13 @@ class _WeftHypothesesUpdater:
 class WeftDefaultHypothesesUpdater(_WeftHypothesesUpdater):
     """Monty's DefaultHypothesesUpdater on weft.hypothesis_update (same arguments, plus backend=)."""
 
-    def __init__(self, feature_weights: dict, graph_memory, max_match_distance: float, tolerances: dict,
-                 evidence_threshold_config="all", feature_evidence_calculator=None, feature_evidence_increment=1,
-                 features_for_matching_selector=None, initial_possible_poses="informed", max_nneighbors: int = 3,
-                 past_weight: float = 1, present_weight: float = 1, umbilical_num_poses: int = 8,
-                 backend="cpu", backend_group: Optional[str] = None, x_percent_threshold: float = 10):
+    def __init__(self, feature_weights: Dict[str, Any], graph_memory: Any, max_match_distance: float,
+                 tolerances: Dict[str, Any], evidence_threshold_config: Any = "all",
+                 feature_evidence_calculator: Any = None, feature_evidence_increment: float = 1,
+                 features_for_matching_selector: Any = None, initial_possible_poses: Any = "informed",
+                 max_nneighbors: int = 3, past_weight: float = 1, present_weight: float = 1,
+                 umbilical_num_poses: int = 8, backend: Any = "cpu", backend_group: Optional[str] = None,
+                 x_percent_threshold: float = 10):
         refuse_unsupported(type(self).__name__, dict(
             feature_evidence_calculator=feature_evidence_calculator,
             features_for_matching_selector=features_for_matching_selector,
@@ -530,7 +570,7 @@ class WeftDefaultHypothesesUpdater(_WeftHypothesesUpdater):
                          feature_evidence_increment, max_nneighbors, past_weight, present_weight,
                          umbilical_num_poses, backend, backend_group, x_percent_threshold)
 
-    def _telemetry(self, incoming_count: int, g: int) -> dict:
+    def _telemetry(self, incoming_count: int, g: int) -> Dict[str, Any]:
         if incoming_count == 0:
             return {}
         return {"mlh_prediction_error": self._prediction_error(incoming_count, g)}
@@ -542,13 +582,14 @@ class WeftBurstSamplingHypothesesUpdater(_WeftHypothesesUpdater):
 
     burst = True
 
-    def __init__(self, feature_weights: dict, graph_memory, max_match_distance: float, tolerances: dict,
-                 evidence_threshold_config="all", feature_evidence_calculator=None, feature_evidence_increment=1,
-                 features_for_matching_selector=None, sampling_multiplier: float = 0.4,
+    def __init__(self, feature_weights: Dict[str, Any], graph_memory: Any, max_match_distance: float,
+                 tolerances: Dict[str, Any], evidence_threshold_config: Any,
+                 feature_evidence_calculator: Any = None, feature_evidence_increment: float = 1,
+                 features_for_matching_selector: Any = None, sampling_multiplier: float = 0.4,
                  deletion_trigger_slope: float = 0.5, sampling_burst_duration: int = 5,
                  burst_trigger_slope: float = 1.0, include_telemetry: bool = False,
-                 initial_possible_poses="informed", max_nneighbors: int = 3, past_weight: float = 1,
-                 present_weight: float = 1, umbilical_num_poses: int = 8, backend="cpu",
+                 initial_possible_poses: Any = "informed", max_nneighbors: int = 3, past_weight: float = 1,
+                 present_weight: float = 1, umbilical_num_poses: int = 8, backend: Any = "cpu",
                  backend_group: Optional[str] = None):
         if evidence_threshold_config != "all":
             raise bad_input(f"{type(self).__name__}: evidence_threshold_config must be 'all' (Monty's rule), "
@@ -572,11 +613,11 @@ class WeftBurstSamplingHypothesesUpdater(_WeftHypothesesUpdater):
                                  sampling_burst_duration=sampling_burst_duration,
                                  burst_trigger_slope=burst_trigger_slope, slope_window=10, slope_min_age=5)
 
-    def _telemetry(self, incoming_count: int, g: int) -> dict:
+    def _telemetry(self, incoming_count: int, g: int) -> Dict[str, Any]:
         error = self._prediction_error(incoming_count, g)
         if not self.include_telemetry:
             return {"mlh_prediction_error": error}
-        t = self._shared.backend.burst_telemetry(self._lm, g)
+        t = self._shared.live().burst_telemetry(self._lm_id, g)
         return asdict(BurstSamplingTelemetry(
             displacer_telemetry=HypothesisDisplacerTelemetry(mlh_prediction_error=error),
             added_ids=t.added_ids, ages=t.ages, evidence_slopes=t.evidence_slopes, removed_ids=t.removed_ids,
@@ -596,7 +637,7 @@ def dispatch_learning_modules(model: Any) -> None:
     call then differs from the query it was sent is refused, never updated twice."""
     if getattr(model, "step_type", None) != "matching_step":
         return
-    queries: Dict[WeftBackend, Dict[Any, tuple]] = {}
+    queries: Dict[WeftBackend, Dict[_WeftHypothesesUpdater, Query]] = {}
     for i, lm in enumerate(model.learning_modules):
         updater = getattr(lm, "hypotheses_updater", None)
         if not isinstance(updater, _WeftHypothesesUpdater):
@@ -611,7 +652,7 @@ def dispatch_learning_modules(model: Any) -> None:
         backend.wait()
 
 
-def lm_query(lm: Any, percepts: List[Any]) -> tuple:
+def lm_query(lm: Any, percepts: List[Any]) -> Query:
     """(features, displacement) of EvidenceGraphLM.matching_step: the selected features of the
     percepts processed in the LM; None before the agent first moved, else the mean sensor-module
     location minus the buffer's last location."""
@@ -630,13 +671,10 @@ class WeftStepSplitMixin:
         super()._step_learning_modules(ctx)  # type: ignore[misc]
 
 
-try:  # the model class for a Monty config's monty_class, where tbp.monty is installed
-    from tbp.monty.frameworks.models.evidence_matching.model import MontyForEvidenceGraphMatching
-
-    class WeftMontyForEvidenceGraphMatching(WeftStepSplitMixin, MontyForEvidenceGraphMatching):
-        """MontyForEvidenceGraphMatching whose Weft LMs step in one backend dispatch."""
-except ImportError:
-    pass
+_MontyModel = monty_class("model", "MontyForEvidenceGraphMatching", None)
+if _MontyModel is not None:  # the class for a Monty config's monty_class, where tbp.monty is installed
+    WeftMontyForEvidenceGraphMatching = type("WeftMontyForEvidenceGraphMatching", (WeftStepSplitMixin, _MontyModel), {
+        "__doc__": "MontyForEvidenceGraphMatching whose Weft LMs step in one backend dispatch."})
 
 
 # ---------------------------------------------------------------- helpers
@@ -653,7 +691,7 @@ def shared_backend(backend: Any, group: Optional[str]) -> WeftBackend:
 _UNSET = object()
 
 
-def _snapshot(h) -> Hypotheses:
+def _snapshot(h: Any) -> Any:
     return Hypotheses(evidence=np.array(h.evidence, copy=True), locations=np.array(h.locations, copy=True),
                       poses=np.array(h.poses, copy=True), possible=np.array(h.possible, copy=True))
 
