@@ -504,6 +504,19 @@ def test_unsupported_monty_options_are_refused_by_name(option, value):
         make_updater(load_run("default_cylinder"), **{option: value})
 
 
+@pytest.mark.parametrize("option, value, named", [
+    ("max_nneighbors", 0, "max_nneighbors"),
+    ("evidence_threshold_config", "foo", "evidence_threshold_config"),
+    ("past_weight", float("nan"), "past/present weights"),
+])
+def test_config_values_the_backend_refuses_are_named_at_the_first_step(option, value, named):
+    run = load_run("default_cylinder")
+    lm = LearningModule(make_updater(run, **{option: value}), list(run["steps"][0]["graphs"]))
+    with pytest.raises(wh.Error, match=named) as e:
+        lm.step(*step_query("default_cylinder", run["steps"][0]), recorded_thresholds(run["steps"][0]))
+    assert e.value.code == "BadInput"
+
+
 def test_burst_updater_refuses_a_threshold_other_than_all_as_monty_does():
     args = dict(lm_arguments(load_run("burst_cylinder")), evidence_threshold_config="80%")
     with pytest.raises(wh.Error, match="evidence_threshold_config must be 'all'"):
