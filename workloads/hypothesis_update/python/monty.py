@@ -335,6 +335,7 @@ class _WeftHypothesesUpdater:
     def reset(self) -> None:
         with self._lock:
             self._resident: Dict[str, Any] = {}  # copies of the hypotheses returned, per graph
+            self._moved_since_step: Dict[str, Array] = {}  # location-only displacements, per graph
             self._step_ran = False
             self._last_burst_steps = 0
             self._last_max_slope = -np.inf
@@ -369,15 +370,16 @@ class _WeftHypothesesUpdater:
             self._check_resident(hypotheses, graph_id, self._resident.get(graph_id), "displace_hypotheses")
             if hypotheses.count == 0 or displacement is None:
                 return hypotheses
-            if not self._in_step:
-                raise bad_input(f"displace_hypotheses({graph_id!r}) outside `with updater:` (a location-only "
-                                "step): the Weft updaters displace hypotheses only within an evidence update")
             moved = np.asarray(displacement, dtype=np.float64)
-            self._note_displacement(moved)
             displaced = Hypotheses(evidence=hypotheses.evidence,
                                    locations=hypotheses.locations + hypotheses.poses.dot(moved),
                                    poses=hypotheses.poses, possible=hypotheses.possible)
-            self._displaced[graph_id] = _snapshot(displaced)
+            if self._in_step:
+                self._note_displacement(moved)
+                self._displaced[graph_id] = _snapshot(displaced)
+            else:  # a location-only step: the backend applies it with the next step's displacement
+                self._resident[graph_id] = _snapshot(displaced)
+                self._moved_since_step[graph_id] = self._moved_since_step.get(graph_id, np.zeros(3)) + moved
             return displaced
 
     def update_evidence(self, hypotheses: Any, features: Dict[str, Any], graph_id: str,
@@ -433,6 +435,7 @@ class _WeftHypothesesUpdater:
             self._shared.wait()
         self._step_ran = True
         self._step_features = features
+        self._moved_since_step = {}
         if self.burst:
             info = self._shared.live().burst_telemetry(self._lm_id, next(iter(self._graph_index.values())))
             self._last_burst_steps = info.burst_steps_in_step
@@ -452,7 +455,22 @@ class _WeftHypothesesUpdater:
         not moved) is a zero displacement, the same update."""
         if not self._resident:
             return None
-        return np.zeros(3) if displacement is None else np.asarray(displacement, dtype=np.float64)
+        step = np.zeros(3) if displacement is None else np.asarray(displacement, dtype=np.float64)
+        moved = self._location_only_displacement()
+        return step if moved is None else moved + step
+
+    def _location_only_displacement(self) -> Optional[Array]:
+        """The sum of the location-only displacements since the last step, the same for every graph
+        with hypotheses (Monty displaces them all), None when there was none."""
+        if not self._moved_since_step:
+            return None
+        holding = [g for g, h in self._resident.items() if h.count]
+        moved = [self._moved_since_step.get(g) for g in holding]
+        first = moved[0]
+        if first is None or any(m is None or not np.array_equal(m, first) for m in moved):
+            raise bad_input(f"location-only displacements differ between graphs {holding}: the Weft updaters "
+                            "displace every graph of an LM together")
+        return first
 
     def _backend_input(self, features: Dict[str, Any], displacement: Any) -> Optional[Dict[str, Any]]:
         """The backend's step input of this LM, None when no feature channel of its graphs is sensed."""
