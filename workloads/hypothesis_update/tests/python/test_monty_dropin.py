@@ -269,6 +269,17 @@ def test_max_slope_and_burst_steps_read_like_monty_after_the_step():
     assert lm.updater.max_slope == pytest.approx(last["max_global_slope"], abs=CPU_TOL)
 
 
+def test_possible_flags_the_lm_sets_are_carried_through_the_next_step():
+    """Monty's LM marks possible poses in place (possible[ids] = True); the updater keeps them."""
+    run, lm = first_steps("default_cylinder", 2)
+    flags = {g: np.arange(h.count) % 3 == 0 for g, h in lm.hypotheses.items()}
+    for g, h in lm.hypotheses.items():
+        h.possible[:] = flags[g]
+    lm.step(*step_query("default_cylinder", run["steps"][2]), recorded_thresholds(run["steps"][2]))
+    for g, h in lm.hypotheses.items():
+        np.testing.assert_array_equal(h.possible, flags[g])
+
+
 def test_reset_starts_a_new_episode_with_the_same_results():
     lm = replay("default_cylinder", "cpu")
     lm.updater.reset()
@@ -324,11 +335,14 @@ def test_an_lm_x_percent_other_than_the_updaters_is_refused():
 # ---------------------------------------------------------------- the step split
 
 
-def test_two_lms_share_one_dispatch_and_one_wait():
+@pytest.mark.parametrize("kind", ["cpu", "vulkan"])
+def test_two_lms_share_one_dispatch_and_one_wait(kind):
     """A default LM and a burst LM on one backend: their steps go in one dispatch, one wait; each
     LM's own calls then read what it needs. A second dispatch of either LM would update it twice
     and miss the recording."""
-    shared = monty.WeftBackend("cpu")
+    if kind == "vulkan":
+        require_vulkan()
+    shared = monty.WeftBackend(kind, validation=kind == "vulkan")
     runs = [load_run("default_cylinder"), load_run("burst_cylinder")]
     lms = [LearningModule(make_updater(run, backend=shared), list(run["steps"][0]["graphs"])) for run in runs]
     for i in range(min(len(run["steps"]) for run in runs)):
@@ -338,8 +352,9 @@ def test_two_lms_share_one_dispatch_and_one_wait():
         for lm, run in zip(lms, runs):
             lm.step(*queries[lm.updater], recorded_thresholds(run["steps"][i]))
             for g in lm.hypotheses:
-                check_graph_step(lm, run, run["steps"][i], g, "cpu")
-    assert shared.backend.num_learning_modules == 2
+                check_graph_step(lm, run, run["steps"][i], g, kind)
+    assert shared.live().num_learning_modules == 2
+    assert shared.live().validation_messages() == []
 
 
 def test_an_lm_whose_call_differs_from_the_dispatched_features_is_refused():
