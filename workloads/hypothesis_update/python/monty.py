@@ -303,9 +303,6 @@ class _WeftHypothesesUpdater:
 
     burst = False
 
-    def _telemetry(self, incoming_count: int, g: int) -> Dict[str, Any]:
-        raise NotImplementedError
-
     def __init__(self, feature_weights: Dict[str, Any], graph_memory: Any, max_match_distance: float,
                  tolerances: Dict[str, Any], evidence_threshold_config: Any, feature_evidence_increment: float,
                  max_nneighbors: int, past_weight: float, present_weight: float, umbilical_num_poses: int,
@@ -402,6 +399,10 @@ class _WeftHypothesesUpdater:
             self._resident[graph_id] = _snapshot(updated)
             self._read.add(graph_id)
             return updated, self._telemetry(hypotheses.count, g)
+
+    def _telemetry(self, incoming_count: int, g: int) -> Dict[str, Any]:
+        """The telemetry dict Monty's updater of the same kind returns."""
+        raise NotImplementedError
 
     # -- accessors Monty's BurstSamplingHypothesesUpdater has
 
