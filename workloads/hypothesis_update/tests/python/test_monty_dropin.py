@@ -587,3 +587,71 @@ def test_hypotheses_are_the_compatible_dataclass_without_tbp_monty():
     assert fields == ["evidence", "locations", "poses", "possible"]
     e = monty.Hypotheses.empty()
     assert (e.evidence.shape, e.locations.shape, e.poses.shape, e.possible.dtype) == ((0,), (0, 3), (0, 3, 3), np.bool_)
+
+
+# ---------------------------------------------------------------- against tbp.monty itself
+
+
+class KDTreeGraph:
+    """Monty's GraphObjectModel.find_nearest_neighbors: scipy's KDTree, leafsize 40, as recorded."""
+
+    def __init__(self, pos):
+        from scipy.spatial import KDTree
+        self.tree = KDTree(pos, leafsize=40)
+
+    def find_nearest_neighbors(self, search_locations, num_neighbors, return_distance=False):
+        distances, ids = self.tree.query(search_locations, k=num_neighbors, p=2, workers=1)
+        return distances if return_distance else ids
+
+
+class MontyGraphMemory(GraphMemory):
+    """What tbp.monty's own updaters read besides the Weft ones: the graphs' KD trees."""
+
+    def get_graph(self, graph_id, input_channel=None):
+        return KDTreeGraph(self.pos[graph_id])
+
+
+@pytest.mark.parametrize("run_name", RUNS)
+def test_the_same_calls_return_what_tbp_monty_returns(run_name):
+    """Only where tbp.monty is installed: its own updater and the Weft one, each with its own
+    hypotheses, get the same recorded calls; the returned Hypotheses (tbp's class for both) and
+    telemetry must have the same fields, keys, types and values (1e-9)."""
+    pytest.importorskip("tbp.monty.frameworks.models.evidence_matching.burst_sampling")
+    from tbp.monty.frameworks.models.evidence_matching import burst_sampling, hypotheses_updater
+    run = load_run(run_name)
+    args = lm_arguments(run)
+    args["graph_memory"] = MontyGraphMemory(list(run["steps"][0]["graphs"]), args["tolerances"])
+    if run["updater"] == "BurstSamplingHypothesesUpdater":
+        theirs = burst_sampling.BurstSamplingHypothesesUpdater(include_telemetry=True, **args)
+    else:
+        theirs = hypotheses_updater.DefaultHypothesesUpdater(**args)
+    lms = [LearningModule(theirs, list(run["steps"][0]["graphs"])),
+           LearningModule(make_updater(run), list(run["steps"][0]["graphs"]))]
+    for step in run["steps"]:
+        for lm in lms:
+            lm.step(*step_query(run_name, step), recorded_thresholds(step))
+        for g in lms[0].hypotheses:
+            assert_same_result(lms[0].hypotheses[g], lms[1].hypotheses[g], f"{run_name} step {step['step']} {g}")
+            assert_same_telemetry(lms[0].telemetry[g], lms[1].telemetry[g])
+
+
+def assert_same_result(theirs, ours, where):
+    assert type(ours) is type(theirs), where
+    for field in ("evidence", "locations", "poses", "possible"):
+        a, b = getattr(theirs, field), getattr(ours, field)
+        assert a.dtype == b.dtype and a.shape == b.shape, f"{where} {field}"
+        np.testing.assert_allclose(b, a, rtol=0, atol=CPU_TOL, err_msg=f"{where} {field}")
+
+
+def assert_same_telemetry(theirs, ours):
+    assert type(ours) is type(theirs) and set(ours) == set(theirs)
+    for key, value in theirs.items():
+        if isinstance(value, dict):
+            assert_same_telemetry(value, ours[key])
+        elif isinstance(value, np.ndarray):
+            assert ours[key].dtype == value.dtype and ours[key].shape == value.shape, key
+            np.testing.assert_allclose(ours[key], value, rtol=0, atol=CPU_TOL, equal_nan=True, err_msg=key)
+        elif value is None:
+            assert ours[key] is None, key
+        else:
+            assert ours[key] == pytest.approx(value, abs=CPU_TOL), key
