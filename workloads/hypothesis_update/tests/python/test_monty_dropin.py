@@ -45,6 +45,9 @@ class GraphMemory:
     def get_memory_ids(self):
         return list(self.pos)
 
+    def __len__(self):
+        return len(self.pos)
+
     def get_input_channels_in_graph(self, graph_id):
         return self.channels
 
@@ -655,3 +658,33 @@ def assert_same_telemetry(theirs, ours):
             assert ours[key] is None, key
         else:
             assert ours[key] == pytest.approx(value, abs=CPU_TOL), key
+
+
+@pytest.mark.parametrize("run_name", RUNS)
+def test_tbp_monty_evidence_graph_lm_with_a_weft_updater_reproduces_the_recording(run_name):
+    """Only where tbp.monty is installed: Monty's own EvidenceGraphLM, given the Weft updater as
+    hypotheses_updater_class, computes its thresholds, runs its graph threads and its most likely
+    hypothesis; hypotheses and the most likely hypothesis match the recording. (Its graph memory
+    is replaced by the recorded graphs after construction.)"""
+    learning_module = pytest.importorskip("tbp.monty.frameworks.models.evidence_matching.learning_module")
+    run = load_run(run_name)
+    p = run["lm_params"]
+    burst = run["updater"] == "BurstSamplingHypothesesUpdater"
+    lm = learning_module.EvidenceGraphLM(
+        max_match_distance=p["max_match_distance"], tolerances=p["tolerances"], feature_weights=p["feature_weights"],
+        feature_evidence_increment=p["feature_evidence_increment"], past_weight=p["past_weight"],
+        present_weight=p["present_weight"], evidence_threshold_config=run["evidence_threshold_config"],
+        x_percent_threshold=run["x_percent_threshold"],
+        hypotheses_updater_class=monty.WeftBurstSamplingHypothesesUpdater if burst else monty.WeftDefaultHypothesesUpdater,
+        hypotheses_updater_args=dict(max_nneighbors=p["max_nneighbors"], umbilical_num_poses=run["umbilical_num_poses"],
+                                     **(run["burst_params"] if burst else {})))
+    lm.graph_memory = lm.hypotheses_updater.graph_memory = GraphMemory(list(run["steps"][0]["graphs"]), lm.tolerances)
+    for step in run["steps"]:
+        lm._update_possible_matches(None, query=list(step_query(run_name, step)))
+        for g in step["graphs"]:
+            out = FIXTURES / run_name / f"step{step['step']:02d}" / g / "out"
+            np.testing.assert_allclose(lm._hypotheses[g].evidence, np.load(out / "evidence.npy"), rtol=0, atol=CPU_TOL)
+            np.testing.assert_allclose(lm._hypotheses[g].locations, np.load(out / "locations.npy"), rtol=0, atol=CPU_TOL)
+        mlh = lm.current_mlh
+        assert (mlh["graph_id"], mlh["mlh_id"]) == (step["mlh"]["graph_id"], step["mlh"]["mlh_id"])
+        assert mlh["evidence"] == pytest.approx(step["mlh"]["evidence"], abs=CPU_TOL)
