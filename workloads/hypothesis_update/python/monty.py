@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import threading
+import weakref
 from dataclasses import asdict, dataclass
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
@@ -202,7 +203,8 @@ class WeftBackend:
         self._open: Callable[[], Backend] = (lambda: Backend.cpu(threads=threads)) if kind == "cpu" else \
             (lambda: Backend.vulkan(device=device, validation=validation))
         self.backend: Optional[Backend] = None
-        self._updaters: List["_WeftHypothesesUpdater"] = []
+        # Weak: the updaters of LMs that are gone (an earlier experiment's) leave the group.
+        self._updaters: List["weakref.ref[_WeftHypothesesUpdater]"] = []
         self._fingerprints: List[Any] = []
         self._reset_pending: Set[int] = set()
         self._lock = threading.RLock()
@@ -217,7 +219,7 @@ class WeftBackend:
 
     def register(self, updater: "_WeftHypothesesUpdater") -> None:
         with self._lock:
-            self._updaters.append(updater)
+            self._updaters.append(weakref.ref(updater))
             self._reset_pending.add(id(updater))
 
     def request_reset(self, updater: "_WeftHypothesesUpdater") -> None:
@@ -275,21 +277,30 @@ class WeftBackend:
     def _prepare_episode(self) -> None:
         if not self._reset_pending:
             return
-        if len(self._reset_pending) != len(self._updaters):
-            raise bad_input(f"WeftBackend: {len(self._reset_pending)} of {len(self._updaters)} updaters were "
+        updaters = self._live_updaters()
+        if len(self._reset_pending) != len(updaters):
+            raise bad_input(f"WeftBackend: {len(self._reset_pending)} of {len(updaters)} updaters were "
                             "reset; the LMs sharing a backend start their episodes together")
-        graphs = [updater._graph_set() for updater in self._updaters]
+        graphs = [updater._graph_set() for updater in updaters]
         prints = [[(gid, fingerprint(pos, x)) for gid, pos, x in graph_list] for graph_list in graphs]
-        if self.backend is None or prints != self._fingerprints:
-            self._build(graphs)
+        joined = any(updater._lm is None for updater in updaters)
+        if self.backend is None or joined or prints != self._fingerprints:
+            self._build(updaters, graphs)
             self._fingerprints = prints
         else:
             self.backend.reset_episode()
         self._reset_pending.clear()
 
-    def _build(self, graphs: List[GraphArrays]) -> None:
+    def _live_updaters(self) -> List["_WeftHypothesesUpdater"]:
+        alive = [(ref, ref()) for ref in self._updaters]
+        self._updaters = [ref for ref, updater in alive if updater is not None]
+        live = [updater for _, updater in alive if updater is not None]
+        self._reset_pending &= {id(updater) for updater in live}
+        return live
+
+    def _build(self, updaters: List["_WeftHypothesesUpdater"], graphs: List[GraphArrays]) -> None:
         backend = self.backend = self._open()
-        for updater, graph_list in zip(self._updaters, graphs):
+        for updater, graph_list in zip(updaters, graphs):
             ids = [backend.add_graph(pos, x, name=gid) for gid, pos, x in graph_list]
             lm = backend.add_learning_module(ids, updater._weft_config())
             updater._attach([gid for gid, _, _ in graph_list], ids, lm)

@@ -451,6 +451,20 @@ def test_the_step_split_mixin_sends_every_lm_in_one_dispatch(monkeypatch):
                 check_graph_step(lm, lm.run, lm.run["steps"][i], g, "cpu")
 
 
+def test_a_later_model_reuses_a_group_name_once_the_earlier_lms_are_gone():
+    """Updaters join their group weakly: an earlier experiment's LMs, once collected, neither
+    block the new LMs' episode start nor take a learning module on the rebuilt backend."""
+    import gc
+    run = load_run("default_sphere")
+    first = LearningModule(make_updater(run, backend_group="test_reuse"), list(run["steps"][0]["graphs"]))
+    first.step(*step_query("default_sphere", run["steps"][0]), recorded_thresholds(run["steps"][0]))
+    shared = first.updater._shared
+    del first
+    gc.collect()
+    replay("default_sphere", "cpu", make_updater(run, backend_group="test_reuse"))
+    assert shared.live().num_learning_modules == 1
+
+
 def test_monty_threads_per_graph_read_one_step():
     """EvidenceGraphLM updates graphs in threads (use_multithreading): one backend step serves all."""
     import threading
@@ -666,19 +680,8 @@ def test_tbp_monty_evidence_graph_lm_with_a_weft_updater_reproduces_the_recordin
     hypotheses_updater_class, computes its thresholds, runs its graph threads and its most likely
     hypothesis; hypotheses and the most likely hypothesis match the recording. (Its graph memory
     is replaced by the recorded graphs after construction.)"""
-    learning_module = pytest.importorskip("tbp.monty.frameworks.models.evidence_matching.learning_module")
     run = load_run(run_name)
-    p = run["lm_params"]
-    burst = run["updater"] == "BurstSamplingHypothesesUpdater"
-    lm = learning_module.EvidenceGraphLM(
-        max_match_distance=p["max_match_distance"], tolerances=p["tolerances"], feature_weights=p["feature_weights"],
-        feature_evidence_increment=p["feature_evidence_increment"], past_weight=p["past_weight"],
-        present_weight=p["present_weight"], evidence_threshold_config=run["evidence_threshold_config"],
-        x_percent_threshold=run["x_percent_threshold"],
-        hypotheses_updater_class=monty.WeftBurstSamplingHypothesesUpdater if burst else monty.WeftDefaultHypothesesUpdater,
-        hypotheses_updater_args=dict(max_nneighbors=p["max_nneighbors"], umbilical_num_poses=run["umbilical_num_poses"],
-                                     **(run["burst_params"] if burst else {})))
-    lm.graph_memory = lm.hypotheses_updater.graph_memory = GraphMemory(list(run["steps"][0]["graphs"]), lm.tolerances)
+    lm = tbp_lm(run, None)
     for step in run["steps"]:
         lm._update_possible_matches(None, query=list(step_query(run_name, step)))
         for g in step["graphs"]:
@@ -688,3 +691,66 @@ def test_tbp_monty_evidence_graph_lm_with_a_weft_updater_reproduces_the_recordin
         mlh = lm.current_mlh
         assert (mlh["graph_id"], mlh["mlh_id"]) == (step["mlh"]["graph_id"], step["mlh"]["mlh_id"])
         assert mlh["evidence"] == pytest.approx(step["mlh"]["evidence"], abs=CPU_TOL)
+
+
+def tbp_percept(run_name, step):
+    """tbp.monty's Message from a sensor module, from the recorded step's sensed location and features."""
+    from tbp.monty.cmp import Message
+    sd = FIXTURES / run_name / f"step{step['step']:02d}"
+    f = sd / "features"
+    return Message(location=np.load(sd / "sensed_location.npy"),
+                   morphological_features={"pose_vectors": np.load(f / "pose_vectors.npy"),
+                                           "pose_fully_defined": bool(np.load(f / "pose_fully_defined.npy"))},
+                   non_morphological_features={"hsv": np.load(f / "hsv.npy"), "on_object": 1,
+                                               "principal_curvatures_log": np.load(f / "principal_curvatures_log.npy")},
+                   confidence=1.0, pass_message=True, sender_id=CHANNEL, sender_type="SM", process_features_in_lm=True)
+
+
+def tbp_lm(run, group):
+    learning_module = pytest.importorskip("tbp.monty.frameworks.models.evidence_matching.learning_module")
+    p = run["lm_params"]
+    burst = run["updater"] == "BurstSamplingHypothesesUpdater"
+    lm = learning_module.EvidenceGraphLM(
+        max_match_distance=p["max_match_distance"], tolerances=p["tolerances"], feature_weights=p["feature_weights"],
+        feature_evidence_increment=p["feature_evidence_increment"], past_weight=p["past_weight"],
+        present_weight=p["present_weight"], evidence_threshold_config=run["evidence_threshold_config"],
+        x_percent_threshold=run["x_percent_threshold"],
+        hypotheses_updater_class=monty.WeftBurstSamplingHypothesesUpdater if burst else monty.WeftDefaultHypothesesUpdater,
+        hypotheses_updater_args=dict(max_nneighbors=p["max_nneighbors"], umbilical_num_poses=run["umbilical_num_poses"],
+                                     backend_group=group, **(run["burst_params"] if burst else {})))
+    lm.graph_memory = lm.hypotheses_updater.graph_memory = GraphMemory(list(run["steps"][0]["graphs"]), lm.tolerances)
+    return lm
+
+
+def test_tbp_monty_model_with_the_mixin_steps_its_lms_in_one_dispatch(monkeypatch):
+    """Only where tbp.monty is installed: WeftMontyForEvidenceGraphMatching's own
+    _step_learning_modules over two EvidenceGraphLMs (default and burst, one backend group) fed
+    tbp.monty Messages: each LM's matching_step builds its query and reads the one dispatch
+    (running an LM alone fails the test); hypotheses and most likely hypotheses match the
+    recordings. Sensors and targets of the model are stood in for."""
+    pytest.importorskip("tbp.monty.frameworks.models.evidence_matching.model")
+    runs = [load_run("default_cylinder"), load_run("burst_cylinder")]
+
+    class Model(monty.WeftMontyForEvidenceGraphMatching):
+        def __init__(self, lms):
+            self.learning_modules, self.inputs, self.step_type = lms, [], "matching_step"
+
+        def _collect_inputs_to_lm(self, i):
+            return self.inputs[i]
+
+        def _set_stepwise_targets(self, lm, inputs):
+            pass
+
+    model = Model([tbp_lm(run, "test_tbp_model") for run in runs])
+    monkeypatch.setattr(monty.WeftBackend, "run_alone", lambda *a: pytest.fail("an LM was dispatched alone"))
+    for i in range(min(len(run["steps"]) for run in runs)):
+        model.inputs = [[tbp_percept(run["run"], run["steps"][i])] for run in runs]
+        model._step_learning_modules(None)
+        for lm, run in zip(model.learning_modules, runs):
+            step = run["steps"][i]
+            for g in step["graphs"]:
+                out = FIXTURES / run["run"] / f"step{i:02d}" / g / "out"
+                np.testing.assert_allclose(lm._hypotheses[g].evidence, np.load(out / "evidence.npy"), rtol=0,
+                                           atol=CPU_TOL)
+            mlh = lm.current_mlh
+            assert (mlh["graph_id"], mlh["mlh_id"]) == (step["mlh"]["graph_id"], step["mlh"]["mlh_id"])
