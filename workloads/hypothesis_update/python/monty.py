@@ -659,10 +659,10 @@ class WeftBurstSamplingHypothesesUpdater(_WeftHypothesesUpdater):
 
 def dispatch_learning_modules(model: Any) -> None:
     """The dispatch half of a MontyForEvidenceGraphMatching step: call it at the start of
-    `_step_learning_modules` (WeftStepSplitMixin does). Every LM whose updater is a Weft updater on
-    a shared backend and that will take a matching step with features gets its query (features,
-    displacement, built as EvidenceGraphLM.matching_step builds it) into one dispatch per backend,
-    then one wait; the LMs' own steps read their results. LMs it cannot predict (another updater,
+    `_step_learning_modules` (WeftStepSplitMixin does). Every LM whose updater is a Weft updater
+    and that will take a matching step with features gets its query (features, displacement, built
+    as EvidenceGraphLM.matching_step builds it) into one dispatch per backend (LMs of one
+    backend_group share one), then one wait per backend; the LMs' own steps read their results. LMs it cannot predict (another updater,
     no input, a location-only or exploratory step) run their steps as usual, and an LM whose own
     call then differs from the query it was sent is refused, never updated twice."""
     if getattr(model, "step_type", None) != "matching_step":
