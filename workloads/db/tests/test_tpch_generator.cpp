@@ -74,7 +74,7 @@ TEST_CASE("db tpch generator: row counts scale with the scale factor up to SF 10
 TEST_CASE("db tpch generator: scale factors outside 0.01 .. 10, unknown tables and lineitem's count are refused") {
   using weft::test::contains;
   using weft::test::error_message_of;
-  CHECK(contains(error_message_of([] { tpch::check_scale(0.005); }), "outside 0.01 .. 10"));
+  CHECK(contains(error_message_of([] { tpch::check_scale(0.005); }), "scale factor 0.005 is outside 0.01 .. 10"));
   CHECK(contains(error_message_of([] { tpch::check_scale(10.5); }), "outside 0.01 .. 10"));
   CHECK(contains(error_message_of([] { tpch::check_scale(std::nan("")); }), "outside 0.01 .. 10"));
   CHECK(contains(error_message_of([] { tpch::generate({0.001, 1}, "/nonexistent"); }), "outside 0.01 .. 10"));

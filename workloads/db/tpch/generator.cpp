@@ -146,7 +146,8 @@ std::string sentence(Rng& r) {
   return s + r.pick(words::kTerminators);
 }
 
-// Sentences cut to a length drawn from [lo, hi], the end trimmed of spaces.
+// Sentences cut to a length drawn from [lo, hi]; a cut that ends on a space ends on a period instead
+// (an edge space would need quoting and reads as a different length).
 std::string text(Rng& r, int64_t lo, int64_t hi) {
   const size_t n = size_t(r.uniform(lo, hi));
   std::string s;
@@ -155,7 +156,7 @@ std::string text(Rng& r, int64_t lo, int64_t hi) {
     s += sentence(r);
   }
   s.resize(n);
-  while (s.back() == ' ') s.back() = 'x';
+  if (s.back() == ' ') s.back() = '.';
   return s;
 }
 
@@ -442,14 +443,15 @@ uint64_t rows(const std::string& table, double scale) {
 }
 
 void check_scale(double scale) {
-  if (!(scale >= kMinScale && scale <= kMaxScale))
-    fail(ErrorCode::BadInput, "tpch: scale factor " + std::to_string(scale) + " is outside 0.01 .. 10");
+  char shown[32];
+  std::snprintf(shown, sizeof(shown), "%g", scale);
+  if (!(scale >= kMinScale && scale <= kMaxScale)) fail(ErrorCode::BadInput, std::string("tpch: scale factor ") + shown + " is outside 0.01 .. 10");
   const Counts n(scale);
   const int64_t top_step = n.suppliers / 4 + (n.parts - 1) / n.suppliers;
   for (int64_t step = n.suppliers / 4; step <= top_step; ++step)
     for (int64_t apart = 1; apart <= 3; ++apart)
       if (apart * step % n.suppliers == 0)
-        fail(ErrorCode::BadInput, "tpch: scale factor " + std::to_string(scale) + " gives " + std::to_string(n.suppliers) +
+        fail(ErrorCode::BadInput, std::string("tpch: scale factor ") + shown + " gives " + std::to_string(n.suppliers) +
                                       " suppliers, for which the partsupp formula repeats a supplier of a part (use a multiple of 0.01)");
 }
 
