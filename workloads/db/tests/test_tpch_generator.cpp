@@ -2,9 +2,9 @@
 // CSV files: row counts, key integrity, value ranges and the dependent-column rules of the
 // specification, determinism by seed. Own ctest entry with the queries: weft_db_tpch_tests.
 #include <cmath>
-#include <fstream>
-#include <sstream>
 #include <tuple>
+
+#include <weft/input_file.h>
 
 #include "device_fixture.h"
 #include "generator.h"
@@ -35,13 +35,6 @@ int64_t scalar(const std::string& sql) {
 void check_none(const std::string& what, const std::string& sql) {
   INFO(what);
   CHECK(scalar("select count(*) from " + sql) == 0);
-}
-
-std::string file_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 }  // namespace
@@ -238,10 +231,10 @@ TEST_CASE("db tpch generator: the same seed writes the same bytes, another seed 
   const std::string a = tpch_data(1), b = tpch_data(1, "-again"), c = tpch_data(2);
   for (const std::string& t : tpch::table_names()) {
     INFO(t);
-    CHECK(file_text(a + "/" + t + ".csv") == file_text(b + "/" + t + ".csv"));
+    CHECK(read_text_file(a + "/" + t + ".csv") == read_text_file(b + "/" + t + ".csv"));
     if (t != "region" && t != "nation") continue;
-    CHECK(file_text(a + "/" + t + ".csv") != file_text(c + "/" + t + ".csv"));  // comments differ
+    CHECK(read_text_file(a + "/" + t + ".csv") != read_text_file(c + "/" + t + ".csv"));  // comments differ
   }
-  CHECK(file_text(a + "/lineitem.csv") != file_text(c + "/lineitem.csv"));
-  CHECK(file_text(a + "/orders.csv") != file_text(c + "/orders.csv"));
+  CHECK(read_text_file(a + "/lineitem.csv") != read_text_file(c + "/lineitem.csv"));
+  CHECK(read_text_file(a + "/orders.csv") != read_text_file(c + "/orders.csv"));
 }
