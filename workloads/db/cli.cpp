@@ -11,11 +11,19 @@
 //     rows agree.
 //   weft db demo  [--orders N] [--customers M] [--seed S] [--device SEL]
 //   weft db bench [--rows 1e5,1e6] [--runs R] [--seed S] [--device SEL]   (= weft bench db)
+//   weft db tpch-gen --sf 0.01 [--seed N] --out DIR
+//     writes the 8 TPC-H tables as DIR/NAME.csv (tpch/generator.h).
+//   weft db tpch --data DIR [--queries DIR] [--expected FILE] [--only q01,q06] [--device SEL]
+//     runs the 22 TPC-H queries through Weft and SQLite and prints query | rows | status |
+//     message; exit 1 when a query gives a wrong answer, or (with --expected) when an outcome is
+//     not what the expected-refusal list allows.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <optional>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -26,6 +34,8 @@
 #include "bench.h"
 #include "cli.h"
 #include "db.h"
+#include "generator.h"
+#include "harness.h"
 
 namespace {
 
@@ -37,10 +47,15 @@ const char* kDbUsage =
     "                     [--format table|csv] [--header] [--explain] [--check] [--join-threshold N] [--device SEL]\n"
     "       weft db demo  [--orders N] [--customers M] [--seed S] [--device SEL]\n"
     "       weft db bench [--rows N,N,...] [--runs R] [--seed S] [--device SEL]\n"
+    "       weft db tpch-gen --sf 0.01 [--seed N] --out DIR\n"
+    "       weft db tpch --data DIR [--queries DIR] [--expected FILE] [--only q01,q06,...] [--device SEL]\n"
     "  query: CSV tables (types inferred, or int|float|text from --schema) queried on the device;\n"
     "         --format csv prints rows exactly like `sqlite3 -csv` (--header adds the column names);\n"
     "         --explain prints the plan; --check runs the query in SQLite too and compares the rows\n"
     "  demo:  a seeded orders/customers pair, a few queries on the device and in SQLite, agreement\n"
+    "  tpch-gen: the 8 TPC-H tables at scale factor 0.01 .. 10 as DIR/NAME.csv, deterministic by seed\n"
+    "  tpch:  the 22 TPC-H queries (default --queries workloads/db/tpch/queries) through Weft and SQLite,\n"
+    "         a table of query, rows, status (match, refused, WRONG) and message\n"
     "  bench: JSON lines, rows/s of scan-filter-aggregate and join queries, ratio to SQLite in the same run;\n"
     "         a size whose query does not fit the device's storage-buffer window prints a \"skipped\" line\n";
 
@@ -259,6 +274,41 @@ int run_bench(int argc, char** argv) {
   return 0;
 }
 
+int tpch_gen(int argc, char** argv) {
+  cli::Args a = cli::parse(argc, argv, 1, {"sf", "seed", "out"}, {});
+  if (!a.options.count("sf") || !a.options.count("out")) fail(ErrorCode::BadInput, std::string("db tpch-gen needs --sf and --out\n") + kDbUsage);
+  const std::optional<double> sf = parse_float(a.get("sf", ""));
+  if (!sf) fail(ErrorCode::BadInput, "--sf: '" + a.get("sf", "") + "' is not a number");
+  tpch::Options o;
+  o.scale = *sf;
+  o.seed = a.get_uint("seed", o.seed);
+  for (const tpch::Written& w : tpch::generate(o, a.get("out", "")))
+    std::printf("%-9s %10llu rows  %s\n", w.table.c_str(), (unsigned long long)w.rows, w.path.c_str());
+  return 0;
+}
+
+int tpch_run(int argc, char** argv) {
+  cli::Args a = cli::parse(argc, argv, 1, {"data", "queries", "expected", "only", "device"}, {"validation"});
+  if (!a.options.count("data")) fail(ErrorCode::BadInput, std::string("db tpch needs --data DIR (made by weft db tpch-gen)\n") + kDbUsage);
+  Database database = tpch::load(a.get("data", ""));
+  const std::string only = a.get("only", "");
+  auto dev = open_device(a);
+  require_features(*dev);
+  Sqlite peer(database);
+  std::map<std::string, std::string> expected;
+  if (a.options.count("expected")) expected = tpch::load_expected_refusals(a.get("expected", ""));
+  std::vector<tpch::Outcome> outcomes;
+  int bad = 0;
+  for (const tpch::QueryFile& q : tpch::load_queries(a.get("queries", "workloads/db/tpch/queries"))) {
+    if (!only.empty() && ("," + only + ",").find("," + q.name + ",") == std::string::npos) continue;
+    outcomes.push_back(tpch::run_query(*dev, database, peer, q));
+    const std::string verdict = tpch::judge(outcomes.back(), expected);
+    bad += outcomes.back().status == tpch::Status::Wrong || (a.options.count("expected") && !verdict.empty());
+  }
+  std::fputs(tpch::summary_table(outcomes).c_str(), stdout);
+  return bad ? 1 : 0;
+}
+
 }  // namespace
 
 static int weft_cmd_db(int argc, char** argv) {
@@ -270,6 +320,8 @@ static int weft_cmd_db(int argc, char** argv) {
   if (sub == "query") return query(argc - 1, argv + 1);
   if (sub == "demo") return demo(argc - 1, argv + 1);
   if (sub == "bench") return run_bench(argc - 1, argv + 1);
+  if (sub == "tpch-gen") return tpch_gen(argc - 1, argv + 1);
+  if (sub == "tpch") return tpch_run(argc - 1, argv + 1);
   std::fprintf(stderr, "weft db: unknown subcommand '%s'\n%s", sub.c_str(), kDbUsage);
   return 2;
 }
@@ -277,6 +329,7 @@ static int weft_cmd_db(int argc, char** argv) {
 // `weft help` lines of this command.
 const char* const kHelpLines =
     "  db query --table NAME=FILE.csv ... \"SQL\" [--format table|csv] [--header] [--explain] [--check]\n"
+    "  db tpch-gen --sf 0.01 --out DIR / db tpch --data DIR  TPC-H tables and the 22 queries against SQLite\n"
     "  db demo|bench [--orders N] [--rows N,N]  SQL on CSV tables on the device, checked against SQLite\n";
 
 WEFT_CLI_COMMAND(db) {
