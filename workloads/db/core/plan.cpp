@@ -426,7 +426,7 @@ class Binder {
     c.kind = BExpr::InSet;
     c.type = Type::Int;
     c.negated = e.negated;
-    c.op = "LIKE " + quoted(pattern.s) + (escape ? " ESCAPE " + quoted(escape->s) : "");
+    c.op = "LIKE " + sql_quoted(pattern.s) + (escape ? " ESCAPE " + sql_quoted(escape->s) : "");
     c.set = matching_codes(pattern.s, escape ? escape_character(*escape) : 0);
     c.args = {x};
     return node(c);
@@ -444,11 +444,6 @@ class Binder {
     for (size_t k = 0; k < dict.size(); ++k)
       if (like_matches(pattern, dict[k], escape)) (*set)[k / 32] |= 1u << (k % 32);
     return set;
-  }
-  static std::string quoted(const std::string& s) {
-    std::string q = "'";
-    for (char ch : s) q += ch == '\'' ? std::string("''") : std::string(1, ch);
-    return q + "'";
   }
   // Whether a Text constant of `e` has an odd code: a string the dictionary lacks (the executor
   // interns a query's literals first), so no set of dictionary codes can say whether it matches.

@@ -12,8 +12,8 @@
 //
 // Typing follows SQLite on typed columns: Int op Int -> Int (integer division truncates; x/0 and
 // x%0 are NULL), any Float operand -> Float (x/0.0 is NULL; a NaN result is NULL), comparisons
-// -> Int 0/1, Int vs Float compares exactly (not in double). Text supports comparisons only
-// (between Text values). Aggregates skip NULLs;
+// -> Int 0/1, Int vs Float compares exactly (not in double). Text supports comparisons (between
+// Text values), LIKE and the text functions of text_functions.h (a Map node each). Aggregates skip NULLs;
 // COUNT(*) counts rows; SUM/MIN/MAX/AVG of no values are NULL; COUNT of none is 0; SUM of Int is an
 // Int (overflow is an error, as in SQLite), AVG is a Float. Vulkan-free.
 #pragma once

@@ -139,7 +139,7 @@ int day_of_year(Ymd d) {
   return kBefore[d.m - 1] + d.d + (leap && d.m > 2 ? 1 : 0);
 }
 
-std::string two(int v, int width) {
+std::string zero_padded(int v, int width) {
   std::string s = std::to_string(v);
   return std::string(size_t(width) > s.size() ? size_t(width) - s.size() : 0, '0') + s;
 }
@@ -152,10 +152,10 @@ std::string strftime_of(const std::string& format, Ymd d) {
       continue;
     }
     const char f = format[++i];
-    if (f == 'Y') out += two(d.y, 4);
-    else if (f == 'm') out += two(d.m, 2);
-    else if (f == 'd') out += two(d.d, 2);
-    else if (f == 'j') out += two(day_of_year(d), 3);
+    if (f == 'Y') out += zero_padded(d.y, 4);
+    else if (f == 'm') out += zero_padded(d.m, 2);
+    else if (f == 'd') out += zero_padded(d.d, 2);
+    else if (f == 'j') out += zero_padded(day_of_year(d), 3);
     else out += '%';
   }
   return out;
@@ -310,27 +310,28 @@ std::vector<std::string> derived_strings(const Query& q, const Database& db) {
   return out;
 }
 
+std::string sql_quoted(const std::string& s) {
+  std::string q = "'";
+  for (char ch : s) q += ch == '\'' ? std::string("''") : std::string(1, ch);
+  return q + "'";
+}
+
 Type TextFunction::result() const { return kind == Length || kind == CastInt ? Type::Int : Type::Text; }
 
 std::string TextFunction::describe(const std::string& x) const {
-  auto quoted = [](const std::string& s) {
-    std::string q = "'";
-    for (char ch : s) q += ch == '\'' ? std::string("''") : std::string(1, ch);
-    return q + "'";
-  };
   switch (kind) {
     case Lower: return "lower(" + x + ")";
     case Upper: return "upper(" + x + ")";
     case Length: return "length(" + x + ")";
     case Substr:
       return "substr(" + x + ", " + std::to_string(start) + (has_count ? ", " + std::to_string(count) : "") + ")";
-    case Concat: return (prefix.empty() ? "" : quoted(prefix) + " || ") + x + (suffix.empty() ? "" : " || " + quoted(suffix));
+    case Concat: return (prefix.empty() ? "" : sql_quoted(prefix) + " || ") + x + (suffix.empty() ? "" : " || " + sql_quoted(suffix));
     case Date: {
       std::string s = "date(" + x;
-      for (const std::string& m : modifiers) s += ", " + quoted(m);
+      for (const std::string& m : modifiers) s += ", " + sql_quoted(m);
       return s + ")";
     }
-    case Strftime: return "strftime(" + quoted(format) + ", " + x + ")";
+    case Strftime: return "strftime(" + sql_quoted(format) + ", " + x + ")";
     case CastInt: return "CAST(" + x + " AS INTEGER)";
   }
   return x;

@@ -68,6 +68,9 @@ std::optional<TextCall> text_call(const Expr& e);
 // are skipped here (the planner names them).
 std::vector<std::string> derived_strings(const Query& q, const Database& db);
 
+// A string as an SQL literal ('it''s').
+std::string sql_quoted(const std::string& s);
+
 // Whether a node is a literal (Int, String or NULL) a text function may take as a constant.
 bool is_text_constant(const Expr& e);
 // The text of a constant operand as SQLite converts it (an integer's decimals); nullopt: NULL.
