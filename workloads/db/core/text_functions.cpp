@@ -71,6 +71,13 @@ std::string substr_of(const std::string& x, int64_t p1, int64_t p2, bool has_cou
   return x.substr(from, to - from);
 }
 
+// SQLite's instr(x, y) of text: the character position of y's first occurrence in x, from 1;
+// 0 when there is none (1 for an empty y).
+int64_t instr_of(const std::string& x, const std::string& needle) {
+  const size_t at = x.find(needle);
+  return at == std::string::npos ? 0 : characters(x.substr(0, at)) + 1;
+}
+
 std::string ascii_case(std::string s, bool up) {
   for (char& ch : s)
     if (static_cast<unsigned char>(ch) < 0x80) ch = char(up ? std::toupper(ch) : std::tolower(ch));
@@ -204,6 +211,9 @@ int64_t int_argument(const Expr& a, const char* what) {
 }
 
 std::optional<TextCall> concat_call(const Expr& e) {
+  for (const ExprPtr& side : e.args)
+    if (side->kind == ExprKind::Float)
+      refuse_at(*side, "'||' of a real literal is not supported (write it as a string literal)");
   const bool left = is_text_constant(*e.args[0]), right = is_text_constant(*e.args[1]);
   if (!left && !right)
     refuse_at(e, "'||' of two non-constant values is not supported (only a value with constant text: x || 'lit')");
@@ -228,6 +238,7 @@ TextValue evaluate(const TextFunction& f, const std::string& x) {
     case TextFunction::Date:
     case TextFunction::Strftime: return date_function(f, x);
     case TextFunction::CastInt: return integer(text_to_int(x));
+    case TextFunction::Instr: return integer(instr_of(x, f.needle));
   }
   return {};
 }
@@ -316,7 +327,7 @@ std::string sql_quoted(const std::string& s) {
   return q + "'";
 }
 
-Type TextFunction::result() const { return kind == Length || kind == CastInt ? Type::Int : Type::Text; }
+Type TextFunction::result() const { return kind == Length || kind == CastInt || kind == Instr ? Type::Int : Type::Text; }
 
 std::string TextFunction::describe(const std::string& x) const {
   switch (kind) {
@@ -333,6 +344,7 @@ std::string TextFunction::describe(const std::string& x) const {
     }
     case Strftime: return "strftime(" + sql_quoted(format) + ", " + x + ")";
     case CastInt: return "CAST(" + x + " AS INTEGER)";
+    case Instr: return "instr(" + x + ", " + sql_quoted(needle) + ")";
   }
   return x;
 }
@@ -367,6 +379,7 @@ std::optional<TextCall> text_call(const Expr& e) {
   else if (n == "substr") c.fn.kind = TextFunction::Substr;
   else if (n == "date") c.fn.kind = TextFunction::Date;
   else if (n == "strftime") c.fn.kind = TextFunction::Strftime;
+  else if (n == "instr") c.fn.kind = TextFunction::Instr;
   else return std::nullopt;
   c.operand = &operand_of(e);
   for (size_t k = 0; k < e.args.size(); ++k) {
@@ -374,6 +387,7 @@ std::optional<TextCall> text_call(const Expr& e) {
     if (&a == c.operand) continue;
     if (a.kind == ExprKind::Null) c.fn.null_constant = true;  // SQLite: a NULL argument makes NULL
     else if (c.fn.kind == TextFunction::Substr) (k == 1 ? c.fn.start : c.fn.count) = int_argument(a, k == 1 ? "start" : "length");
+    else if (c.fn.kind == TextFunction::Instr && constant_text(a)) c.fn.needle = *constant_text(a);
     else if (a.kind != ExprKind::String) refuse_at(a, n + "() takes a string literal here");
     else if (c.fn.kind == TextFunction::Date) c.fn.modifiers.push_back(a.s);
     else c.fn.format = a.s;

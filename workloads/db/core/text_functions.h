@@ -1,5 +1,5 @@
 // SQLite's scalar functions of one text value, on the host: lower, upper, length,
-// substr/substring, `||` with constants, date(x, modifiers), strftime(fmt, x) and CAST(x AS
+// substr/substring, instr(x, 'lit'), `||` with constants, date(x, modifiers), strftime(fmt, x) and CAST(x AS
 // INTEGER). The planner evaluates one over the distinct strings a column can hold (once per
 // string, not per row) and the device looks the row's code up in the resulting map
 // (DB_OP_MAP); a call of constants only is folded when the query is parsed. Vulkan-free.
@@ -27,19 +27,20 @@ struct Query;
 
 // A function of one text operand, its other arguments constants.
 struct TextFunction {
-  enum Kind { Lower, Upper, Length, Substr, Concat, Date, Strftime, CastInt } kind = Lower;
+  enum Kind { Lower, Upper, Length, Substr, Concat, Date, Strftime, CastInt, Instr } kind = Lower;
   int64_t start = 0, count = 0;  // Substr: start and (with has_count) length, as written
   bool has_count = false;
   std::string prefix, suffix;           // Concat: prefix || x || suffix
   std::vector<std::string> modifiers;   // Date
   std::string format;                   // Strftime
+  std::string needle;                   // Instr: instr(x, needle)
   bool null_constant = false;           // a NULL constant argument: NULL whatever the operand
   Type result() const;
   // How the call reads with `operand` in the operand's place ("substr(a, 1, 2)").
   std::string describe(const std::string& operand) const;
 };
 
-// One result: NULL, or a string (Text results), an int64 (Length, CastInt).
+// One result: NULL, or a string (Text results), an int64 (Length, CastInt, Instr).
 struct TextValue {
   bool null = true;
   std::string s;

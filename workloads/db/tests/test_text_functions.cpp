@@ -124,6 +124,12 @@ TEST_CASE("db text functions: substr and substring agree with SQLite for every s
   }
 }
 
+TEST_CASE("db text functions: instr of a column and a constant agrees with SQLite (characters, 0 when absent, 1 for '')") {
+  ValidationClean clean;
+  check("SELECT id, instr(a, 'b'), instr(a, 'é'), instr(b, 'AB'), instr(a, ''), instr(b, 7), instr(a, NULL) FROM s");
+  check("SELECT id FROM s WHERE instr(lower(a), 'ab') > 1 ORDER BY instr(a, 'ß') DESC, id");
+}
+
 TEST_CASE("db text functions: '||' of a column with constants agrees with SQLite (numbers as text, NULL gives NULL)") {
   ValidationClean clean;
   check("SELECT id, 'x' || a || 'y', a || 17, -3 || b, a || '' FROM s");
@@ -226,6 +232,9 @@ TEST_CASE("db text functions: a function of a number, of two columns or of a com
   CHECK(error_of("SELECT upper(coalesce(a, b)) FROM s") ==
         "bad input: sql:1:8: 'upper(coalesce(a, b))' is not supported: a text function's operand must be a text column, a "
         "text function of one, or a constant");
+  CHECK(error_of("SELECT a || 1.5 FROM s") ==
+        "bad input: sql:1:13: '||' of a real literal is not supported (write it as a string literal)");
+  CHECK(error_of("SELECT instr(a, b) FROM s") == "bad input: sql:1:17: instr() takes a string literal here");
   CHECK(error_of("SELECT substr(a, n) FROM s") == "bad input: sql:1:18: substr() start must be an integer literal");
   CHECK(error_of("SELECT substr(a, 1, 2.5) FROM s") == "bad input: sql:1:21: substr() length must be an integer literal");
   CHECK(error_of("SELECT CAST(a AS REAL) FROM s") ==
