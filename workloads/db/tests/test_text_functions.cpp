@@ -232,6 +232,10 @@ TEST_CASE("db text functions: a function of a number, of two columns or of a com
   CHECK(error_of("SELECT upper(coalesce(a, b)) FROM s") ==
         "bad input: sql:1:8: 'upper(coalesce(a, b))' is not supported: a text function's operand must be a text column, a "
         "text function of one, or a constant");
+  // A join key is a column: derived text joins as a condition beside one (tested above), not as the key.
+  CHECK(error_of("SELECT s.id FROM s JOIN t ON lower(s.a) = t.c") ==
+        "bad input: sql:1:30: JOIN ... ON needs an equality between a column of each table (t1.a = t2.b)");
+  CHECK(error_of("SELECT s.id FROM s, t WHERE lower(s.a) = t.c").find("no WHERE equality joins 't'") != std::string::npos);
   CHECK(error_of("SELECT a || 1.5 FROM s") ==
         "bad input: sql:1:13: '||' of a real literal is not supported (write it as a string literal)");
   CHECK(error_of("SELECT instr(a, b) FROM s") == "bad input: sql:1:17: instr() takes a string literal here");
