@@ -342,9 +342,8 @@ class Binder {
   // and each result must already be in the dictionary (the executor interns a query's derived
   // strings before planning it, query.cpp).
   BExprPtr mapped(const Expr& e, const TextFunction& fn, const BExprPtr& x) {
-    const std::string name = fn.describe("x");
     if (x->type != Type::Text)
-      err(e, name.substr(0, name.find('(')) + " of " + type_name(x->type) + " in '" + e.text() +
+      err(e, std::string(fn.name()) + " of " + type_name(x->type) + " in '" + e.text() +
                  "' is not supported (only of text: a function of a number would be computed per row)");
     auto m = std::make_shared<CodeMap>();
     m->fn = fn;
@@ -373,7 +372,7 @@ class Binder {
     BExpr c;
     c.kind = BExpr::Map;
     c.type = fn.result();
-    c.op = name;
+    c.op = fn.describe("x");
     c.map = m;
     c.args = {x};
     return node(c);
@@ -384,16 +383,7 @@ class Binder {
   std::vector<std::string> operand_strings(const Expr& e, const BExpr& x) const {
     if (x.kind == BExpr::Map) return x.map->texts;
     if (x.kind == BExpr::Const) return {db_.decode(int64_t(x.bits))};
-    if (x.kind == BExpr::Col && x.side != kSideDirect) {
-      const Table& t = *tables_[x.side];
-      const Column& c = t.columns[x.column];
-      std::vector<std::string> out;
-      for (size_t r = 0; r < t.rows; ++r)
-        if (!c.nulls[r]) out.push_back(c.strings[r]);
-      std::sort(out.begin(), out.end());
-      out.erase(std::unique(out.begin(), out.end()), out.end());
-      return out;
-    }
+    if (x.kind == BExpr::Col && x.side != kSideDirect) return distinct_strings(tables_[x.side]->columns[x.column], db_);
     if (x.kind == BExpr::Col && x.column < plan_.keys.size()) return operand_strings(e, *plan_.keys[x.column]);
     if (x.kind == BExpr::Col) {
       const AggPlan& a = plan_.aggs[x.column - plan_.keys.size()];

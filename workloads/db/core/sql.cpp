@@ -704,7 +704,7 @@ class Parser {
       if (peek_kw("DISTINCT")) err_here(std::string("DISTINCT in ") + fn.name + "() is not supported");
       do e->args.push_back(expr());
       while (accept_op(","));
-      if (e->s == "substr" && e->args.size() == 1 && accept_kw("FROM")) {  // substring(x FROM start [FOR length])
+      if (iequals(fn.name, "substring") && e->args.size() == 1 && accept_kw("FROM")) {  // substring(x FROM s [FOR n])
         e->args.push_back(expr());
         if (accept_kw("FOR")) e->args.push_back(expr());
       }

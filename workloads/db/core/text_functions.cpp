@@ -298,12 +298,9 @@ class Deriver {
       const Table& table = db_.table(size_t(t));
       const int c = table.find(e.s);
       if (c < 0 || table.columns[size_t(c)].type != Type::Text) continue;
-      const Column& col = table.columns[size_t(c)];
-      for (size_t row = 0; row < table.rows; ++row)
-        if (!col.nulls[row]) out.push_back(col.strings[row]);
+      const std::vector<std::string> strings = distinct_strings(table.columns[size_t(c)], db_);
+      out.insert(out.end(), strings.begin(), strings.end());
     }
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
   }
 
@@ -325,6 +322,22 @@ std::string sql_quoted(const std::string& s) {
   std::string q = "'";
   for (char ch : s) q += ch == '\'' ? std::string("''") : std::string(1, ch);
   return q + "'";
+}
+
+std::vector<std::string> distinct_strings(const Column& c, const Database& db) {
+  std::vector<int64_t> codes;
+  for (size_t r = 0; r < c.ints.size(); ++r)
+    if (!c.nulls[r]) codes.push_back(c.ints[r]);
+  std::sort(codes.begin(), codes.end());
+  codes.erase(std::unique(codes.begin(), codes.end()), codes.end());
+  std::vector<std::string> out;
+  for (int64_t code : codes) out.push_back(db.decode(code));
+  return out;
+}
+
+const char* TextFunction::name() const {
+  static const char* kNames[] = {"lower", "upper", "length", "substr", "||", "date", "strftime", "CAST", "instr"};
+  return kNames[kind];
 }
 
 Type TextFunction::result() const { return kind == Length || kind == CastInt || kind == Instr ? Type::Int : Type::Text; }

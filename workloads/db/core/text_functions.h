@@ -36,6 +36,7 @@ struct TextFunction {
   std::string needle;                   // Instr: instr(x, needle)
   bool null_constant = false;           // a NULL constant argument: NULL whatever the operand
   Type result() const;
+  const char* name() const;  // "lower", "||", "CAST", ...
   // How the call reads with `operand` in the operand's place ("substr(a, 1, 2)").
   std::string describe(const std::string& operand) const;
 };
@@ -68,6 +69,10 @@ std::optional<TextCall> text_call(const Expr& e);
 // string compares, sorts, groups and prints like any other. Strings the planner would refuse
 // are skipped here (the planner names them).
 std::vector<std::string> derived_strings(const Query& q, const Database& db);
+
+// The distinct strings of a Text column, in dictionary order (sorted by code, not string by
+// string: a column of millions of rows holds few distinct dates).
+std::vector<std::string> distinct_strings(const Column& c, const Database& db);
 
 // A string as an SQL literal ('it''s').
 std::string sql_quoted(const std::string& s);

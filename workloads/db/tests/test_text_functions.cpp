@@ -226,6 +226,9 @@ TEST_CASE("db text functions: a function of a number, of two columns or of a com
   CHECK(error_of("SELECT lower(n) FROM s") ==
         "bad input: sql:1:8: lower of int in 'lower(n)' is not supported (only of text: a function of a number would be "
         "computed per row)");
+  CHECK(error_of("SELECT n || 'a' FROM s") ==
+        "bad input: sql:1:8: || of int in 'n || 'a'' is not supported (only of text: a function of a number would be computed "
+        "per row)");
   CHECK(error_of("SELECT length(n + 1.5) FROM s").find("length of float in 'length(n + 1.5)' is not supported") != std::string::npos);
   CHECK(error_of("SELECT a || b FROM s") ==
         "bad input: sql:1:8: '||' of two non-constant values is not supported (only a value with constant text: x || 'lit')");
