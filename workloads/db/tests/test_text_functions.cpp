@@ -269,3 +269,39 @@ TEST_CASE("db text functions: date formats, modifiers and time values Weft does 
         "bad input: sql:1:8: strftime() of '1998-01-01 10:00' is not supported (Weft reads 'YYYY-MM-DD' dates; SQLite may read "
         "this as a time, a julian day number or 'now')");
 }
+
+// TPC-H's shape at a million rows: few distinct dates (1992..1998, 2557 days) and phone prefixes
+// under many rows, so the maps stay small (one entry per distinct string) however many rows read
+// them. Runs in weft_db_large_tests.
+TEST_CASE("db large: text functions over a million rows of dates and phones agree with SQLite, maps sized by distinct strings") {
+  ValidationClean clean;
+  std::mt19937 rng(22);
+  std::string csv = "id,d,phone\n";
+  csv.reserve(30'000'000);
+  for (int r = 0; r < 1'000'000; ++r) {
+    const int day = int(rng() % 2557);  // days from 1992-01-01
+    int y = 1992, doy = day;
+    for (;; ++y) {
+      const int n = (y % 4 == 0) ? 366 : 365;
+      if (doy < n) break;
+      doy -= n;
+    }
+    static const int kBefore[] = {0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334, 365};
+    const int leap = y % 4 == 0 ? 1 : 0;
+    int m = 1;
+    while (m < 12 && doy >= kBefore[m] + (m >= 2 ? leap : 0)) ++m;
+    const int d = doy - kBefore[m - 1] - (m > 2 ? leap : 0) + 1;
+    char line[64];
+    std::snprintf(line, sizeof line, "%d,%04d-%02d-%02d,%d-%03d\n", r, y, m, d, 10 + int(rng() % 25), int(rng() % 1000));
+    csv += line;
+  }
+  Database db;
+  db.add(load_csv(csv, "o", "o.csv"));
+  Sqlite peer(db);
+  weft::db::test::check_query(db, peer,
+                              "SELECT CAST(strftime('%Y', d) AS INTEGER) AS y, substr(phone, 1, 2) AS code, COUNT(*), SUM(id) "
+                              "FROM o WHERE date(d, '+90 days') < '1998-06-01' AND substr(phone, 1, 2) IN ('13', '31', '23') "
+                              "GROUP BY CAST(strftime('%Y', d) AS INTEGER), substr(phone, 1, 2) ORDER BY y, code");
+  const db::Plan plan = prepare_sql("SELECT date(d, '+90 days') FROM o", db, weft::db::test::device());
+  CHECK(plan.outputs[0]->map->codes.size() == 2557);
+}
