@@ -102,7 +102,9 @@ int64_t text_to_int(const std::string& x) {
   size_t j = i;
   if (j < x.size() && x[j] == '.')
     for (++j; j < x.size() && std::isdigit(static_cast<unsigned char>(x[j]));) ++j;
-  if (j > digits && j < x.size() && (x[j] == 'e' || x[j] == 'E'))
+  size_t k = j + 1;  // past an 'e', and its sign
+  if (k < x.size() && (x[k] == '+' || x[k] == '-')) ++k;
+  if (j > digits && k < x.size() && (x[j] == 'e' || x[j] == 'E') && std::isdigit(static_cast<unsigned char>(x[k])))
     fail(ErrorCode::BadInput, "CAST('" + x + "' AS INTEGER): a number with an exponent is not supported "
                               "(SQLite versions differ on it)");
   if (minus) return over || v > uint64_t(1) << 63 ? std::numeric_limits<int64_t>::min() : int64_t(0 - v);
