@@ -95,6 +95,15 @@ Result in_subquery(Device& d) {
                {});
 }
 
+// Text functions of a column (one lookup per row of a map made per distinct string), derived
+// text compared with a literal and grouped; NULL regions stay NULL through them.
+Result text_functions(Device& d) {
+  return agree(d,
+               "SELECT upper(substr(region, 1, 2)) || '-', length(region), COUNT(*), SUM(qty) FROM orders "
+               "WHERE lower(region) < 'south' OR region IS NULL GROUP BY upper(substr(region, 1, 2)) || '-', length(region)",
+               {});
+}
+
 }  // namespace
 
 std::vector<Case> db_cases() {
@@ -107,6 +116,7 @@ std::vector<Case> db_cases() {
       {"db.count_zero_anomaly_rule", "exact status", count_zero_rule},
       {"db.comma_join", tol, comma_join},
       {"db.in_subquery", tol, in_subquery},
+      {"db.text_functions", tol, text_functions},
   };
 }
 

@@ -14,11 +14,13 @@ namespace {
 
 void collect_literals(const Query& q, std::vector<std::string>& out);
 
-// The string literals that become Text values, subqueries' included; a LIKE pattern and escape
-// are read on the host only (plan.cpp), so they stay out of the dictionary.
+// The string literals that become Text values, subqueries' included; a LIKE pattern and escape,
+// and a text function's constant arguments, are read on the host only (plan.cpp), so they stay
+// out of the dictionary.
 void collect_literals(const Expr& e, std::vector<std::string>& out) {
   if (e.kind == ExprKind::String) out.push_back(e.s);
   if (e.subquery) collect_literals(*e.subquery, out);
+  if (const std::optional<TextCall> c = text_call(e)) return collect_literals(*c->operand, out);
   const size_t n = e.kind == ExprKind::Like ? 1 : e.args.size();
   for (size_t k = 0; k < n; ++k) collect_literals(*e.args[k], out);
 }
@@ -33,13 +35,15 @@ void collect_literals(const Query& q, std::vector<std::string>& out) {
   for (const OrderItem& o : q.order_by) collect_literals(*o.expr, out);
 }
 
-// Parses and interns the query's literals: every literal then has a code the output can decode,
-// and the codes do not move once a subquery has run.
+// Parses and interns the query's literals and the strings its text functions derive: every one
+// then has a code the output can decode and that compares in dictionary order, and the codes do
+// not move once a subquery has run.
 Query parse_and_intern(const std::string& sql, Database& db) {
   Query q = parse_sql(sql);
   std::vector<std::string> lits;
   collect_literals(q, lits);
   db.intern(lits);
+  db.intern(derived_strings(q, db));
   return q;
 }
 

@@ -58,6 +58,17 @@ struct Emitter {
         for (uint64_t x : v.sorted) data.insert(data.end(), {uint32_t(x), uint32_t(x >> 32)});
         return;
       }
+      case BExpr::Map: {
+        // a: the entries' offset into the data (made relative below), b: their count; an entry is
+        // the operand's code then the result, 2 words each.
+        gen(*e.args[0]);
+        const CodeMap& m = *e.map;
+        emit(DB_OP_MAP, uint32_t(data.size()), uint32_t(m.codes.size()));
+        for (size_t k = 0; k < m.codes.size(); ++k)
+          data.insert(data.end(), {uint32_t(m.codes[k]), uint32_t(m.codes[k] >> 32), uint32_t(m.results[k]),
+                                   uint32_t(m.results[k] >> 32)});
+        return;
+      }
       case BExpr::Choose:
         // The otherwise value first: a chain of WHENs nests there and keeps the stack shallow.
         gen(*e.args[2]);
@@ -107,7 +118,7 @@ Bytecode compile_expr(const BExpr& e, const DescriptorOf& descriptor) {
   Bytecode b;
   b.instructions = uint32_t(em.words.size() / DB_INSTR_WORDS);
   for (size_t k = 0; k < em.words.size(); k += DB_INSTR_WORDS)
-    if (em.words[k] == DB_OP_IN_SET || em.words[k] == DB_OP_IN_VALUES) em.words[k + 1] += uint32_t(em.words.size());
+    if (em.words[k] == DB_OP_IN_SET || em.words[k] == DB_OP_IN_VALUES || em.words[k] == DB_OP_MAP) em.words[k + 1] += uint32_t(em.words.size());
   b.words = std::move(em.words);
   b.words.insert(b.words.end(), em.data.begin(), em.data.end());
   return b;

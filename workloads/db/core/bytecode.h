@@ -13,7 +13,8 @@ namespace weft::db {
 using DescriptorOf = std::function<uint32_t(uint32_t side, uint32_t column)>;
 
 // The program: `instructions` of 4 words, then the data they point to (the bitmaps of InSet
-// tests, the sorted values of InValues tests; addressed relative to the program's first word).
+// tests, the sorted values of InValues tests, the entries of Map lookups; addressed relative to
+// the program's first word).
 struct Bytecode {
   std::vector<uint32_t> words;
   uint32_t instructions = 0;

@@ -186,8 +186,12 @@ class Binder {
         c.args = {a};
         return node(c);
       }
-      case ExprKind::Binary: return binary(e, bind(*e.args[0], grouped), bind(*e.args[1], grouped));
-      case ExprKind::Call: return call(e, grouped);
+      case ExprKind::Binary:
+        if (e.op == "||") return text_function(e, *text_call(e), grouped);
+        return binary(e, bind(*e.args[0], grouped), bind(*e.args[1], grouped));
+      case ExprKind::Call:
+        if (const std::optional<TextCall> tc = text_call(e)) return text_function(e, *tc, grouped);
+        return call(e, grouped);
       case ExprKind::Case: return case_of(e, grouped);
       case ExprKind::Cast: return cast(e, bind(*e.args[0], grouped));
       case ExprKind::Like: return like(e, bind(*e.args[0], grouped));
@@ -311,8 +315,13 @@ class Binder {
     const bool to_real = !to_int && (e.s.find("REAL") != std::string::npos || e.s.find("FLOA") != std::string::npos ||
                                      e.s.find("DOUB") != std::string::npos);
     if (!to_int && !to_real) err(e, "CAST to " + e.s + " is not supported (only to INTEGER or REAL types)");
-    if (a->type == Type::Text && !is_null_const(a)) err(e, "CAST of text is not supported");
     if (is_null_const(a)) return null_const(to_int ? Type::Int : Type::Float);
+    if (a->type == Type::Text && to_real) err(e, "CAST of text AS " + e.s + " is not supported (only AS INTEGER)");
+    if (a->type == Type::Text) {
+      TextFunction to_int;
+      to_int.kind = TextFunction::CastInt;
+      return mapped(e, to_int, a);
+    }
     if (to_real) return to_float(a);
     if (a->type == Type::Int) return a;
     BExpr c;
@@ -320,6 +329,68 @@ class Binder {
     c.type = Type::Int;
     c.args = {a};
     return node(c);
+  }
+
+  // A text function of one operand (text_functions.h): NULL for a NULL operand or constant
+  // argument, else a Map of the operand.
+  BExprPtr text_function(const Expr& e, const TextCall& tc, bool grouped) {
+    const BExprPtr x = bind(*tc.operand, grouped);
+    if (is_null_const(x) || tc.fn.null_constant) return null_const(tc.fn.result());
+    return mapped(e, tc.fn, x);
+  }
+  // f(x) as a lookup the device makes per row: f is evaluated here over every string x can hold,
+  // and each result must already be in the dictionary (the executor interns a query's derived
+  // strings before planning it, query.cpp).
+  BExprPtr mapped(const Expr& e, const TextFunction& fn, const BExprPtr& x) {
+    if (x->type != Type::Text)
+      err(e, std::string(fn.name()) + " of " + type_name(x->type) + " in '" + e.text() +
+                 "' is not supported (only of text: a function of a number would be computed per row)");
+    auto m = std::make_shared<CodeMap>();
+    m->fn = fn;
+    std::vector<std::pair<uint64_t, uint64_t>> entries;
+    for (const std::string& s : operand_strings(e, *x)) {
+      const TextValue v = apply_text_function(fn, s, e);
+      if (v.null) continue;
+      uint64_t result = uint64_t(v.i);
+      if (fn.result() == Type::Text) {
+        const int64_t code = db_.code(v.s);
+        if (code & 1)
+          err(e, "'" + e.text() + "' gives '" + v.s + "', a string the dictionary lacks (plan the query through prepare_sql, "
+                 "which adds a query's derived strings first)");
+        result = uint64_t(code);
+        m->texts.push_back(v.s);
+      }
+      entries.emplace_back(uint64_t(db_.code(s)), result);
+    }
+    std::sort(entries.begin(), entries.end());
+    for (const auto& [code, result] : entries) {
+      m->codes.push_back(code);
+      m->results.push_back(result);
+    }
+    std::sort(m->texts.begin(), m->texts.end());
+    m->texts.erase(std::unique(m->texts.begin(), m->texts.end()), m->texts.end());
+    BExpr c;
+    c.kind = BExpr::Map;
+    c.type = fn.result();
+    c.op = fn.describe("x");
+    c.map = m;
+    c.args = {x};
+    return node(c);
+  }
+  // Every string a Text operand can hold: a column's distinct strings (a group key's or a
+  // MIN/MAX's, those of its argument), a text function's results, a constant. Other operands
+  // (CASE, coalesce, ...) are refused: their strings are not known before the query runs.
+  std::vector<std::string> operand_strings(const Expr& e, const BExpr& x) const {
+    if (x.kind == BExpr::Map) return x.map->texts;
+    if (x.kind == BExpr::Const) return {db_.decode(int64_t(x.bits))};
+    if (x.kind == BExpr::Col && x.side != kSideDirect) return distinct_strings(tables_[x.side]->columns[x.column], db_);
+    if (x.kind == BExpr::Col && x.column < plan_.keys.size()) return operand_strings(e, *plan_.keys[x.column]);
+    if (x.kind == BExpr::Col) {
+      const AggPlan& a = plan_.aggs[x.column - plan_.keys.size()];
+      if (a.fn == AggFn::Min || a.fn == AggFn::Max) return operand_strings(e, *a.arg);
+    }
+    err(e, "'" + e.text() + "' is not supported: a text function's operand must be a text column, a text function of one, or "
+           "a constant");
   }
 
   // x [NOT] LIKE 'pattern' [ESCAPE 'c']: the pattern is matched against every dictionary string
@@ -345,7 +416,7 @@ class Binder {
     c.kind = BExpr::InSet;
     c.type = Type::Int;
     c.negated = e.negated;
-    c.op = "LIKE " + quoted(pattern.s) + (escape ? " ESCAPE " + quoted(escape->s) : "");
+    c.op = "LIKE " + sql_quoted(pattern.s) + (escape ? " ESCAPE " + sql_quoted(escape->s) : "");
     c.set = matching_codes(pattern.s, escape ? escape_character(*escape) : 0);
     c.args = {x};
     return node(c);
@@ -363,11 +434,6 @@ class Binder {
     for (size_t k = 0; k < dict.size(); ++k)
       if (like_matches(pattern, dict[k], escape)) (*set)[k / 32] |= 1u << (k % 32);
     return set;
-  }
-  static std::string quoted(const std::string& s) {
-    std::string q = "'";
-    for (char ch : s) q += ch == '\'' ? std::string("''") : std::string(1, ch);
-    return q + "'";
   }
   // Whether a Text constant of `e` has an odd code: a string the dictionary lacks (the executor
   // interns a query's literals first), so no set of dictionary codes can say whether it matches.
@@ -915,6 +981,7 @@ std::string show(const BExpr& e, const Plan& p, const Database& db) {
     case BExpr::Choose: return "(CASE WHEN " + a(0) + " THEN " + a(1) + " ELSE " + a(2) + " END)";
     case BExpr::IsNull: return "(" + a(0) + (e.negated ? " IS NOT NULL)" : " IS NULL)");
     case BExpr::InSet: return "(" + a(0) + (e.negated ? " NOT " : " ") + e.op + ")";
+    case BExpr::Map: return e.map->fn.describe(a(0)) + " [map of " + std::to_string(e.map->codes.size()) + " strings]";
     case BExpr::InValues:
       return "(" + a(0) + (e.negated ? " NOT " : " ") + e.op + ": " + std::to_string(e.values->rows) + " rows, " +
              std::to_string(e.values->sorted.size()) + " distinct values" + (e.values->any_null ? ", NULL" : "") + ")";

@@ -12,8 +12,8 @@
 //
 // Typing follows SQLite on typed columns: Int op Int -> Int (integer division truncates; x/0 and
 // x%0 are NULL), any Float operand -> Float (x/0.0 is NULL; a NaN result is NULL), comparisons
-// -> Int 0/1, Int vs Float compares exactly (not in double). Text supports comparisons only
-// (between Text values). Aggregates skip NULLs;
+// -> Int 0/1, Int vs Float compares exactly (not in double). Text supports comparisons (between
+// Text values), LIKE and the text functions of text_functions.h (a Map node each). Aggregates skip NULLs;
 // COUNT(*) counts rows; SUM/MIN/MAX/AVG of no values are NULL; COUNT of none is 0; SUM of Int is an
 // Int (overflow is an error, as in SQLite), AVG is a Float. Vulkan-free.
 #pragma once
@@ -27,6 +27,7 @@
 
 #include "sql.h"
 #include "table.h"
+#include "text_functions.h"
 
 namespace weft::db {
 
@@ -49,13 +50,25 @@ struct ValueSet {
   uint64_t rows = 0;
 };
 
+// A text function of a Text operand (text_functions.h), evaluated on the host once per string the
+// operand can hold (a column's distinct strings, or an inner function's results): `codes`
+// ascending, `results[k]` the function's value of string codes[k] (a Text code of the shared
+// dictionary, which holds every derived string, or an int64). A string whose result is NULL has
+// no entry: the device's lookup (DB_OP_MAP) gives NULL for a code it does not find.
+struct CodeMap {
+  TextFunction fn;
+  std::vector<uint64_t> codes, results;
+  std::vector<std::string> texts;  // Text results: the distinct strings, sorted
+};
+
 struct BExpr {
   // Choose: args {condition, value, otherwise} (CASE, coalesce); ToInt: double -> int64 as SQLite's
   // CAST (truncating, saturating); Abs; Round: SQLite's round(x) of a double. InSet: whether a
   // Text code is in `set` (LIKE, evaluated on the host against the dictionary); NULL stays NULL.
   // InValues: x [NOT] IN (SELECT ...) over `values`, SQLite's three-valued IN; op names the
-  // subquery (its text), so that equal subqueries compare equal.
-  enum Kind { Const, Col, Neg, Not, Arith, Compare, And, Or, IsNull, ToFloat, ToInt, Choose, Abs, Round, InSet, InValues } kind = Const;
+  // subquery (its text), so that equal subqueries compare equal. Map: `map` applied to args[0]
+  // (a Text column or another Map); op is the call's text with 'x' for the operand.
+  enum Kind { Const, Col, Neg, Not, Arith, Compare, And, Or, IsNull, ToFloat, ToInt, Choose, Abs, Round, InSet, InValues, Map } kind = Const;
   Type type = Type::Int;
   bool null = false;     // Const: NULL
   uint64_t bits = 0;     // Const: int64 / double bits / text code
@@ -66,6 +79,7 @@ struct BExpr {
   // set's source (LIKE 'pattern' [ESCAPE 'c']), so that equal sources compare equal.
   std::shared_ptr<const std::vector<uint32_t>> set;
   std::shared_ptr<const ValueSet> values;  // InValues
+  std::shared_ptr<const CodeMap> map;      // Map
   std::vector<BExprPtr> args;
   bool uses_side(uint32_t s) const;
 };

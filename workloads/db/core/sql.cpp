@@ -7,6 +7,7 @@
 #include "csv.h"
 #include "date.h"
 #include "table.h"
+#include "text_functions.h"
 
 namespace weft::db {
 
@@ -71,7 +72,6 @@ std::vector<Token> lex(const std::string& s) {
       step((close == std::string::npos ? s.size() : close + 2) - i);
       continue;
     }
-    if (c == '|' && i + 1 < s.size() && s[i + 1] == '|') err(line, col, "the '||' operator (concatenation) is not supported");
     Token t;
     t.line = line;
     t.col = col;
@@ -127,7 +127,7 @@ std::vector<Token> lex(const std::string& s) {
       t.text = body;
       step(j - i);
     } else {
-      static const char* two[] = {"<=", ">=", "<>", "!=", "=="};
+      static const char* two[] = {"<=", ">=", "<>", "!=", "==", "||"};
       t.kind = Tok::Op;
       for (const char* op : two)
         if (s.compare(i, 2, op) == 0) t.text = op;
@@ -535,12 +535,32 @@ class Parser {
   }
   ExprPtr mul_expr() {
     const size_t b = pos_;
-    ExprPtr l = unary();
+    ExprPtr l = concat_expr();
     while (peek_op("*") || peek_op("/") || peek_op("%")) {
       const std::string op = next().text;
-      l = binary(op, l, unary(), b);
+      l = binary(op, l, concat_expr(), b);
     }
     return l;
+  }
+  // x || y binds tighter than * as in SQLite; constants only are folded here.
+  ExprPtr concat_expr() {
+    const size_t b = pos_;
+    ExprPtr l = unary();
+    while (accept_op("||")) l = folded_text(binary("||", l, unary(), b), b);
+    return l;
+  }
+  // A text function (text_functions.h) of constants only is the literal it evaluates to.
+  ExprPtr folded_text(ExprPtr e, size_t b) {
+    const std::optional<TextCall> c = text_call(*e);
+    if (!c || !is_text_constant(*c->operand)) return e;
+    const std::optional<std::string> x = constant_text(*c->operand);
+    const TextValue v = x ? apply_text_function(c->fn, *x, *e) : TextValue{};
+    auto lit = make(v.null ? ExprKind::Null : c->fn.result() == Type::Int ? ExprKind::Int : ExprKind::String, toks_[b]);
+    lit->line = e->line;
+    lit->col = e->col;
+    lit->s = v.s;
+    lit->i = v.i;
+    return finish(lit, b);
   }
   ExprPtr unary() {
     if (peek_op("-") || peek_op("+")) {
@@ -620,6 +640,8 @@ class Parser {
     if (t.kind == Tok::Ident && iequals(t.text, "CASE")) return case_expr();
     if (t.kind == Tok::Ident && iequals(t.text, "CAST")) return cast_expr();
     if (t.kind == Tok::Ident && iequals(t.text, "EXISTS")) return exists();
+    if (t.kind == Tok::Ident && iequals(t.text, "EXTRACT") && toks_[pos_ + 1].kind == Tok::Op && toks_[pos_ + 1].text == "(")
+      return extract();
     static const std::pair<const char*, AggFn> aggs[] = {
         {"COUNT", AggFn::Count}, {"SUM", AggFn::Sum}, {"MIN", AggFn::Min}, {"MAX", AggFn::Max}, {"AVG", AggFn::Avg}};
     if (t.kind == Tok::Ident && toks_[pos_ + 1].kind == Tok::Op && toks_[pos_ + 1].text == "(") {
@@ -648,7 +670,9 @@ class Parser {
           return finish(e, b);
         }
       if (ExprPtr call = scalar_call()) return call;
-      err_here("unknown function '" + t.text + "' (COUNT, SUM, MIN, MAX, AVG, abs, round, coalesce, ifnull)");
+      err_here("unknown function '" + t.text +
+               "' (COUNT, SUM, MIN, MAX, AVG, abs, round, coalesce, ifnull, lower, upper, length, substr, substring, instr, "
+               "date, strftime)");
     }
     if (t.kind == Tok::Ident && reserved(t.text)) err_here("expected an expression, got keyword '" + t.text + "'");
     auto e = make(ExprKind::Column, t);
@@ -667,34 +691,44 @@ class Parser {
       const char* name;
       size_t min_args, max_args;
     };
-    static const Fn fns[] = {{"abs", 1, 1}, {"round", 1, 2}, {"coalesce", 2, 1000}, {"ifnull", 2, 2}, {"date", 1, 16}};
+    static const Fn fns[] = {{"abs", 1, 1},      {"round", 1, 2},  {"coalesce", 2, 1000}, {"ifnull", 2, 2},
+                             {"date", 1, 16},    {"lower", 1, 1},  {"upper", 1, 1},       {"length", 1, 1},
+                             {"substr", 2, 3},   {"substring", 2, 3}, {"strftime", 2, 2},   {"instr", 2, 2}};
     const size_t b = pos_;
     const Token& t = cur();
     for (const Fn& fn : fns) {
       if (!iequals(t.text, fn.name)) continue;
       auto e = make(ExprKind::Call, next());
-      e->s = fn.name;
+      e->s = std::string(fn.name) == "substring" ? "substr" : fn.name;
       next();  // (
       if (peek_kw("DISTINCT")) err_here(std::string("DISTINCT in ") + fn.name + "() is not supported");
       do e->args.push_back(expr());
       while (accept_op(","));
+      if (iequals(fn.name, "substring") && e->args.size() == 1 && accept_kw("FROM")) {  // substring(x FROM s [FOR n])
+        e->args.push_back(expr());
+        if (accept_kw("FOR")) e->args.push_back(expr());
+      }
       expect_op(")");
       if (e->args.size() < fn.min_args || e->args.size() > fn.max_args)
         err(t.line, t.col, std::string(fn.name) + "() takes " + std::to_string(fn.min_args) +
                                (fn.max_args == fn.min_args ? "" : fn.max_args > 2 ? " or more" : " or " + std::to_string(fn.max_args)) +
                                " arguments, not " + std::to_string(e->args.size()));
-      if (e->s == "date") return folded_date(*e, b);
-      return finish(e, b);
+      if (e->s == "date" && all_strings(*e)) return folded_date(*e, b);
+      return folded_text(finish(e, b), b);
     }
     return nullptr;
   }
-  // date('YYYY-MM-DD', modifier, ...) of string literals is the string it evaluates to (date.h).
+  static bool all_strings(const Expr& call) {
+    for (const ExprPtr& a : call.args)
+      if (a->kind != ExprKind::String) return false;
+    return true;
+  }
+  // date('YYYY-MM-DD', modifier, ...) of string literals is the string it evaluates to (date.h);
+  // an invalid literal date is refused by name. date() of a column is a text function
+  // (text_functions.h).
   ExprPtr folded_date(const Expr& call, size_t b) {
     std::vector<std::string> args;
-    for (const ExprPtr& a : call.args) {
-      if (a->kind != ExprKind::String) err(a->line, a->col, "date() of anything but string literals is not supported (it is folded when parsed)");
-      args.push_back(a->s);
-    }
+    for (const ExprPtr& a : call.args) args.push_back(a->s);
     const DateFold d = fold_date(args);
     if (d.refused >= 0) err(call.args[size_t(d.refused)]->line, call.args[size_t(d.refused)]->col, "date(): " + d.why);
     auto e = make(ExprKind::String, toks_[b]);
@@ -751,7 +785,46 @@ class Parser {
     if (cur().kind != Tok::Ident) err_here("expected a type name" + got());
     e->s = upper(next().text);
     expect_op(")");
+    if (e->args[0]->kind == ExprKind::String && e->s.find("INT") != std::string::npos)  // CAST('12' AS INTEGER)
+      return int_of_text(*e->args[0], e->line, e->col, b);
     return finish(e, b);
+  }
+  // CAST('text' AS INTEGER) as the integer literal it evaluates to.
+  ExprPtr int_of_text(const Expr& text, size_t line, size_t col, size_t b) {
+    TextFunction to_int;
+    to_int.kind = TextFunction::CastInt;
+    auto lit = make(ExprKind::Int, toks_[b]);
+    lit->line = line;
+    lit->col = col;
+    lit->i = apply_text_function(to_int, text.s, text).i;
+    return finish(lit, b);
+  }
+  // EXTRACT(YEAR|MONTH|DAY FROM x): SQLite has no EXTRACT; Weft reads it as
+  // CAST(strftime('%Y'|'%m'|'%d', x) AS INTEGER).
+  ExprPtr extract() {
+    const size_t b = pos_;
+    const Token& at = next();
+    next();  // (
+    static const std::pair<const char*, const char*> fields[] = {{"YEAR", "%Y"}, {"MONTH", "%m"}, {"DAY", "%d"}};
+    const char* format = nullptr;
+    for (const auto& [field, f] : fields)
+      if (peek_kw(field)) format = f;
+    if (!format) err_here("EXTRACT of " + (cur().kind == Tok::End ? std::string("nothing") : "'" + cur().text + "'") +
+                          " is not supported (YEAR, MONTH or DAY)");
+    next();
+    expect_kw("FROM");
+    auto fmt = make(ExprKind::String, at);
+    fmt->s = format;
+    auto call = make(ExprKind::Call, at);
+    call->s = "strftime";
+    call->args = {finish(fmt, b), expr()};
+    expect_op(")");
+    auto cast = make(ExprKind::Cast, at);
+    cast->s = "INTEGER";
+    cast->args = {folded_text(finish(call, b), b)};
+    if (cast->args[0]->kind == ExprKind::String) return int_of_text(*cast->args[0], at.line, at.col, b);
+    if (cast->args[0]->kind == ExprKind::Null) return cast->args[0];
+    return finish(cast, b);
   }
 
   std::shared_ptr<const std::string> sql_;

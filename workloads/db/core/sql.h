@@ -10,7 +10,9 @@
 // expr: literals (integers, decimals, 'strings', NULL), [table.]column, + - * / %, unary -,
 // = == != <> < <= > >=, IS [NOT] NULL, [NOT] BETWEEN, [NOT] IN (list), [NOT] LIKE [ESCAPE], NOT,
 // AND, OR, CASE [x] WHEN .. THEN .. [ELSE ..] END, CAST(e AS INTEGER|REAL), the scalar functions
-// abs, round, coalesce and ifnull, parentheses, x [NOT] IN (SELECT ...) and [NOT] EXISTS (SELECT ...)
+// abs, round, coalesce and ifnull, the text functions lower, upper, length, instr, substr/substring
+// (and substring(x FROM s [FOR n])), date, strftime, EXTRACT(YEAR|MONTH|DAY FROM x) and x || y
+// (text_functions.h; a call of constants is folded here), parentheses, x [NOT] IN (SELECT ...) and [NOT] EXISTS (SELECT ...)
 // (a whole query of its own), and the aggregates COUNT(*), COUNT(e), COUNT(DISTINCT e), SUM(e),
 // MIN(e), MAX(e), AVG(e). Keywords are case-insensitive and reserved
 // (never an alias: `FROM l LEFT JOIN r` must not read LEFT as l's alias). Comments: -- to the end of the

@@ -31,6 +31,10 @@
                                SQLite's three-valued IN: no rows -> 0 (NOT IN 1) even for a NULL x; else NULL x
                                -> NULL; found -> 1 (0); not found -> NULL with a NULL among the rows, else 0 (1) */
 
+#define DB_OP_MAP     21u /* a text function by lookup (core/text_functions.h): binary search of the Text code
+                             among b entries (4 words: the code, then the result, int64 or Text code) sorted by
+                             code at word code + a; found -> its result, not found or NULL -> NULL */
+
 /* DB_OP_IN_VALUES flags. */
 #define DB_IN_NEGATED  1u
 #define DB_IN_ANY_NULL 2u

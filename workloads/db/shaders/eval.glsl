@@ -34,6 +34,25 @@ bool db_in_values(uint at, uint n, uvec2 x, bool is_float) {
   return false;
 }
 
+// The result of the entry for Text code x among the n entries at word `at` (DB_OP_MAP), sorted
+// by code: a binary search; false when x has none (the function's value is NULL).
+bool db_map_lookup(uint at, uint n, int64_t x, out uvec2 result) {
+  uint lo = 0u, hi = n;
+  while (lo < hi) {
+    const uint mid = lo + (hi - lo) / 2u;
+    const uint w = at + 4u * mid;
+    const int c = db_compare_ints(db_as_int(uvec2(globals_u[w], globals_u[w + 1u])), x);
+    if (c == 0) {
+      result = uvec2(globals_u[w + 2u], globals_u[w + 3u]);
+      return true;
+    }
+    if (c < 0) lo = mid + 1u;
+    else hi = mid;
+  }
+  result = uvec2(0u);
+  return false;
+}
+
 // Evaluates `ninstr` instructions at word `code` for position `pos` of the row set whose
 // row-id table is at `ids`.
 void db_eval(uint code, uint ninstr, uint desc_word, uint err_word, uint ids, uint pos,
@@ -119,6 +138,13 @@ void db_eval(uint code, uint ninstr, uint desc_word, uint err_word, uint ids, ui
       else is_null = (c & DB_IN_ANY_NULL) != 0u;
       sv[sp - 1] = db_int_bits(holds != negated ? 1l : 0l);
       sn[sp - 1] = is_null;
+      continue;
+    }
+    if (op == DB_OP_MAP) {  // a text function: the code's entry, NULL when it has none
+      uvec2 mapped = uvec2(0u);
+      const bool found = !sn[sp - 1] && db_map_lookup(code + a, b, db_as_int(sv[sp - 1]), mapped);
+      sv[sp - 1] = mapped;
+      sn[sp - 1] = !found;
       continue;
     }
     if (op == DB_OP_NEG_F) {

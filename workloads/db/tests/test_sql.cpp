@@ -118,7 +118,8 @@ TEST_CASE("db sql: malformed or unsupported SQL names line and column") {
   CHECK(error_of("SELECT id FROM items i JOIN sales s ON i.price = s.amount") ==
         "sql:1:40: join keys must both be int or both be text (got float and int)");
   CHECK(error_of("SELECT SUM(SUM(id)) FROM items") == "sql:1:8: aggregates cannot be nested");
-  CHECK(error_of("SELECT FOO(id) FROM items") == "sql:1:8: unknown function 'FOO' (COUNT, SUM, MIN, MAX, AVG, abs, round, coalesce, ifnull)");
+  CHECK(error_of("SELECT FOO(id) FROM items") == "sql:1:8: unknown function 'FOO' (COUNT, SUM, MIN, MAX, AVG, abs, round, coalesce, ifnull, lower, upper, "
+        "length, substr, substring, instr, date, strftime)");
   CHECK(error_of("SELECT id FROM items LIMIT x") == "sql:1:28: LIMIT expects a non-negative integer, got 'x'");
   CHECK(error_of("SELECT id FROM items extra junk") == "sql:1:28: unexpected 'junk' after the end of the query");
   CHECK(error_of("SELECT 12abc FROM items") == "sql:1:10: malformed number '12a'");
@@ -128,7 +129,7 @@ TEST_CASE("db sql: malformed or unsupported SQL names line and column") {
 
 TEST_CASE("db sql: every SQL form outside the subset is refused by name with line and column") {
   CHECK(error_of("SELECT CAST(id AS TEXT) FROM items") == "sql:1:8: CAST to TEXT is not supported (only to INTEGER or REAL types)");
-  CHECK(error_of("SELECT CAST(name AS INTEGER) FROM items") == "sql:1:8: CAST of text is not supported");
+  CHECK(error_of("SELECT CAST(name AS REAL) FROM items") == "sql:1:8: CAST of text AS REAL is not supported (only AS INTEGER)");
   CHECK(error_of("SELECT CASE id WHEN 1 THEN 2 ELSE 2.5 END FROM items") ==
         "sql:1:8: CASE values of different types (int and float) are not supported");
   CHECK(error_of("SELECT CASE id END FROM items") == "sql:1:16: expected WHEN, got 'END'");
@@ -159,7 +160,8 @@ TEST_CASE("db sql: every SQL form outside the subset is refused by name with lin
   CHECK(error_of("SELECT id FROM items EXCEPT SELECT id FROM items") == "sql:1:22: EXCEPT is not supported");
   CHECK(error_of("WITH x AS (SELECT 1) SELECT id FROM items") == "sql:1:1: WITH is not supported (one SELECT statement only)");
   CHECK(error_of("DELETE FROM items") == "sql:1:1: DELETE is not supported (one SELECT statement only)");
-  CHECK(error_of("SELECT name || 'x' FROM items") == "sql:1:13: the '||' operator (concatenation) is not supported");
+  CHECK(error_of("SELECT name || name FROM items") ==
+        "sql:1:8: '||' of two non-constant values is not supported (only a value with constant text: x || 'lit')");
   CHECK(error_of("SELECT COUNT(*) OVER () FROM items") ==
         "sql:1:17: window functions and aggregate FILTER (OVER) are not supported");
   CHECK(error_of("SELECT id distinct FROM items") == "sql:1:11: expected FROM, got 'distinct'");
