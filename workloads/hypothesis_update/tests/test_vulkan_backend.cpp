@@ -524,18 +524,25 @@ TEST_CASE("vulkan LM groups: a new grouping waits for a new episode, the same gr
   expect_no_validation_messages();
 }
 
+// 13^3 = 2197 lattice nodes 2^-7 m apart (exactly representable in float32, so every tie is a
+// true tie), or 2500 random nodes in a 4 cm cube.
+static ObjectGraph big_graph(bool lattice, uint64_t seed) {
+  const size_t n = lattice ? 2197 : 2500;
+  ObjectGraph g = test::random_graph("big", n, seed);
+  if (lattice)
+    for (size_t i = 0; i < n; ++i)
+      for (int c = 0; c < 3; ++c) g.pos[i * 3 + size_t(c)] = std::ldexp(double((i / (c == 0 ? 1 : c == 1 ? 13 : 169)) % 13), -7);
+  return g;
+}
+
 TEST_CASE("device nearest neighbours are exact on graphs of 2000+ nodes") {
   // 13^3 = 2197 lattice nodes 2^-7 m apart (exact in float32: every tie is a true tie, the
   // device must return the CPU's ids in the CPU's order), and 2500 random nodes (agreement up
   // to float32 ties of the K-th distance).
   for (const bool lattice : {true, false}) {
     INFO(std::string(lattice ? "lattice" : "random") << " graph");
-    const size_t n = lattice ? 2197 : 2500;
-    ObjectGraph g = test::random_graph("big", n, 21);
-    if (lattice)
-      for (size_t i = 0; i < n; ++i)
-        for (int c = 0; c < 3; ++c)
-          g.pos[i * 3 + size_t(c)] = std::ldexp(double((i / (c == 0 ? 1 : c == 1 ? 13 : 169)) % 13), -7);
+    const ObjectGraph g = big_graph(lattice, 21);
+    const size_t n = g.num_nodes;
     UpdaterConfig c = test::monty_config(UpdaterKind::Default);
     c.threshold = ThresholdConfig::parse("all");
     c.max_nneighbors = 16;
@@ -602,12 +609,7 @@ TEST_CASE("neighbour lists give the grid walk's evidence bit for bit, inside and
   for (const int k : {3, 10, 16})
     for (const bool lattice : {true, false}) {
       INFO((lattice ? "lattice" : "random") << " graph, K = " << k);
-      const size_t n = lattice ? 2197 : 2500;
-      ObjectGraph g = test::random_graph("big", n, 23);
-      if (lattice)
-        for (size_t i = 0; i < n; ++i)
-          for (int c = 0; c < 3; ++c)
-            g.pos[i * 3 + size_t(c)] = std::ldexp(double((i / (c == 0 ? 1 : c == 1 ? 13 : 169)) % 13), -7);
+      const ObjectGraph g = big_graph(lattice, 23);
       UpdaterConfig c = test::monty_config(UpdaterKind::Default);
       c.threshold = ThresholdConfig::parse("all");
       c.max_nneighbors = k;
