@@ -555,7 +555,7 @@ void bind_hypothesis_update(py::module_& m) {
            "Adds an LM holding graph_ids; config as a dict and/or keyword arguments (keys of default_config()). "
            "Returns its id.")
       .def("config", [](const Backend& b, int lm) { return config_to(b.config(lm)); }, py::arg("lm"))
-      .def("set_groups", &Backend::set_groups, py::arg("groups"), "A list of lists of LM ids (a batching hint).")
+      .def("set_groups", &Backend::set_groups, py::arg("groups"), "A list of lists of LM ids: LM groups (the Vulkan backend records a program and submits once per group; wait() joins them).")
       .def("reset_episode", &Backend::reset_episode)
       .def("set_votes", &Backend::set_votes, py::arg("senders_of"), py::arg("vote_evidence_threshold") = 0.8,
            py::arg("vote_weight") = 1.0,
