@@ -73,6 +73,24 @@ StepInput input_from(const weft_hypothesis_update_backend& b, const weft_hypothe
   return out;
 }
 
+// `counts` lists of ints laid end to end in `items`: the lists.
+std::vector<std::vector<int>> lists_from(const int* items, const uint32_t* counts, uint32_t lists, const char* fn,
+                                         const char* items_name, const char* counts_name) {
+  if (lists > (uint32_t(1) << 20))
+    fail(ErrorCode::BadInput, std::string(fn) + ": " + std::to_string(lists) + " lists, over 2^20");
+  if (lists) require(counts, fn, counts_name), require(items, fn, items_name);
+  std::vector<std::vector<int>> out(lists);
+  size_t at = 0;
+  for (uint32_t i = 0; i < lists; ++i) {
+    if (counts[i] > (uint32_t(1) << 20))
+      fail(ErrorCode::BadInput, std::string(fn) + ": " + counts_name + "[" + std::to_string(i) + "] is " +
+                                    std::to_string(counts[i]) + ", over 2^20");
+    out[i].assign(items + at, items + at + counts[i]);
+    at += counts[i];
+  }
+  return out;
+}
+
 weft_status make(weft_hypothesis_update_backend** backend, std::shared_ptr<Device> device, std::unique_ptr<HypothesisBackend> impl) {
   auto handle = std::make_unique<weft_hypothesis_update_backend>();
   handle->device = std::move(device);
@@ -168,12 +186,41 @@ weft_status weft_hypothesis_update_reset_episode(weft_hypothesis_update_backend*
   });
 }
 
+weft_status weft_hypothesis_update_set_groups(weft_hypothesis_update_backend* backend, const int* lms, const uint32_t* sizes,
+                                              uint32_t group_count) {
+  return guard([&] {
+    require(backend, "weft_hypothesis_update_set_groups", "backend");
+    backend->backend->set_groups(lists_from(lms, sizes, group_count, "weft_hypothesis_update_set_groups", "lms", "sizes"));
+  });
+}
+
+weft_status weft_hypothesis_update_set_votes(weft_hypothesis_update_backend* backend, const int* senders,
+                                             const uint32_t* sender_counts, uint32_t lm_count,
+                                             double vote_evidence_threshold, double vote_weight) {
+  return guard([&] {
+    require(backend, "weft_hypothesis_update_set_votes", "backend");
+    backend->backend->set_votes(
+        lists_from(senders, sender_counts, lm_count, "weft_hypothesis_update_set_votes", "senders", "sender_counts"),
+        {vote_evidence_threshold, vote_weight});
+  });
+}
+
 weft_status weft_hypothesis_update_dispatch(weft_hypothesis_update_backend* backend, const weft_hypothesis_update_input* inputs, uint32_t count) {
+  return weft_hypothesis_update_dispatch_located(backend, inputs, nullptr, count);
+}
+
+weft_status weft_hypothesis_update_dispatch_located(weft_hypothesis_update_backend* backend,
+                                                    const weft_hypothesis_update_input* inputs,
+                                                    const double* sensed_locations, uint32_t count) {
   return guard([&] {
     require(backend, "weft_hypothesis_update_dispatch", "backend");
     if (count) require(inputs, "weft_hypothesis_update_dispatch", "inputs");
     std::vector<StepInput> steps;
-    for (uint32_t i = 0; i < count; ++i) steps.push_back(input_from(*backend, inputs[i], i));
+    for (uint32_t i = 0; i < count; ++i) {
+      steps.push_back(input_from(*backend, inputs[i], i));
+      if (sensed_locations) steps.back().sensed_location = std::array<double, 3>{
+          sensed_locations[i * 3], sensed_locations[i * 3 + 1], sensed_locations[i * 3 + 2]};
+    }
     backend->backend->dispatch(steps);
   });
 }

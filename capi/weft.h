@@ -208,7 +208,25 @@ WEFT_API weft_status weft_hypothesis_update_add_graph(weft_hypothesis_update_bac
 WEFT_API weft_status weft_hypothesis_update_add_learning_module(weft_hypothesis_update_backend* backend, const weft_hypothesis_update_config* config,
                                                   const int* graphs, uint32_t graph_count, int* lm);
 WEFT_API weft_status weft_hypothesis_update_reset_episode(weft_hypothesis_update_backend* backend);
+/* LM groups: group g holds lms[first .. first + sizes[g]) (first = the sizes before it). On the
+   Vulkan backend each group is a program and a submission of its own; wait joins them. Results
+   never depend on the grouping. Set-up like add_learning_module (before an episode's first step,
+   or after reset_episode). */
+WEFT_API weft_status weft_hypothesis_update_set_groups(weft_hypothesis_update_backend* backend, const int* lms,
+                                                        const uint32_t* sizes, uint32_t group_count);
+/* Monty's votes between LMs after each step: LM i hears senders[first .. first + sender_counts[i])
+   (Monty's lm_to_lm_vote_matrix), for each of the lm_count LMs (lm_count 0 turns voting off).
+   vote_evidence_threshold: Monty's 0.8 by default; vote_weight: 1. On the Vulkan backend the vote
+   runs in the same submission as the update; a receiver and its senders must share a group. */
+WEFT_API weft_status weft_hypothesis_update_set_votes(weft_hypothesis_update_backend* backend, const int* senders,
+                                                       const uint32_t* sender_counts, uint32_t lm_count,
+                                                       double vote_evidence_threshold, double vote_weight);
 WEFT_API weft_status weft_hypothesis_update_dispatch(weft_hypothesis_update_backend* backend, const weft_hypothesis_update_input* inputs, uint32_t count);
+/* dispatch with each input's sensed location (count x 3: the sensor's location in the body frame),
+   which an LM that votes or is voted for (set_votes) needs. */
+WEFT_API weft_status weft_hypothesis_update_dispatch_located(weft_hypothesis_update_backend* backend,
+                                                              const weft_hypothesis_update_input* inputs,
+                                                              const double* sensed_locations, uint32_t count);
 WEFT_API weft_status weft_hypothesis_update_wait(weft_hypothesis_update_backend* backend);
 WEFT_API weft_status weft_hypothesis_update_count(const weft_hypothesis_update_backend* backend, int lm, int graph, uint64_t* hypotheses);
 /* Copies up to `capacity` hypotheses; any output pointer may be NULL. evidence: H, locations: H x 3,

@@ -220,9 +220,16 @@ static void test_program(weft_device* device, const char* examples, const char* 
 /* Nodes on a 3x3x3 lattice, features per node; one LM, a few steps on the CPU and the Vulkan
  * backend with the same inputs. The CPU backend (float64) is the reference; the Vulkan backend
  * (float32) must agree within its documented evidence tolerance (vulkan_tolerance.h: 1e-4). */
-static void test_hypothesis(weft_device* device) {
-  enum { N = 27, COLS = 16 };
-  double pos[N * 3], x[N * COLS];
+/* A 3x3x3 lattice 1 cm apart with Monty's 16 feature columns, and an LM config over hsv and
+   curvatures. */
+enum { LATTICE_NODES = 27, LATTICE_COLS = 16 };
+static const double hsv_tol[3] = {0.1, 0.2, 0.2}, hsv_w[3] = {1, 0.5, 0.5};
+static const double curv_tol[2] = {1, 1}, curv_w[2] = {1, 1};
+static const weft_hypothesis_update_feature lattice_features[2] = {{"hsv", 3, hsv_tol, hsv_w, 1},
+                                                                  {"principal_curvatures_log", 2, curv_tol, curv_w, 0}};
+
+static void lattice_graph(double* pos, double* x) {
+  enum { N = LATTICE_NODES, COLS = LATTICE_COLS };
   for (int i = 0; i < N; ++i) {
     pos[i * 3 + 0] = 0.01 * (i % 3);
     pos[i * 3 + 1] = 0.01 * ((i / 3) % 3);
@@ -240,15 +247,31 @@ static void test_hypothesis(weft_device* device) {
     row[14] = 0.1 * (i % 5) - 0.2;
     row[15] = 0.2 - 0.1 * (i % 4);
   }
-  const double hsv_tol[3] = {0.1, 0.2, 0.2}, hsv_w[3] = {1, 0.5, 0.5};
-  const double curv_tol[2] = {1, 1}, curv_w[2] = {1, 1};
-  const weft_hypothesis_update_feature features[2] = {{"hsv", 3, hsv_tol, hsv_w, 1}, {"principal_curvatures_log", 2, curv_tol, curv_w, 0}};
+}
+
+static weft_hypothesis_update_config lattice_config(void) {
   weft_hypothesis_update_config config;
   weft_hypothesis_update_config_default(&config);
   config.threshold = "80%";
-  config.features = features;
+  config.features = lattice_features;
   config.feature_count = 2;
   config.curvature_feature = 1;
+  return config;
+}
+
+/* Step `step` of the walk both hypothesis tests feed an LM: the sensed frame turns about y. */
+static weft_hypothesis_update_channel lattice_channel(int step, double* sensed) {
+  const double a = 0.7 * step, c = cos(a), s = sin(a);
+  weft_hypothesis_update_channel channel = {{c, 0, s, 0, 1, 0, -s, 0, c}, 1, sensed, 5};
+  sensed[0] = 0.03 * (step + 4), sensed[1] = 0.5, sensed[2] = 0.5, sensed[3] = 0.1 * step - 0.2, sensed[4] = 0.1;
+  return channel;
+}
+
+static void test_hypothesis(weft_device* device) {
+  enum { N = LATTICE_NODES, COLS = LATTICE_COLS };
+  double pos[N * 3], x[N * COLS];
+  lattice_graph(pos, x);
+  const weft_hypothesis_update_config config = lattice_config();
 
   weft_hypothesis_update_backend* backends[2] = {NULL, NULL};
   OK(weft_hypothesis_update_backend_cpu(1, &backends[0]));
@@ -264,10 +287,8 @@ static void test_hypothesis(weft_device* device) {
   }
 
   for (int step = 0; step < 4; ++step) {
-    const double a = 0.7 * step, c = cos(a), s = sin(a);
-    weft_hypothesis_update_channel channel = {{c, 0, s, 0, 1, 0, -s, 0, c}, 1, NULL, 5};
-    const double sensed[5] = {0.03 * (step + 4), 0.5, 0.5, 0.1 * step - 0.2, 0.1};
-    channel.features = sensed;
+    double sensed[5];
+    const weft_hypothesis_update_channel channel = lattice_channel(step, sensed);
     weft_hypothesis_update_input input = {0, step > 0, {0.01, 0.0, 0.0}, &channel, 1};
     for (int b = 0; b < 2; ++b) {
       OK(weft_hypothesis_update_dispatch(backends[b], &input, 1));
@@ -332,6 +353,82 @@ static void test_hypothesis(weft_device* device) {
   FAILS(weft_hypothesis_update_add_learning_module(backends[0], &broken, &graph0, 1, &lm), WEFT_ERROR_INVALID_ARGUMENT, "struct_size");
   OK(weft_hypothesis_update_reset_episode(backends[0]));
   for (int b = 0; b < 2; ++b) weft_hypothesis_update_backend_release(backends[b]);
+}
+
+/* Two LMs voting for each other in one group: the Vulkan backend (vote on the device, in the
+   update's submission) follows the CPU backend, and the votes change the evidence (against the
+   same run with vote_weight 0). */
+static void test_hypothesis_votes(weft_device* device) {
+  enum { N = LATTICE_NODES, COLS = LATTICE_COLS, BACKENDS = 3 };
+  double pos[N * 3], x[N * COLS];
+  lattice_graph(pos, x);
+  const weft_hypothesis_update_config config = lattice_config();
+  weft_hypothesis_update_backend* backends[BACKENDS] = {NULL, NULL, NULL}; /* cpu, vulkan, cpu without vote weight */
+  OK(weft_hypothesis_update_backend_cpu(1, &backends[0]));
+  OK(weft_hypothesis_update_backend_vulkan(device, &backends[1]));
+  OK(weft_hypothesis_update_backend_cpu(1, &backends[2]));
+  if (!backends[0] || !backends[1] || !backends[2]) return;
+  const int group[2] = {0, 1}, senders[2] = {1, 0};
+  const uint32_t group_size = 2, sender_counts[2] = {1, 1};
+  for (int b = 0; b < BACKENDS; ++b) {
+    int graph = -1, lm = -1;
+    OK(weft_hypothesis_update_add_graph(backends[b], "lattice", pos, N, x, COLS, 5, &graph));
+    for (int l = 0; l < 2; ++l) OK(weft_hypothesis_update_add_learning_module(backends[b], &config, &graph, 1, &lm));
+    OK(weft_hypothesis_update_set_groups(backends[b], group, &group_size, 1));
+    OK(weft_hypothesis_update_set_votes(backends[b], senders, sender_counts, 2, 0.8, b == 2 ? 0.0 : 1.0));
+  }
+  for (int step = 0; step < 4; ++step) {
+    double sensed[2][5];
+    weft_hypothesis_update_channel channels[2];
+    weft_hypothesis_update_input inputs[2];
+    double located[2][3];
+    /* The two sensors a few mm apart, moving together: off the lattice's 1 cm, so no vote lands
+       within float32 rounding of max_match_distance (where float32 and float64 may decide
+       differently, workloads/hypothesis_update/README.md). */
+    for (int l = 0; l < 2; ++l) {
+      channels[l] = lattice_channel(step + l, sensed[l]);
+      const weft_hypothesis_update_input in = {l, step > 0, {0.01, 0.0, 0.0}, &channels[l], 1};
+      inputs[l] = in;
+      located[l][0] = 0.01 * step, located[l][1] = 0.0043 * l, located[l][2] = 0.0017 * l;
+    }
+    for (int b = 0; b < BACKENDS; ++b) {
+      OK(weft_hypothesis_update_dispatch_located(backends[b], inputs, &located[0][0], 2));
+      OK(weft_hypothesis_update_wait(backends[b]));
+    }
+  }
+  double worst = 0, voted = 0;
+  for (int l = 0; l < 2; ++l) {
+    uint64_t counts[BACKENDS];
+    for (int b = 0; b < BACKENDS; ++b) OK(weft_hypothesis_update_count(backends[b], l, 0, &counts[b]));
+    CHECK(counts[0] > 0 && counts[0] == counts[1] && counts[0] == counts[2]);
+    if (!(counts[0] > 0 && counts[0] == counts[1] && counts[0] == counts[2])) continue;
+    double* evidence[BACKENDS];
+    for (int b = 0; b < BACKENDS; ++b) {
+      evidence[b] = malloc(counts[0] * sizeof(double));
+      OK(weft_hypothesis_update_read(backends[b], l, 0, counts[0], evidence[b], NULL, NULL, NULL));
+    }
+    for (uint64_t i = 0; i < counts[0]; ++i) {
+      if (fabs(evidence[0][i] - evidence[1][i]) > worst) worst = fabs(evidence[0][i] - evidence[1][i]);
+      if (fabs(evidence[0][i] - evidence[2][i]) > voted) voted = fabs(evidence[0][i] - evidence[2][i]);
+    }
+    for (int b = 0; b < BACKENDS; ++b) free(evidence[b]);
+  }
+  printf("hypothesis votes: worst |cpu - vulkan| %.3g, largest change by the votes %.3g\n", worst, voted);
+  CHECK(worst <= 1e-4);
+  CHECK(voted > 0.1);
+
+  /* Refusals: a voting LM's input without its sensed location, a sender count list without its
+     senders, an LM voting for itself. */
+  double sensed[5];
+  const weft_hypothesis_update_channel channel = lattice_channel(0, sensed);
+  const weft_hypothesis_update_input unlocated = {0, 1, {0.01, 0.0, 0.0}, &channel, 1};
+  FAILS(weft_hypothesis_update_dispatch(backends[0], &unlocated, 1), WEFT_ERROR_BAD_INPUT, "sensed_location");
+  const uint32_t one = 1;
+  FAILS(weft_hypothesis_update_set_votes(backends[0], NULL, &one, 1, 0.8, 1.0), WEFT_ERROR_INVALID_ARGUMENT, "senders");
+  OK(weft_hypothesis_update_reset_episode(backends[0]));
+  const int self[2] = {0, 1};
+  FAILS(weft_hypothesis_update_set_votes(backends[0], self, sender_counts, 2, 0.8, 1.0), WEFT_ERROR_BAD_INPUT, "itself");
+  for (int b = 0; b < BACKENDS; ++b) weft_hypothesis_update_backend_release(backends[b]);
 }
 
 /* ---- token VM ---- */
@@ -818,6 +915,7 @@ int main(int argc, char** argv) {
   test_buffers(device);
   test_program(device, argv[1], argv[2]);
   test_hypothesis(device);
+  test_hypothesis_votes(device);
   test_token_vm(device, argv[1], argv[2]);
   test_allowed(argv[2]);
   test_steered(device, argv[1], argv[3]);

@@ -164,7 +164,8 @@ def plausible(ctype, pname, handles):
         return ctypes.create_string_buffer(1 << 16)  # output slots, data, zeroed structs
     if ctype in ("double", "float"):
         return ctypes.c_double(0) if ctype == "double" else ctypes.c_float(0)
-    if pname in ("bytes", "capacity", "count", "nodes", "columns", "length", "steps", "graph_count"):
+    if pname in ("bytes", "capacity", "count", "nodes", "columns", "length", "steps", "graph_count", "group_count",
+                 "lm_count"):
         return ctypes.c_uint64(SIZE) if ctype == "uint64_t" else ctypes.c_uint32(SIZE)
     return ctypes.c_int64(0) if ctype in ("int64_t",) else (ctypes.c_int(0) if is_signed(ctype) or ctype.startswith("weft_") else ctypes.c_uint64(0) if ctype == "uint64_t" else ctypes.c_uint32(0))
 
