@@ -59,6 +59,9 @@ struct CodeMap {
   TextFunction fn;
   std::vector<uint64_t> codes, results;
   std::vector<std::string> texts;  // Text results: the distinct strings, sorted
+  // A correlated subquery's lookup (decorrelate.h) rather than a text function (fn unused): what
+  // it gives, for --explain.
+  std::string label;
 };
 
 struct BExpr {
