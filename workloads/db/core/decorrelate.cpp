@@ -230,6 +230,9 @@ GroupCodes group_codes(const std::vector<Column64>& keys, const Expr& at) {
 
 std::shared_ptr<const CodeMap> lookup_map(const std::vector<uint64_t>& codes, const Column64& values, Type type,
                                           const std::string& label) {
+  if (values.size() != codes.size())
+    fail(ErrorCode::BadInput, "a correlated subquery's " + label + " came back with " + std::to_string(values.size()) +
+                                  " rows for " + std::to_string(codes.size()) + " groups");
   std::vector<std::pair<uint64_t, uint64_t>> entries;
   for (size_t r = 0; r < codes.size(); ++r) {
     const std::optional<uint64_t>& v = values[r];

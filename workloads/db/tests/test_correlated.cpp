@@ -27,15 +27,15 @@ namespace {
 
 // t: the outer rows (NULL keys, duplicate keys, keys u lacks); u: the inner rows (several per
 // key, NULL keys, NULL values, a key whose values are all NULL); v: u's keys as a second table
-// (inner comma joins); e: no rows.
+// (inner comma joins); e: no rows. A negative key (-3) checks the lookups' signed order.
 Database& cor_db() {
   static Database db = [] {
     Database d;
     d.add(load_csv("id,k,k2,x,f,s\n1,1,1,5,1.5,a\n2,2,1,0,2.0,b\n3,,1,3,,c\n4,4,2,7,0.5,\n5,1,2,,3.0,a\n6,9,1,2,1.0,z\n"
-                   "7,2,2,4,-1.0,b\n8,3,,1,2.5,d\n",
+                   "7,2,2,4,-1.0,b\n8,3,,1,2.5,d\n9,-3,1,1,0.0,f\n",
                    "t", "t.csv", parse_schema("id:int,k:int,k2:int,x:int,f:float,s:text")));
     d.add(load_csv("k,k2,x,f,s\n1,1,5,1.0,a\n1,1,2,3.0,a\n1,2,,2.0,b\n2,1,4,,b\n2,1,4,0.5,\n,1,1,9.0,c\n3,2,,,d\n4,2,7,4.0,\n"
-                   "4,,8,1.5,e\n",
+                   "4,,8,1.5,e\n-3,1,2,-2.0,f\n-3,1,0,0.5,f\n",
                    "u", "u.csv", parse_schema("k:int,k2:int,x:int,f:float,s:text")));
     d.add(load_csv("k,w\n1,10\n2,20\n2,21\n4,40\n,50\n", "v", "v.csv", parse_schema("k:int,w:int")));
     d.add(load_csv("k,k2,x,f,s\n", "e", "e.csv", parse_schema("k:int,k2:int,x:int,f:float,s:text")));
@@ -115,15 +115,15 @@ TEST_CASE("db correlated: the subquery runs once, grouped, and the plan looks it
                                 device());
   const std::string explain = plan.explain(cor_db());
   INFO(explain);
-  // u's keys 1, 2, 3, 4 (the NULL key is no group); MIN(x) has no entry for key 3 (x all NULL).
-  CHECK(explain.find("correlated min(t.k) [lookup of 3 groups]") != std::string::npos);
-  CHECK(explain.find("correlated max(t.k) [lookup of 3 groups]") != std::string::npos);
+  // u's keys -3, 1, 2, 3, 4 (the NULL key is no group); MIN(x) has no entry for key 3 (x all NULL).
+  CHECK(explain.find("correlated min(t.k) [lookup of 4 groups]") != std::string::npos);
+  CHECK(explain.find("correlated max(t.k) [lookup of 4 groups]") != std::string::npos);
   const db::Plan two = prepare_sql("SELECT id FROM t WHERE EXISTS (SELECT * FROM u WHERE u.k = t.k AND u.k2 = t.k2)", cor_db(),
                                device());
   const std::string both = two.explain(cor_db());
   INFO(both);
-  // (k, k2) groups (1,1) (1,2) (2,1) (3,2) (4,2): k's rank among 4 values times 2 values of k2, plus k2's rank.
-  CHECK(both.find("correlated group(((rank(t.k) [lookup of 4 groups] * 2) + rank(t.k2) [lookup of 2 groups])) [lookup of 5 "
+  // (k, k2) groups (-3,1) (1,1) (1,2) (2,1) (3,2) (4,2): k's rank among 5 values times 2 values of k2, plus k2's rank.
+  CHECK(both.find("correlated group(((rank(t.k) [lookup of 5 groups] * 2) + rank(t.k2) [lookup of 2 groups])) [lookup of 6 "
                   "groups] IS NOT NULL") != std::string::npos);
 }
 
