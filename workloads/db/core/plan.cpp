@@ -12,6 +12,7 @@
 
 #include <weft/error.h>
 
+#include "decorrelate.h"
 #include "like.h"
 
 namespace weft::db {
@@ -196,8 +197,12 @@ class Binder {
       case ExprKind::Cast: return cast(e, bind(*e.args[0], grouped));
       case ExprKind::Like: return like(e, bind(*e.args[0], grouped));
       case ExprKind::InSelect: return in_select(e, bind(*e.args[0], grouped));
-      case ExprKind::Exists: return konst(Type::Int, subquery_rows(e).empty() ? 0 : 1);  // never NULL
-      case ExprKind::Scalar: return scalar_select(e);
+      case ExprKind::Exists:
+        if (const std::optional<Correlation> c = split_correlation(e, db_)) return correlated_exists(e, *c, grouped);
+        return konst(Type::Int, subquery_rows(e).empty() ? 0 : 1);  // never NULL
+      case ExprKind::Scalar:
+        if (const std::optional<Correlation> c = split_correlation(e, db_)) return correlated_scalar(e, *c, grouped);
+        return scalar_select(e);
       case ExprKind::Aggregate: break;
     }
     err(e, "unsupported expression");
@@ -381,6 +386,8 @@ class Binder {
   // MIN/MAX's, those of its argument), a text function's results, a constant. Other operands
   // (CASE, coalesce, ...) are refused: their strings are not known before the query runs.
   std::vector<std::string> operand_strings(const Expr& e, const BExpr& x) const {
+    if (x.kind == BExpr::Map && !x.map->label.empty())
+      err(e, "'" + e.text() + "' is not supported: a text function of a correlated subquery's value");
     if (x.kind == BExpr::Map) return x.map->texts;
     if (x.kind == BExpr::Const) return {db_.decode(int64_t(x.bits))};
     if (x.kind == BExpr::Col && x.side != kSideDirect) return distinct_strings(tables_[x.side]->columns[x.column], db_);
@@ -511,6 +518,150 @@ class Binder {
     }
     v.erase(std::unique(v.begin(), v.end()), v.end());
   }
+  // A correlated subquery (decorrelate.h): grouped by its keys, run first, one run per column
+  // (keys, then values) in key order; what the enclosing rows look up, made once per node.
+  struct Decorrelated {
+    GroupCodes groups;
+    std::vector<Type> key_types;
+    std::shared_ptr<const CodeMap> present;      // group code -> 1
+    std::shared_ptr<const CodeMap> value;        // scalar: group code -> its value
+    std::shared_ptr<const CodeMap> low, high;    // EXISTS with a comparison: MIN / MAX of its inner side
+    Type value_type = Type::Int, compared_type = Type::Int;
+    std::optional<uint64_t> empty;               // scalar: its value over no rows (nullopt: NULL)
+  };
+  Column64 grouped_column(const Expr& e, const Correlation& c, ExprPtr select, Type& type) {
+    const Plan p = plan_in(grouped_query(e, c, std::move(select)), db_, run_, this);
+    type = p.outputs[0]->type;
+    return run_(p);
+  }
+  std::shared_ptr<const CodeMap> grouped_lookup(const Expr& e, const Correlation& c, const GroupCodes& g, ExprPtr select,
+                                                Type& type, const char* label) {
+    return lookup_map(g.codes, grouped_column(e, c, std::move(select), type), type, label);
+  }
+  const Decorrelated& decorrelated(const Expr& e, const Correlation& c, bool scalar) {
+    auto it = decorrelated_.find(&e);
+    if (it != decorrelated_.end()) return it->second;
+    if (!run_) err(e, "subqueries need a device to run them first (IN (SELECT ...), EXISTS, (SELECT ...))");
+    Decorrelated d;
+    std::vector<Column64> keys;
+    for (const ExprPtr& k : c.inner_keys) {
+      keys.push_back(grouped_column(e, c, k, d.key_types.emplace_back()));
+      if (d.key_types.back() == Type::Float)
+        err(*k, "a correlated equality on float ('" + k->text() + "') is not supported (only int = int or text = text)");
+    }
+    d.groups = group_codes(keys, e);
+    d.present = lookup_map(d.groups.codes, Column64(d.groups.codes.size(), uint64_t(1)), Type::Int, "correlated group");
+    if (scalar) {
+      d.value = grouped_lookup(e, c, d.groups, e.subquery->select[0].expr, d.value_type, "correlated value");
+      const std::vector<std::optional<uint64_t>> none = run_(plan_in(empty_query(e, c), db_, run_, this));
+      if (none.size() == 1 && none[0] && !(d.value_type == Type::Float && std::isnan(std::bit_cast<double>(*none[0]))))
+        d.empty = none[0];
+    }
+    if (c.compare) {
+      d.low = grouped_lookup(e, c, d.groups, min_or_max(AggFn::Min, c.compare->inner), d.compared_type, "correlated min");
+      d.high = grouped_lookup(e, c, d.groups, min_or_max(AggFn::Max, c.compare->inner), d.compared_type, "correlated max");
+    }
+    return decorrelated_.emplace(&e, std::move(d)).first->second;
+  }
+  BExprPtr lookup(BExprPtr x, std::shared_ptr<const CodeMap> m, Type t, const Expr& e) {
+    BExpr c;
+    c.kind = BExpr::Map;
+    c.type = t;
+    c.op = m->label + ": " + e.text();  // the same subquery's same lookup compares equal
+    c.map = std::move(m);
+    c.args = {std::move(x)};
+    return node(c);
+  }
+  BExprPtr present(BExprPtr x) {
+    BExpr c;
+    c.kind = BExpr::IsNull;
+    c.negated = true;
+    c.args = {std::move(x)};
+    return node(c);
+  }
+  BExprPtr int_arith(const char* op, BExprPtr l, BExprPtr r) {
+    BExpr c;
+    c.kind = BExpr::Arith;
+    c.op = op;
+    c.type = Type::Int;
+    c.args = {std::move(l), std::move(r)};
+    return node(c);
+  }
+  // The enclosing row's group code: its side of the one key, or of several keys their ranks
+  // combined as the groups' were (NULL where a key has no group).
+  BExprPtr group_code(const Correlation& c, const Decorrelated& d, bool grouped) {
+    std::vector<BExprPtr> outer;
+    for (size_t j = 0; j < c.outer_keys.size(); ++j) {
+      const Expr& at = *c.outer_keys[j];
+      BExprPtr x = bind(at, grouped);
+      const std::string key = "'" + c.inner_keys[j]->text() + " = " + at.text() + "'";
+      if (!is_null_const(x) && x->type == Type::Float)
+        err(at, "a correlated equality on float (" + key + ") is not supported (only int = int or text = text)");
+      if (!is_null_const(x) && x->type != d.key_types[j])
+        err(at, "cannot compare " + std::string(type_name(d.key_types[j])) + " with " + type_name(x->type) + " in " + key);
+      outer.push_back(x);
+    }
+    if (outer.size() == 1) return outer[0];
+    BExprPtr code;
+    for (size_t j = 0; j < outer.size(); ++j) {
+      BExprPtr rank = lookup(outer[j], d.groups.ranks[j], Type::Int, *c.outer_keys[j]);
+      code = code ? int_arith("+", int_arith("*", code, konst(Type::Int, d.groups.radix[j])), rank) : rank;
+    }
+    return code;
+  }
+  // EXISTS: the code has a group; with a comparison `x OP y`, MIN(x) or MAX(x) of the group
+  // decides whether a row of it passes (NULL: no group, or no x, so no row passes).
+  BExprPtr correlated_exists(const Expr& e, const Correlation& c, bool grouped) {
+    const Decorrelated& d = decorrelated(e, c, false);
+    const BExprPtr code = group_code(c, d, grouped);
+    BExprPtr holds = present(lookup(code, d.present, Type::Int, e));
+    if (c.compare) holds = passes_comparison(e, *c.compare, d, code, grouped);
+    if (!e.negated) return holds;
+    BExpr n;
+    n.kind = BExpr::Not;
+    n.args = {holds};
+    return node(n);
+  }
+  BExprPtr passes_comparison(const Expr& e, const CorrelatedComparison& cc, const Decorrelated& d, const BExprPtr& code,
+                             bool grouped) {
+    const BExprPtr y = bind(*cc.outer, grouped);
+    if (d.compared_type == Type::Text || y->type == Type::Text)
+      err(*cc.at, "a correlated comparison of text ('" + cc.at->text() + "') is not supported (only of numbers)");
+    if (is_null_const(y)) return konst(Type::Int, 0);
+    auto compare = [&](const std::shared_ptr<const CodeMap>& m) {
+      BExpr c;
+      c.kind = BExpr::Compare;
+      c.op = cc.op;
+      c.type = Type::Int;
+      c.args = {lookup(code, m, d.compared_type, e), y};
+      return node(c);
+    };
+    BExprPtr test;
+    if (cc.op == "<" || cc.op == "<=") test = compare(d.low);
+    else if (cc.op == ">" || cc.op == ">=") test = compare(d.high);
+    else {  // !=: some x differs from y unless every x equals it
+      BExpr either;
+      either.kind = BExpr::Or;
+      either.args = {compare(d.low), compare(d.high)};
+      test = node(either);
+    }
+    return choose(test, konst(Type::Int, 1), konst(Type::Int, 0), Type::Int);  // never NULL
+  }
+  // (SELECT f(aggregates) ...): the group's value; a row with no group takes f over no rows.
+  BExprPtr correlated_scalar(const Expr& e, const Correlation& c, bool grouped) {
+    const Query& q = *e.subquery;
+    if (q.select.size() != 1 || !q.select[0].expr || !has_aggregate(*q.select[0].expr))
+      err(e, "a correlated scalar subquery must select one aggregate value (as SELECT MIN(x) ...); others are not supported");
+    if (c.compare)
+      err(*c.compare->at, "correlated condition '" + c.compare->at->text() +
+                              "' is not supported in a scalar subquery (only equalities inner = outer)");
+    const Decorrelated& d = decorrelated(e, c, true);
+    const BExprPtr code = group_code(c, d, grouped);
+    const BExprPtr value = lookup(code, d.value, d.value_type, e);
+    if (!d.empty) return value;
+    return choose(present(lookup(code, d.present, Type::Int, e)), value, konst(d.value_type, *d.empty), d.value_type);
+  }
+
   // The plan and the rows of a subquery, each made once per node (a grouped binding binds a
   // node twice).
   const Plan& subquery_plan(const Expr& e) {
@@ -639,6 +790,7 @@ class Binder {
   const Binder* outer_;
   std::unordered_map<const Expr*, Plan> subplans_;
   std::unordered_map<const Expr*, std::vector<std::optional<uint64_t>>> subrows_;
+  std::unordered_map<const Expr*, Decorrelated> decorrelated_;
   std::vector<const Table*> tables_;
   std::vector<std::string> names_;
   std::unordered_map<const Expr*, BExprPtr> plain_;  // plain bindings, by node
@@ -981,7 +1133,10 @@ std::string show(const BExpr& e, const Plan& p, const Database& db) {
     case BExpr::Choose: return "(CASE WHEN " + a(0) + " THEN " + a(1) + " ELSE " + a(2) + " END)";
     case BExpr::IsNull: return "(" + a(0) + (e.negated ? " IS NOT NULL)" : " IS NULL)");
     case BExpr::InSet: return "(" + a(0) + (e.negated ? " NOT " : " ") + e.op + ")";
-    case BExpr::Map: return e.map->fn.describe(a(0)) + " [map of " + std::to_string(e.map->codes.size()) + " strings]";
+    case BExpr::Map:
+      if (!e.map->label.empty())
+        return e.map->label + "(" + a(0) + ") [lookup of " + std::to_string(e.map->codes.size()) + " groups]";
+      return e.map->fn.describe(a(0)) + " [map of " + std::to_string(e.map->codes.size()) + " strings]";
     case BExpr::InValues:
       return "(" + a(0) + (e.negated ? " NOT " : " ") + e.op + ": " + std::to_string(e.values->rows) + " rows, " +
              std::to_string(e.values->sorted.size()) + " distinct values" + (e.values->any_null ? ", NULL" : "") + ")";

@@ -8,7 +8,9 @@
 //
 // A comma join (FROM a, b, ...) is planned as the inner-join chain, its keys found among the WHERE
 // conjuncts. Uncorrelated subqueries (x IN (SELECT ...), EXISTS) are planned here and run through
-// a SubqueryRunner before the rest is bound: their rows enter the plan as constants.
+// a SubqueryRunner before the rest is bound: their rows enter the plan as constants. Correlated
+// EXISTS and scalar aggregate subqueries run the same way, grouped by their correlation keys, and
+// enter the plan as lookups of those groups (decorrelate.h).
 //
 // Typing follows SQLite on typed columns: Int op Int -> Int (integer division truncates; x/0 and
 // x%0 are NULL), any Float operand -> Float (x/0.0 is NULL; a NaN result is NULL), comparisons
@@ -59,6 +61,9 @@ struct CodeMap {
   TextFunction fn;
   std::vector<uint64_t> codes, results;
   std::vector<std::string> texts;  // Text results: the distinct strings, sorted
+  // A correlated subquery's lookup (decorrelate.h) rather than a text function (fn unused): what
+  // it gives, for --explain.
+  std::string label;
 };
 
 struct BExpr {
