@@ -548,6 +548,9 @@ class Binder {
 
  private:
   void add_table(const TableRef& t) {
+    if (t.derived)
+      fail(ErrorCode::BadInput, "sql:" + std::to_string(t.line) + ":" + std::to_string(t.col) +
+                                    ": derived tables need a device to run them first");
     const int idx = db_.find(t.name);
     if (idx < 0) {
       std::string known;
@@ -794,7 +797,12 @@ JoinOrder with_join_keys(const Query& q, const Database& db, const SubqueryRunne
 
 }  // namespace
 
-Plan plan_query(const Query& q, const Database& db, const SubqueryRunner& run) { return plan_in(q, db, run, nullptr); }
+Plan plan_query(const Query& q, const Database& db, const SubqueryRunner& run) {
+  if (!q.with.empty())
+    fail(ErrorCode::BadInput, "sql:" + std::to_string(q.with[0].line) + ":" + std::to_string(q.with[0].col) +
+                                  ": WITH needs a device to run its tables first");
+  return plan_in(q, db, run, nullptr);
+}
 
 namespace {
 
