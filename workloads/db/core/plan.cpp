@@ -12,6 +12,7 @@
 
 #include <weft/error.h>
 
+#include "factor.h"
 #include "like.h"
 
 namespace weft::db {
@@ -806,7 +807,9 @@ Plan plan_query(const Query& q, const Database& db, const SubqueryRunner& run) {
 
 namespace {
 
-Plan plan_in(const Query& query, const Database& db, const SubqueryRunner& run, const Binder* outer) {
+Plan plan_in(const Query& parsed, const Database& db, const SubqueryRunner& run, const Binder* outer) {
+  Query query = parsed;
+  query.where = factor_or_conjuncts(parsed.where);  // a join key inside every OR branch is a key
   const JoinOrder order = with_join_keys(query, db, run, outer);
   const Query& q = order.query;
   Plan plan;
