@@ -107,8 +107,8 @@ class Materializer {
     return run_(query(inner, &scope));
   }
 
-  // Adds a result table under a name no SQL identifier reaches (it has a space and parentheses;
-  // a quoted name could, which is why the names count up past any table already there).
+  // Adds a result table under a name only a quoted identifier spells (a space, parentheses);
+  // the count goes past any table a user already gave such a name.
   std::string add(Table t, size_t line, size_t col) {
     for (size_t a = 0; a < t.columns.size(); ++a)
       for (size_t b = 0; b < a; ++b)

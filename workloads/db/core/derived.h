@@ -16,8 +16,8 @@ namespace weft::db {
 using TableRunner = std::function<Table(const Query&)>;
 
 // `q` with every derived table and common table it reads (in FROM and JOIN, in its WITH entries,
-// in its subqueries at any depth) replaced by a table added to `db` and named "(derived N)",
-// which no SQL name can spell; the alias stays (a common table named without an alias keeps its
+// in its subqueries at any depth) replaced by a table added to `db` and named "(derived N)"
+// (only a quoted identifier spells it; N skips names taken); the alias stays (a common table named without an alias keeps its
 // name as the alias). A common table runs once however often it is named. The column names are
 // the inner select list's (aliases, a bare column's name, else the expression's text) or a WITH
 // entry's column list; two columns of one name are refused, as is a column list of another
