@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "db.h"
-#include "derived.h"
 #include "db_ops.h"
+#include "derived.h"
 #include "program_internal.h"
 
 namespace weft::db {
