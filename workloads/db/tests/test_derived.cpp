@@ -82,6 +82,13 @@ TEST_CASE("db derived: derived tables nest, and sit inside subqueries") {
   ValidationClean clean;
   check("SELECT MAX(t2) FROM (SELECT g, SUM(k2) AS t2 FROM (SELECT g, k * 2 AS k2 FROM t) a GROUP BY g) b");
   check("SELECT id FROM t WHERE g IN (SELECT g FROM (SELECT g, COUNT(*) AS c FROM t GROUP BY g) x WHERE c > 1) ORDER BY id");
+  check("SELECT id FROM t WHERE k > (SELECT AVG(v) FROM (SELECT k AS v FROM t WHERE g = 2) x) ORDER BY id");
+}
+
+TEST_CASE("db derived: an inner ORDER BY with LIMIT chooses the rows the outer query reads") {
+  ValidationClean clean;
+  check("SELECT SUM(k), COUNT(*) FROM (SELECT k FROM t WHERE k IS NOT NULL ORDER BY k DESC LIMIT 3) x");
+  check("SELECT s FROM (SELECT s, id FROM t ORDER BY id LIMIT 2 OFFSET 3) x ORDER BY s");
 }
 
 TEST_CASE("db derived: result columns are named by alias, bare column or expression text, as in SQLite") {
