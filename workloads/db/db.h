@@ -49,9 +49,10 @@ struct ResultSet {
 };
 
 // Parses, adds the query's string literals to the dictionary (so every literal has a code the
-// output can decode) and plans. With a device, the query's subqueries (x IN (SELECT ...),
-// EXISTS (SELECT ...), uncorrelated) run there first, each as a DeviceQuery of its own, and
-// their values enter the plan; without one they are refused.
+// output can decode) and plans. With a device, the query's derived tables and WITH entries run
+// there first (core/derived.h; each result becomes a table of `db`, named "(derived N)"), then
+// its subqueries (x IN (SELECT ...), EXISTS (SELECT ...), uncorrelated), each as a DeviceQuery
+// of its own, and their values enter the plan; without a device all of them are refused.
 Plan prepare_sql(const std::string& sql, Database& db);
 Plan prepare_sql(const std::string& sql, Database& db, Device& device);
 

@@ -6,6 +6,7 @@
 
 #include "db.h"
 #include "db_ops.h"
+#include "derived.h"
 #include "program_internal.h"
 
 namespace weft::db {
@@ -35,16 +36,45 @@ void collect_literals(const Query& q, std::vector<std::string>& out) {
   for (const OrderItem& o : q.order_by) collect_literals(*o.expr, out);
 }
 
-// Parses and interns the query's literals and the strings its text functions derive: every one
-// then has a code the output can decode and that compares in dictionary order, and the codes do
-// not move once a subquery has run.
-Query parse_and_intern(const std::string& sql, Database& db) {
-  Query q = parse_sql(sql);
+// Interns the query's literals and the strings its text functions derive: every one then has a
+// code the output can decode and that compares in dictionary order, and the codes do not move
+// once a subquery has run. Derived tables have run before (their tables hold strings, which
+// re-encode with the dictionary).
+void intern(const Query& q, Database& db) {
   std::vector<std::string> lits;
   collect_literals(q, lits);
   db.intern(lits);
   db.intern(derived_strings(q, db));
-  return q;
+}
+
+Plan prepare_query(const Query& parsed, Database& db, Device& device);
+
+// A result as a table of the database: the plan's output types, Text as its strings.
+Table result_table(const ResultSet& rs, const Plan& plan) {
+  Table t;
+  t.rows = rs.rows.size();
+  for (size_t c = 0; c < rs.names.size(); ++c) {
+    Column col;
+    col.name = rs.names[c];
+    col.type = plan.outputs[c]->type;
+    for (const Row& row : rs.rows) {
+      const Value& v = row[c];
+      col.nulls.push_back(v.null);
+      if (col.type == Type::Float) col.floats.push_back(v.null ? 0 : v.f);
+      else if (col.type == Type::Text) col.strings.push_back(v.null ? std::string() : v.s);
+      else col.ints.push_back(v.null ? 0 : v.i);
+    }
+    t.columns.push_back(std::move(col));
+  }
+  return t;
+}
+
+// A derived table: its query planned and run on `device` (its own derived tables and subqueries
+// first), its rows read back as a table.
+Table run_derived(Device& device, Database& db, const Query& inner) {
+  const Plan plan = prepare_query(inner, db, device);
+  DeviceQuery q(device, db, plan);
+  return result_table(q.run(), plan);
 }
 
 // A subquery's first column, as the planner takes it: one run of its own program on `device`.
@@ -89,14 +119,21 @@ uint64_t most_distinct_claims(Executable& exe, const BuiltQuery& built) {
   return most;
 }
 
-}  // namespace
-
-Plan prepare_sql(const std::string& sql, Database& db) { return plan_query(parse_and_intern(sql, db), db); }
-
-Plan prepare_sql(const std::string& sql, Database& db, Device& device) {
-  const Query q = parse_and_intern(sql, db);
+Plan prepare_query(const Query& parsed, Database& db, Device& device) {
+  const Query q = materialize_derived(parsed, db, [&](const Query& inner) { return run_derived(device, db, inner); });
+  intern(q, db);
   return plan_query(q, db, [&](const Plan& sub) { return run_subquery(device, db, sub); });
 }
+
+}  // namespace
+
+Plan prepare_sql(const std::string& sql, Database& db) {
+  const Query q = materialize_derived(parse_sql(sql), db, nullptr);
+  intern(q, db);
+  return plan_query(q, db);
+}
+
+Plan prepare_sql(const std::string& sql, Database& db, Device& device) { return prepare_query(parse_sql(sql), db, device); }
 
 void require_features(const Device& device) {
   const DeviceInfo& d = device.info();

@@ -13,6 +13,7 @@
 #include <weft/error.h>
 
 #include "decorrelate.h"
+#include "factor.h"
 #include "like.h"
 
 namespace weft::db {
@@ -71,6 +72,18 @@ BExprPtr truth(const Expr& at, BExprPtr e, const char* where) {
   return node(c);
 }
 
+// SQLite shows an int-or-float CASE's ints as ints (0, not 0.0) and groups by the row's value.
+void refuse_mixed(const Expr& e, const BExpr& bound, const char* as) {
+  if (bound.mixed)
+    err(e, "a CASE of int and float values as " + std::string(as) + " is not supported ('" + e.text() +
+               "': SQLite gives each row its branch's type; make the ints floats, e.g. 0.0)");
+}
+
+[[noreturn]] void refuse_mixed_use(const Expr& e) {
+  err(e, "'" + e.text() + "' reads a CASE of int and float values, which is supported only in comparisons, "
+         "conditions, SUM/MIN/MAX/AVG and arithmetic with a float (SQLite gives each row its branch's type)");
+}
+
 bool same_bound(const BExpr& a, const BExpr& b) {
   if (a.kind != b.kind || a.type != b.type || a.op != b.op || a.args.size() != b.args.size()) return false;
   if (a.kind == BExpr::Const && (a.null != b.null || a.bits != b.bits)) return false;
@@ -111,11 +124,25 @@ class Binder {
     if (!grouped) {
       auto it = plain_.find(&e);
       if (it != plain_.end()) return it->second;
-      BExprPtr r = bind_node(e, false);
+      BExprPtr r = mixed_checked(e, bind_node(e, false));
       plain_.emplace(&e, r);
       return r;
     }
-    return bind_node(e, true);
+    return mixed_checked(e, bind_node(e, true));
+  }
+
+  // A node that reads a mixed value (an int-or-float CASE) is one whose answer is SQLite's
+  // either way: a comparison, a condition, round, a CAST to int, arithmetic with a (plain) float,
+  // or another CASE; anything else could show or use the int as a float, and is refused.
+  BExprPtr mixed_checked(const Expr& e, BExprPtr r) {
+    const auto mixed = [](const BExprPtr& a) { return a->mixed; };
+    if (r->mixed || std::none_of(r->args.begin(), r->args.end(), mixed)) return r;
+    switch (r->kind) {
+      case BExpr::Compare: case BExpr::And: case BExpr::Or: case BExpr::Not: case BExpr::IsNull:
+      case BExpr::ToInt: case BExpr::Round: case BExpr::Arith: return r;  // binary() checked arithmetic
+      default: break;
+    }
+    refuse_mixed_use(e);
   }
 
   // HAVING may name a result column by its alias where no table column has the name (SQLite's
@@ -234,6 +261,9 @@ class Binder {
       if (x->type == Type::Text && !is_null_const(x)) err(e, "cannot apply '" + op + "' to text in '" + e.text() + "'");
     Type t = (l->type == Type::Float || r->type == Type::Float) ? Type::Float : Type::Int;
     if (op == "%" && t == Type::Float) err(e, "'%' needs integer operands in '" + e.text() + "'");
+    // An int-or-float CASE beside a float is a float in SQLite whichever branch ran.
+    if ((l->mixed || r->mixed) && (l->type != Type::Float || r->type != Type::Float || (l->mixed && r->mixed)))
+      refuse_mixed_use(e);
     if (is_null_const(l) || is_null_const(r)) return null_const(t);
     if (t == Type::Float) {
       l = to_float(l);
@@ -276,10 +306,40 @@ class Binder {
       values.push_back(bind(*e.args[k + 1], grouped));
     }
     values.push_back(bind(*e.args.back(), grouped));
+    if (mixes_int_and_float(values)) return mixed_case(e, conditions, values);
     const Type t = result_type(e, values, "CASE");
     BExprPtr r = is_null_const(values.back()) ? null_const(t) : values.back();
     for (size_t k = conditions.size(); k-- > 0;) r = choose(conditions[k], values[k], r, t);
     return r;
+  }
+  static bool mixes_int_and_float(const std::vector<BExprPtr>& values) {
+    bool any_int = false, any_float = false, any_text = false;
+    for (const BExprPtr& v : values) {
+      if (is_null_const(v)) continue;
+      any_int |= v->type == Type::Int;
+      any_float |= v->type == Type::Float;
+      any_text |= v->type == Type::Text;
+    }
+    return any_int && any_float && !any_text;
+  }
+  // CASE of int and float values, as a Float that holds the ints exactly (marked mixed): the int
+  // values must be constants a double holds exactly, so that the float equals SQLite's int.
+  BExprPtr mixed_case(const Expr& e, const std::vector<BExprPtr>& conditions, std::vector<BExprPtr> values) {
+    for (size_t k = 0; k < values.size(); ++k) {
+      BExprPtr& v = values[k];
+      if (v->type != Type::Int || is_null_const(v)) continue;
+      const Expr& at = k + 1 < values.size() ? *e.args[2 * k + 1] : *e.args.back();
+      constexpr int64_t kExact = int64_t(1) << 53;
+      if (v->kind != BExpr::Const || int64_t(v->bits) < -kExact || int64_t(v->bits) > kExact)
+        err(at, "CASE values of int and float mix only where the int values are constants within +-2^53 ('" +
+                    at.text() + "' is not)");
+      v = konst(Type::Float, std::bit_cast<uint64_t>(double(int64_t(v->bits))));
+    }
+    BExprPtr r = is_null_const(values.back()) ? null_const(Type::Float) : values.back();
+    for (size_t k = conditions.size(); k-- > 0;) r = choose(conditions[k], values[k], r, Type::Float);
+    BExpr top = *r;
+    top.mixed = true;
+    return node(top);
   }
   BExprPtr numeric_argument(const Expr& e, BExprPtr a) {
     if (a->type == Type::Text && !is_null_const(a)) err(e, e.s + "() of text is not supported");
@@ -699,6 +759,9 @@ class Binder {
 
  private:
   void add_table(const TableRef& t) {
+    if (t.derived)
+      fail(ErrorCode::BadInput, "sql:" + std::to_string(t.line) + ":" + std::to_string(t.col) +
+                                    ": derived tables need a device to run them first");
     const int idx = db_.find(t.name);
     if (idx < 0) {
       std::string known;
@@ -778,10 +841,17 @@ class Binder {
     for (size_t k = 0; k < plan_.aggs.size(); ++k) {
       const AggPlan& o = plan_.aggs[k];
       if (o.fn == a.fn && o.star == a.star && o.distinct == a.distinct && (a.star || same_bound(*o.arg, *a.arg)))
-        return direct(uint32_t(plan_.keys.size() + k));
+        return with_mixed(a, direct(uint32_t(plan_.keys.size() + k)));
     }
     plan_.aggs.push_back(a);
-    return direct(uint32_t(plan_.keys.size() + plan_.aggs.size() - 1));
+    return with_mixed(a, direct(uint32_t(plan_.keys.size() + plan_.aggs.size() - 1)));
+  }
+  // SUM, MIN and MAX of a mixed value are mixed (SQLite's SUM of ints alone is an int).
+  static BExprPtr with_mixed(const AggPlan& a, BExprPtr r) {
+    if (!a.arg || !a.arg->mixed || a.fn == AggFn::Avg || a.fn == AggFn::Count) return r;
+    BExpr c = *r;
+    c.mixed = true;
+    return node(c);
   }
 
   const Database& db_;
@@ -946,11 +1016,18 @@ JoinOrder with_join_keys(const Query& q, const Database& db, const SubqueryRunne
 
 }  // namespace
 
-Plan plan_query(const Query& q, const Database& db, const SubqueryRunner& run) { return plan_in(q, db, run, nullptr); }
+Plan plan_query(const Query& q, const Database& db, const SubqueryRunner& run) {
+  if (!q.with.empty())
+    fail(ErrorCode::BadInput, "sql:" + std::to_string(q.with[0].line) + ":" + std::to_string(q.with[0].col) +
+                                  ": WITH needs a device to run its tables first");
+  return plan_in(q, db, run, nullptr);
+}
 
 namespace {
 
-Plan plan_in(const Query& query, const Database& db, const SubqueryRunner& run, const Binder* outer) {
+Plan plan_in(const Query& parsed, const Database& db, const SubqueryRunner& run, const Binder* outer) {
+  Query query = parsed;
+  query.where = factor_or_conjuncts(parsed.where);  // a join key inside every OR branch is a key
   const JoinOrder order = with_join_keys(query, db, run, outer);
   const Query& q = order.query;
   Plan plan;
@@ -1040,6 +1117,7 @@ Plan plan_in(const Query& query, const Database& db, const SubqueryRunner& run, 
     if (has_aggregate(*g)) err(*g, "aggregates are not allowed in GROUP BY");
     if (g->kind == ExprKind::Int && !q.distinct) err(*g, "GROUP BY position is not supported; name the expression");
     plan.keys.push_back(b.bind(*g, false));
+    refuse_mixed(*g, *plan.keys.back(), "a GROUP BY key");
   }
 
   if (q.having) {
@@ -1069,6 +1147,7 @@ Plan plan_in(const Query& query, const Database& db, const SubqueryRunner& run, 
       continue;
     }
     plan.outputs.push_back(b.bind(*it.expr, plan.aggregate));
+    refuse_mixed(*it.expr, *plan.outputs.back(), "a result column");
     plan.names.push_back(!it.alias.empty() ? it.alias : it.expr->kind == ExprKind::Column ? it.expr->s : it.expr->text());
     aliases.push_back(it.alias);
   }

@@ -86,6 +86,11 @@ struct BExpr {
   std::shared_ptr<const ValueSet> values;  // InValues
   std::shared_ptr<const CodeMap> map;      // Map
   std::vector<BExprPtr> args;
+  // A Float that holds ints exactly where SQLite's value would be an int: a CASE of int and
+  // float values (its type is the row's branch's), and SUM/MIN/MAX of one. Only consumers that
+  // give SQLite's answer either way take it (comparisons, conditions, arithmetic with a float,
+  // SUM/MIN/MAX/AVG); a result column or GROUP BY key of one is refused.
+  bool mixed = false;
   bool uses_side(uint32_t s) const;
 };
 

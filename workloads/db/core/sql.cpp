@@ -170,9 +170,11 @@ class Parser {
   explicit Parser(const std::string& sql) : sql_(std::make_shared<const std::string>(sql)), toks_(lex(sql)) {}
 
   Query query() {
+    std::vector<CommonTable> with = with_clause();
     for (const char* kw : kOtherStatements)
       if (peek_kw(kw)) err_here(upper(kw) + " is not supported (one SELECT statement only)");
     Query q = select();
+    q.with = std::move(with);
     accept_op(";");
     if (cur().kind != Tok::End) err_here("unexpected '" + cur().text + "' after the end of the query");
     return q;
@@ -348,11 +350,41 @@ class Parser {
     next();
     return *v;
   }
+  // WITH name [(column, ...)] AS (SELECT ...), ... before the main SELECT; none without WITH.
+  std::vector<CommonTable> with_clause() {
+    std::vector<CommonTable> with;
+    if (!accept_kw("WITH")) return with;
+    if (peek_kw("RECURSIVE")) err_here("WITH RECURSIVE is not supported (only non-recursive WITH)");
+    do {
+      CommonTable c;
+      c.line = cur().line;
+      c.col = cur().col;
+      c.name = name("a common table name");
+      if (accept_op("(")) {
+        do c.columns.push_back(name("a column name"));
+        while (accept_op(","));
+        expect_op(")");
+      }
+      expect_kw("AS");
+      for (const char* kw : {"MATERIALIZED", "NOT"})
+        if (peek_kw(kw)) err_here("WITH ... AS " + upper(kw) + " is not supported");
+      expect_op("(");
+      if (!peek_kw("SELECT")) err_here(std::string("expected SELECT in WITH ... AS (...)") + got());
+      c.query = subquery();
+      with.push_back(std::move(c));
+    } while (accept_op(","));
+    return with;
+  }
   TableRef table_ref() {
     TableRef t;
     t.line = cur().line;
     t.col = cur().col;
-    t.name = name("a table name");
+    if (accept_op("(")) {  // a derived table
+      if (!peek_kw("SELECT")) err_here(std::string("expected SELECT in a derived table (FROM (SELECT ...))") + got());
+      t.derived = subquery();
+    } else {
+      t.name = name("a table name");
+    }
     if (accept_kw("AS")) t.alias = name("a table alias");
     else if (is_plain_name()) t.alias = next().text;
     return t;

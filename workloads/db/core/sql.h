@@ -16,7 +16,8 @@
 // (a whole query of its own), and the aggregates COUNT(*), COUNT(e), COUNT(DISTINCT e), SUM(e),
 // MIN(e), MAX(e), AVG(e). Keywords are case-insensitive and reserved
 // (never an alias: `FROM l LEFT JOIN r` must not read LEFT as l's alias). Comments: -- to the end of the
-// line and /* ... */. Every syntax error, and every SQL form outside the subset, is a BadInput
+// line and /* ... */. FROM and JOIN also take a derived table `(SELECT ...) [AS] alias`, and the
+// main query may start with `WITH name [(columns)] AS (SELECT ...), ...` (derived.h runs both). Every syntax error, and every SQL form outside the subset, is a BadInput
 // error "sql:line:col: message" that names it. Vulkan-free.
 #pragma once
 
@@ -69,8 +70,20 @@ struct SelectItem {
   std::string alias;
 };
 
+// A table of FROM or JOIN: a base table or common table expression by name, or a derived table
+// `(SELECT ...) [AS] alias` (`derived` set, name empty), which runs first (derived.h).
 struct TableRef {
   std::string name, alias;
+  std::shared_ptr<const Query> derived;
+  size_t line = 0, col = 0;
+};
+
+// One `name [(column, ...)] AS (SELECT ...)` of a WITH clause (non-recursive): a derived table
+// that FROM and JOIN name, in the main query, its subqueries and the WITH entries after it.
+struct CommonTable {
+  std::string name;
+  std::vector<std::string> columns;  // empty: the select list's names
+  std::shared_ptr<const Query> query;
   size_t line = 0, col = 0;
 };
 
@@ -96,6 +109,7 @@ struct OrderItem {
 };
 
 struct Query {
+  std::vector<CommonTable> with;  // the main query's WITH clause
   bool distinct = false;  // SELECT DISTINCT (planned as GROUP BY of the selected expressions)
   size_t distinct_line = 0, distinct_col = 0;
   std::vector<SelectItem> select;

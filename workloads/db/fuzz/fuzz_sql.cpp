@@ -1,6 +1,6 @@
 // libFuzzer target: the SQL front end (lexer, parser, binder/planner, bytecode) on arbitrary
 // text against a small fixed database. Any input must either plan or throw weft::Error.
-// Subqueries get rows from a stand-in (the device runs them in the workload).
+// Subqueries and derived tables get rows from stand-ins (the device runs them in the workload).
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -12,6 +12,7 @@
 
 #include "bytecode.h"
 #include "csv.h"
+#include "derived.h"
 #include "plan.h"
 #include "text_functions.h"
 
@@ -38,6 +39,21 @@ std::vector<std::optional<uint64_t>> fake_subquery(const weft::db::Plan& sub) {
   return {std::nullopt, v, v};
 }
 
+// Stands in for the device that runs derived tables and WITH entries: the inner query is
+// planned, and its result is a table of no rows with the planned names and types.
+weft::db::Table fake_derived(weft::db::Database& db, const weft::db::Query& inner) {
+  db.intern(weft::db::derived_strings(inner, db));
+  const weft::db::Plan plan = weft::db::plan_query(inner, db, fake_subquery);
+  weft::db::Table t;
+  for (size_t c = 0; c < plan.visible; ++c) {
+    weft::db::Column column;
+    column.name = plan.names[c];
+    column.type = plan.outputs[c]->type;
+    t.columns.push_back(column);
+  }
+  return t;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -45,8 +61,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     // The strings of the query's text functions enter a copy of the dictionary, as the executor
     // adds them (query.cpp), so that text functions plan rather than stop at a missing string.
-    const weft::db::Query query = weft::db::parse_sql(sql);
     weft::db::Database db = database();
+    const weft::db::Query query = weft::db::materialize_derived(
+        weft::db::parse_sql(sql), db, [&](const weft::db::Query& inner) { return fake_derived(db, inner); });
     db.intern(weft::db::derived_strings(query, db));
     const weft::db::Plan plan = weft::db::plan_query(query, db, fake_subquery);
     auto desc = [](uint32_t side, uint32_t column) { return side * 64 + column; };

@@ -131,7 +131,10 @@ TEST_CASE("db sql: every SQL form outside the subset is refused by name with lin
   CHECK(error_of("SELECT CAST(id AS TEXT) FROM items") == "sql:1:8: CAST to TEXT is not supported (only to INTEGER or REAL types)");
   CHECK(error_of("SELECT CAST(name AS REAL) FROM items") == "sql:1:8: CAST of text AS REAL is not supported (only AS INTEGER)");
   CHECK(error_of("SELECT CASE id WHEN 1 THEN 2 ELSE 2.5 END FROM items") ==
-        "sql:1:8: CASE values of different types (int and float) are not supported");
+        "sql:1:8: a CASE of int and float values as a result column is not supported ('CASE id WHEN 1 THEN 2 ELSE 2.5 "
+        "END': SQLite gives each row its branch's type; make the ints floats, e.g. 0.0)");
+  CHECK(error_of("SELECT CASE id WHEN 1 THEN 'a' ELSE 2.5 END FROM items") ==
+        "sql:1:8: CASE values of different types (text and float) are not supported");
   CHECK(error_of("SELECT CASE id END FROM items") == "sql:1:16: expected WHEN, got 'END'");
   CHECK(error_of("SELECT coalesce(qty, price) FROM items") ==
         "sql:1:8: coalesce values of different types (int and float) are not supported");
@@ -158,7 +161,10 @@ TEST_CASE("db sql: every SQL form outside the subset is refused by name with lin
   CHECK(error_of("SELECT SUM(DISTINCT id) FROM items") == "sql:1:12: SUM(DISTINCT ...) is not supported");
   CHECK(error_of("SELECT id FROM items UNION SELECT id FROM items") == "sql:1:22: UNION is not supported");
   CHECK(error_of("SELECT id FROM items EXCEPT SELECT id FROM items") == "sql:1:22: EXCEPT is not supported");
-  CHECK(error_of("WITH x AS (SELECT 1) SELECT id FROM items") == "sql:1:1: WITH is not supported (one SELECT statement only)");
+  CHECK(error_of("WITH RECURSIVE x AS (SELECT id FROM items) SELECT id FROM x") ==
+        "sql:1:6: WITH RECURSIVE is not supported (only non-recursive WITH)");
+  CHECK(error_of("WITH x AS (SELECT id FROM items) SELECT id FROM x") == "sql:1:6: WITH needs a device to run its tables first");
+  CHECK(error_of("WITH x AS (SELECT id FROM items) DELETE FROM x") == "sql:1:34: DELETE is not supported (one SELECT statement only)");
   CHECK(error_of("DELETE FROM items") == "sql:1:1: DELETE is not supported (one SELECT statement only)");
   CHECK(error_of("SELECT name || name FROM items") ==
         "sql:1:8: '||' of two non-constant values is not supported (only a value with constant text: x || 'lit')");
