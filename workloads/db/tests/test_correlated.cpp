@@ -100,6 +100,15 @@ TEST_CASE("db correlated: a scalar aggregate per key; a key with no group gives 
   check("SELECT id, (SELECT MAX(f) FROM e WHERE e.k = t.k) FROM t");
 }
 
+TEST_CASE("db correlated: a NaN inside the subquery is NULL there, as SQLite makes it") {
+  ValidationClean clean;
+  // f * 1e308 * 10 is +-inf for f != 0, so the difference is NaN (SQLite: NULL) except at f = 0.
+  const std::string nan = "(u.f * 1e308 * 10 - u.f * 1e308 * 10)";
+  check("SELECT id, (SELECT SUM(" + nan + ") FROM u WHERE u.k = t.k), (SELECT COUNT(" + nan + ") FROM u WHERE u.k = t.k) FROM t");
+  check("SELECT id FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.k = t.k AND " + nan + " IS NULL)");
+  check("SELECT id FROM t WHERE f > (SELECT MIN(" + nan + ") FROM u WHERE u.k = t.k) OR f IS NULL");
+}
+
 TEST_CASE("db correlated: an inner comma join, an outer join, a grouped outer query and nesting") {
   ValidationClean clean;
   check("SELECT id FROM t WHERE x > (SELECT MIN(w) - 15 FROM u, v WHERE u.k = v.k AND u.k = t.k)");
