@@ -50,15 +50,16 @@ UpdaterConfig config_from(const weft_hypothesis_update_config& c) {
   return out;
 }
 
-StepInput input_from(const weft_hypothesis_update_backend& b, const weft_hypothesis_update_input& in, uint32_t index) {
-  const std::string where = "weft_hypothesis_update_dispatch: inputs[" + std::to_string(index) + "]";
+StepInput input_from(const weft_hypothesis_update_backend& b, const weft_hypothesis_update_input& in, uint32_t index,
+                     const char* fn) {
+  const std::string where = std::string(fn) + ": inputs[" + std::to_string(index) + "]";
   if (in.lm < 0 || size_t(in.lm) >= b.configs.size())
     fail(ErrorCode::BadInput, where + ".lm: unknown LM " + std::to_string(in.lm));
   const size_t width = b.configs[size_t(in.lm)].feature_width();
   StepInput out;
   out.lm = in.lm;
   if (in.has_displacement) out.displacement = std::array<double, 3>{in.displacement[0], in.displacement[1], in.displacement[2]};
-  if (in.channel_count) require(in.channels, "weft_hypothesis_update_dispatch", "inputs[].channels");
+  if (in.channel_count) require(in.channels, fn, "inputs[].channels");
   for (uint32_t c = 0; c < in.channel_count; ++c) {
     const weft_hypothesis_update_channel& ch = in.channels[c];
     if (ch.feature_count != width || (width && !ch.features))
@@ -205,24 +206,33 @@ weft_status weft_hypothesis_update_set_votes(weft_hypothesis_update_backend* bac
   });
 }
 
-weft_status weft_hypothesis_update_dispatch(weft_hypothesis_update_backend* backend, const weft_hypothesis_update_input* inputs, uint32_t count) {
-  return weft_hypothesis_update_dispatch_located(backend, inputs, nullptr, count);
-}
-
-weft_status weft_hypothesis_update_dispatch_located(weft_hypothesis_update_backend* backend,
-                                                    const weft_hypothesis_update_input* inputs,
-                                                    const double* sensed_locations, uint32_t count) {
+namespace {
+// Both dispatch entry points: refusals name the one the caller used.
+weft_status dispatch_inputs(weft_hypothesis_update_backend* backend, const weft_hypothesis_update_input* inputs,
+                            const double* sensed_locations, uint32_t count, const char* fn, bool located) {
   return guard([&] {
-    require(backend, "weft_hypothesis_update_dispatch", "backend");
-    if (count) require(inputs, "weft_hypothesis_update_dispatch", "inputs");
+    require(backend, fn, "backend");
+    if (count) require(inputs, fn, "inputs");
+    if (count && located) require(sensed_locations, fn, "sensed_locations");
     std::vector<StepInput> steps;
     for (uint32_t i = 0; i < count; ++i) {
-      steps.push_back(input_from(*backend, inputs[i], i));
+      steps.push_back(input_from(*backend, inputs[i], i, fn));
       if (sensed_locations) steps.back().sensed_location = std::array<double, 3>{
           sensed_locations[i * 3], sensed_locations[i * 3 + 1], sensed_locations[i * 3 + 2]};
     }
     backend->backend->dispatch(steps);
   });
+}
+}  // namespace
+
+weft_status weft_hypothesis_update_dispatch(weft_hypothesis_update_backend* backend, const weft_hypothesis_update_input* inputs, uint32_t count) {
+  return dispatch_inputs(backend, inputs, nullptr, count, "weft_hypothesis_update_dispatch", false);
+}
+
+weft_status weft_hypothesis_update_dispatch_located(weft_hypothesis_update_backend* backend,
+                                                    const weft_hypothesis_update_input* inputs,
+                                                    const double* sensed_locations, uint32_t count) {
+  return dispatch_inputs(backend, inputs, sensed_locations, count, "weft_hypothesis_update_dispatch_located", true);
 }
 
 weft_status weft_hypothesis_update_wait(weft_hypothesis_update_backend* backend) {

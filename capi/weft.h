@@ -222,7 +222,7 @@ WEFT_API weft_status weft_hypothesis_update_set_votes(weft_hypothesis_update_bac
                                                        const uint32_t* sender_counts, uint32_t lm_count,
                                                        double vote_evidence_threshold, double vote_weight);
 WEFT_API weft_status weft_hypothesis_update_dispatch(weft_hypothesis_update_backend* backend, const weft_hypothesis_update_input* inputs, uint32_t count);
-/* dispatch with each input's sensed location (count x 3: the sensor's location in the body frame),
+/* dispatch with each input's sensed location (count x 3, not NULL: the sensor's location in the body frame),
    which an LM that votes or is voted for (set_votes) needs. */
 WEFT_API weft_status weft_hypothesis_update_dispatch_located(weft_hypothesis_update_backend* backend,
                                                               const weft_hypothesis_update_input* inputs,

@@ -27,7 +27,7 @@ struct ChannelEvidence {
 
 // Wall time of one phase of the last step (its work runs on every pool thread at once).
 struct PhaseTime {
-  std::string phase;
+  const char* phase = "";  // a name with static storage: the step records no strings
   double ns = 0;
 };
 

@@ -60,7 +60,7 @@ DeviceLists build_device_lists(const ObjectGraph& g, int k, float radius, size_t
   for (double v : g.pos) scale = std::max(scale, std::abs(v) + double(radius));
   const NeighbourLists lists(g.pos, node_grid, k, double(radius), 1e-5 * scale);
   DeviceLists out;
-  if (lists.nodes().size() * kListRecordWords > max_words) return out;
+  if (lists.starts().size() + lists.nodes().size() * kListRecordWords > max_words) return out;
   for (int a = 0; a < 3; ++a) out.origin[a] = float(lists.origin()[a]), out.dims[a] = uint32_t(lists.dims()[a]);
   out.inverse_cell = float(lists.inverse_cell());
   out.starts = lists.starts();

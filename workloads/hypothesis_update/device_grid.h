@@ -36,8 +36,8 @@ DeviceGrid build_device_grid(const ObjectGraph& graph, double max_match_distance
 // (x, y, z as float32 bits, node id) so a query reads one contiguous run. A query reads one list
 // instead of walking the grid's cells: fewer candidates and one flat loop. Widened for float32
 // queries; the kernel still ranks candidates by their float32 squared distances exactly as the
-// grid walk does, so both give the same nodes. Empty (`starts` empty) when the records would
-// exceed `max_words`, e.g. for many nodes at one spot; the grid serves those graphs.
+// grid walk does, so both give the same nodes. Empty (`starts` empty) when the lists (cell starts
+// and records) would exceed `max_words`, e.g. for many nodes at one spot; the grid serves those graphs.
 struct DeviceLists {
   float origin[3] = {0, 0, 0};
   float inverse_cell = 1;

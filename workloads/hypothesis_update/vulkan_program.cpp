@@ -142,7 +142,7 @@ std::array<uint32_t, kListHeaderWords> list_header(HostTables& t, const ObjectGr
   const size_t used = t.list_starts.size() + t.list_records.size();
   const DeviceLists lists = build_device_lists(g, k, radius, kMaxListWords - std::min(used, kMaxListWords));
   std::array<uint32_t, kListHeaderWords> h{};
-  if (!lists.starts.empty() && used + lists.starts.size() + lists.records.size() <= kMaxListWords) {
+  if (!lists.starts.empty()) {
     for (int i = 0; i < 3; ++i) h[size_t(i)] = f2u(lists.origin[i]), h[4 + size_t(i)] = lists.dims[i];
     h[3] = f2u(lists.inverse_cell);
     h[7] = uint32_t(t.list_starts.size());
@@ -409,10 +409,9 @@ std::string location_evidence_kernel(const std::vector<DeviceLm>& lms) {
 }
 
 // One step's stages, in order (the median and burst-sampling ones only when an LM uses them).
-// Row stages run a 2D grid at most row_dispatch_width wide, within every device's
-// workgroup-count limit (kGuaranteedGroupCount).
+// Row stages run `row_groups` (row_grid: within every device's workgroup-count limit).
 void add_stages(Program& p, const std::vector<DeviceLm>& lms, const BackendProgram& bp, const HostTables& t,
-                uint32_t row_dispatch_width, SlotId new_rows) {
+                const std::array<uint32_t, 3>& row_groups, SlotId new_rows) {
   const InstanceId inst = p.add_instance("hypotheses", 1);
   const Range all_heap = p.whole(Binding::Heap), all_globals = p.whole(Binding::Globals);
   const std::vector<Range> far_rows = far_row_arrays(p);
@@ -442,7 +441,6 @@ void add_stages(Program& p, const std::vector<DeviceLm>& lms, const BackendProgr
   bool median = false;
   for (const DeviceLm& lm : lms) median = median || lm.config->threshold.mode == ThresholdMode::Median;
   const uint32_t S = t.space_count, M = t.lm_count;
-  const std::array<uint32_t, 3> row_groups = row_grid(t, row_dispatch_width);
   if (bp.burst) stage("slopes", row_groups);
   if (median) stage("median", {S, 1, 1});
   stage("threshold", {M, 1, 1});
@@ -540,7 +538,7 @@ BackendProgram build_backend_program(Device& device, const std::vector<DeviceLm>
   layout[kNewBlockSlot] = p.slot(new_rows).first_word();
   layout[kRowGroupsX] = rows_grid[0];
   resolve_table_offsets(t, p, bp);
-  add_stages(p, lms, bp, t, row_dispatch_width, new_rows);
+  add_stages(p, lms, bp, t, rows_grid, new_rows);
   // The kernels index Heap and Globals through their bindings, which cover the first
   // maxStorageBufferRange bytes (the per-row arrays aside when they are far); a bigger program
   // is refused here instead of reading past them.
