@@ -2,6 +2,7 @@
 // CSV files: row counts, key integrity, value ranges and the dependent-column rules of the
 // specification, determinism by seed. Own ctest entry with the queries: weft_db_tpch_tests.
 #include <cmath>
+#include <filesystem>
 #include <tuple>
 
 #include <weft/input_file.h>
@@ -237,4 +238,19 @@ TEST_CASE("db tpch generator: the same seed writes the same bytes, another seed 
   }
   CHECK(read_text_file(a + "/lineitem.csv") != read_text_file(c + "/lineitem.csv"));
   CHECK(read_text_file(a + "/orders.csv") != read_text_file(c + "/orders.csv"));
+}
+
+TEST_CASE("db tpch generator: a missing output folder is made; a path through a file is refused by name") {
+  const std::string root = std::string(WEFT_DB_TPCH_DIR) + "/made-here";
+  std::filesystem::remove_all(root);
+  const std::vector<tpch::Written> written = tpch::generate(tpch::Options{}, root + "/a/b");
+  CHECK(written.size() == tpch::table_names().size());
+  CHECK(read_text_file(root + "/a/b/region.csv") == read_text_file(tpch_data(1) + "/region.csv"));
+  try {
+    tpch::generate(tpch::Options{}, root + "/a/b/region.csv/inner");  // region.csv is a file
+    FAIL("a folder inside a file was accepted");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::BadInput);
+    CHECK(std::string(e.what()).find("region.csv/inner") != std::string::npos);
+  }
 }

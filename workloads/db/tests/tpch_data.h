@@ -2,7 +2,6 @@
 // asks (never committed).
 #pragma once
 
-#include <filesystem>
 #include <map>
 #include <string>
 
@@ -15,7 +14,6 @@ inline std::string tpch_data(uint64_t seed, const std::string& tag = "") {
   const std::string dir = std::string(WEFT_DB_TPCH_DIR) + "/sf0.01-seed" + std::to_string(seed) + tag;
   static std::map<std::string, bool> made;
   if (!made[dir]) {
-    std::filesystem::create_directories(dir);
     tpch::Options o;
     o.seed = seed;
     tpch::generate(o, dir);

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include <weft/weft.h>
@@ -457,6 +458,10 @@ void check_scale(double scale) {
 
 std::vector<Written> generate(const Options& o, const std::string& dir) {
   check_scale(o.scale);
+  // The folder is made as `mkdir -p` would, so a fresh clone's first command works.
+  std::error_code made;
+  std::filesystem::create_directories(dir, made);
+  if (made) fail(ErrorCode::BadInput, "tpch: cannot make the folder '" + dir + "': " + made.message());
   auto path = [&](const std::string& t) { return dir + "/" + t + ".csv"; };
   std::vector<Written> out;
   out.push_back({"region", path("region"), write_region(o, path("region"))});

@@ -51,7 +51,8 @@ struct Written {
   uint64_t rows = 0;
 };
 
-// Writes the 8 tables to out_dir/NAME.csv (the folder must exist); returns what it wrote.
+// Writes the 8 tables to out_dir/NAME.csv (out_dir made when missing, as mkdir -p); returns what it
+// wrote.
 std::vector<Written> generate(const Options& options, const std::string& out_dir);
 
 // The 8 CSV files of `dir` loaded with their schemas (the loader's own checks apply).
