@@ -147,6 +147,62 @@ Result reference_either_placement(Device& dev) {
   return Result::pass("variants run: " + variants);
 }
 
+// Far memory the caller owns, imported by two programs one after the other: the host fills
+// `table` once, the first program's kernel transforms it into `copy` (imported too) and is
+// destroyed, and the second program gathers from `copy` as its Heap table. The contents live in
+// the memory, not in either executable.
+Result imported_memory_outlives_programs(Device& dev) {
+  if (!dev.info().buffer_device_address) return Result::skip("no bufferDeviceAddress: far segments are refused");
+  constexpr uint32_t record_words = 3, records = 5000, words = records * record_words;
+  auto table = std::make_shared<FarSegmentMemory>(dev, "table", words * 4, record_words * 4, 4096);
+  auto copy = std::make_shared<FarSegmentMemory>(dev, "copy", words * 4, record_words * 4, 4096);
+  std::vector<uint32_t> data(words);
+  for (uint32_t w = 0; w < words; ++w) data[w] = pattern(w);
+  table->write(0, data.data(), words * 4);
+  {
+    Program p("import-transform");
+    p.heap().add_far("table", table);
+    p.globals().add_far("copy", copy);
+    StageSpec t;
+    t.name = "transform";
+    t.kernel = weft_test_kernels.get("far_transform");
+    t.instance = p.add_instance("far", 1);
+    t.groups = {grid_stride_groups(records, 64), 1, 1};
+    t.args = FarTransformArgs{.src = p.segment(Binding::Heap, "table"), .dst = p.segment(Binding::Globals, "copy"),
+                              .records = records, .record_words = record_words, .mul = 3, .add = 1}.bind();
+    p.add_stage(t);
+    Executable exe(dev, std::move(p));
+    exe.run();
+  }
+  const std::vector<uint32_t> index = {0, 1, 340, 341, 342, 1023, 1024, words / 2, words - 1};
+  const uint32_t n = uint32_t(index.size());
+  Program p("import-gather");
+  p.heap().add_far("table", copy);
+  p.globals().add("index", n * 4);
+  p.globals().add("gathered", n * 4);
+  StageSpec g;
+  g.name = "gather";
+  g.kernel = weft_test_kernels.get("far_gather");
+  g.instance = p.add_instance("far", 1);
+  g.args = FarGatherArgs{.table = p.segment(Binding::Heap, "table"), .index = p.segment(Binding::Globals, "index"),
+                         .gathered = p.segment(Binding::Globals, "gathered"), .count = n, .record_words = record_words}.bind();
+  p.add_stage(g);
+  Executable exe(dev, std::move(p));
+  if (exe.far_memory().describe().find("imported ('copy')") == std::string::npos)
+    return Result::fail("the layout listing does not show the imported memory:\n" + exe.far_memory().describe());
+  exe.write_segment(Binding::Globals, "index", index.data(), n * 4);
+  exe.run();
+  const auto gathered = exe.read_segment<uint32_t>(Binding::Globals, "gathered");
+  for (uint32_t k = 0; k < n; ++k)
+    if (gathered[k] != pattern(index[k]) * 3u + 1u)
+      return Result::fail("gather of imported word " + std::to_string(index[k]) + ": " + fmt_words(gathered[k], pattern(index[k]) * 3u + 1u));
+  std::vector<uint32_t> back(words);
+  copy->read(0, back.data(), words * 4);
+  for (uint32_t w = 0; w < words; ++w)
+    if (back[w] != pattern(w) * 3u + 1u) return Result::fail("imported memory word " + std::to_string(w) + ": " + fmt_words(back[w], pattern(w) * 3u + 1u));
+  return Result::pass(std::to_string(copy->chunk_count()) + " allocation(s) per memory, read by a second program");
+}
+
 }  // namespace
 
 std::vector<Case> far_segment_cases() {
@@ -154,6 +210,7 @@ std::vector<Case> far_segment_cases() {
       {"far.beyond_storage_buffer_range", "exact", beyond_window},
       {"far.split_over_allocations", "exact", split_allocations},
       {"far.reference_argument_either_placement", "exact", reference_either_placement},
+      {"far.imported_memory_outlives_programs", "exact", imported_memory_outlives_programs},
   };
 }
 

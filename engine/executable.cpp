@@ -42,7 +42,8 @@ void Executable::check_fits_device(const DeviceInfo& info) const {
   uint64_t need = padded(program_.registers_bytes()) + padded(program_.metrics_bytes()) + padded(program_.globals().size()) +
                   2 * padded(program_.control_bytes()) + padded(program_.heap().size());
   for (const SegmentLayout* layout : {&program_.heap(), &program_.globals()})
-    for (uint32_t far = 1; far <= layout->far_count(); ++far) need += layout->far_segment(far).size;
+    for (uint32_t far = 1; far <= layout->far_count(); ++far)
+      if (!layout->far_segment(far).memory) need += layout->far_segment(far).size;  // imported: allocated already
   if (info.device_local_bytes && need > info.device_local_bytes)
     fail(ErrorCode::OutOfMemory, "program '" + program_.name() + "' needs " + std::to_string(need) + " bytes of device memory; " +
                                      info.name + " has " + std::to_string(info.device_local_bytes));
@@ -60,10 +61,7 @@ Executable::Executable(Device& device, Program program, RecordOptions options)
   run_deadline_ns_ = options_.run_deadline_ns ? options_.run_deadline_ns
                      : deadline_s > UINT64_MAX / 1000000000 ? UINT64_MAX
                                                             : deadline_s * 1000000000;
-  // WEFT_MAX_ALLOCATION_BYTES caps far segments' chunks like the option (the smaller wins).
-  static constexpr InputLimit kAllocationCap{"allocation size", "WEFT_MAX_ALLOCATION_BYTES", UINT64_MAX};
-  uint64_t max_allocation = std::min(info.max_memory_allocation_size, input_limit(kAllocationCap));
-  if (options_.max_allocation_bytes) max_allocation = std::min(max_allocation, options_.max_allocation_bytes);
+  const uint64_t max_allocation = far_allocation_cap(info, options_.max_allocation_bytes);
   check_fits_device(info);
   far_ = std::make_unique<FarMemory>(device, program_, max_allocation);
   // The Control image: the program's sections, then the far-segment tables.

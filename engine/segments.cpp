@@ -1,6 +1,7 @@
 #include "segments.h"
 
 #include "error.h"
+#include "far_memory.h"
 
 namespace weft {
 
@@ -37,6 +38,13 @@ const Segment& SegmentLayout::add_far(std::string name, uint64_t bytes, uint64_t
   by_name_.emplace(name, segments_.size());
   Segment s{std::move(name), 0, bytes, ++far_count_, record_bytes};
   segments_.push_back(std::move(s));
+  return segments_.back();
+}
+
+const Segment& SegmentLayout::add_far(std::string name, std::shared_ptr<FarSegmentMemory> memory) {
+  if (!memory) fail(ErrorCode::BadInput, buffer_name_ + " far segment '" + name + "': no memory to import");
+  add_far(std::move(name), memory->size(), memory->record_bytes());
+  segments_.back().memory = std::move(memory);
   return segments_.back();
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -10,12 +11,17 @@
 
 namespace weft {
 
+class FarSegmentMemory;
+
 struct Segment {
   std::string name;
   uint64_t offset = 0;  // bytes from the start of the buffer (0 for a far segment)
   uint64_t size = 0;    // bytes
   uint32_t far = 0;     // 0: in the bound buffer; k: far segment k - 1 of the layout
   uint64_t record_bytes = 4;  // far segments: the unit chunks hold whole (a multiple of 4)
+  // A far segment imported from the caller's memory (far_memory.h), else null: the executable
+  // allocates the segment's memory itself.
+  std::shared_ptr<FarSegmentMemory> memory;
   uint32_t word_offset() const { return uint32_t(offset / 4); }
 };
 
@@ -29,6 +35,9 @@ class SegmentLayout {
   // it takes no room in the bound buffer; the engine gives it allocations of its own, each
   // holding whole records. Kernels reach it through far arguments (weft_args.h).
   const Segment& add_far(std::string name, uint64_t bytes, uint64_t record_bytes = 4);
+  // Appends a far segment whose memory the caller made (its size and records): executables of
+  // the program use that memory, with its contents, instead of allocating their own.
+  const Segment& add_far(std::string name, std::shared_ptr<FarSegmentMemory> memory);
   // SegmentOutOfRange naming the buffer and the known segments when `name` is unknown.
   const Segment& at(std::string_view name) const;
   bool contains(std::string_view name) const;
