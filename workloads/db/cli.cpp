@@ -1,4 +1,4 @@
-// weft db query|demo|bench: the database workload (workloads/db) on one device, with SQLite as
+// weft db query|shell|demo|bench: the database workload (workloads/db) on one device, with SQLite as
 // the peer.
 //
 //   weft db query --table NAME=FILE.csv [--table ...] [--schema NAME=col:type,...] "SQL"
@@ -9,6 +9,10 @@
 //     header unless --header). --explain prints the plan instead of running it (its subqueries,
 //     which planning runs, excepted); --check also runs the query in SQLite and says whether the
 //     rows agree.
+//   weft db shell [--table NAME=FILE.csv ...] [--schema ...] [--format table|csv] [--header] [--timer]
+//                 [--device SEL] [FILE.sql]
+//     statements from FILE.sql or stdin in one Session (shell.h): tables resident on the device
+//     across statements, programs cached by query text.
 //   weft db demo  [--orders N] [--customers M] [--seed S] [--device SEL]
 //   weft db bench [--rows 1e5,1e6] [--runs R] [--seed S] [--device SEL]   (= weft bench db)
 //   weft db tpch-gen --sf 0.01 [--seed N] --out DIR
@@ -22,12 +26,15 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <iostream>
 #include <map>
 #include <optional>
 #include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include <weft/weft.h>
 
@@ -36,6 +43,7 @@
 #include "db.h"
 #include "generator.h"
 #include "harness.h"
+#include "shell.h"
 
 namespace {
 
@@ -45,6 +53,8 @@ using namespace weft::db;
 const char* kDbUsage =
     "usage: weft db query --table NAME=FILE.csv [--table ...] [--schema NAME=col:type,...] \"SQL\"\n"
     "                     [--format table|csv] [--header] [--explain] [--check] [--join-threshold N] [--device SEL]\n"
+    "       weft db shell [--table NAME=FILE.csv ...] [--schema ...] [--format table|csv] [--header] [--timer]\n"
+    "                     [--device SEL] [FILE.sql]\n"
     "       weft db demo  [--orders N] [--customers M] [--seed S] [--device SEL]\n"
     "       weft db bench [--rows N,N,...] [--runs R] [--seed S] [--device SEL]\n"
     "       weft db tpch-gen --sf 0.01 [--seed N] --out DIR\n"
@@ -52,6 +62,8 @@ const char* kDbUsage =
     "  query: CSV tables (types inferred, or int|float|text from --schema) queried on the device;\n"
     "         --format csv prints rows exactly like `sqlite3 -csv` (--header adds the column names);\n"
     "         --explain prints the plan; --check runs the query in SQLite too and compares the rows\n"
+    "  shell: statements (ending in ';') from FILE.sql or stdin in one session, tables resident on the\n"
+    "         device across them; .tables .schema .timer .load .mode .headers .help .quit\n"
     "  demo:  a seeded orders/customers pair, a few queries on the device and in SQLite, agreement\n"
     "  tpch-gen: the 8 TPC-H tables at scale factor 0.01 .. 10 as DIR/NAME.csv, deterministic by seed\n"
     "  tpch:  the 22 TPC-H queries (default --queries workloads/db/tpch/queries) through Weft and SQLite,\n"
@@ -99,14 +111,8 @@ Repeated take_repeated(int argc, char** argv) {
   return r;
 }
 
-int query(int argc, char** argv) {
-  Repeated rep = take_repeated(argc, argv);
-  cli::Args a = cli::parse(int(rep.rest.size()), rep.rest.data(), 1, {"format", "device", "join-threshold"},
-                           {"header", "explain", "check", "validation"});
-  if (a.positional.size() != 1) fail(ErrorCode::BadInput, std::string("db query expects one SQL argument\n") + kDbUsage);
-  if (rep.tables.empty()) fail(ErrorCode::BadInput, "db query needs at least one --table NAME=FILE.csv");
-  const std::string format = a.get("format", "table");
-  if (format != "table" && format != "csv") fail(ErrorCode::BadInput, "--format must be table or csv");
+// The --table files, typed by their --schema where one names them.
+Database load_tables(const Repeated& rep) {
   Database database;
   for (const auto& [name, file] : rep.tables) {
     std::optional<std::vector<SchemaColumn>> schema;
@@ -116,6 +122,45 @@ int query(int argc, char** argv) {
   }
   for (const auto& [sname, text] : rep.schemas)
     if (database.find(sname) < 0) fail(ErrorCode::BadInput, "--schema names table '" + sname + "', which no --table loads");
+  return database;
+}
+
+// Statements from FILE or stdin in one Session; exit 1 when any failed.
+int shell(int argc, char** argv) {
+  Repeated rep = take_repeated(argc, argv);
+  cli::Args a = cli::parse(int(rep.rest.size()), rep.rest.data(), 1, {"device", "format"}, {"header", "timer", "validation"});
+  if (a.positional.size() > 1) fail(ErrorCode::BadInput, std::string("db shell takes at most one FILE\n") + kDbUsage);
+  ShellOptions o;
+  o.mode = a.get("format", "table");
+  if (o.mode != "table" && o.mode != "csv") fail(ErrorCode::BadInput, "--format must be table or csv");
+  o.headers = a.flag("header");
+  o.timer = a.flag("timer");
+  const auto load_start = std::chrono::steady_clock::now();
+  Database database = load_tables(rep);
+  const double load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start).count();
+  if (o.timer && !rep.tables.empty()) std::printf("time: load %.3f ms\n", load_ms);
+  auto dev = open_device(a);
+  Session session(*dev, std::move(database));
+  int failures = 0;
+  if (a.positional.empty()) {
+    o.interactive = isatty(fileno(stdin)) != 0;
+    failures = run_shell(session, std::cin, std::cout, o);
+  } else {
+    std::istringstream in(read_text_file(a.positional[0], "cannot read the SQL file"));
+    failures = run_shell(session, in, std::cout, o);
+  }
+  return failures ? 1 : 0;
+}
+
+int query(int argc, char** argv) {
+  Repeated rep = take_repeated(argc, argv);
+  cli::Args a = cli::parse(int(rep.rest.size()), rep.rest.data(), 1, {"format", "device", "join-threshold"},
+                           {"header", "explain", "check", "validation"});
+  if (a.positional.size() != 1) fail(ErrorCode::BadInput, std::string("db query expects one SQL argument\n") + kDbUsage);
+  if (rep.tables.empty()) fail(ErrorCode::BadInput, "db query needs at least one --table NAME=FILE.csv");
+  const std::string format = a.get("format", "table");
+  if (format != "table" && format != "csv") fail(ErrorCode::BadInput, "--format must be table or csv");
+  Database database = load_tables(rep);
   const std::string sql = a.positional[0];
   auto dev = open_device(a);  // subqueries run while planning, --explain included
   db::Plan plan = prepare_sql(sql, database, *dev);
@@ -318,6 +363,7 @@ static int weft_cmd_db(int argc, char** argv) {
   }
   const std::string sub = argv[1];
   if (sub == "query") return query(argc - 1, argv + 1);
+  if (sub == "shell") return shell(argc - 1, argv + 1);
   if (sub == "demo") return demo(argc - 1, argv + 1);
   if (sub == "bench") return run_bench(argc - 1, argv + 1);
   if (sub == "tpch-gen") return tpch_gen(argc - 1, argv + 1);
@@ -329,6 +375,7 @@ static int weft_cmd_db(int argc, char** argv) {
 // `weft help` lines of this command.
 const char* const kHelpLines =
     "  db query --table NAME=FILE.csv ... \"SQL\" [--format table|csv] [--header] [--explain] [--check]\n"
+    "  db shell [--table NAME=FILE.csv ...] [FILE.sql]   statements in one session, tables resident\n"
     "  db tpch-gen --sf 0.01 --out DIR / db tpch --data DIR  TPC-H tables and the 22 queries against SQLite\n"
     "  db demo|bench [--orders N] [--rows N,N]  SQL on CSV tables on the device, checked against SQLite\n";
 

@@ -48,12 +48,15 @@ struct ResultSet {
   std::vector<Row> rows;
 };
 
+struct QueryOptions;
+
 // Parses, adds the query's string literals to the dictionary (so every literal has a code the
 // output can decode) and plans. With a device, the query's derived tables and WITH entries run
 // there first (core/derived.h; each result becomes a table of `db`, named "(derived N)"), then
 // its subqueries (x IN (SELECT ...), EXISTS (SELECT ...), uncorrelated), each as a DeviceQuery
 // of its own, and their values enter the plan; without a device all of them are refused.
 Plan prepare_sql(const std::string& sql, Database& db);
+Plan prepare_sql(const std::string& sql, Database& db, Device& device, const QueryOptions& options);
 Plan prepare_sql(const std::string& sql, Database& db, Device& device);
 
 // ---- output formatting ----------------------------------------------------------------------
@@ -85,6 +88,41 @@ class Sqlite {
 std::string compare_results(const ResultSet& device, const ResultSet& reference, bool ordered, double float_rel);
 
 // ---- device ---------------------------------------------------------------------------------
+// Base tables resident on one device: each column's values (8 bytes a row) and NULL bitmap in far
+// memory of their own (far_memory.h; needs bufferDeviceAddress), uploaded once and imported by
+// every query program that reads them, so a query uploads only its own small tables.
+class ResidentTables {
+ public:
+  struct ColumnMemory {
+    std::shared_ptr<FarSegmentMemory> values, nulls;  // nulls: only for a column with a NULL
+  };
+  // MissingFeature without bufferDeviceAddress (the device cannot import far memory).
+  explicit ResidentTables(Device& device);
+  // Keeps the table named so resident from the next refresh on (case-insensitive, as SQL names).
+  void hold(const std::string& table);
+  // Uploads what is missing or stale: a held table not uploaded yet or invalidated, and every
+  // Text column once the database's dictionary has moved (encoding_generation()).
+  void refresh(const Database& db);
+  void invalidate(const std::string& table);  // its contents changed: uploaded again at refresh
+  // The resident memory of a held, uploaded table's column, else null.
+  const ColumnMemory* find(const std::string& table, size_t column) const;
+  uint64_t uploaded_bytes() const { return uploaded_bytes_; }  // since construction
+  uint64_t resident_bytes() const;
+
+ private:
+  struct Held {
+    std::string name;
+    bool uploaded = false;
+    uint64_t text_generation = 0;  // the dictionary the Text columns were encoded with
+    std::vector<ColumnMemory> columns;
+  };
+  void upload(const Table& t, Held& h, bool text_only);
+  Held* held(const std::string& table);
+  Device& device_;
+  std::vector<Held> tables_;
+  uint64_t uploaded_bytes_ = 0;
+};
+
 struct QueryOptions {
   // Expected build-side rows: above this the cardinality rule switches the join from the nested
   // loop to the hash join on the device.
@@ -101,6 +139,9 @@ struct QueryOptions {
   // their own (tables beyond the storage-buffer window; needs bufferDeviceAddress). Auto picks
   // the window when the whole query fits it.
   enum class Columns { Auto, InWindow, Far } columns = Columns::Auto;
+  // Tables held there are read from their resident memory (refreshed before each build) and not
+  // uploaded; the query then places every column far. Null: every table is uploaded per query.
+  ResidentTables* resident = nullptr;
 };
 
 struct QueryStats {
@@ -123,6 +164,7 @@ struct QueryStats {
   uint32_t submissions = 0;       // command-buffer submissions of the last run() (1 unless rebuilt)
   uint32_t term_filters = 0;      // scans whose predicate ran as a term list, not interpreted
   double gpu_ns = 0;              // GPU-timestamp time of the last run
+  uint64_t uploaded_bytes = 0;    // what the last build uploaded (resident tables not included)
 };
 
 // Throws MissingFeature unless the device has shaderInt64 and shaderFloat64.
@@ -150,6 +192,49 @@ class DeviceQuery {
   std::unique_ptr<Executable> exe_;
   uint32_t rebuilds_ = 0;
   uint32_t submissions_ = 0;
+  uint64_t uploaded_bytes_ = 0;
+};
+
+// A database open on one device for many statements: the shell, the C ABI and weft.db use it.
+// Base tables stay resident (ResidentTables) where the device has bufferDeviceAddress, else
+// every query uploads the tables it reads (resident() says which). A query's plan and program
+// are cached by its text and replayed when it comes again, until a table or the dictionary
+// changes. Derived tables live for their query only.
+class Session {
+ public:
+  explicit Session(Device& device, Database db = {}, QueryOptions options = {});
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  void add_table(Table table);  // BadInput when the name is taken
+  const Database& database() const { return db_; }
+  ResultSet query(const std::string& sql);
+  Plan explain(const std::string& sql);  // the plan query() would run (its subqueries run)
+
+  struct Timing {
+    double plan_ms = 0;       // parse, plan, derived tables and subqueries (0 when cached)
+    double build_ms = 0;      // program, pipelines and per-query uploads (0 when cached)
+    double run_ms = 0;        // submit, wait and read back
+    double gpu_ms = 0;        // GPU timestamps of the last run
+    uint64_t uploaded_bytes = 0;  // to the device for this query, resident tables included
+    bool cached = false;      // the plan and program came from the cache
+  };
+  const Timing& last_timing() const { return last_; }
+  bool resident() const { return resident_ != nullptr; }
+  const ResidentTables* resident_tables() const { return resident_.get(); }
+  size_t cached_queries() const;
+
+ private:
+  struct Cached;
+  DeviceQuery* find_cached(const std::string& sql);
+  Device& device_;
+  Database db_;
+  QueryOptions options_;
+  std::unique_ptr<ResidentTables> resident_;
+  std::vector<std::unique_ptr<Cached>> cache_;  // most recently used last
+  uint64_t tables_version_ = 0;                 // counts changes to the set or contents of tables
+  Timing last_;
 };
 
 // For compositions (docs/compose.md): the query's stages appended to a caller's program, so

@@ -16,6 +16,7 @@ namespace {
 
 using GlobalsIn = In<Binding::Globals>;
 using GlobalsOut = Out<Binding::Globals>;
+using GlobalsRefIn = RefIn<Binding::Globals>;  // in the window or a whole far segment (base columns)
 
 // A segment argument of an optional segment (absent: the kernel receives DB_NONE).
 template <class Arg>
@@ -147,18 +148,15 @@ class Builder {
       const Table& t = db_.table(size_t(plan_.tables[s]));
       desc_base_[s] = next_desc_;
       for (size_t c = 0; c < t.columns.size(); ++c) {
-        const Column& col = t.columns[c];
+        const ResidentTables::ColumnMemory* resident = opt_.resident ? opt_.resident->find(t.name, c) : nullptr;
         const std::string v = "t" + std::to_string(s) + ".c" + std::to_string(c);
-        const uint32_t vw = column_values(v, t.rows);
-        q_.uploads.push_back({v, s, c, false});
-        table_ranges_.push_back(range(v));
+        const uint32_t vw = base_segment(v, t.rows * 8, 8, resident ? resident->values : nullptr, {v, s, c, false});
         BaseColumn base{range(v), std::nullopt};
         uint32_t nw = DB_NONE;
+        const Column& col = t.columns[c];
         if (std::find(col.nulls.begin(), col.nulls.end(), 1) != col.nulls.end()) {
           const std::string n = "t" + std::to_string(s) + ".n" + std::to_string(c);
-          nw = word(seg(n, (uint64_t(t.rows) + 31) / 32 * 4));
-          q_.uploads.push_back({n, s, c, true});
-          table_ranges_.push_back(range(n));
+          nw = base_segment(n, (uint64_t(t.rows) + 31) / 32 * 4, 4, resident ? resident->nulls : nullptr, {n, s, c, true});
           base.nulls = range(n);
         }
         base_columns_.push_back(base);
@@ -167,12 +165,18 @@ class Builder {
     }
     for (size_t c = 0; c < plan_.keys.size() + plan_.aggs.size(); ++c) group_desc_.push_back(next_desc_++);
   }
-  // A base column's values: a segment in the window (its word) or a far segment of 8-byte records
-  // (DB_FAR_COLUMN | its index), as the options place them.
-  uint32_t column_values(const std::string& name, uint64_t rows) {
-    if (opt_.columns != QueryOptions::Columns::Far) return word(seg(name, rows * 8));
-    p_.globals().add_far(name, std::max<uint64_t>(rows, 1) * 8, 8);
-    return WEFT_REF_FAR | (range(name).far - 1);
+  // A base column's values (records of 8 bytes) or NULL bitmap (of 4): a segment in the window
+  // (its word) or a far segment (WEFT_REF_FAR | its index), as the options place them; the far
+  // segment imports the resident memory when there is one, else the host uploads it per query.
+  uint32_t base_segment(const std::string& name, uint64_t bytes, uint64_t record_bytes,
+                        const std::shared_ptr<FarSegmentMemory>& resident, Upload upload) {
+    if (resident) p_.globals().add_far(name, resident);
+    else if (opt_.columns == QueryOptions::Columns::Far) p_.globals().add_far(name, std::max(bytes, record_bytes), record_bytes);
+    else seg(name, bytes);
+    if (!resident) q_.uploads.push_back(std::move(upload));
+    const Range r = range(name);
+    table_ranges_.push_back(r);
+    return r.far ? WEFT_REF_FAR | (r.far - 1) : uint32_t(r.offset / 4);
   }
   void set_desc(uint32_t d, std::array<uint32_t, 4> v) { std::copy(v.begin(), v.end(), descs_.begin() + d * DB_DESC_WORDS); }
 
@@ -378,8 +382,8 @@ class Builder {
     stage(name + ".nested_loop", "join_nested", nested,
           JoinNestedArgs{.probe_count = probe.count, .probe_limit = uint32_t(probe.cap), .probe_ids = *probe.table,
                          .probe_side = j.probe_side, .build_count = build.count, .build_ids = build_ids,
-                         .probe_values = pk.values, .probe_nulls = or_absent<GlobalsIn>(pk.nulls),
-                         .build_values = bk.values, .build_nulls = or_absent<GlobalsIn>(bk.nulls),
+                         .probe_values = pk.values, .probe_nulls = or_absent<GlobalsRefIn>(pk.nulls),
+                         .build_values = bk.values, .build_nulls = or_absent<GlobalsRefIn>(bk.nulls),
                          .out_count = out.count, .out_ids = *out.table, .build_side = uint32_t(k),
                          .capacity = uint32_t(cap), .err = counter(kError), .loop_budget = q_.loop_budget,
                          .left = j.left ? 1u : 0u}
@@ -388,15 +392,15 @@ class Builder {
     // The hash stages declare the other side's rows and key as the nested loop does.
     stage(name + ".hash_build", "join_build", hbuild,
           JoinBuildArgs{.build_count = build.count, .build_ids = build_ids, .build_values = bk.values,
-                        .build_nulls = or_absent<GlobalsIn>(bk.nulls), .heads = range(name + ".heads"),
+                        .build_nulls = or_absent<GlobalsRefIn>(bk.nulls), .heads = range(name + ".heads"),
                         .hash_mask = uint32_t(heads - 1), .next = range(name + ".next")}
               .bind(),
           concat(probe.ranges(), pk.ranges()), {});
     stage(name + ".hash_probe", "join_probe", hprobe,
           JoinProbeArgs{.probe_count = probe.count, .probe_limit = uint32_t(probe.cap), .probe_ids = *probe.table,
                         .probe_side = j.probe_side, .build_ids = build_ids, .probe_values = pk.values,
-                        .probe_nulls = or_absent<GlobalsIn>(pk.nulls), .build_values = bk.values,
-                        .build_nulls = or_absent<GlobalsIn>(bk.nulls), .heads = range(name + ".heads"),
+                        .probe_nulls = or_absent<GlobalsRefIn>(pk.nulls), .build_values = bk.values,
+                        .build_nulls = or_absent<GlobalsRefIn>(bk.nulls), .heads = range(name + ".heads"),
                         .hash_mask = uint32_t(heads - 1), .next = range(name + ".next"), .out_count = out.count,
                         .out_ids = *out.table, .build_side = uint32_t(k), .capacity = uint32_t(cap),
                         .err = counter(kError), .loop_budget = q_.loop_budget, .left = j.left ? 1u : 0u}

@@ -47,7 +47,7 @@ void intern(const Query& q, Database& db) {
   db.intern(derived_strings(q, db));
 }
 
-Plan prepare_query(const Query& parsed, Database& db, Device& device);
+Plan prepare_query(const Query& parsed, Database& db, Device& device, const QueryOptions& options);
 
 // A result as a table of the database: the plan's output types, Text as its strings.
 Table result_table(const ResultSet& rs, const Plan& plan) {
@@ -71,15 +71,16 @@ Table result_table(const ResultSet& rs, const Plan& plan) {
 
 // A derived table: its query planned and run on `device` (its own derived tables and subqueries
 // first), its rows read back as a table.
-Table run_derived(Device& device, Database& db, const Query& inner) {
-  const Plan plan = prepare_query(inner, db, device);
-  DeviceQuery q(device, db, plan);
+Table run_derived(Device& device, Database& db, const Query& inner, const QueryOptions& options) {
+  const Plan plan = prepare_query(inner, db, device, options);
+  DeviceQuery q(device, db, plan, options);
   return result_table(q.run(), plan);
 }
 
 // A subquery's first column, as the planner takes it: one run of its own program on `device`.
-std::vector<std::optional<uint64_t>> run_subquery(Device& device, const Database& db, const Plan& plan) {
-  DeviceQuery q(device, db, plan);
+std::vector<std::optional<uint64_t>> run_subquery(Device& device, const Database& db, const Plan& plan,
+                                                  const QueryOptions& options) {
+  DeviceQuery q(device, db, plan, options);
   const ResultSet rs = q.run();
   std::vector<std::optional<uint64_t>> column;
   for (const Row& row : rs.rows) {
@@ -91,7 +92,9 @@ std::vector<std::optional<uint64_t>> run_subquery(Device& device, const Database
   return column;
 }
 
-void upload_query(Executable& exe, const Database& db, const Plan& plan, const BuiltQuery& built) {
+// Returns the bytes of table columns written (the plan's host tables, its code, not counted).
+uint64_t upload_query(Executable& exe, const Database& db, const Plan& plan, const BuiltQuery& built) {
+  uint64_t bytes = 0;
   for (const Upload& u : built.uploads) {
     const Table& t = db.table(size_t(plan.tables[u.side]));
     const Column& c = t.columns[u.column];
@@ -100,14 +103,17 @@ void upload_query(Executable& exe, const Database& db, const Plan& plan, const B
       for (size_t r = 0; r < t.rows; ++r)
         if (c.nulls[r]) bits[r / 32] |= 1u << (r % 32);
       if (!bits.empty()) exe.write_segment(Binding::Globals, u.segment, bits.data(), bits.size() * 4);
+      bytes += bits.size() * 4;
     } else {
       std::vector<uint64_t> v(t.rows);
       for (size_t r = 0; r < t.rows; ++r) v[r] = c.nulls[r] ? 0 : c.bits(r);
       if (!v.empty()) exe.write_segment(Binding::Globals, u.segment, v.data(), v.size() * 8);
+      bytes += v.size() * 8;
     }
   }
   for (const HostTable& h : built.host_tables)
     if (!h.words.empty()) exe.write_segment(Binding::Globals, h.segment, h.words.data(), h.words.size() * 4);
+  return bytes;
 }
 
 // The most claims of the COUNT(DISTINCT) hash tables (0 without any).
@@ -119,10 +125,11 @@ uint64_t most_distinct_claims(Executable& exe, const BuiltQuery& built) {
   return most;
 }
 
-Plan prepare_query(const Query& parsed, Database& db, Device& device) {
-  const Query q = materialize_derived(parsed, db, [&](const Query& inner) { return run_derived(device, db, inner); });
+Plan prepare_query(const Query& parsed, Database& db, Device& device, const QueryOptions& options) {
+  const Query q =
+      materialize_derived(parsed, db, [&](const Query& inner) { return run_derived(device, db, inner, options); });
   intern(q, db);
-  return plan_query(q, db, [&](const Plan& sub) { return run_subquery(device, db, sub); });
+  return plan_query(q, db, [&](const Plan& sub) { return run_subquery(device, db, sub, options); });
 }
 
 }  // namespace
@@ -133,7 +140,11 @@ Plan prepare_sql(const std::string& sql, Database& db) {
   return plan_query(q, db);
 }
 
-Plan prepare_sql(const std::string& sql, Database& db, Device& device) { return prepare_query(parse_sql(sql), db, device); }
+Plan prepare_sql(const std::string& sql, Database& db, Device& device, const QueryOptions& options) {
+  return prepare_query(parse_sql(sql), db, device, options);
+}
+
+Plan prepare_sql(const std::string& sql, Database& db, Device& device) { return prepare_sql(sql, db, device, {}); }
 
 void require_features(const Device& device) {
   const DeviceInfo& d = device.info();
@@ -158,6 +169,10 @@ Executable& DeviceQuery::executable() { return *exe_; }
 void DeviceQuery::build() {
   exe_.reset();
   QueryOptions o = options_;
+  if (o.resident) {
+    o.resident->refresh(db_);
+    o.columns = QueryOptions::Columns::Far;  // the resident columns are far; the others join them
+  }
   const bool automatic = o.columns == QueryOptions::Columns::Auto;
   if (automatic) o.columns = QueryOptions::Columns::InWindow;
   const uint32_t loop_limit = device_.loop_iteration_limit();
@@ -178,7 +193,7 @@ void DeviceQuery::build() {
                                                  : "db: the query's tables and intermediate rows (a device with "
                                                    "bufferDeviceAddress holds the tables beyond the window)");
   exe_ = std::make_unique<Executable>(device_, built_->program);
-  upload_query(*exe_, db_, plan_, *built_);
+  uploaded_bytes_ = upload_query(*exe_, db_, plan_, *built_);
 }
 
 void DeviceQuery::replay() { exe_->run(); }
@@ -293,6 +308,7 @@ QueryStats DeviceQuery::stats() {
   s.rows_out = o.counters[DB_COUNTER_ROWS_OUT];
   s.output_status = o.status;
   s.gpu_ns = exe_->timings().total_ns;
+  s.uploaded_bytes = uploaded_bytes_;
   return s;
 }
 

@@ -53,7 +53,9 @@ int Database::find(const std::string& table) const {
 void Database::add(Table table) {
   if (find(table.name) >= 0) fail(ErrorCode::BadInput, "table '" + table.name + "' is given twice");
   tables_.push_back(std::move(table));
-  encode();
+  // A table whose strings are all in the dictionary leaves every other code where it is.
+  if (dictionary_holds(tables_.back())) encode_table(tables_.back());
+  else encode();
 }
 
 void Database::intern(const std::vector<std::string>& strings) {
@@ -66,6 +68,27 @@ void Database::intern(const std::vector<std::string>& strings) {
   if (fresh) encode();
 }
 
+void Database::remove_tables_from(size_t first) {
+  if (first < tables_.size()) tables_.erase(tables_.begin() + std::ptrdiff_t(first), tables_.end());
+}
+
+bool Database::dictionary_holds(const Table& t) const {
+  for (const Column& c : t.columns)
+    if (c.type == Type::Text)
+      for (size_t r = 0; r < t.rows; ++r)
+        if (!c.nulls[r] && (code(c.strings[r]) & 1)) return false;
+  return true;
+}
+
+void Database::encode_table(Table& t) const {
+  for (Column& c : t.columns)
+    if (c.type == Type::Text) {
+      c.ints.assign(t.rows, 0);
+      for (size_t r = 0; r < t.rows; ++r)
+        if (!c.nulls[r]) c.ints[r] = code(c.strings[r]);
+    }
+}
+
 void Database::encode() {
   std::vector<std::string> all = extra_;
   for (const Table& t : tables_)
@@ -76,13 +99,8 @@ void Database::encode() {
   std::sort(all.begin(), all.end());
   all.erase(std::unique(all.begin(), all.end()), all.end());
   dict_ = std::move(all);
-  for (Table& t : tables_)
-    for (Column& c : t.columns)
-      if (c.type == Type::Text) {
-        c.ints.assign(t.rows, 0);
-        for (size_t r = 0; r < t.rows; ++r)
-          if (!c.nulls[r]) c.ints[r] = code(c.strings[r]);
-      }
+  ++encoding_generation_;
+  for (Table& t : tables_) encode_table(t);
 }
 
 int64_t Database::code(const std::string& s) const {

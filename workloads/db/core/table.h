@@ -52,11 +52,20 @@ class Database {
   const std::string& decode(int64_t code) const;  // BadInput for an odd or out-of-range code
   // Adds strings (a query's literals) to the dictionary, re-encoding when any is new.
   void intern(const std::vector<std::string>& strings);
+  // Removes tables [first, end) (a query's derived tables). The dictionary keeps their strings,
+  // so no code changes.
+  void remove_tables_from(size_t first);
+  // Counts the times the dictionary grew and every Text code was recomputed: Text codes held
+  // elsewhere (on a device) are stale once it moves.
+  uint64_t encoding_generation() const { return encoding_generation_; }
 
  private:
   void encode();
+  bool dictionary_holds(const Table& t) const;
+  void encode_table(Table& t) const;
   std::vector<Table> tables_;
   std::vector<std::string> dict_, extra_;
+  uint64_t encoding_generation_ = 0;
 };
 
 bool iequals(const std::string& a, const std::string& b);

@@ -31,10 +31,15 @@ uvec2 db_int_bits(int64_t x) { return unpackUint2x32(uint64_t(x)); }
 double db_as_float(uvec2 v) { return packDouble2x32(v); }
 uvec2 db_float_bits(double d) { return unpackDouble2x32(d); }
 
-// NULL bit of `row`; row DB_NONE (a LEFT JOIN's missing right row) is NULL in every column.
+// NULL bit of `row`; row DB_NONE (a LEFT JOIN's missing right row) is NULL in every column. A
+// base column's bitmap may be a far segment of 4-byte records (db_ops.h), like its values.
 bool db_bit(uint bitmap_word, uint row) {
   if (row == DB_NONE) return true;
-  return bitmap_word != DB_NONE && ((globals_u[bitmap_word + (row >> 5u)] >> (row & 31u)) & 1u) != 0u;
+  if (bitmap_word == DB_NONE) return false;
+#ifdef WEFT_FAR_ACCESS
+  if (weft_ref_is_far(bitmap_word)) return ((weft_far_u(weft_ref_far_globals(bitmap_word), row >> 5u, 0u) >> (row & 31u)) & 1u) != 0u;
+#endif
+  return ((globals_u[bitmap_word + (row >> 5u)] >> (row & 31u)) & 1u) != 0u;
 }
 // Sets or clears one NULL bit without a prior clear (other rows share the word).
 void db_set_bit(uint bitmap_word, uint row, bool on) {

@@ -48,7 +48,7 @@
 #define DB_JOIN_NESTED_ARGS(X)                                                                                     \
   X(WEFT_IN(Globals), probe_count) X(WEFT_U32, probe_limit) X(WEFT_IN(Globals), probe_ids) X(WEFT_U32, probe_side)   \
   X(WEFT_IN(Globals), build_count) X(WEFT_IN(Globals), build_ids) X(WEFT_REF_IN(Globals), probe_values)              \
-  X(WEFT_IN(Globals), probe_nulls) X(WEFT_REF_IN(Globals), build_values) X(WEFT_IN(Globals), build_nulls)            \
+  X(WEFT_REF_IN(Globals), probe_nulls) X(WEFT_REF_IN(Globals), build_values) X(WEFT_REF_IN(Globals), build_nulls)            \
   X(WEFT_OUT(Globals), out_count) X(WEFT_IN(Globals), out_ids) X(WEFT_U32, build_side) X(WEFT_U32, capacity)         \
   X(WEFT_OUT(Globals), err) X(WEFT_U32, loop_budget) X(WEFT_U32, left)
 /* count_clamp: `kept` = min(`count`, `capacity`): the rows of a join step's output that later
@@ -58,13 +58,13 @@
  * bucket, `next`: the row chained before it; `hash_mask` = buckets - 1). */
 #define DB_JOIN_BUILD_ARGS(X)                                                                                   \
   X(WEFT_IN(Globals), build_count) X(WEFT_IN(Globals), build_ids) X(WEFT_REF_IN(Globals), build_values)              \
-  X(WEFT_IN(Globals), build_nulls) X(WEFT_OUT(Globals), heads) X(WEFT_U32, hash_mask) X(WEFT_OUT(Globals), next)
+  X(WEFT_REF_IN(Globals), build_nulls) X(WEFT_OUT(Globals), heads) X(WEFT_U32, hash_mask) X(WEFT_OUT(Globals), next)
 /* join_probe: every probe tuple walks its key's bucket chain and emits the matching tuples (as
  * join_nested, `left` included). */
 #define DB_JOIN_PROBE_ARGS(X)                                                                                      \
   X(WEFT_IN(Globals), probe_count) X(WEFT_U32, probe_limit) X(WEFT_IN(Globals), probe_ids) X(WEFT_U32, probe_side)   \
-  X(WEFT_IN(Globals), build_ids) X(WEFT_REF_IN(Globals), probe_values) X(WEFT_IN(Globals), probe_nulls)              \
-  X(WEFT_REF_IN(Globals), build_values) X(WEFT_IN(Globals), build_nulls) X(WEFT_IN(Globals), heads)                  \
+  X(WEFT_IN(Globals), build_ids) X(WEFT_REF_IN(Globals), probe_values) X(WEFT_REF_IN(Globals), probe_nulls)              \
+  X(WEFT_REF_IN(Globals), build_values) X(WEFT_REF_IN(Globals), build_nulls) X(WEFT_IN(Globals), heads)                  \
   X(WEFT_U32, hash_mask) X(WEFT_IN(Globals), next) X(WEFT_OUT(Globals), out_count) X(WEFT_IN(Globals), out_ids)      \
   X(WEFT_U32, build_side) X(WEFT_U32, capacity) X(WEFT_OUT(Globals), err) X(WEFT_U32, loop_budget) X(WEFT_U32, left)
 /* group_claim: every input row (of `count`, through the row-id table `ids`) finds the hash slot of its

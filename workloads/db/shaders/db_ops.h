@@ -73,7 +73,8 @@
 /* A column's values word is a segment reference (bindings_layout/weft_args.h): a Globals word, or
  * WEFT_REF_FAR | the index of a far segment of 8-byte records, one per row, for base tables
  * beyond the storage-buffer window. So are the values words of descriptors, terms, key and
- * aggregate tables. */
+ * aggregate tables. A base column's NULL-bitmap word is a segment reference too (far: records of
+ * 4 bytes, bit r of record r / 32). */
 
 /* Aggregate functions (group_reduce). */
 #define DB_AGG_COUNT_STAR 0u

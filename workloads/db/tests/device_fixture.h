@@ -26,7 +26,8 @@ using weft::test::ValidationClean;
 // term list (filter_terms), the query runs once more with the interpreter forced, so both scan
 // kernels are held to SQLite on every query. On a device with bufferDeviceAddress every query
 // also runs with its tables in far segments split over allocations of 4 KiB (how tables beyond
-// the storage-buffer window run), so the far variants of the kernels are held to SQLite too.
+// the storage-buffer window run), so the far variants of the kernels are held to SQLite too;
+// every other query reads them from resident memory (ResidentTables, what a Session imports).
 inline QueryStats check_query(Database& db, Sqlite& peer, const std::string& sql, QueryOptions options = {}) {
   INFO(sql);
   const Plan plan = prepare_sql(sql, db, device());
@@ -48,7 +49,14 @@ inline QueryStats check_query(Database& db, Sqlite& peer, const std::string& sql
     const weft::test::ScopedEnv cap("WEFT_MAX_ALLOCATION_BYTES", "4096");
     QueryOptions far = options;
     far.columns = QueryOptions::Columns::Far;
-    INFO("tables in far segments");
+    static uint64_t far_runs = 0;
+    std::unique_ptr<ResidentTables> resident;
+    if (far_runs++ % 2) {
+      resident = std::make_unique<ResidentTables>(device());
+      for (const Table& t : db.tables()) resident->hold(t.name);
+      far.resident = resident.get();
+    }
+    INFO((far.resident ? "tables resident in far memory" : "tables in far segments"));
     run(far);
   }
   return stats;

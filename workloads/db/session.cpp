@@ -1,0 +1,115 @@
+// Session: one database on one device for many statements, its base tables resident and its
+// queries' programs cached by text.
+#include <chrono>
+
+#include "db.h"
+
+namespace weft::db {
+
+namespace {
+
+constexpr size_t kCachedQueries = 32;  // programs kept for replay; each holds its own buffers
+
+double ms_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
+// A query's program, valid while the dictionary and the tables are those it was built on.
+struct Session::Cached {
+  std::string sql;
+  uint64_t encoding_generation = 0, tables_version = 0;
+  std::unique_ptr<DeviceQuery> query;
+};
+
+Session::Session(Device& device, Database db, QueryOptions options) : device_(device), db_(std::move(db)), options_(options) {
+  require_features(device);
+  options_.resident = nullptr;
+  if (device.info().buffer_device_address) {
+    resident_ = std::make_unique<ResidentTables>(device);
+    for (const Table& t : db_.tables()) resident_->hold(t.name);
+    options_.resident = resident_.get();
+  }
+}
+
+Session::~Session() = default;
+
+void Session::add_table(Table table) {
+  const std::string name = table.name;
+  db_.add(std::move(table));
+  if (resident_) resident_->hold(name);
+  ++tables_version_;
+  cache_.clear();
+}
+
+size_t Session::cached_queries() const { return cache_.size(); }
+
+// The cached program of `sql` when it is still valid (moved to the back: most recently used);
+// stale entries go.
+DeviceQuery* Session::find_cached(const std::string& sql) {
+  std::erase_if(cache_, [&](const std::unique_ptr<Cached>& c) {
+    return c->encoding_generation != db_.encoding_generation() || c->tables_version != tables_version_;
+  });
+  for (size_t i = 0; i < cache_.size(); ++i)
+    if (cache_[i]->sql == sql) {
+      std::unique_ptr<Cached> hit = std::move(cache_[i]);
+      cache_.erase(cache_.begin() + std::ptrdiff_t(i));
+      cache_.push_back(std::move(hit));
+      return cache_.back()->query.get();
+    }
+  return nullptr;
+}
+
+ResultSet Session::query(const std::string& sql) {
+  last_ = {};
+  const uint64_t resident_before = resident_ ? resident_->uploaded_bytes() : 0;
+  const size_t base_tables = db_.tables().size();
+  std::unique_ptr<DeviceQuery> fresh;
+  DeviceQuery* q = find_cached(sql);
+  last_.cached = q != nullptr;
+  if (!q) {
+    auto t = std::chrono::steady_clock::now();
+    Plan plan;
+    try {
+      plan = prepare_sql(sql, db_, device_, options_);
+    } catch (...) {
+      db_.remove_tables_from(base_tables);
+      throw;
+    }
+    last_.plan_ms = ms_since(t);
+    t = std::chrono::steady_clock::now();
+    fresh = std::make_unique<DeviceQuery>(device_, db_, std::move(plan), options_);
+    last_.build_ms = ms_since(t);
+    q = fresh.get();
+  }
+  const auto t = std::chrono::steady_clock::now();
+  ResultSet rs = q->run();
+  last_.run_ms = ms_since(t);
+  const QueryStats stats = q->stats();
+  last_.gpu_ms = stats.gpu_ns / 1e6;
+  last_.uploaded_bytes = (resident_ ? resident_->uploaded_bytes() - resident_before : 0) + (fresh ? stats.uploaded_bytes : 0);
+  if (fresh && db_.tables().size() == base_tables) {
+    cache_.push_back(std::make_unique<Cached>(Cached{sql, db_.encoding_generation(), tables_version_, std::move(fresh)}));
+    if (cache_.size() > kCachedQueries) cache_.erase(cache_.begin());
+  } else if (fresh) {
+    fresh.reset();  // it reads the derived tables, which go now
+    db_.remove_tables_from(base_tables);
+  }
+  return rs;
+}
+
+Plan Session::explain(const std::string& sql) {
+  const size_t base_tables = db_.tables().size();
+  Plan plan;
+  try {
+    plan = prepare_sql(sql, db_, device_, options_);
+  } catch (...) {
+    db_.remove_tables_from(base_tables);
+    throw;
+  }
+  db_.remove_tables_from(base_tables);
+  return plan;
+}
+
+}  // namespace weft::db
