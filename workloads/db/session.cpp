@@ -8,7 +8,15 @@ namespace weft::db {
 
 namespace {
 
-constexpr size_t kCachedQueries = 32;  // programs kept for replay; each holds its own buffers
+// Programs kept for replay. Each holds its own buffers (its intermediate rows: up to the whole
+// storage-buffer window), so the cache is bounded in bytes as well as in entries.
+constexpr size_t kCachedQueries = 32;
+constexpr uint64_t kCachedBytes = uint64_t(1) << 30;
+
+uint64_t program_bytes(DeviceQuery& q) {
+  const Program& p = q.executable().program();
+  return p.globals().size() + p.heap().size() + p.registers_bytes() + p.metrics_bytes() + p.control_bytes();
+}
 
 double ms_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
@@ -20,6 +28,7 @@ double ms_since(std::chrono::steady_clock::time_point t) {
 struct Session::Cached {
   std::string sql;
   uint64_t encoding_generation = 0, tables_version = 0;
+  uint64_t bytes = 0;  // of the program's buffers (far segments not counted: the resident ones are shared)
   std::unique_ptr<DeviceQuery> query;
 };
 
@@ -90,8 +99,14 @@ ResultSet Session::query(const std::string& sql) {
   last_.gpu_ms = stats.gpu_ns / 1e6;
   last_.uploaded_bytes = (resident_ ? resident_->uploaded_bytes() - resident_before : 0) + (fresh ? stats.uploaded_bytes : 0);
   if (fresh && db_.tables().size() == base_tables) {
-    cache_.push_back(std::make_unique<Cached>(Cached{sql, db_.encoding_generation(), tables_version_, std::move(fresh)}));
-    if (cache_.size() > kCachedQueries) cache_.erase(cache_.begin());
+    const uint64_t bytes = program_bytes(*fresh);
+    cache_.push_back(std::make_unique<Cached>(Cached{sql, db_.encoding_generation(), tables_version_, bytes, std::move(fresh)}));
+    uint64_t total = 0;
+    for (const auto& c : cache_) total += c->bytes;
+    while (cache_.size() > 1 && (cache_.size() > kCachedQueries || total > kCachedBytes)) {
+      total -= cache_.front()->bytes;
+      cache_.erase(cache_.begin());
+    }
   } else if (fresh) {
     fresh.reset();  // it reads the derived tables, which go now
     db_.remove_tables_from(base_tables);
