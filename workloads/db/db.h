@@ -228,6 +228,7 @@ class Session {
  private:
   struct Cached;
   DeviceQuery* find_cached(const std::string& sql);
+  Plan prepare(const std::string& sql, size_t base_tables);
   Device& device_;
   Database db_;
   QueryOptions options_;

@@ -79,13 +79,7 @@ ResultSet Session::query(const std::string& sql) {
   last_.cached = q != nullptr;
   if (!q) {
     auto t = std::chrono::steady_clock::now();
-    Plan plan;
-    try {
-      plan = prepare_sql(sql, db_, device_, options_);
-    } catch (...) {
-      db_.remove_tables_from(base_tables);
-      throw;
-    }
+    Plan plan = prepare(sql, base_tables);
     last_.plan_ms = ms_since(t);
     t = std::chrono::steady_clock::now();
     fresh = std::make_unique<DeviceQuery>(device_, db_, std::move(plan), options_);
@@ -114,15 +108,19 @@ ResultSet Session::query(const std::string& sql) {
   return rs;
 }
 
-Plan Session::explain(const std::string& sql) {
-  const size_t base_tables = db_.tables().size();
-  Plan plan;
+// Plans `sql`: the derived tables planning adds stay for the caller to drop, unless it fails.
+Plan Session::prepare(const std::string& sql, size_t base_tables) {
   try {
-    plan = prepare_sql(sql, db_, device_, options_);
+    return prepare_sql(sql, db_, device_, options_);
   } catch (...) {
     db_.remove_tables_from(base_tables);
     throw;
   }
+}
+
+Plan Session::explain(const std::string& sql) {
+  const size_t base_tables = db_.tables().size();
+  Plan plan = prepare(sql, base_tables);
   db_.remove_tables_from(base_tables);
   return plan;
 }
