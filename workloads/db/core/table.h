@@ -26,7 +26,8 @@ struct Column {
   std::vector<int64_t> ints;         // Int values, or Text codes (after Database::encode)
   std::vector<double> floats;        // Float values
   // Text values as loaded from CSV. Empty in a Text column read from a .wdb file (core/wdb.h),
-  // which holds codes alone: Database::decode(ints[row]) is the value of either kind.
+  // which holds codes alone: Database::decode(ints[row]) is the value of either kind. Codes mean
+  // something only in their own Database (a column of codes alone cannot move to another).
   std::vector<std::string> strings;
   std::vector<uint8_t> nulls;        // 1 = NULL, one per row
   // The 64-bit word the device stores: int64, double bits, or the Text code.

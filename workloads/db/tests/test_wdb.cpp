@@ -339,6 +339,8 @@ TEST_CASE("db wdb: queries on the reloaded tables agree with SQLite on the CSV t
            "SELECT id, name FROM items WHERE name > 'b' AND name LIKE '%a%' ORDER BY name DESC, id",
            "SELECT label, length(label), upper(label) FROM tags ORDER BY label",
            "SELECT COUNT(*), COUNT(b) FROM empty",
+           // a derived table is added to the Database beside the file's code-only columns
+           "SELECT d.name, d.n FROM (SELECT name, COUNT(*) AS n FROM items GROUP BY name) d ORDER BY d.name",
        })
     weft::db::test::check_query(back, peer, sql);
 }
