@@ -1,10 +1,11 @@
 // weft db query|shell|demo|bench: the database workload (workloads/db) on one device, with SQLite as
 // the peer.
 //
-//   weft db query --table NAME=FILE.csv [--table ...] [--schema NAME=col:type,...] "SQL"
+//   weft db query --table NAME=FILE.csv [--table ...] [--schema NAME=col:type,...] [--db FILE.wdb] "SQL"
 //                 [--format table|csv] [--header] [--explain] [--check] [--join-threshold N]
-//                 [--device SEL]
-//     loads the CSV files as tables (types inferred, or from --schema), runs the query on the
+//                 [--load-time] [--device SEL]
+//     loads the CSV files as tables (types inferred, or from --schema) beside the tables of a .wdb
+//     file (core/wdb.h; --load-time prints the load's seconds on stderr), runs the query on the
 //     device and prints its rows: `--format csv` prints exactly what `sqlite3 -csv` prints (no
 //     header unless --header). --explain prints the plan instead of running it (its subqueries,
 //     which planning runs, excepted); --check also runs the query in SQLite and says whether the
@@ -15,9 +16,12 @@
 //     across statements, programs cached by query text.
 //   weft db demo  [--orders N] [--customers M] [--seed S] [--device SEL]
 //   weft db bench [--rows 1e5,1e6] [--runs R] [--seed S] [--device SEL]   (= weft bench db)
-//   weft db tpch-gen --sf 0.01 [--seed N] --out DIR
-//     writes the 8 TPC-H tables as DIR/NAME.csv (tpch/generator.h).
-//   weft db tpch --data DIR [--queries DIR] [--expected FILE] [--only q01,q06] [--device SEL]
+//   weft db save --table NAME=FILE.csv [--table ...] [--schema ...] [--db FILE.wdb] --out FILE.wdb
+//     loads the tables as query does and writes them to one .wdb file.
+//   weft db tpch-gen --sf 0.01 [--seed N] [--format csv|wdb] --out DIR
+//     writes the 8 TPC-H tables as DIR/NAME.csv (tpch/generator.h); --format wdb also saves them
+//     as DIR/tpch.wdb.
+//   weft db tpch --data DIR | --db FILE.wdb [--queries DIR] [--expected FILE] [--only q01,q06] [--device SEL]
 //     runs the 22 TPC-H queries through Weft and SQLite and prints query | rows | status |
 //     message; exit 1 when a query gives a wrong answer, or (with --expected) when an outcome is
 //     not what the expected-refusal list allows.
@@ -44,6 +48,7 @@
 #include "generator.h"
 #include "harness.h"
 #include "shell.h"
+#include "wdb.h"
 
 namespace {
 
@@ -51,21 +56,25 @@ using namespace weft;
 using namespace weft::db;
 
 const char* kDbUsage =
-    "usage: weft db query --table NAME=FILE.csv [--table ...] [--schema NAME=col:type,...] \"SQL\"\n"
-    "                     [--format table|csv] [--header] [--explain] [--check] [--join-threshold N] [--device SEL]\n"
-    "       weft db shell [--table NAME=FILE.csv ...] [--schema ...] [--format table|csv] [--header] [--timer]\n"
-    "                     [--device SEL] [FILE.sql]\n"
+    "usage: weft db query --table NAME=FILE.csv [--table ...] [--schema NAME=col:type,...] [--db FILE.wdb] \"SQL\"\n"
+    "                     [--format table|csv] [--header] [--explain] [--check] [--join-threshold N] [--load-time] [--device SEL]\n"
+    "       weft db save  --table NAME=FILE.csv [--table ...] [--schema ...] [--db FILE.wdb] --out FILE.wdb\n"
+    "       weft db shell [--table NAME=FILE.csv ...] [--schema ...] [--db FILE.wdb] [--format table|csv] [--header]\n"
+    "                     [--timer] [--device SEL] [FILE.sql]\n"
     "       weft db demo  [--orders N] [--customers M] [--seed S] [--device SEL]\n"
     "       weft db bench [--rows N,N,...] [--runs R] [--seed S] [--device SEL]\n"
-    "       weft db tpch-gen --sf 0.01 [--seed N] --out DIR\n"
-    "       weft db tpch --data DIR [--queries DIR] [--expected FILE] [--only q01,q06,...] [--device SEL]\n"
+    "       weft db tpch-gen --sf 0.01 [--seed N] [--format csv|wdb] --out DIR\n"
+    "       weft db tpch --data DIR | --db FILE.wdb [--queries DIR] [--expected FILE] [--only q01,q06,...] [--device SEL]\n"
     "  query: CSV tables (types inferred, or int|float|text from --schema) queried on the device;\n"
     "         --format csv prints rows exactly like `sqlite3 -csv` (--header adds the column names);\n"
-    "         --explain prints the plan; --check runs the query in SQLite too and compares the rows\n"
+    "         --explain prints the plan; --check runs the query in SQLite too and compares the rows;\n"
+    "         --db adds the tables of a .wdb file (written by save), reloaded without parsing text\n"
+    "  save:  the tables query would load, written to one .wdb file\n"
     "  shell: statements (ending in ';') from FILE.sql or stdin in one session, tables resident on the\n"
     "         device across them; .tables .schema .timer .load .mode .headers .help .quit\n"
     "  demo:  a seeded orders/customers pair, a few queries on the device and in SQLite, agreement\n"
     "  tpch-gen: the 8 TPC-H tables at scale factor 0.01 .. 10 as DIR/NAME.csv, deterministic by seed\n"
+    "         (--format wdb: also DIR/tpch.wdb)\n"
     "  tpch:  the 22 TPC-H queries (default --queries workloads/db/tpch/queries) through Weft and SQLite,\n"
     "         a table of query, rows, status (match, refused, WRONG) and message\n"
     "  bench: JSON lines, rows/s of scan-filter-aggregate and join queries, ratio to SQLite in the same run;\n"
@@ -111,9 +120,13 @@ Repeated take_repeated(int argc, char** argv) {
   return r;
 }
 
-// The --table files, typed by their --schema where one names them.
-Database load_tables(const Repeated& rep) {
-  Database database;
+// The tables of --db FILE.wdb, then those of each --table (with its --schema); the load's seconds
+// on stderr when `report_time`.
+Database load_tables(const Repeated& rep, const cli::Args& a, const char* verb, bool report_time) {
+  if (rep.tables.empty() && !a.options.count("db"))
+    fail(ErrorCode::BadInput, std::string("db ") + verb + " needs --db FILE.wdb or at least one --table NAME=FILE.csv");
+  const auto start = std::chrono::steady_clock::now();
+  Database database = a.options.count("db") ? load_database(a.get("db", "")) : Database();
   for (const auto& [name, file] : rep.tables) {
     std::optional<std::vector<SchemaColumn>> schema;
     for (const auto& [sname, text] : rep.schemas)
@@ -122,23 +135,24 @@ Database load_tables(const Repeated& rep) {
   }
   for (const auto& [sname, text] : rep.schemas)
     if (database.find(sname) < 0) fail(ErrorCode::BadInput, "--schema names table '" + sname + "', which no --table loads");
+  if (report_time)
+    std::fprintf(stderr, "load: %.3f s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   return database;
 }
 
-// Statements from FILE or stdin in one Session; exit 1 when any failed.
+// Statements from FILE or stdin in one Session (tables from --db and --table, or none: .load
+// adds them); exit 1 when any failed.
 int shell(int argc, char** argv) {
   Repeated rep = take_repeated(argc, argv);
-  cli::Args a = cli::parse(int(rep.rest.size()), rep.rest.data(), 1, {"device", "format"}, {"header", "timer", "validation"});
+  cli::Args a = cli::parse(int(rep.rest.size()), rep.rest.data(), 1, {"device", "format", "db"}, {"header", "timer", "validation"});
   if (a.positional.size() > 1) fail(ErrorCode::BadInput, std::string("db shell takes at most one FILE\n") + kDbUsage);
   ShellOptions o;
   o.mode = a.get("format", "table");
   if (o.mode != "table" && o.mode != "csv") fail(ErrorCode::BadInput, "--format must be table or csv");
   o.headers = a.flag("header");
   o.timer = a.flag("timer");
-  const auto load_start = std::chrono::steady_clock::now();
-  Database database = load_tables(rep);
-  const double load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start).count();
-  if (o.timer && !rep.tables.empty()) std::printf("time: load %.3f ms\n", load_ms);
+  const bool tables = !rep.tables.empty() || a.options.count("db");
+  Database database = tables ? load_tables(rep, a, "shell", o.timer) : Database();
   auto dev = open_device(a);
   Session session(*dev, std::move(database));
   int failures = 0;
@@ -154,13 +168,12 @@ int shell(int argc, char** argv) {
 
 int query(int argc, char** argv) {
   Repeated rep = take_repeated(argc, argv);
-  cli::Args a = cli::parse(int(rep.rest.size()), rep.rest.data(), 1, {"format", "device", "join-threshold"},
-                           {"header", "explain", "check", "validation"});
+  cli::Args a = cli::parse(int(rep.rest.size()), rep.rest.data(), 1, {"format", "device", "join-threshold", "db"},
+                           {"header", "explain", "check", "validation", "load-time"});
   if (a.positional.size() != 1) fail(ErrorCode::BadInput, std::string("db query expects one SQL argument\n") + kDbUsage);
-  if (rep.tables.empty()) fail(ErrorCode::BadInput, "db query needs at least one --table NAME=FILE.csv");
   const std::string format = a.get("format", "table");
   if (format != "table" && format != "csv") fail(ErrorCode::BadInput, "--format must be table or csv");
-  Database database = load_tables(rep);
+  Database database = load_tables(rep, a, "query", a.flag("load-time"));
   const std::string sql = a.positional[0];
   auto dev = open_device(a);  // subqueries run while planning, --explain included
   db::Plan plan = prepare_sql(sql, database, *dev);
@@ -319,23 +332,42 @@ int run_bench(int argc, char** argv) {
   return 0;
 }
 
+int save(int argc, char** argv) {
+  Repeated rep = take_repeated(argc, argv);
+  cli::Args a = cli::parse(int(rep.rest.size()), rep.rest.data(), 1, {"db", "out"}, {"load-time"});
+  if (!a.options.count("out") || !a.positional.empty())
+    fail(ErrorCode::BadInput, std::string("db save takes tables and --out FILE.wdb, no other argument\n") + kDbUsage);
+  const Database database = load_tables(rep, a, "save", a.flag("load-time"));
+  save_database(database, a.get("out", ""));
+  return 0;
+}
+
 int tpch_gen(int argc, char** argv) {
-  cli::Args a = cli::parse(argc, argv, 1, {"sf", "seed", "out"}, {});
+  cli::Args a = cli::parse(argc, argv, 1, {"sf", "seed", "out", "format"}, {});
   if (!a.options.count("sf") || !a.options.count("out")) fail(ErrorCode::BadInput, std::string("db tpch-gen needs --sf and --out\n") + kDbUsage);
   const std::optional<double> sf = parse_float(a.get("sf", ""));
   if (!sf) fail(ErrorCode::BadInput, "--sf: '" + a.get("sf", "") + "' is not a number");
   tpch::Options o;
   o.scale = *sf;
   o.seed = a.get_uint("seed", o.seed);
+  const std::string format = a.get("format", "csv");
+  if (format != "csv" && format != "wdb") fail(ErrorCode::BadInput, "--format must be csv or wdb");
   for (const tpch::Written& w : tpch::generate(o, a.get("out", "")))
     std::printf("%-9s %10llu rows  %s\n", w.table.c_str(), (unsigned long long)w.rows, w.path.c_str());
+  if (format == "wdb") {
+    const std::string path = a.get("out", "") + "/tpch.wdb";
+    const Database database = tpch::load(a.get("out", ""));
+    save_database(database, path);
+    std::printf("%-9s %10zu tables  %s\n", "(all)", database.tables().size(), path.c_str());
+  }
   return 0;
 }
 
 int tpch_run(int argc, char** argv) {
-  cli::Args a = cli::parse(argc, argv, 1, {"data", "queries", "expected", "only", "device"}, {"validation"});
-  if (!a.options.count("data")) fail(ErrorCode::BadInput, std::string("db tpch needs --data DIR (made by weft db tpch-gen)\n") + kDbUsage);
-  Database database = tpch::load(a.get("data", ""));
+  cli::Args a = cli::parse(argc, argv, 1, {"data", "db", "queries", "expected", "only", "device"}, {"validation"});
+  if (a.options.count("data") == a.options.count("db"))
+    fail(ErrorCode::BadInput, std::string("db tpch needs --data DIR or --db FILE.wdb (made by weft db tpch-gen)\n") + kDbUsage);
+  Database database = a.options.count("db") ? load_database(a.get("db", "")) : tpch::load(a.get("data", ""));
   const std::string only = a.get("only", "");
   auto dev = open_device(a);
   require_features(*dev);
@@ -366,6 +398,7 @@ static int weft_cmd_db(int argc, char** argv) {
   if (sub == "shell") return shell(argc - 1, argv + 1);
   if (sub == "demo") return demo(argc - 1, argv + 1);
   if (sub == "bench") return run_bench(argc - 1, argv + 1);
+  if (sub == "save") return save(argc - 1, argv + 1);
   if (sub == "tpch-gen") return tpch_gen(argc - 1, argv + 1);
   if (sub == "tpch") return tpch_run(argc - 1, argv + 1);
   std::fprintf(stderr, "weft db: unknown subcommand '%s'\n%s", sub.c_str(), kDbUsage);
@@ -376,6 +409,7 @@ static int weft_cmd_db(int argc, char** argv) {
 const char* const kHelpLines =
     "  db query --table NAME=FILE.csv ... \"SQL\" [--format table|csv] [--header] [--explain] [--check]\n"
     "  db shell [--table NAME=FILE.csv ...] [FILE.sql]   statements in one session, tables resident\n"
+    "  db save --table NAME=FILE.csv ... --out FILE.wdb  tables in a typed columnar file (query --db FILE.wdb)\n"
     "  db tpch-gen --sf 0.01 --out DIR / db tpch --data DIR  TPC-H tables and the 22 queries against SQLite\n"
     "  db demo|bench [--orders N] [--rows N,N]  SQL on CSV tables on the device, checked against SQLite\n";
 

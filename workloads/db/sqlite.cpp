@@ -55,7 +55,10 @@ Sqlite::Sqlite(const Database& db) : impl_(std::make_unique<Impl>()) {
         if (col.nulls[r]) sqlite3_bind_null(st, i);
         else if (col.type == Type::Int) sqlite3_bind_int64(st, i, col.ints[r]);
         else if (col.type == Type::Float) sqlite3_bind_double(st, i, col.floats[r]);
-        else sqlite3_bind_text(st, i, col.strings[r].data(), int(col.strings[r].size()), SQLITE_TRANSIENT);
+        else {
+          const std::string& text = db.decode(col.ints[r]);  // a .wdb table holds codes alone
+          sqlite3_bind_text(st, i, text.data(), int(text.size()), SQLITE_TRANSIENT);
+        }
       }
       if (sqlite3_step(st) != SQLITE_DONE) {
         sqlite3_finalize(st);

@@ -38,6 +38,8 @@ uint64_t Column::bits(size_t row) const {
   return uint64_t(ints[row]);
 }
 
+bool holds_strings(const Column& c, size_t rows) { return c.strings.size() == rows; }
+
 int Table::find(const std::string& column) const {
   for (size_t i = 0; i < columns.size(); ++i)
     if (iequals(columns[i].name, column)) return int(i);
@@ -72,21 +74,44 @@ void Database::remove_tables_from(size_t first) {
   if (first < tables_.size()) tables_.erase(tables_.begin() + std::ptrdiff_t(first), tables_.end());
 }
 
+// Whether every string of `t` has a code already; a column of codes alone (.wdb) has them.
 bool Database::dictionary_holds(const Table& t) const {
   for (const Column& c : t.columns)
-    if (c.type == Type::Text)
+    if (c.type == Type::Text && holds_strings(c, t.rows))
       for (size_t r = 0; r < t.rows; ++r)
         if (!c.nulls[r] && (code(c.strings[r]) & 1)) return false;
   return true;
 }
 
+// Codes for the Text columns of `t` that hold their strings, from the dictionary as it is.
 void Database::encode_table(Table& t) const {
   for (Column& c : t.columns)
-    if (c.type == Type::Text) {
+    if (c.type == Type::Text && holds_strings(c, t.rows)) {
       c.ints.assign(t.rows, 0);
       for (size_t r = 0; r < t.rows; ++r)
         if (!c.nulls[r]) c.ints[r] = code(c.strings[r]);
     }
+}
+
+Database Database::from_encoded(std::vector<Table> tables, std::vector<std::string> dict) {
+  std::vector<uint8_t> used(dict.size(), 0);
+  for (const Table& t : tables)
+    for (const Column& c : t.columns)
+      if (c.type == Type::Text)
+        for (size_t r = 0; r < t.rows; ++r) {
+          if (c.nulls[r]) continue;
+          const int64_t code = c.ints[r];
+          if (code < 0 || (code & 1) || uint64_t(code / 2) >= dict.size())
+            fail(ErrorCode::BadInput, "table '" + t.name + "' column '" + c.name + "' row " + std::to_string(r) +
+                                          ": text code " + std::to_string(code) + " is not in the dictionary");
+          used[size_t(code / 2)] = 1;
+        }
+  Database db;
+  for (size_t k = 0; k < dict.size(); ++k)
+    if (!used[k]) db.extra_.push_back(dict[k]);
+  db.tables_ = std::move(tables);
+  db.dict_ = std::move(dict);
+  return db;
 }
 
 void Database::encode() {
@@ -95,11 +120,20 @@ void Database::encode() {
     for (const Column& c : t.columns)
       if (c.type == Type::Text)
         for (size_t r = 0; r < t.rows; ++r)
-          if (!c.nulls[r]) all.push_back(c.strings[r]);
+          if (!c.nulls[r]) all.push_back(holds_strings(c, t.rows) ? c.strings[r] : dict_[size_t(c.ints[r] / 2)]);
   std::sort(all.begin(), all.end());
   all.erase(std::unique(all.begin(), all.end()), all.end());
+  std::vector<std::string> old = std::move(dict_);
   dict_ = std::move(all);
   ++encoding_generation_;
+  // A column of codes alone moves each old rank to the code of its string in the new dictionary.
+  std::vector<int64_t> recode(old.size());
+  for (size_t k = 0; k < old.size(); ++k) recode[k] = code(old[k]);
+  for (Table& t : tables_)
+    for (Column& c : t.columns)
+      if (c.type == Type::Text && !holds_strings(c, t.rows))
+        for (size_t r = 0; r < t.rows; ++r)
+          if (!c.nulls[r]) c.ints[r] = recode[size_t(c.ints[r] / 2)];
   for (Table& t : tables_) encode_table(t);
 }
 

@@ -25,7 +25,10 @@ struct Column {
   Type type = Type::Int;
   std::vector<int64_t> ints;         // Int values, or Text codes (after Database::encode)
   std::vector<double> floats;        // Float values
-  std::vector<std::string> strings;  // Text values as loaded
+  // Text values as loaded from CSV. Empty in a Text column read from a .wdb file (core/wdb.h),
+  // which holds codes alone: Database::decode(ints[row]) is the value of either kind. Codes mean
+  // something only in their own Database (a column of codes alone cannot move to another).
+  std::vector<std::string> strings;
   std::vector<uint8_t> nulls;        // 1 = NULL, one per row
   // The 64-bit word the device stores: int64, double bits, or the Text code.
   uint64_t bits(size_t row) const;
@@ -58,6 +61,11 @@ class Database {
   // Counts the times the dictionary grew and every Text code was recomputed: Text codes held
   // elsewhere (on a device) are stale once it moves.
   uint64_t encoding_generation() const { return encoding_generation_; }
+  // A Database of tables whose Text columns already hold codes of `dict` (what a .wdb file holds,
+  // core/wdb.h): nothing is re-encoded, and dictionary strings no column holds stay in it (as
+  // interned literals do). The caller has checked the rest: dict strictly increasing, names
+  // unique, every vector `rows` long; a Text code outside the dictionary is BadInput.
+  static Database from_encoded(std::vector<Table> tables, std::vector<std::string> dict);
 
  private:
   void encode();
@@ -67,6 +75,10 @@ class Database {
   std::vector<std::string> dict_, extra_;
   uint64_t encoding_generation_ = 0;
 };
+
+// Whether a Text column holds its strings (CSV) rather than codes alone (.wdb); an empty column
+// counts as holding them.
+bool holds_strings(const Column& c, size_t rows);
 
 bool iequals(const std::string& a, const std::string& b);
 std::string lower(std::string s);
