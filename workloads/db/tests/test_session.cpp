@@ -10,6 +10,7 @@
 
 #include "db.h"
 #include "device_fixture.h"
+#include "wdb.h"
 
 using namespace weft;
 using namespace weft::db;
@@ -143,4 +144,15 @@ TEST_CASE("db session: a query that fails leaves the session usable and its tabl
   CHECK_THROWS_AS(session.query("SELECT * FROM (SELECT id FROM orders) d JOIN missing ON d.id = missing.id"), Error);
   CHECK(session.database().tables().size() == tables);
   check(session, peer, "SELECT id FROM orders WHERE amount > 5 ORDER BY id");
+}
+
+TEST_CASE("db session: tables reloaded from a .wdb file (text as codes alone) are resident and agree with SQLite") {
+  ValidationClean clean;
+  const std::string bytes = encode_database(session_db());
+  Session session(device(), decode_database(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "session.wdb"));
+  Sqlite peer(session_db());  // from the CSV text, not through the file
+  check(session, peer, "SELECT note, COUNT(*), SUM(qty) FROM orders GROUP BY note ORDER BY note");
+  check(session, peer, "SELECT name, note FROM customers JOIN orders ON customers.c = orders.c WHERE tier = 'gold' ORDER BY id");
+  check(session, peer, "SELECT id, 'zz new' FROM orders WHERE note >= 'gift' ORDER BY id");  // moves every code
+  check(session, peer, "SELECT name FROM customers WHERE tier < 'h' ORDER BY name");
 }
