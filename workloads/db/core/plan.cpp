@@ -243,6 +243,7 @@ class Binder {
       c.args = {truth(e, l, op.c_str()), truth(e, r, op.c_str())};
       return node(c);
     }
+    if (op == "IS" || op == "IS NOT") return is_comparison(e, l, r);
     const bool cmp = op == "=" || op == "!=" || op == "<" || op == "<=" || op == ">" || op == ">=";
     if (cmp) {
       if (is_null_const(l) || is_null_const(r)) return null_const(Type::Int);
@@ -274,6 +275,35 @@ class Binder {
     c.type = t;
     c.args = {l, r};
     return node(c);
+  }
+
+  // x IS y: 1 when both are NULL or both equal, else 0, never NULL (SQLite's); IS NOT its negation.
+  // Bound as CASE WHEN x = y THEN 1 ELSE x IS NULL AND y IS NULL END.
+  BExprPtr is_comparison(const Expr& e, const BExprPtr& l, const BExprPtr& r) {
+    const bool negated = e.op == "IS NOT";
+    if (!is_null_const(l) && !is_null_const(r) && (l->type == Type::Text) != (r->type == Type::Text))
+      err(e, "cannot compare " + std::string(type_name(l->type)) + " with " + type_name(r->type) + " in '" + e.text() + "'");
+    auto null_test = [&](const BExprPtr& x, bool is_not) {
+      BExpr c;
+      c.kind = BExpr::IsNull;
+      c.negated = is_not;
+      c.args = {x};
+      return node(c);
+    };
+    if (is_null_const(l) && is_null_const(r)) return konst(Type::Int, negated ? 0 : 1);
+    if (is_null_const(l) || is_null_const(r)) return null_test(is_null_const(l) ? r : l, negated);
+    BExpr both, equal;
+    both.kind = BExpr::And;
+    both.args = {null_test(l, false), null_test(r, false)};
+    equal.kind = BExpr::Compare;
+    equal.op = "=";
+    equal.args = {l, r};
+    const BExprPtr is = choose(node(equal), konst(Type::Int, 1), node(both), Type::Int);
+    if (!negated) return is;
+    BExpr n;
+    n.kind = BExpr::Not;
+    n.args = {is};
+    return node(n);
   }
 
   // The one type of the values a CASE or coalesce may return (NULL literals take it). SQLite

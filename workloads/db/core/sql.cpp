@@ -520,6 +520,21 @@ class Parser {
     if (accept_kw("ESCAPE")) e->args.push_back(add_expr());
     return finish(e, begin);
   }
+  // x IS [NOT] NULL is an IsNull node; x IS [NOT] y, SQLite's comparison that takes two NULLs as
+  // equal (never NULL itself), a Binary "IS" / "IS NOT".
+  ExprPtr is_expr(const ExprPtr& x, size_t begin) {
+    const Token& at = next();
+    const bool negated = accept_kw("NOT");
+    if (accept_kw("NULL")) {
+      auto e = make(ExprKind::IsNull, at);
+      e->line = x->line;
+      e->col = x->col;
+      e->negated = negated;
+      e->args = {x};
+      return finish(e, begin);
+    }
+    return binary(negated ? "IS NOT" : "IS", x, add_expr(), begin);
+  }
   ExprPtr cmp_expr() {
     const size_t b = pos_;
     ExprPtr l = add_expr();
@@ -534,13 +549,7 @@ class Parser {
         continue;
       }
       if (peek_kw("IS")) {
-        auto e = make(ExprKind::IsNull, next());
-        e->line = l->line;
-        e->col = l->col;
-        e->negated = accept_kw("NOT");
-        expect_kw("NULL");
-        e->args = {l};
-        l = finish(e, b);
+        l = is_expr(l, b);
         continue;
       }
       if (cur().kind == Tok::Op) {

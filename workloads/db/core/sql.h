@@ -46,6 +46,7 @@ const char* agg_name(AggFn f);
 struct Expr {
   ExprKind kind = ExprKind::Null;
   std::string op;        // Unary: "-" "NOT"; Binary: "+" "-" "*" "/" "%" "=" "!=" "<" "<=" ">" ">=" "AND" "OR"
+                         // "IS" "IS NOT" (x IS y: NULLs compare equal)
   int64_t i = 0;         // Int literal
   double f = 0;          // Float literal
   std::string s;         // String literal; Column: column name

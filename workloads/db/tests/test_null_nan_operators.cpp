@@ -134,6 +134,19 @@ TEST_CASE("db null/nan: comparisons = == != <> < <= > >= and IS [NOT] NULL") {
   });
 }
 
+TEST_CASE("db null/nan: x IS y and x IS NOT y compare NULLs as equal, never NULL") {
+  ValidationClean clean;
+  check_all({
+      "SELECT id, k IS 1, k IS NOT 1, k IS NULL, NULL IS k, k IS k, f IS {nan}, {nan} IS NOT {zinf} FROM t",
+      "SELECT id, s IS 'a', s IS NOT NULL, s IS s, NULL IS NOT NULL, k IS f FROM t",
+      "SELECT a.id, b.id FROM t a JOIN t b ON a.id = b.id WHERE a.k IS NOT b.k OR a.f IS b.f * 1.0",
+      "SELECT a.id, b.id FROM t a, t b WHERE a.id < b.id AND a.s = b.s AND a.k IS b.k",
+      "SELECT id FROM t WHERE {nan} IS NOT 0.0",
+      "SELECT k IS NOT 3, COUNT(*) FROM t GROUP BY k IS NOT 3",
+  });
+  CHECK(error_of("SELECT s IS 1 FROM t") == "bad input: sql:1:8: cannot compare text with int in 's IS 1'");
+}
+
 TEST_CASE("db null/nan: AND, OR and NOT are three-valued over NULL and NaN conditions") {
   ValidationClean clean;
   check_all({
