@@ -336,6 +336,9 @@ class Binder {
       values.push_back(bind(*e.args[k + 1], grouped));
     }
     values.push_back(bind(*e.args.back(), grouped));
+    // Every value NULL: the CASE is NULL whatever the conditions, a NULL literal beside any type
+    // (typing it Int would refuse it beside a float as a CASE of int and float).
+    if (std::all_of(values.begin(), values.end(), is_null_const)) return null_const(Type::Int);
     if (mixes_int_and_float(values)) return mixed_case(e, conditions, values);
     const Type t = result_type(e, values, "CASE");
     BExprPtr r = is_null_const(values.back()) ? null_const(t) : values.back();
