@@ -170,6 +170,11 @@ ExprPtr min_or_max(AggFn fn, const ExprPtr& x) {
   return with_args(e, {x});
 }
 
+ExprPtr any_null(const ExprPtr& y) {
+  ExprPtr is_null = node_at(*y, ExprKind::IsNull);
+  return min_or_max(AggFn::Max, with_args(is_null, {y}));
+}
+
 namespace {
 
 void sort_signed(std::vector<std::pair<uint64_t, uint64_t>>& entries) {

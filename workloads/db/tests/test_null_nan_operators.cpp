@@ -198,6 +198,9 @@ TEST_CASE("db null/nan: IN and NOT IN subqueries with NULL and NaN in the subque
       "SELECT id, s IN (SELECT name FROM u), s NOT IN (SELECT name FROM u) FROM t",
       "SELECT id FROM t WHERE k NOT IN (SELECT k FROM u)",
       "SELECT id FROM t WHERE f NOT IN (SELECT g * 0 FROM u WHERE g IS NOT NULL)",
+      // Correlated: the rows of the enclosing row's key only.
+      "SELECT id, f IN (SELECT g * g - g * g FROM u WHERE u.k = t.k), {nan} NOT IN (SELECT g FROM u WHERE u.k = t.k) FROM t",
+      "SELECT id FROM t WHERE {zinf} NOT IN (SELECT g * 0 FROM u WHERE u.k = t.k)",
   });
 }
 
