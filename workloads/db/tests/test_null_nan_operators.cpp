@@ -133,6 +133,7 @@ TEST_CASE("db null/nan: comparisons = == != <> < <= > >= and IS [NOT] NULL") {
       "SELECT id FROM t WHERE NOT ({nan} <> 0)",
       "SELECT id FROM t WHERE {nan} IS NULL AND f IS NOT NULL",
       "SELECT id FROM t WHERE s <> 'a'",
+      "SELECT id, {inf} * 2 = {inf}, {inf} / 2 = {inf}, {inf} - 1e308 = {inf} FROM t",
   });
 }
 
@@ -145,6 +146,8 @@ TEST_CASE("db null/nan: x IS y and x IS NOT y compare NULLs as equal, never NULL
       "SELECT a.id, b.id FROM t a, t b WHERE a.id < b.id AND a.s = b.s AND a.k IS b.k",
       "SELECT id FROM t WHERE {nan} IS NOT 0.0",
       "SELECT k IS NOT 3, COUNT(*) FROM t GROUP BY k IS NOT 3",
+      "SELECT k, COUNT(*) FROM t WHERE k IS NOT NULL GROUP BY k HAVING k IS 3 OR k IS NOT 1",
+      "SELECT id, (k / 0) IS (k % 0), abs(k) IS k, s IS 'zzz' FROM t",
   });
   CHECK(error_of("SELECT s IS 1 FROM t") == "bad input: sql:1:8: cannot compare text with int in 's IS 1'");
 }
@@ -286,6 +289,7 @@ TEST_CASE("db null/nan: lower, upper, length, substr, substring, instr and || of
       "SELECT length(s) AS n, COUNT(*) FROM t GROUP BY length(s) ORDER BY n",
   });
   check_as("SELECT id, substring(s FROM 2), substring(d FROM 1 FOR 4) FROM t", "SELECT id, substr(s, 2), substr(d, 1, 4) FROM t");
+  CHECK(error_of("SELECT substr(s, k) FROM t") == "bad input: sql:1:18: substr() start must be an integer literal");
   CHECK(error_of("SELECT length({nan}) FROM t").find("length of float in 'length((f * f - f * f))' is not supported") !=
         std::string::npos);
 }
@@ -316,6 +320,7 @@ TEST_CASE("db null/nan: aggregates skip NULL and NaN values, plain and grouped")
       "SELECT k, COUNT(*), COUNT({nan}), SUM({nan}), AVG({inf}), MIN({nan}), MAX({inf}), COUNT(DISTINCT {zinf}) FROM t "
       "GROUP BY k",
       "SELECT s, SUM(k), AVG(f), MIN(f), MAX(f), COUNT(f) FROM t GROUP BY s",
+      "SELECT s, SUM({inf}), AVG({nan}), COUNT(DISTINCT {zinf}), MIN(s), MAX(d) FROM t GROUP BY s ORDER BY s",
   });
   CHECK(error_of("SELECT total(k) FROM t").find("unknown function 'total'") != std::string::npos);
 }
@@ -326,6 +331,7 @@ TEST_CASE("db null/nan: GROUP BY a NaN or NULL key, and HAVING over NULL and NaN
       "SELECT {nan} AS x, COUNT(*) FROM t GROUP BY {nan}",
       "SELECT {zinf} AS x, COUNT(*), SUM(k) FROM t GROUP BY {zinf}",
       "SELECT {inf} AS x, COUNT(*) FROM t GROUP BY {inf}",
+      "SELECT {inf} AS x, {nan} AS y, COUNT(*) FROM t GROUP BY {inf}, {nan} ORDER BY x, y",
       "SELECT k, s IS NULL, COUNT(*) FROM t GROUP BY k, s IS NULL",
       "SELECT k, COUNT(*) FROM t GROUP BY k HAVING SUM({nan}) IS NULL",
       "SELECT k, SUM({inf}) FROM t GROUP BY k HAVING SUM({inf}) > 0 OR MAX({nan}) IS NULL",
@@ -357,6 +363,7 @@ TEST_CASE("db null/nan: ORDER BY puts NULL and NaN keys first, last with DESC") 
       "SELECT id, {zinf} FROM t ORDER BY {zinf} DESC, id",
       "SELECT id, s, k FROM t ORDER BY s DESC, k, id",
       "SELECT id FROM t ORDER BY {nan}, k DESC, id LIMIT 4",
+      "SELECT id, {nan} AS x FROM t ORDER BY x DESC, id LIMIT 3 OFFSET 2",
   });
 }
 
@@ -385,6 +392,7 @@ TEST_CASE("db null/nan: scalar subqueries give NULL for no row, a NULL row or a 
       "SELECT id, (SELECT MAX(w) FROM e), (SELECT w FROM u WHERE k = 2), (SELECT SUM(g * g - g * g) FROM u WHERE g <> 0) FROM t",
       "SELECT id, k + (SELECT g * 1e308 * 10 - g * 1e308 * 10 FROM u WHERE k = 1), f < (SELECT MIN(g) FROM e) FROM t",
       "SELECT id FROM t WHERE k > (SELECT w FROM u WHERE k = 2) OR (SELECT MAX(g) FROM e) IS NULL",
+      "SELECT id, f < (SELECT MAX(g * 1e308 * 10) FROM u), (SELECT MIN(g * 1e308 * 10) FROM u) FROM t",
       "SELECT id, (SELECT SUM(u.g * 1e308 * 10) FROM u WHERE u.k = t.k), (SELECT MIN(u.g * u.g - u.g * u.g) FROM u "
       "WHERE u.k = t.k) FROM t",
   });
@@ -398,6 +406,7 @@ TEST_CASE("db null/nan: derived tables and WITH carry NULL and NaN-made NULL col
       "WITH n AS (SELECT id, k, {inf} AS y FROM t) SELECT id, y - y, y IS NULL, -y FROM n",
       "WITH n AS (SELECT k, SUM({nan}) AS s FROM t GROUP BY k) SELECT k, s, coalesce(s, -1.0) FROM n ORDER BY k",
       "SELECT a.id, b.w FROM (SELECT id, k FROM t WHERE {nan} IS NULL) a JOIN u b ON a.k = b.k",
+      "WITH a AS (SELECT k, MAX({inf}) AS m FROM t GROUP BY k) SELECT k, m, m - m, m * 0 FROM a",
   });
 }
 
