@@ -8,7 +8,7 @@
 //   [LIMIT n [OFFSET m]] [;]
 //
 // expr: literals (integers, decimals, 'strings', NULL), [table.]column, + - * / %, unary -,
-// = == != <> < <= > >=, IS [NOT] NULL, [NOT] BETWEEN, [NOT] IN (list), [NOT] LIKE [ESCAPE], NOT,
+// = == != <> < <= > >=, IS [NOT] NULL, x IS [NOT] y, [NOT] BETWEEN, [NOT] IN (list), [NOT] LIKE [ESCAPE], NOT,
 // AND, OR, CASE [x] WHEN .. THEN .. [ELSE ..] END, CAST(e AS INTEGER|REAL), the scalar functions
 // abs, round, coalesce and ifnull, the text functions lower, upper, length, instr, substr/substring
 // (and substring(x FROM s [FOR n])), date, strftime, EXTRACT(YEAR|MONTH|DAY FROM x) and x || y
