@@ -75,6 +75,9 @@ struct GroupCodes {
   std::vector<uint64_t> radix;
 };
 GroupCodes group_codes(const std::vector<Column64>& keys, const Expr& at);
+// BadInput unless every key column has a value in every row and all have one length (what a
+// runner that ran the grouped queries returns).
+void check_group_keys(const std::vector<Column64>& keys, const Expr& at);
 
 // code -> value for every group whose value is not NULL (a Float NaN is NULL), sorted by code
 // as the device's binary search reads it (signed).

@@ -821,6 +821,7 @@ class Binder {
     keys.push_back(grouped_column(e, pairs, y, y_type));
     if ((y_type == Type::Text) != (x->type == Type::Text))
       err(e, "cannot compare " + std::string(type_name(x->type)) + " with " + type_name(y_type) + " in '" + e.text() + "'");
+    check_group_keys(keys, e);
     keep_comparable(keys, y_type, x->type);
     Membership m;
     m.pairs = group_codes(keys, e);
