@@ -396,6 +396,7 @@ class Binder {
       }
       return r;
     }
+    if (e.s == "nullif") return nullif(e, args[0], args[1]);
     BExprPtr a = numeric_argument(e, args[0]);
     BExpr c;
     c.kind = e.s == "abs" ? BExpr::Abs : BExpr::Round;
@@ -408,6 +409,18 @@ class Binder {
     c.type = a->type;
     c.args = {a};
     return node(c);
+  }
+  // nullif(a, b): NULL where a = b holds, else a (a NULL or NaN a stays NULL; a NULL b never
+  // equals, so a). Compared as = compares, so text against a number is refused.
+  BExprPtr nullif(const Expr& e, const BExprPtr& a, const BExprPtr& b) {
+    if (!is_null_const(a) && !is_null_const(b) && (a->type == Type::Text) != (b->type == Type::Text))
+      err(e, "cannot compare " + std::string(type_name(a->type)) + " with " + type_name(b->type) + " in '" + e.text() + "'");
+    if (is_null_const(a) || is_null_const(b)) return a;
+    BExpr equal;
+    equal.kind = BExpr::Compare;
+    equal.op = "=";
+    equal.args = {a, b};
+    return choose(node(equal), null_const(a->type), a, a->type);
   }
   // CAST(x AS INTEGER | REAL), by SQLite's affinity rule on the type name.
   BExprPtr cast(const Expr& e, BExprPtr a) {

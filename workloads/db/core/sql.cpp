@@ -712,7 +712,7 @@ class Parser {
         }
       if (ExprPtr call = scalar_call()) return call;
       err_here("unknown function '" + t.text +
-               "' (COUNT, SUM, MIN, MAX, AVG, abs, round, coalesce, ifnull, lower, upper, length, substr, substring, instr, "
+               "' (COUNT, SUM, MIN, MAX, AVG, abs, round, coalesce, ifnull, nullif, lower, upper, length, substr, substring, instr, "
                "date, strftime)");
     }
     if (t.kind == Tok::Ident && reserved(t.text)) err_here("expected an expression, got keyword '" + t.text + "'");
@@ -732,7 +732,7 @@ class Parser {
       const char* name;
       size_t min_args, max_args;
     };
-    static const Fn fns[] = {{"abs", 1, 1},      {"round", 1, 2},  {"coalesce", 2, 1000}, {"ifnull", 2, 2},
+    static const Fn fns[] = {{"abs", 1, 1},      {"round", 1, 2},  {"coalesce", 2, 1000}, {"ifnull", 2, 2}, {"nullif", 2, 2},
                              {"date", 1, 16},    {"lower", 1, 1},  {"upper", 1, 1},       {"length", 1, 1},
                              {"substr", 2, 3},   {"substring", 2, 3}, {"strftime", 2, 2},   {"instr", 2, 2}};
     const size_t b = pos_;

@@ -10,7 +10,7 @@
 // expr: literals (integers, decimals, 'strings', NULL), [table.]column, + - * / %, unary -,
 // = == != <> < <= > >=, IS [NOT] NULL, x IS [NOT] y, [NOT] BETWEEN, [NOT] IN (list), [NOT] LIKE [ESCAPE], NOT,
 // AND, OR, CASE [x] WHEN .. THEN .. [ELSE ..] END, CAST(e AS INTEGER|REAL), the scalar functions
-// abs, round, coalesce and ifnull, the text functions lower, upper, length, instr, substr/substring
+// abs, round, coalesce, ifnull and nullif, the text functions lower, upper, length, instr, substr/substring
 // (and substring(x FROM s [FOR n])), date, strftime, EXTRACT(YEAR|MONTH|DAY FROM x) and x || y
 // (text_functions.h; a call of constants is folded here), parentheses, x [NOT] IN (SELECT ...) and [NOT] EXISTS (SELECT ...)
 // (a whole query of its own), and the aggregates COUNT(*), COUNT(e), COUNT(DISTINCT e), SUM(e),
