@@ -170,6 +170,11 @@ ExprPtr min_or_max(AggFn fn, const ExprPtr& x) {
   return with_args(e, {x});
 }
 
+ExprPtr any_null(const ExprPtr& y) {
+  ExprPtr is_null = node_at(*y, ExprKind::IsNull);
+  return min_or_max(AggFn::Max, with_args(is_null, {y}));
+}
+
 namespace {
 
 void sort_signed(std::vector<std::pair<uint64_t, uint64_t>>& entries) {
@@ -199,14 +204,21 @@ uint64_t rank_of(const CodeMap& m, uint64_t v) {
 
 }  // namespace
 
+void check_group_keys(const std::vector<Column64>& keys, const Expr& at) {
+  const size_t rows = keys.empty() ? 0 : keys[0].size();
+  for (const Column64& k : keys) {
+    bool whole = k.size() == rows;
+    for (const std::optional<uint64_t>& v : k) whole = whole && v;
+    if (!whole)
+      err(at, "a correlated subquery's group keys came back NULL or of unequal lengths (its runner did not run the "
+              "grouped query)");
+  }
+}
+
 GroupCodes group_codes(const std::vector<Column64>& keys, const Expr& at) {
   GroupCodes g;
   const size_t rows = keys.empty() ? 0 : keys[0].size();
-  for (const Column64& k : keys)
-    for (const std::optional<uint64_t>& v : k)
-      if (!v || k.size() != rows)
-        err(at, "a correlated subquery's group keys came back NULL or of unequal lengths (its runner did not run the "
-                "grouped query)");
+  check_group_keys(keys, at);
   if (keys.size() == 1) {
     for (const std::optional<uint64_t>& v : keys[0]) g.codes.push_back(*v);
     return g;

@@ -8,11 +8,14 @@
 //        x <> y: MIN(x) <> y OR MAX(x) <> y), since an equality group either holds such a row or not.
 //   (SELECT f(aggregates) FROM t WHERE t.k = o.k ...) -> f per group; a key with no group takes the
 //        value of f over no rows (NULL, or 0 for COUNT), as SQLite computes it per row.
+//   x [NOT] IN (SELECT y FROM t WHERE t.k = o.k ... [AND conditions on t])
+//     -> the groups of t by k (no group: IN is 0), whether a group holds a NULL y (a miss is then
+//        NULL), and the groups of t by (k, y) with y not NULL (a hit: (o.k, x) is one of them).
 //
 // Keys compare int with int or text with text (a NULL key is in no group, as `=` with NULL is never
 // true). One key is looked up by value; several keys by the dense rank of each, combined into
-// one number (rank0 * n1 + rank1 ...). Other correlated forms (IN (SELECT ... correlated), an
-// outer column outside WHERE, in an OR, several non-equality conditions) are refused by name.
+// one number (rank0 * n1 + rank1 ...). Other correlated forms (an outer column outside WHERE, in
+// an OR, several non-equality conditions, a comparison in an IN subquery) are refused by name.
 // Vulkan-free.
 #pragma once
 
@@ -57,6 +60,8 @@ Query grouped_query(const Expr& subquery, const Correlation& c, ExprPtr select);
 Query empty_query(const Expr& subquery, const Correlation& c);
 // MIN(x) or MAX(x) as a node of the subquery's text.
 ExprPtr min_or_max(AggFn fn, const ExprPtr& x);
+// MAX(y IS NULL): 1 for a group that holds a NULL y (a correlated IN's miss is then NULL).
+ExprPtr any_null(const ExprPtr& y);
 
 // One column of a grouped query's rows: int64 / double bits / Text code, nullopt for NULL.
 using Column64 = std::vector<std::optional<uint64_t>>;
@@ -70,6 +75,9 @@ struct GroupCodes {
   std::vector<uint64_t> radix;
 };
 GroupCodes group_codes(const std::vector<Column64>& keys, const Expr& at);
+// BadInput unless every key column has a value in every row and all have one length (what a
+// runner that ran the grouped queries returns).
+void check_group_keys(const std::vector<Column64>& keys, const Expr& at);
 
 // code -> value for every group whose value is not NULL (a Float NaN is NULL), sorted by code
 // as the device's binary search reads it (signed).

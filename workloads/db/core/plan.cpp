@@ -223,7 +223,9 @@ class Binder {
       case ExprKind::Case: return case_of(e, grouped);
       case ExprKind::Cast: return cast(e, bind(*e.args[0], grouped));
       case ExprKind::Like: return like(e, bind(*e.args[0], grouped));
-      case ExprKind::InSelect: return in_select(e, bind(*e.args[0], grouped));
+      case ExprKind::InSelect:
+        if (const std::optional<Correlation> c = split_correlation(e, db_)) return correlated_in(e, *c, grouped);
+        return in_select(e, bind(*e.args[0], grouped));
       case ExprKind::Exists:
         if (const std::optional<Correlation> c = split_correlation(e, db_)) return correlated_exists(e, *c, grouped);
         return konst(Type::Int, subquery_rows(e).empty() ? 0 : 1);  // never NULL
@@ -243,6 +245,7 @@ class Binder {
       c.args = {truth(e, l, op.c_str()), truth(e, r, op.c_str())};
       return node(c);
     }
+    if (op == "IS" || op == "IS NOT") return is_comparison(e, l, r);
     const bool cmp = op == "=" || op == "!=" || op == "<" || op == "<=" || op == ">" || op == ">=";
     if (cmp) {
       if (is_null_const(l) || is_null_const(r)) return null_const(Type::Int);
@@ -276,6 +279,35 @@ class Binder {
     return node(c);
   }
 
+  // x IS y: 1 when both are NULL or both equal, else 0, never NULL (SQLite's); IS NOT its negation.
+  // Bound as CASE WHEN x = y THEN 1 ELSE x IS NULL AND y IS NULL END.
+  BExprPtr is_comparison(const Expr& e, const BExprPtr& l, const BExprPtr& r) {
+    const bool negated = e.op == "IS NOT";
+    if (!is_null_const(l) && !is_null_const(r) && (l->type == Type::Text) != (r->type == Type::Text))
+      err(e, "cannot compare " + std::string(type_name(l->type)) + " with " + type_name(r->type) + " in '" + e.text() + "'");
+    auto null_test = [&](const BExprPtr& x, bool is_not) {
+      BExpr c;
+      c.kind = BExpr::IsNull;
+      c.negated = is_not;
+      c.args = {x};
+      return node(c);
+    };
+    if (is_null_const(l) && is_null_const(r)) return konst(Type::Int, negated ? 0 : 1);
+    if (is_null_const(l) || is_null_const(r)) return null_test(is_null_const(l) ? r : l, negated);
+    BExpr both, equal;
+    both.kind = BExpr::And;
+    both.args = {null_test(l, false), null_test(r, false)};
+    equal.kind = BExpr::Compare;
+    equal.op = "=";
+    equal.args = {l, r};
+    const BExprPtr is = choose(node(equal), konst(Type::Int, 1), node(both), Type::Int);
+    if (!negated) return is;
+    BExpr n;
+    n.kind = BExpr::Not;
+    n.args = {is};
+    return node(n);
+  }
+
   // The one type of the values a CASE or coalesce may return (NULL literals take it). SQLite
   // keeps each value's own type, so int with float would change the answer's type: refused.
   Type result_type(const Expr& at, const std::vector<BExprPtr>& values, const char* what) {
@@ -306,6 +338,9 @@ class Binder {
       values.push_back(bind(*e.args[k + 1], grouped));
     }
     values.push_back(bind(*e.args.back(), grouped));
+    // Every value NULL: the CASE is NULL whatever the conditions, a NULL literal beside any type
+    // (typing it Int would refuse it beside a float as a CASE of int and float).
+    if (std::all_of(values.begin(), values.end(), is_null_const)) return null_const(Type::Int);
     if (mixes_int_and_float(values)) return mixed_case(e, conditions, values);
     const Type t = result_type(e, values, "CASE");
     BExprPtr r = is_null_const(values.back()) ? null_const(t) : values.back();
@@ -361,6 +396,7 @@ class Binder {
       }
       return r;
     }
+    if (e.s == "nullif") return nullif(e, args[0], args[1]);
     BExprPtr a = numeric_argument(e, args[0]);
     BExpr c;
     c.kind = e.s == "abs" ? BExpr::Abs : BExpr::Round;
@@ -373,6 +409,18 @@ class Binder {
     c.type = a->type;
     c.args = {a};
     return node(c);
+  }
+  // nullif(a, b): NULL where a = b holds, else a (a NULL or NaN a stays NULL; a NULL b never
+  // equals, so a). Compared as = compares, so text against a number is refused.
+  BExprPtr nullif(const Expr& e, const BExprPtr& a, const BExprPtr& b) {
+    if (!is_null_const(a) && !is_null_const(b) && (a->type == Type::Text) != (b->type == Type::Text))
+      err(e, "cannot compare " + std::string(type_name(a->type)) + " with " + type_name(b->type) + " in '" + e.text() + "'");
+    if (is_null_const(a) || is_null_const(b)) return a;
+    BExpr equal;
+    equal.kind = BExpr::Compare;
+    equal.op = "=";
+    equal.args = {a, b};
+    return choose(node(equal), null_const(a->type), a, a->type);
   }
   // CAST(x AS INTEGER | REAL), by SQLite's affinity rule on the type name.
   BExprPtr cast(const Expr& e, BExprPtr a) {
@@ -623,11 +671,11 @@ class Binder {
     }
     return decorrelated_.emplace(&e, std::move(d)).first->second;
   }
-  BExprPtr lookup(BExprPtr x, std::shared_ptr<const CodeMap> m, Type t, const Expr& e) {
+  BExprPtr lookup(BExprPtr x, std::shared_ptr<const CodeMap> m, Type t, const Expr& e, const std::string& label = "") {
     BExpr c;
     c.kind = BExpr::Map;
     c.type = t;
-    c.op = m->label + ": " + e.text();  // the same subquery's same lookup compares equal
+    c.op = (label.empty() ? m->label : label) + ": " + e.text();  // the same subquery's same lookup compares equal
     c.map = std::move(m);
     c.args = {std::move(x)};
     return node(c);
@@ -650,6 +698,10 @@ class Binder {
   // The enclosing row's group code: its side of the one key, or of several keys their ranks
   // combined as the groups' were (NULL where a key has no group).
   BExprPtr group_code(const Correlation& c, const Decorrelated& d, bool grouped) {
+    return combined_code(outer_key_values(c, d, grouped), d.groups, c.outer_keys, "rank");
+  }
+  // The enclosing row's side of each key, bound and checked against the inner key's type.
+  std::vector<BExprPtr> outer_key_values(const Correlation& c, const Decorrelated& d, bool grouped) {
     std::vector<BExprPtr> outer;
     for (size_t j = 0; j < c.outer_keys.size(); ++j) {
       const Expr& at = *c.outer_keys[j];
@@ -661,11 +713,17 @@ class Binder {
         err(at, "cannot compare " + std::string(type_name(d.key_types[j])) + " with " + type_name(x->type) + " in " + key);
       outer.push_back(x);
     }
+    return outer;
+  }
+  // One value, itself; several, their ranks among the groups' combined as group_codes combined
+  // them (NULL where a value has no rank). `label` keeps lookups of different groupings apart.
+  BExprPtr combined_code(const std::vector<BExprPtr>& outer, const GroupCodes& g, const std::vector<ExprPtr>& at,
+                         const std::string& label) {
     if (outer.size() == 1) return outer[0];
     BExprPtr code;
     for (size_t j = 0; j < outer.size(); ++j) {
-      BExprPtr rank = lookup(outer[j], d.groups.ranks[j], Type::Int, *c.outer_keys[j]);
-      code = code ? int_arith("+", int_arith("*", code, konst(Type::Int, d.groups.radix[j])), rank) : rank;
+      BExprPtr rank = lookup(outer[j], g.ranks[j], Type::Int, *at[j], label);
+      code = code ? int_arith("+", int_arith("*", code, konst(Type::Int, g.radix[j])), rank) : rank;
     }
     return code;
   }
@@ -720,6 +778,93 @@ class Binder {
     const BExprPtr value = lookup(code, d.value, d.value_type, e);
     if (!d.empty) return value;
     return choose(present(lookup(code, d.present, Type::Int, e)), value, konst(d.value_type, *d.empty), d.value_type);
+  }
+
+  // x [NOT] IN (SELECT y ... WHERE inner = outer ...), SQLite's three-valued IN over the rows of
+  // the enclosing row's group: no group, 0 (even for a NULL x); else a NULL x, NULL; x among the
+  // group's y, 1; else NULL when the group holds a NULL y, 0 otherwise. NOT IN is its negation.
+  BExprPtr correlated_in(const Expr& e, const Correlation& c, bool grouped) {
+    const Query& q = *e.subquery;
+    if (q.select.size() != 1 || !q.select[0].expr || q.select[0].expr->kind == ExprKind::Star)
+      err(e, "a correlated IN subquery must select one column (IN (SELECT y ...))");
+    if (has_aggregate(*q.select[0].expr))
+      err(e, "a correlated IN subquery of an aggregate is not supported (write x = (SELECT MAX(y) ...) for one value)");
+    if (c.compare)
+      err(*c.compare->at, "correlated condition '" + c.compare->at->text() +
+                              "' is not supported in an IN subquery (only equalities inner = outer)");
+    const BExprPtr x = bind(*e.args[0], grouped);
+    if (x->mixed) refuse_mixed_use(e);
+    const Decorrelated& d = decorrelated(e, c, false);
+    const BExprPtr code = group_code(c, d, grouped);
+    const BExprPtr has_group = present(lookup(code, d.present, Type::Int, e));
+    BExprPtr in = null_const(Type::Int);  // a NULL x in a group
+    if (!is_null_const(x)) {
+      const Membership& m = membership(e, c, d, x);
+      std::vector<BExprPtr> outer = outer_key_values(c, d, grouped);
+      outer.push_back(x);
+      std::vector<ExprPtr> at = c.outer_keys;
+      at.push_back(e.args[0]);
+      const BExprPtr hit = present(lookup(combined_code(outer, m.pairs, at, "member rank"), m.present, Type::Int, e));
+      const BExprPtr miss = choose(lookup(code, m.any_null, Type::Int, e), null_const(Type::Int), konst(Type::Int, 0), Type::Int);
+      in = choose(present(x), choose(hit, konst(Type::Int, 1), miss, Type::Int), null_const(Type::Int), Type::Int);
+    }
+    in = choose(has_group, in, konst(Type::Int, 0), Type::Int);
+    if (!e.negated) return in;
+    BExpr n;
+    n.kind = BExpr::Not;
+    n.args = {in};
+    return node(n);
+  }
+  // A correlated IN's lookups beside its groups: the (keys, y) pairs with y not NULL, y in x's
+  // type (values that equal no x of that type dropped, -0.0 as 0.0), and the groups with a NULL y.
+  struct Membership {
+    GroupCodes pairs;
+    std::shared_ptr<const CodeMap> present, any_null;
+  };
+  const Membership& membership(const Expr& e, const Correlation& c, const Decorrelated& d, const BExprPtr& x) {
+    auto it = memberships_.find(&e);
+    if (it != memberships_.end()) return it->second;
+    const ExprPtr& y = e.subquery->select[0].expr;
+    Correlation pairs = c;
+    pairs.inner_keys.push_back(y);
+    pairs.outer_keys.push_back(e.args[0]);
+    std::vector<Column64> keys;
+    Type key_type = Type::Int, y_type = Type::Int;
+    for (const ExprPtr& k : c.inner_keys) keys.push_back(grouped_column(e, pairs, k, key_type));
+    keys.push_back(grouped_column(e, pairs, y, y_type));
+    if ((y_type == Type::Text) != (x->type == Type::Text))
+      err(e, "cannot compare " + std::string(type_name(x->type)) + " with " + type_name(y_type) + " in '" + e.text() + "'");
+    check_group_keys(keys, e);
+    keep_comparable(keys, y_type, x->type);
+    Membership m;
+    m.pairs = group_codes(keys, e);
+    if (x->type == Type::Float) m.pairs.ranks.back() = with_negative_zero(*m.pairs.ranks.back());
+    m.present = lookup_map(m.pairs.codes, Column64(m.pairs.codes.size(), uint64_t(1)), Type::Int, "correlated member");
+    Type flag_type = Type::Int;
+    m.any_null = lookup_map(d.groups.codes, grouped_column(e, c, any_null(y), flag_type), Type::Int, "correlated null");
+    return memberships_.emplace(&e, std::move(m)).first->second;
+  }
+  // The pair rows whose y (the last column) equals some value of x's type, y converted to it.
+  static void keep_comparable(std::vector<Column64>& keys, Type from, Type to) {
+    std::vector<Column64> kept(keys.size());
+    for (size_t r = 0; r < keys.back().size(); ++r) {
+      std::optional<uint64_t> y = converted(*keys.back()[r], from, to);
+      if (!y) continue;
+      if (to == Type::Float && std::bit_cast<double>(*y) == 0.0) y = 0;  // -0.0 is 0.0
+      for (size_t j = 0; j + 1 < keys.size(); ++j) kept[j].push_back(keys[j][r]);
+      kept.back().push_back(y);
+    }
+    keys = std::move(kept);
+  }
+  // A float rank map that also finds -0.0 where it finds 0.0 (the device looks x up by its bits).
+  static std::shared_ptr<const CodeMap> with_negative_zero(const CodeMap& ranks) {
+    auto m = std::make_shared<CodeMap>(ranks);
+    const auto zero = std::find(m->codes.begin(), m->codes.end(), uint64_t(0));
+    if (zero == m->codes.end()) return m;
+    const uint64_t rank = m->results[size_t(zero - m->codes.begin())];
+    m->codes.insert(m->codes.begin(), std::bit_cast<uint64_t>(-0.0));  // INT64_MIN: first in signed order
+    m->results.insert(m->results.begin(), rank);
+    return m;
   }
 
   // The plan and the rows of a subquery, each made once per node (a grouped binding binds a
@@ -861,6 +1006,7 @@ class Binder {
   std::unordered_map<const Expr*, Plan> subplans_;
   std::unordered_map<const Expr*, std::vector<std::optional<uint64_t>>> subrows_;
   std::unordered_map<const Expr*, Decorrelated> decorrelated_;
+  std::unordered_map<const Expr*, Membership> memberships_;
   std::vector<const Table*> tables_;
   std::vector<std::string> names_;
   std::unordered_map<const Expr*, BExprPtr> plain_;  // plain bindings, by node

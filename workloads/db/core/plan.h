@@ -9,7 +9,7 @@
 // A comma join (FROM a, b, ...) is planned as the inner-join chain, its keys found among the WHERE
 // conjuncts. Uncorrelated subqueries (x IN (SELECT ...), EXISTS) are planned here and run through
 // a SubqueryRunner before the rest is bound: their rows enter the plan as constants. Correlated
-// EXISTS and scalar aggregate subqueries run the same way, grouped by their correlation keys, and
+// EXISTS, IN and scalar aggregate subqueries run the same way, grouped by their correlation keys, and
 // enter the plan as lookups of those groups (decorrelate.h).
 //
 // Typing follows SQLite on typed columns: Int op Int -> Int (integer division truncates; x/0 and

@@ -520,6 +520,21 @@ class Parser {
     if (accept_kw("ESCAPE")) e->args.push_back(add_expr());
     return finish(e, begin);
   }
+  // x IS [NOT] NULL is an IsNull node; x IS [NOT] y, SQLite's comparison that takes two NULLs as
+  // equal (never NULL itself), a Binary "IS" / "IS NOT".
+  ExprPtr is_expr(const ExprPtr& x, size_t begin) {
+    const Token& at = next();
+    const bool negated = accept_kw("NOT");
+    if (accept_kw("NULL")) {
+      auto e = make(ExprKind::IsNull, at);
+      e->line = x->line;
+      e->col = x->col;
+      e->negated = negated;
+      e->args = {x};
+      return finish(e, begin);
+    }
+    return binary(negated ? "IS NOT" : "IS", x, add_expr(), begin);
+  }
   ExprPtr cmp_expr() {
     const size_t b = pos_;
     ExprPtr l = add_expr();
@@ -534,13 +549,7 @@ class Parser {
         continue;
       }
       if (peek_kw("IS")) {
-        auto e = make(ExprKind::IsNull, next());
-        e->line = l->line;
-        e->col = l->col;
-        e->negated = accept_kw("NOT");
-        expect_kw("NULL");
-        e->args = {l};
-        l = finish(e, b);
+        l = is_expr(l, b);
         continue;
       }
       if (cur().kind == Tok::Op) {
@@ -703,7 +712,7 @@ class Parser {
         }
       if (ExprPtr call = scalar_call()) return call;
       err_here("unknown function '" + t.text +
-               "' (COUNT, SUM, MIN, MAX, AVG, abs, round, coalesce, ifnull, lower, upper, length, substr, substring, instr, "
+               "' (COUNT, SUM, MIN, MAX, AVG, abs, round, coalesce, ifnull, nullif, lower, upper, length, substr, substring, instr, "
                "date, strftime)");
     }
     if (t.kind == Tok::Ident && reserved(t.text)) err_here("expected an expression, got keyword '" + t.text + "'");
@@ -723,7 +732,7 @@ class Parser {
       const char* name;
       size_t min_args, max_args;
     };
-    static const Fn fns[] = {{"abs", 1, 1},      {"round", 1, 2},  {"coalesce", 2, 1000}, {"ifnull", 2, 2},
+    static const Fn fns[] = {{"abs", 1, 1},      {"round", 1, 2},  {"coalesce", 2, 1000}, {"ifnull", 2, 2}, {"nullif", 2, 2},
                              {"date", 1, 16},    {"lower", 1, 1},  {"upper", 1, 1},       {"length", 1, 1},
                              {"substr", 2, 3},   {"substring", 2, 3}, {"strftime", 2, 2},   {"instr", 2, 2}};
     const size_t b = pos_;

@@ -8,9 +8,9 @@
 //   [LIMIT n [OFFSET m]] [;]
 //
 // expr: literals (integers, decimals, 'strings', NULL), [table.]column, + - * / %, unary -,
-// = == != <> < <= > >=, IS [NOT] NULL, [NOT] BETWEEN, [NOT] IN (list), [NOT] LIKE [ESCAPE], NOT,
+// = == != <> < <= > >=, IS [NOT] NULL, x IS [NOT] y, [NOT] BETWEEN, [NOT] IN (list), [NOT] LIKE [ESCAPE], NOT,
 // AND, OR, CASE [x] WHEN .. THEN .. [ELSE ..] END, CAST(e AS INTEGER|REAL), the scalar functions
-// abs, round, coalesce and ifnull, the text functions lower, upper, length, instr, substr/substring
+// abs, round, coalesce, ifnull and nullif, the text functions lower, upper, length, instr, substr/substring
 // (and substring(x FROM s [FOR n])), date, strftime, EXTRACT(YEAR|MONTH|DAY FROM x) and x || y
 // (text_functions.h; a call of constants is folded here), parentheses, x [NOT] IN (SELECT ...) and [NOT] EXISTS (SELECT ...)
 // (a whole query of its own), and the aggregates COUNT(*), COUNT(e), COUNT(DISTINCT e), SUM(e),
@@ -46,6 +46,7 @@ const char* agg_name(AggFn f);
 struct Expr {
   ExprKind kind = ExprKind::Null;
   std::string op;        // Unary: "-" "NOT"; Binary: "+" "-" "*" "/" "%" "=" "!=" "<" "<=" ">" ">=" "AND" "OR"
+                         // "IS" "IS NOT" (x IS y: NULLs compare equal)
   int64_t i = 0;         // Int literal
   double f = 0;          // Float literal
   std::string s;         // String literal; Column: column name

@@ -28,10 +28,13 @@ using weft::test::ValidationClean;
 // also runs with its tables in far segments split over allocations of 4 KiB (how tables beyond
 // the storage-buffer window run), so the far variants of the kernels are held to SQLite too;
 // every other query reads them from resident memory (ResidentTables, what a Session imports).
-inline QueryStats check_query(Database& db, Sqlite& peer, const std::string& sql, QueryOptions options = {}) {
+// `sqlite_sql` is the same query in SQLite's syntax where Weft's form is one SQLite lacks
+// (EXTRACT, substring(x FROM s FOR n)).
+inline QueryStats check_query_as(Database& db, Sqlite& peer, const std::string& sql, const std::string& sqlite_sql,
+                                 QueryOptions options = {}) {
   INFO(sql);
   const Plan plan = prepare_sql(sql, db, device());
-  const ResultSet ref = peer.query(sql);
+  const ResultSet ref = peer.query(sqlite_sql);
   auto run = [&](const QueryOptions& o) {
     DeviceQuery q(device(), db, plan, o);
     const ResultSet dev = q.run();
@@ -60,6 +63,10 @@ inline QueryStats check_query(Database& db, Sqlite& peer, const std::string& sql
     run(far);
   }
   return stats;
+}
+
+inline QueryStats check_query(Database& db, Sqlite& peer, const std::string& sql, QueryOptions options = {}) {
+  return check_query_as(db, peer, sql, sql, options);
 }
 
 // The message of the BadInput error planning `sql` on `db` gives (subqueries run on the device),

@@ -118,7 +118,7 @@ TEST_CASE("db sql: malformed or unsupported SQL names line and column") {
   CHECK(error_of("SELECT id FROM items i JOIN sales s ON i.price = s.amount") ==
         "sql:1:40: join keys must both be int or both be text (got float and int)");
   CHECK(error_of("SELECT SUM(SUM(id)) FROM items") == "sql:1:8: aggregates cannot be nested");
-  CHECK(error_of("SELECT FOO(id) FROM items") == "sql:1:8: unknown function 'FOO' (COUNT, SUM, MIN, MAX, AVG, abs, round, coalesce, ifnull, lower, upper, "
+  CHECK(error_of("SELECT FOO(id) FROM items") == "sql:1:8: unknown function 'FOO' (COUNT, SUM, MIN, MAX, AVG, abs, round, coalesce, ifnull, nullif, lower, upper, "
         "length, substr, substring, instr, date, strftime)");
   CHECK(error_of("SELECT id FROM items LIMIT x") == "sql:1:28: LIMIT expects a non-negative integer, got 'x'");
   CHECK(error_of("SELECT id FROM items extra junk") == "sql:1:28: unexpected 'junk' after the end of the query");

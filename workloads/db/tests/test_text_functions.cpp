@@ -96,12 +96,7 @@ QueryStats check_days(const std::string& sql) {
 // Weft's form of a query against SQLite's form of it (SQLite lacks that syntax).
 void check_days_as(const std::string& weft_sql, const std::string& sqlite_sql) {
   static Sqlite peer(days_db());
-  INFO(weft_sql);
-  const db::Plan plan = prepare_sql(weft_sql, days_db(), weft::db::test::device());
-  DeviceQuery q(weft::db::test::device(), days_db(), plan);
-  const std::string diff = compare_results(q.run(), peer.query(sqlite_sql), !plan.order.empty(),
-                                                           weft::db::test::kFloatRel);
-  CHECK_MESSAGE(diff.empty(), diff);
+  weft::db::test::check_query_as(days_db(), peer, weft_sql, sqlite_sql);
 }
 
 std::string error_of(const std::string& sql) { return prepare_error(texts_db(), sql); }
