@@ -205,7 +205,7 @@ void add_weft(bench::Line& line, const WeftTimes& w) {
 }
 
 // DuckDB's figures for one query; its median (NaN when missing or failed).
-double add_duckdb(bench::Line& line, const nlohmann::json& duck, const std::string& name, size_t sqlite_rows) {
+double add_duckdb(bench::Line& line, const nlohmann::json& duck, const std::string& name, std::optional<size_t> sqlite_rows) {
   if (duck.contains("missing")) {
     line.str("duckdb", "missing: " + duck["missing"].get<std::string>());
     return NAN;
@@ -220,9 +220,9 @@ double add_duckdb(bench::Line& line, const nlohmann::json& duck, const std::stri
     return NAN;
   }
   const size_t rows = q["rows"].get<size_t>();
-  line.num("duckdb_rows", double(rows))
-      .boolean("duckdb_rows_match_sqlite", rows == sqlite_rows)
-      .num("duckdb_ms_best", q["best_ms"].get<double>())
+  line.num("duckdb_rows", double(rows));
+  if (sqlite_rows) line.boolean("duckdb_rows_match_sqlite", rows == *sqlite_rows);  // none when SQLite failed
+  line.num("duckdb_ms_best", q["best_ms"].get<double>())
       .num("duckdb_ms_median", q["median_ms"].get<double>());
   if (q.contains("rewrites") && !q["rewrites"].empty()) line.str("duckdb_rewrites", q["rewrites"].dump());
   return q["median_ms"].get<double>();
@@ -251,7 +251,7 @@ void bench_query(Device& device, Database& database, Sqlite& peer, const nlohman
   } catch (const Error& e) {
     line.str("weft_error", std::string(code_name(e.code())) + ": " + e.message());
   }
-  const double duck_ms = add_duckdb(line, duck, q.name, lite ? lite->rows.rows.size() : 0);
+  const double duck_ms = add_duckdb(line, duck, q.name, lite ? std::optional<size_t>(lite->rows.rows.size()) : std::nullopt);
   const double lite_ms = lite ? bench::median(lite->ms) : NAN;
   line.num("sqlite_over_weft", lite_ms / weft_ms).num("duckdb_over_weft", duck_ms / weft_ms);
   line.num("sqlite_over_weft_wall", lite_ms / weft_wall_ms).num("duckdb_over_weft_wall", duck_ms / weft_wall_ms).print();
