@@ -33,8 +33,20 @@ class Line {
       out_ << "null";
     return *this;
   }
+  // Quotes, backslashes and control characters escaped: values may be error messages or SQL.
   Line& str(const char* key, const std::string& v) {
-    out_ << ", \"" << key << "\": \"" << v << "\"";
+    out_ << ", \"" << key << "\": \"";
+    for (const char c : v) {
+      if (c == '"' || c == '\\')
+        out_ << '\\' << c;
+      else if (static_cast<unsigned char>(c) < 0x20) {
+        char code[8];
+        std::snprintf(code, sizeof(code), "\\u%04x", unsigned(static_cast<unsigned char>(c)));
+        out_ << code;
+      } else
+        out_ << c;
+    }
+    out_ << "\"";
     return *this;
   }
   Line& boolean(const char* key, bool v) {

@@ -16,6 +16,9 @@
 //     across statements, programs cached by query text.
 //   weft db demo  [--orders N] [--customers M] [--seed S] [--device SEL]
 //   weft db bench [--rows 1e5,1e6] [--runs R] [--seed S] [--device SEL]   (= weft bench db)
+//   weft db bench --tpch DIR [--queries q01,q06] [--runs R] [--query-dir DIR] [--max-query-s S]
+//                 [--sqlite-timeout-s T] [--sqlite-indexes]
+//     the TPC-H queries on DIR's tables against SQLite and DuckDB (bench_tpch.h).
 //   weft db save --table NAME=FILE.csv [--table ...] [--schema ...] [--db FILE.wdb] --out FILE.wdb
 //     loads the tables as query does and writes them to one .wdb file.
 //   weft db tpch-gen --sf 0.01 [--seed N] [--format csv|wdb] --out DIR
@@ -43,6 +46,7 @@
 #include <weft/weft.h>
 
 #include "bench.h"
+#include "bench_tpch.h"
 #include "cli.h"
 #include "db.h"
 #include "generator.h"
@@ -63,6 +67,8 @@ const char* kDbUsage =
     "                     [--timer] [--device SEL] [FILE.sql]\n"
     "       weft db demo  [--orders N] [--customers M] [--seed S] [--device SEL]\n"
     "       weft db bench [--rows N,N,...] [--runs R] [--seed S] [--device SEL]\n"
+    "       weft db bench --tpch DIR [--queries q01,q06,...] [--runs R] [--query-dir DIR] [--max-query-s S]\n"
+    "                     [--sqlite-timeout-s T] [--sqlite-indexes] [--device SEL]\n"
     "       weft db tpch-gen --sf 0.01 [--seed N] [--format csv|wdb] --out DIR\n"
     "       weft db tpch --data DIR | --db FILE.wdb [--queries DIR] [--expected FILE] [--only q01,q06,...] [--device SEL]\n"
     "  query: CSV tables (types inferred, or int|float|text from --schema) queried on the device;\n"
@@ -78,7 +84,9 @@ const char* kDbUsage =
     "  tpch:  the 22 TPC-H queries (default --queries workloads/db/tpch/queries) through Weft and SQLite,\n"
     "         a table of query, rows, status (match, refused, WRONG) and message\n"
     "  bench: JSON lines, rows/s of scan-filter-aggregate and join queries, ratio to SQLite in the same run;\n"
-    "         a size whose query does not fit the device's storage-buffer window prints a \"skipped\" line\n";
+    "         a size whose query does not fit the device's storage-buffer window prints a \"skipped\" line;\n"
+    "         with --tpch DIR the TPC-H queries on DIR's tables (loaded once), per query Weft's GPU and wall\n"
+    "         times, SQLite's and DuckDB's (a node peer, when @duckdb/node-api is installed), rows checked\n";
 
 // --table and --schema may repeat, so they are taken out before the common parser sees argv.
 struct Repeated {
@@ -260,7 +268,10 @@ std::vector<uint64_t> parse_sizes(const std::string& s) {
 }
 
 int run_bench(int argc, char** argv) {
-  cli::Args a = cli::parse(argc, argv, 1, {"rows", "runs", "seed", "device"}, {"validation"});
+  cli::Args a = cli::parse(argc, argv, 1, {"rows", "runs", "seed", "device", "tpch", "queries", "query-dir", "max-query-s",
+                                                          "sqlite-timeout-s"},
+                           {"validation", "sqlite-indexes"});
+  if (a.options.count("tpch")) return bench_tpch(a);
   const std::vector<uint64_t> sizes = parse_sizes(a.get("rows", "1e5,1e6"));
   const uint32_t runs = uint32_t(std::max<uint64_t>(a.get_uint("runs", 5), 1));
   auto dev = open_device(a);
@@ -304,15 +315,6 @@ int run_bench(int argc, char** argv) {
       std::sort(lite.begin(), lite.end());
       const double g = gpu[gpu.size() / 2], s = lite[lite.size() / 2];
       const QueryStats st = dq.stats();
-      // Where the GPU time goes: the three most expensive kinds of stage.
-      std::vector<KindTime> kinds = stage_times_by_kind(dq.executable().program(), dq.executable().timings());
-      std::sort(kinds.begin(), kinds.end(), [](const KindTime& x, const KindTime& y) { return x.ns > y.ns; });
-      std::string top;
-      for (size_t k = 0; k < std::min<size_t>(3, kinds.size()); ++k) {
-        char buf[96];
-        std::snprintf(buf, sizeof(buf), "%s%s %.2f ms", k ? ", " : "", kinds[k].kind.c_str(), kinds[k].ns / 1e6);
-        top += buf;
-      }
       weft::bench::Line(std::string("db.") + q.name, *dev)
           .num("rows", double(n))
           .num("gpu_ms", g * 1e3)
@@ -325,7 +327,7 @@ int run_bench(int argc, char** argv) {
           .num("groups", st.groups)
           .boolean("agrees_with_sqlite", diff.empty())
           .num("runs", runs)
-          .str("top_stages", top)
+          .str("top_stages", top_stage_kinds(dq, 3))  // where the GPU time goes
           .print();
     }
   }

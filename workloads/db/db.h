@@ -76,11 +76,15 @@ class Sqlite {
   Sqlite& operator=(const Sqlite&) = delete;
   ResultSet query(const std::string& sql);  // BadInput with SQLite's message on error
   double last_seconds() const { return last_seconds_; }
+  // A query running longer than `seconds` (0: no limit, the default) is interrupted and fails
+  // with Timeout: benchmarks bound queries SQLite runs for hours without an index.
+  void set_time_limit(double seconds) { time_limit_seconds_ = seconds; }
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
   double last_seconds_ = 0;
+  double time_limit_seconds_ = 0;
 };
 
 // Compares results: same names, same rows (as multisets unless `ordered`); Int and Text exact,

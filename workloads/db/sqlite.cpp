@@ -13,6 +13,8 @@ namespace weft::db {
 
 struct Sqlite::Impl {
   sqlite3* db = nullptr;
+  std::chrono::steady_clock::time_point deadline;  // of the running query, when it has a limit
+  bool timed_out = false;
   void exec(const std::string& sql) {
     char* msg = nullptr;
     if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &msg) != SQLITE_OK) {
@@ -76,6 +78,19 @@ Sqlite::~Sqlite() {
 
 ResultSet Sqlite::query(const std::string& sql) {
   const auto t0 = std::chrono::steady_clock::now();
+  impl_->timed_out = false;
+  if (time_limit_seconds_ > 0) {
+    impl_->deadline = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(time_limit_seconds_));
+    // Called every 1e5 VM steps; a nonzero return interrupts the running statement.
+    auto past_deadline = [](void* p) -> int {
+      auto* impl = static_cast<Impl*>(p);
+      impl->timed_out = std::chrono::steady_clock::now() > impl->deadline;
+      return impl->timed_out ? 1 : 0;
+    };
+    sqlite3_progress_handler(impl_->db, 100000, past_deadline, impl_.get());
+  } else {
+    sqlite3_progress_handler(impl_->db, 0, nullptr, nullptr);
+  }
   sqlite3_stmt* st = nullptr;
   if (sqlite3_prepare_v2(impl_->db, sql.c_str(), -1, &st, nullptr) != SQLITE_OK)
     fail(ErrorCode::BadInput, std::string("sqlite: ") + sqlite3_errmsg(impl_->db));
@@ -101,6 +116,8 @@ ResultSet Sqlite::query(const std::string& sql) {
   }
   const std::string err = rc == SQLITE_DONE ? "" : sqlite3_errmsg(impl_->db);
   sqlite3_finalize(st);
+  if (impl_->timed_out)
+    fail(ErrorCode::Timeout, "sqlite: the query ran past its time limit of " + format_real(time_limit_seconds_) + " s");
   if (!err.empty()) fail(ErrorCode::BadInput, "sqlite: " + err);
   last_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return rs;
