@@ -320,3 +320,13 @@ TEST_CASE("db modify: forms outside the subset are refused by name where they st
   CHECK(check_refused(db, peer, "UPDATE t SET k = SUM(k)").find("sql:1:18: aggregate function SUM() outside a subquery") != std::string::npos);
   CHECK(check_refused(db, peer, "DELETE FROM t; DELETE FROM u") == "bad input: sql:1:16: unexpected 'DELETE' after the end of the statement");
 }
+
+TEST_CASE("db modify: UPDATE and DELETE refuse a table with a column named (row), the name of their row positions") {
+  ValidationClean clean;
+  Database db;
+  db.add(load_csv("\"(row)\",v\n1,2\n", "w", "w.csv"));
+  Sqlite peer(db);
+  CHECK(check_refused(db, peer, "UPDATE w SET v = 3").find("has a column named (row)") != std::string::npos);
+  CHECK(check_refused(db, peer, "DELETE FROM w WHERE v = 2").find("has a column named (row)") != std::string::npos);
+  check_modify(db, peer, "INSERT INTO w (v) VALUES (5)");  // INSERT reads no row positions
+}
