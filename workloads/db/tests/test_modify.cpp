@@ -66,6 +66,7 @@ Modification check_modify(Database& db, Sqlite& peer, const std::string& sql) {
   const Modification m = modify(sql, db, device());
   peer.query(sql);
   CHECK(int64_t(m.rows_affected) == peer.query("SELECT changes()").rows.at(0).at(0).i);
+  CHECK(iequals(db.table(m.table).name, parse_modification(sql).table));
   check_table(db, peer, db.table(m.table).name);
   return m;
 }
