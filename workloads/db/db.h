@@ -58,6 +58,25 @@ struct QueryOptions;
 Plan prepare_sql(const std::string& sql, Database& db);
 Plan prepare_sql(const std::string& sql, Database& db, Device& device, const QueryOptions& options);
 Plan prepare_sql(const std::string& sql, Database& db, Device& device);
+// The same for a query already parsed.
+Plan prepare_query(const Query& query, Database& db, Device& device, const QueryOptions& options);
+Plan prepare_query(const Query& query, Database& db, Device& device);
+
+// ---- modifications (modify.cpp) ---------------------------------------------------------------
+// INSERT, UPDATE and DELETE (core/sql.h) of one table of `db`, with SQLite's semantics on Weft's
+// typed columns (docs/db.md): every expression (SET values, WHERE, VALUES rows other than
+// constants, INSERT's SELECT) runs on `device` as a query; the host then builds the table's new
+// rows, converting each value to its column's type by SQLite's column affinity, and only then
+// replaces the table. Any error (parse, plan, device, a value the column cannot hold) leaves `db`
+// as it was: tables, rows and dictionary.
+struct Modification {
+  size_t table = 0;            // index of the modified table in db.tables()
+  uint64_t rows_affected = 0;  // rows inserted, updated or deleted (SQLite's changes())
+  // The shared dictionary changed (strings added or gone): the Text codes of every table may
+  // have moved, not only the modified table's.
+  bool dictionary_changed = false;
+};
+Modification modify(const std::string& sql, Database& db, Device& device);
 
 // ---- output formatting ----------------------------------------------------------------------
 // A REAL as SQLite prints it (its own "%!.15g", through sqlite3_snprintf).

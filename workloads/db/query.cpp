@@ -47,8 +47,6 @@ void intern(const Query& q, Database& db) {
   db.intern(derived_strings(q, db));
 }
 
-Plan prepare_query(const Query& parsed, Database& db, Device& device, const QueryOptions& options);
-
 // A result as a table of the database: the plan's output types, Text as its strings.
 Table result_table(const ResultSet& rs, const Plan& plan) {
   Table t;
@@ -125,6 +123,8 @@ uint64_t most_distinct_claims(Executable& exe, const BuiltQuery& built) {
   return most;
 }
 
+}  // namespace
+
 Plan prepare_query(const Query& parsed, Database& db, Device& device, const QueryOptions& options) {
   const Query q =
       materialize_derived(parsed, db, [&](const Query& inner) { return run_derived(device, db, inner, options); });
@@ -132,7 +132,7 @@ Plan prepare_query(const Query& parsed, Database& db, Device& device, const Quer
   return plan_query(q, db, [&](const Plan& sub) { return run_subquery(device, db, sub, options); });
 }
 
-}  // namespace
+Plan prepare_query(const Query& query, Database& db, Device& device) { return prepare_query(query, db, device, {}); }
 
 Plan prepare_sql(const std::string& sql, Database& db) {
   const Query q = materialize_derived(parse_sql(sql), db, nullptr);

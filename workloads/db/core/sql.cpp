@@ -180,7 +180,91 @@ class Parser {
     return q;
   }
 
+  ModificationStatement modification() {
+    if (peek_kw("WITH")) err_here("WITH before INSERT, UPDATE or DELETE is not supported");
+    ModificationStatement m;
+    if (accept_kw("INSERT")) insert(m);
+    else if (accept_kw("UPDATE")) update(m);
+    else if (accept_kw("DELETE")) delete_from(m);
+    else err_here(std::string("expected INSERT, UPDATE or DELETE") + got());
+    if (peek_kw("RETURNING")) err_here("RETURNING is not supported");
+    accept_op(";");
+    if (cur().kind != Tok::End) err_here("unexpected '" + cur().text + "' after the end of the statement");
+    return m;
+  }
+
  private:
+  // The modified table's name; an alias or a schema name is refused where it starts.
+  void target_table(ModificationStatement& m) {
+    m.table_line = cur().line;
+    m.table_col = cur().col;
+    m.table = name("a table name");
+    if (peek_op(".")) err_here("a schema name before the table is not supported");
+    if (peek_kw("AS")) err_here("an alias of the modified table is not supported");
+  }
+  void insert(ModificationStatement& m) {
+    m.kind = ModificationKind::Insert;
+    if (peek_kw("OR")) err_here("INSERT OR ... is not supported (Weft tables have no constraints to resolve)");
+    expect_kw("INTO");
+    target_table(m);
+    if (accept_op("(")) {
+      do {
+        m.column_at.emplace_back(cur().line, cur().col);
+        m.columns.push_back(name("a column name"));
+      } while (accept_op(","));
+      expect_op(")");
+    }
+    if (peek_kw("DEFAULT")) err_here("DEFAULT VALUES is not supported (Weft columns have no defaults)");
+    if (peek_kw("WITH")) err_here("WITH in INSERT ... SELECT is not supported");
+    if (peek_kw("SELECT")) {
+      m.select_line = cur().line;
+      m.select_col = cur().col;
+      m.select = std::make_shared<Query>(select());
+      return;
+    }
+    expect_kw("VALUES");
+    do {
+      m.row_at.emplace_back(cur().line, cur().col);
+      expect_op("(");
+      std::vector<ExprPtr> row;
+      do row.push_back(expr());
+      while (accept_op(","));
+      expect_op(")");
+      m.values.push_back(std::move(row));
+    } while (accept_op(","));
+  }
+  void update(ModificationStatement& m) {
+    m.kind = ModificationKind::Update;
+    if (peek_kw("OR")) err_here("UPDATE OR ... is not supported (Weft tables have no constraints to resolve)");
+    target_table(m);
+    expect_kw("SET");
+    do {
+      Assignment a;
+      a.line = cur().line;
+      a.col = cur().col;
+      if (peek_op("(")) err_here("SET (column, ...) = ... is not supported; assign each column");
+      a.column = name("a column name");
+      if (peek_op(".")) err_here("a qualified column in SET is not supported");
+      expect_op("=");
+      a.value = expr();
+      m.set.push_back(std::move(a));
+    } while (accept_op(","));
+    if (peek_kw("FROM")) err_here("UPDATE ... FROM is not supported");
+    where_tail(m);
+  }
+  void delete_from(ModificationStatement& m) {
+    m.kind = ModificationKind::Delete;
+    expect_kw("FROM");
+    target_table(m);
+    where_tail(m);
+  }
+  // [WHERE expr] of UPDATE and DELETE; SQLite's optional ORDER BY / LIMIT there is refused.
+  void where_tail(ModificationStatement& m) {
+    if (accept_kw("WHERE")) m.where = expr();
+    for (const char* kw : {"ORDER", "LIMIT"})
+      if (peek_kw(kw)) err_here(upper(kw) + " in UPDATE or DELETE is not supported");
+  }
+
   // One SELECT, from its keyword to its last clause: the whole query, or a subquery in
   // parentheses.
   Query select() {
@@ -877,6 +961,19 @@ class Parser {
 }  // namespace
 
 Query parse_sql(const std::string& sql) { return Parser(sql).query(); }
+
+bool is_modification(const std::string& sql) {
+  try {
+    const std::vector<Token> toks = lex(sql);
+    if (toks.front().kind != Tok::Ident) return false;
+    for (const char* kw : {"INSERT", "UPDATE", "DELETE"})
+      if (iequals(toks.front().text, kw)) return true;
+  } catch (const Error&) {
+  }
+  return false;
+}
+
+ModificationStatement parse_modification(const std::string& sql) { return Parser(sql).modification(); }
 
 bool same_expr(const Expr& a, const Expr& b) {
   if (a.kind != b.kind || a.op != b.op || a.args.size() != b.args.size()) return false;

@@ -126,6 +126,45 @@ struct Query {
 
 Query parse_sql(const std::string& sql);
 
+// Modifications of a table (modify.cpp runs them):
+//
+//   INSERT INTO table [(column, ...)] VALUES (expr, ...) [, (expr, ...) ...] [;]
+//   INSERT INTO table [(column, ...)] SELECT ... [;]
+//   UPDATE table SET column = expr [, column = expr ...] [WHERE expr] [;]
+//   DELETE FROM table [WHERE expr] [;]
+//
+// The other forms (INSERT OR ..., DEFAULT VALUES, RETURNING, UPDATE ... FROM, ORDER BY / LIMIT in
+// UPDATE and DELETE, a WITH clause, an alias of the table) are refused by name, "sql:line:col".
+enum class ModificationKind { Insert, Update, Delete };
+
+// `column = value` of UPDATE's SET; line/col: where the column name starts.
+struct Assignment {
+  std::string column;
+  ExprPtr value;
+  size_t line = 0, col = 0;
+};
+
+struct ModificationStatement {
+  ModificationKind kind = ModificationKind::Insert;
+  std::string table;
+  size_t table_line = 0, table_col = 0;
+  // INSERT: the column list as written (empty: every column in table order), and either the
+  // VALUES rows or the SELECT.
+  std::vector<std::string> columns;
+  std::vector<std::pair<size_t, size_t>> column_at;  // line, col of each listed column
+  std::vector<std::vector<ExprPtr>> values;
+  std::vector<std::pair<size_t, size_t>> row_at;  // line, col of each VALUES row's '('
+  std::shared_ptr<const Query> select;
+  size_t select_line = 0, select_col = 0;
+  std::vector<Assignment> set;  // UPDATE
+  ExprPtr where;                // UPDATE, DELETE; null when absent
+};
+
+// Whether the statement starts with INSERT, UPDATE or DELETE (comments and blanks before it
+// skipped); false for text that does not lex (the SELECT parser then reports it).
+bool is_modification(const std::string& sql);
+ModificationStatement parse_modification(const std::string& sql);
+
 // Structural equality (GROUP BY matching): same tree, literals and (case-insensitive) names.
 bool same_expr(const Expr& a, const Expr& b);
 

@@ -114,6 +114,23 @@ Database Database::from_encoded(std::vector<Table> tables, std::vector<std::stri
   return db;
 }
 
+void Database::rollback(const Mark& m) {
+  if (tables_.size() == m.tables && extra_.size() == m.strings) return;
+  tables_.resize(m.tables);
+  extra_.resize(m.strings);
+  encode();
+}
+
+void Database::replace(size_t i, Table table) {
+  const Table& old = tables_.at(i);
+  bool same = iequals(old.name, table.name) && old.columns.size() == table.columns.size();
+  for (size_t c = 0; same && c < old.columns.size(); ++c)
+    same = iequals(old.columns[c].name, table.columns[c].name) && old.columns[c].type == table.columns[c].type;
+  if (!same) fail(ErrorCode::InvalidProgram, "db: table '" + old.name + "' replaced by rows of another shape");
+  tables_[i] = std::move(table);
+  encode();
+}
+
 void Database::encode() {
   std::vector<std::string> all = extra_;
   for (const Table& t : tables_)

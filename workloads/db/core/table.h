@@ -67,6 +67,19 @@ class Database {
   // unique, every vector `rows` long; a Text code outside the dictionary is BadInput.
   static Database from_encoded(std::vector<Table> tables, std::vector<std::string> dict);
 
+  // What a statement may add while it computes (scratch tables, interned literals): a
+  // modification (INSERT / UPDATE / DELETE) rolls back to the mark before it commits or fails,
+  // so that it changes nothing but its table.
+  struct Mark {
+    size_t tables = 0, strings = 0;
+  };
+  Mark mark() const { return {tables_.size(), extra_.size()}; }
+  // Drops the tables and interned strings added since `m`, re-encoding when any was.
+  void rollback(const Mark& m);
+  // Table i's rows replaced by `table`'s (same name, columns of the same names and types,
+  // Text as strings), re-encoding every Text column of the database (codes may move).
+  void replace(size_t i, Table table);
+
  private:
   void encode();
   bool dictionary_holds(const Table& t) const;
