@@ -223,6 +223,19 @@ struct Change {
   uint64_t rows = 0;
 };
 
+// Table `ti` as a statement edits it: every Text column holding its strings (a table loaded from
+// a .wdb file holds codes alone, which the dictionary may move before the change commits).
+Table editable_table(const Database& db, size_t ti) {
+  Table t = db.table(ti);
+  for (Column& c : t.columns)
+    if (c.type == Type::Text && !holds_strings(c, t.rows)) {
+      c.strings.assign(t.rows, std::string());
+      for (size_t r = 0; r < t.rows; ++r)
+        if (!c.nulls[r]) c.strings[r] = db.decode(c.ints[r]);
+    }
+  return t;
+}
+
 int column_index(const Table& t, const std::string& name, size_t line, size_t col) {
   const int c = t.find(name);
   if (c < 0) refuse(line, col, "table " + t.name + " has no column named " + name);
@@ -240,7 +253,7 @@ Change update(const ModificationStatement& m, Database& db, Device& device, size
     values.push_back(a.value);
   }
   const ResultSet rs = selected_rows(m, values, db, device, ti);
-  Change ch{db.table(ti), 0};
+  Change ch{editable_table(db, ti), 0};
   const std::vector<size_t> rows = positions(rs, ch.table.rows);
   for (size_t k = 0; k < rows.size(); ++k)
     for (size_t j = 0; j < targets.size(); ++j) {
@@ -253,7 +266,7 @@ Change update(const ModificationStatement& m, Database& db, Device& device, size
 }
 
 Change delete_rows(const ModificationStatement& m, Database& db, Device& device, size_t ti) {
-  Change ch{db.table(ti), 0};
+  Change ch{editable_table(db, ti), 0};
   std::vector<uint8_t> gone(ch.table.rows, m.where ? 0 : 1);
   if (m.where)
     for (size_t r : positions(selected_rows(m, {}, db, device, ti), ch.table.rows)) gone[r] = 1;
@@ -354,7 +367,7 @@ Change insert(const ModificationStatement& m, Database& db, Device& device, size
   const std::vector<size_t> cols = insert_columns(m, db.table(ti));
   std::vector<Source> at;
   const std::vector<Row> rows = inserted_values(m, cols.size(), db, device, at);
-  Change ch{db.table(ti), rows.size()};
+  Change ch{editable_table(db, ti), rows.size()};
   const size_t first = ch.table.rows;
   if (first + rows.size() > kMaxRows)
     refuse(m.table_line, m.table_col, "table " + m.table + " would hold more than " + std::to_string(kMaxRows) + " rows");
