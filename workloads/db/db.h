@@ -232,6 +232,8 @@ class Session {
 
   void add_table(Table table);  // BadInput when the name is taken
   const Database& database() const { return db_; }
+  // A SELECT's rows; an INSERT, UPDATE or DELETE (modify()) returns no rows and its count in
+  // last_timing().rows_affected; either way a failure changes nothing.
   ResultSet query(const std::string& sql);
   Plan explain(const std::string& sql);  // the plan query() would run (its subqueries run)
 
@@ -242,6 +244,7 @@ class Session {
     double gpu_ms = 0;        // GPU timestamps of the last run
     uint64_t uploaded_bytes = 0;  // to the device for this query, resident tables included
     bool cached = false;      // the plan and program came from the cache
+    uint64_t rows_affected = 0;  // INSERT / UPDATE / DELETE (as SQLite's changes())
   };
   const Timing& last_timing() const { return last_; }
   bool resident() const { return resident_ != nullptr; }
@@ -252,6 +255,7 @@ class Session {
   struct Cached;
   DeviceQuery* find_cached(const std::string& sql);
   Plan prepare(const std::string& sql, size_t base_tables);
+  ResultSet modify_table(const std::string& sql);
   Device& device_;
   Database db_;
   QueryOptions options_;

@@ -72,6 +72,7 @@ DeviceQuery* Session::find_cached(const std::string& sql) {
 
 ResultSet Session::query(const std::string& sql) {
   last_ = {};
+  if (is_modification(sql)) return modify_table(sql);
   const uint64_t resident_before = resident_ ? resident_->uploaded_bytes() : 0;
   const size_t base_tables = db_.tables().size();
   std::unique_ptr<DeviceQuery> fresh;
@@ -106,6 +107,21 @@ ResultSet Session::query(const std::string& sql) {
     db_.remove_tables_from(base_tables);
   }
   return rs;
+}
+
+// INSERT / UPDATE / DELETE (modify.cpp): the table's resident copy is uploaded again before the
+// next query (and every Text column when the dictionary moved), and the cached programs go.
+ResultSet Session::modify_table(const std::string& sql) {
+  const uint64_t resident_before = resident_ ? resident_->uploaded_bytes() : 0;
+  const auto t = std::chrono::steady_clock::now();
+  const Modification m = modify(sql, db_, device_);
+  last_.run_ms = ms_since(t);
+  last_.rows_affected = m.rows_affected;
+  if (resident_) resident_->invalidate(db_.table(m.table).name);
+  ++tables_version_;
+  cache_.clear();
+  last_.uploaded_bytes = resident_ ? resident_->uploaded_bytes() - resident_before : 0;
+  return {};
 }
 
 // Plans `sql`: the derived tables planning adds stay for the caller to drop, unless it fails.

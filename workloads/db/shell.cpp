@@ -58,16 +58,22 @@ class Shell {
  private:
   void statement(const std::string& sql) {
     try {
-      const ResultSet rs = session_.query(trimmed(sql));
-      out_ << (o_.mode == "csv" ? format_csv(rs, o_.headers) : format_table(rs));
-      if (o_.timer) timer_line();
+      const std::string text = trimmed(sql);
+      const ResultSet rs = session_.query(text);
+      const bool modification = is_modification(text);
+      if (!modification) out_ << (o_.mode == "csv" ? format_csv(rs, o_.headers) : format_table(rs));
+      if (o_.timer) timer_line(modification);
     } catch (const Error& e) {
       error(e.what());
     }
   }
 
-  void timer_line() {
+  void timer_line(bool modification) {
     const Session::Timing& t = session_.last_timing();
+    if (modification) {
+      out_ << "time: run " << ms(t.run_ms) << ", " << t.rows_affected << " row(s) changed\n";
+      return;
+    }
     out_ << "time: plan " << ms(t.plan_ms) << ", build " << ms(t.build_ms) << ", run "
          << ms(t.run_ms) << " (GPU " << ms(t.gpu_ms) << "), uploaded " << t.uploaded_bytes << " bytes"
          << (t.cached ? ", cached program" : "") << "\n";

@@ -1,5 +1,6 @@
 // `weft db shell`: statements from a stream (stdin or a file) run in one Session, its tables
-// resident across them. SQL ends at ';' (outside literals and comments); a line starting with
+// resident across them: SELECTs print their rows, INSERT / UPDATE / DELETE change the tables
+// (printing nothing, as sqlite3). SQL ends at ';' (outside literals and comments); a line starting with
 // '.' outside a statement is a command:
 //   .tables              the tables, their rows and columns
 //   .schema [TABLE]      each table's columns and types

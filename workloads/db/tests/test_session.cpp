@@ -156,3 +156,31 @@ TEST_CASE("db session: tables reloaded from a .wdb file (text as codes alone) ar
   check(session, peer, "SELECT id, 'zz new' FROM orders WHERE note >= 'gift' ORDER BY id");  // moves every code
   check(session, peer, "SELECT name FROM customers WHERE tier < 'h' ORDER BY name");
 }
+
+TEST_CASE("db session: INSERT, UPDATE and DELETE change the resident tables; the next queries see them as SQLite does") {
+  ValidationClean clean;
+  Session session(device(), session_db());
+  Sqlite peer(session.database());
+  const std::string sql = "SELECT id, c, amount, note FROM orders ORDER BY id";
+  check(session, peer, sql);  // cached now
+  for (const char* change : {"UPDATE orders SET amount = amount * 2, note = 'bulk' WHERE qty >= 3",
+                             "DELETE FROM orders WHERE c IS NULL", "INSERT INTO orders VALUES (8, 4, 12.5, 6, 'late')"}) {
+    INFO(change);
+    session.query(change);
+    peer.query(change);
+    CHECK(int64_t(session.last_timing().rows_affected) == peer.query("SELECT changes()").rows.at(0).at(0).i);
+    check(session, peer, sql);
+    CHECK_FALSE(session.last_timing().cached);
+    if (session.resident()) CHECK(session.last_timing().uploaded_bytes > 0);  // the changed table, again
+    check(session, peer, "SELECT name, SUM(amount) FROM customers JOIN orders ON customers.c = orders.c GROUP BY name");
+  }
+}
+
+TEST_CASE("db session: a modification that fails changes nothing the next query sees") {
+  ValidationClean clean;
+  Session session(device(), session_db());
+  Sqlite peer(session.database());
+  CHECK_THROWS_AS(session.query("INSERT INTO orders VALUES (9, 1, 1.0, 1, 'a'), (10, 'not a number', 2.0, 2, 'b')"), Error);
+  CHECK_THROWS_AS(session.query("UPDATE orders SET nope = 1"), Error);
+  check(session, peer, "SELECT id, c, amount, qty, note FROM orders ORDER BY id");
+}

@@ -131,3 +131,19 @@ TEST_CASE("db shell: .quit stops before the statements after it") {
   CHECK(r.failures == 0);
   CHECK(r.out == "1\n");
 }
+
+TEST_CASE("db shell: INSERT, UPDATE and DELETE print nothing; the queries after them see the change") {
+  ValidationClean clean;
+  Session session(device(), shell_db());
+  ShellOptions o;
+  o.mode = "csv";
+  const ShellRun r = run(session, "INSERT INTO people VALUES (5, 'dee', 2.5);\nUPDATE people SET score = 0 WHERE score IS NULL;\n"
+                                  "DELETE FROM people WHERE id = 1;\nSELECT id, name, score FROM people ORDER BY id;\n", o);
+  CHECK(r.failures == 0);
+  Database db = shell_db();
+  Sqlite peer(db);
+  for (const char* change : {"INSERT INTO people VALUES (5, 'dee', 2.5)", "UPDATE people SET score = 0 WHERE score IS NULL",
+                             "DELETE FROM people WHERE id = 1"})
+    peer.query(change);
+  CHECK(r.out == format_csv(peer.query("SELECT id, name, score FROM people ORDER BY id"), false));
+}
