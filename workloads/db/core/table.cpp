@@ -54,33 +54,60 @@ int Database::find(const std::string& table) const {
 
 void Database::add(Table table) {
   if (find(table.name) >= 0) fail(ErrorCode::BadInput, "table '" + table.name + "' is given twice");
+  // The table's new strings join the dictionary (the other tables' codes move with it), then its
+  // own strings get their codes.
+  grow(missing_strings(table));
   tables_.push_back(std::move(table));
-  // A table whose strings are all in the dictionary leaves every other code where it is.
-  if (dictionary_holds(tables_.back())) encode_table(tables_.back());
-  else encode();
+  encode_table(tables_.back());
 }
 
 void Database::intern(const std::vector<std::string>& strings) {
-  bool fresh = false;
+  std::vector<std::string> fresh;
   for (const std::string& s : strings)
-    if (code(s) & 1) {
-      extra_.push_back(s);
-      fresh = true;
+    if (code(s) & 1) fresh.push_back(s);
+  extra_.insert(extra_.end(), fresh.begin(), fresh.end());
+  grow(std::move(fresh));
+}
+
+// The strings of `t`'s Text columns that the dictionary lacks (a column of codes alone has none).
+std::vector<std::string> Database::missing_strings(const Table& t) const {
+  std::vector<std::string> out;
+  for (const Column& c : t.columns)
+    if (c.type == Type::Text && holds_strings(c, t.rows))
+      for (size_t r = 0; r < t.rows; ++r)
+        if (!c.nulls[r] && (code(c.strings[r]) & 1)) out.push_back(c.strings[r]);
+  return out;
+}
+
+// Merges `fresh` (strings the dictionary lacks) into it. Every code of the tables moves from
+// old rank k to that string's rank in the merged dictionary, without a string looked up again:
+// growing costs a sort of the new strings and one pass over the codes, not a sort of all.
+void Database::grow(std::vector<std::string> fresh) {
+  if (fresh.empty()) return;
+  std::sort(fresh.begin(), fresh.end());
+  fresh.erase(std::unique(fresh.begin(), fresh.end()), fresh.end());
+  std::vector<std::string> merged;
+  merged.reserve(dict_.size() + fresh.size());
+  std::vector<int64_t> recode(dict_.size());
+  for (size_t i = 0, j = 0; i < dict_.size() || j < fresh.size();) {
+    if (j == fresh.size() || (i < dict_.size() && dict_[i] < fresh[j])) {
+      recode[i] = int64_t(2 * merged.size());
+      merged.push_back(std::move(dict_[i++]));
+    } else {
+      merged.push_back(std::move(fresh[j++]));
     }
-  if (fresh) encode();
+  }
+  dict_ = std::move(merged);
+  ++encoding_generation_;
+  for (Table& t : tables_)
+    for (Column& c : t.columns)
+      if (c.type == Type::Text)
+        for (size_t r = 0; r < t.rows; ++r)
+          if (!c.nulls[r]) c.ints[r] = recode[size_t(c.ints[r] / 2)];
 }
 
 void Database::remove_tables_from(size_t first) {
   if (first < tables_.size()) tables_.erase(tables_.begin() + std::ptrdiff_t(first), tables_.end());
-}
-
-// Whether every string of `t` has a code already; a column of codes alone (.wdb) has them.
-bool Database::dictionary_holds(const Table& t) const {
-  for (const Column& c : t.columns)
-    if (c.type == Type::Text && holds_strings(c, t.rows))
-      for (size_t r = 0; r < t.rows; ++r)
-        if (!c.nulls[r] && (code(c.strings[r]) & 1)) return false;
-  return true;
 }
 
 // Codes for the Text columns of `t` that hold their strings, from the dictionary as it is.

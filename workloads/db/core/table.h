@@ -82,7 +82,8 @@ class Database {
 
  private:
   void encode();
-  bool dictionary_holds(const Table& t) const;
+  std::vector<std::string> missing_strings(const Table& t) const;
+  void grow(std::vector<std::string> fresh);
   void encode_table(Table& t) const;
   std::vector<Table> tables_;
   std::vector<std::string> dict_, extra_;
