@@ -47,9 +47,35 @@ BExprPtr null_const(Type t) {
 bool is_null_const(const BExprPtr& e) { return e->kind == BExpr::Const && e->null; }
 bool numeric(Type t) { return t == Type::Int || t == Type::Float; }
 
+// A REAL constant; NaN is NULL, as SQLite stores it.
+BExprPtr float_const(double v) {
+  if (std::isnan(v)) return null_const(Type::Float);
+  BExpr e;
+  e.kind = BExpr::Const;
+  e.type = Type::Float;
+  e.bits = std::bit_cast<uint64_t>(v);
+  return node(e);
+}
+double const_float(const BExprPtr& e) { return std::bit_cast<double>(e->bits); }
+bool present_const(const BExprPtr& e, Type t) { return e->kind == BExpr::Const && !e->null && e->type == t; }
+
+// Constant REAL arithmetic done here, as the device would do it (one IEEE double operation, the
+// same bits), so that `x BETWEEN 0.06 - 0.01 AND 0.06 + 0.01` is a comparison with constants
+// (the scan's term list) rather than arithmetic per row. / and % are left to the device (their
+// zero rules).
+std::optional<BExprPtr> folded_float_arith(const std::string& op, const BExprPtr& l, const BExprPtr& r) {
+  if (!present_const(l, Type::Float) || !present_const(r, Type::Float)) return std::nullopt;
+  const double x = const_float(l), y = const_float(r);
+  if (op == "+") return float_const(x + y);
+  if (op == "-") return float_const(x - y);
+  if (op == "*") return float_const(x * y);
+  return std::nullopt;
+}
+
 BExprPtr to_float(BExprPtr e) {
   if (e->type == Type::Float) return e;
   if (is_null_const(e)) return null_const(Type::Float);
+  if (present_const(e, Type::Int)) return float_const(double(int64_t(e->bits)));  // as the device converts
   BExpr c;
   c.kind = BExpr::ToFloat;
   c.type = Type::Float;
@@ -271,6 +297,7 @@ class Binder {
     if (t == Type::Float) {
       l = to_float(l);
       r = to_float(r);
+      if (std::optional<BExprPtr> folded = folded_float_arith(op, l, r)) return *folded;
     }
     c.kind = BExpr::Arith;
     c.op = op;

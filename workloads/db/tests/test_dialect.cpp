@@ -103,6 +103,16 @@ TEST_CASE("db dialect: [NOT] BETWEEN agrees with SQLite, NULLs and NaN included"
   check("SELECT k BETWEEN 1 AND 2 AS b, COUNT(*) FROM t GROUP BY k BETWEEN 1 AND 2 ORDER BY b");
 }
 
+TEST_CASE("db dialect: REAL arithmetic of constants is done while planning, with SQLite's bits and NaN as NULL") {
+  ValidationClean clean;
+  // Folded to `f BETWEEN 0.05 AND 0.07`-like constants, the predicate runs as the scan's term list.
+  CHECK(check("SELECT id FROM t WHERE f BETWEEN 2.5 - 1.0 AND 2.5 + 0.1 * 3").term_filters > 0);
+  check("SELECT id, f FROM t WHERE f > 0.06 - 0.01 AND f < 1e300 * 10 ORDER BY id");
+  check("SELECT id, 1e308 * 10 - 1e308 * 10, 0.1 + 0.2, 0.3 - 0.1 * 3, 2 * 1.5 - 1 FROM t WHERE id < 3");
+  check("SELECT COUNT(*) FROM t WHERE f < 1e308 * 10 - 1e308 * 10");  // NaN is NULL: no row
+  check("SELECT id FROM t WHERE k * 1.0 = 3 - 1.0 ORDER BY id");
+}
+
 TEST_CASE("db dialect: [NOT] IN (list) agrees with SQLite, NULLs and NaN included") {
   ValidationClean clean;
   check("SELECT id FROM t WHERE k IN (1, 3, 5)");
