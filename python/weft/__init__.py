@@ -8,7 +8,7 @@
     print(prog.metrics("out"), prog.control_f32("gain"))
 
 Submodules, one per workload that has Python bindings: weft.attention (GGUF models decoding on a
-device), weft.hypothesis_update (Monty's hypothesis-update backend; weft.monty: drop-in updaters for
+device), weft.db (SQL on tables resident on a device, numpy columns in and out), weft.hypothesis_update (Monty's hypothesis-update backend; weft.monty: drop-in updaters for
 Monty's learning modules), weft.token_vm (the token VM),
 weft.volumetric (grid-of-layers networks: CPU reference, device mesh, training, checkpoints).
 weft.Tokenizer is a model's tokenizer.json, id for id as its own tokenizer:

@@ -6,6 +6,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import attention as attention
+from . import db as db
 from . import hypothesis_update as hypothesis_update
 from . import token_vm as token_vm
 from . import volumetric as volumetric
