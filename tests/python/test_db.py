@@ -106,6 +106,16 @@ def test_a_repeated_query_uploads_nothing_where_tables_are_resident(examples):
     same_rows(list(second.rows()), list(first.rows()))
 
 
+def test_a_second_different_query_uploads_no_table_where_tables_are_resident(examples):
+    s, _ = examples
+    s.query("SELECT COUNT(*) FROM orders")
+    s.query("SELECT tier, COUNT(*) FROM customers GROUP BY tier")
+    timing = s.last_timing
+    assert not timing["cached"]
+    if s.resident:
+        assert timing["uploaded_bytes"] == 0
+
+
 def numpy_table():
     return {
         "k": np.array([1, 2, 3, 4, 5], dtype=np.int64),
