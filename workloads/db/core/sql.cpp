@@ -171,8 +171,13 @@ class Parser {
 
   Query query() {
     std::vector<CommonTable> with = with_clause();
-    for (const char* kw : kOtherStatements)
-      if (peek_kw(kw)) err_here(upper(kw) + " is not supported (one SELECT statement only)");
+    for (const char* kw : kOtherStatements) {
+      if (!peek_kw(kw)) continue;
+      const std::string k = upper(kw);
+      if (k == "INSERT" || k == "UPDATE" || k == "DELETE")  // modifications have their own entry point
+        err_here(k + " changes a table, and a query is one SELECT: run it in `weft db shell` (or Session::query, weft.db)");
+      err_here(k + " is not supported (one SELECT statement only)");
+    }
     Query q = select();
     q.with = std::move(with);
     accept_op(";");
