@@ -61,10 +61,11 @@ Segment checked_far_segment(const std::string& name, uint64_t bytes, uint64_t re
 
 FarSegmentMemory::FarSegmentMemory(Device& device, std::string name, uint64_t bytes, uint64_t record_bytes,
                                    uint64_t max_allocation_bytes)
-    : FarSegmentMemory(device, "far memory", checked_far_segment(name, bytes, record_bytes),
-                       place_far_segment(checked_far_segment(name, bytes, record_bytes), "far memory",
-                                         far_allocation_cap(device.info(), max_allocation_bytes))) {
-  name_ = std::move(name);
+    : FarSegmentMemory(device, checked_far_segment(name, bytes, record_bytes), far_allocation_cap(device.info(), max_allocation_bytes)) {}
+
+FarSegmentMemory::FarSegmentMemory(Device& device, const Segment& checked, uint64_t max_allocation_bytes)
+    : FarSegmentMemory(device, "far memory", checked, place_far_segment(checked, "far memory", max_allocation_bytes)) {
+  name_ = checked.name;  // the caller's name, not "far memory.NAME"
 }
 
 // Calls fn(buffer, offset in it, byte offset in the caller's data, bytes) for each piece of

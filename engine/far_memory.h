@@ -60,6 +60,8 @@ class FarSegmentMemory {
   void read(uint64_t offset, void* data, uint64_t bytes, const TransferProgress& progress = {});
 
  private:
+  // A caller's memory: `checked` as SegmentLayout checks a far segment, placed under the cap.
+  FarSegmentMemory(Device& device, const Segment& checked, uint64_t max_allocation_bytes);
   template <class Fn>
   void for_each_piece(uint64_t offset, uint64_t bytes, const TransferProgress& progress, Fn&& fn);
   std::string name_;
